@@ -1,0 +1,58 @@
+"""Typed errors and warnings raised by cvreport.
+
+Every error is a :class:`CVReportError`, itself a :class:`ValueError`, so code
+that already catches ``ValueError`` keeps working. Messages name the offending
+columns or keys (the first few) and say how to fix the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "CVReportError",
+    "DataError",
+    "DegenerateStatisticWarning",
+    "DesignError",
+    "FormulaError",
+    "IntervalUndefinedError",
+    "PartitionWarning",
+    "describe_keys",
+]
+
+
+class CVReportError(ValueError):
+    """Base class of every error cvreport raises on bad input."""
+
+
+class FormulaError(CVReportError):
+    """The formula does not have the shape ``loss ~ model | replication + fold``."""
+
+
+class DataError(CVReportError):
+    """The data cannot be read as a table of per-record losses."""
+
+
+class DesignError(CVReportError):
+    """The cross-validation design does not fit what was asked of it."""
+
+
+class IntervalUndefinedError(CVReportError):
+    """The method defines no confidence interval."""
+
+
+class DegenerateStatisticWarning(UserWarning):
+    """A statistic was degenerate (e.g. zero variance) and a convention was applied."""
+
+
+class PartitionWarning(UserWarning):
+    """The partitions do not satisfy an assumption of the method (e.g. balance)."""
+
+
+def describe_keys(keys: Iterable[object], limit: int = 5) -> str:
+    """Render the first ``limit`` keys of an iterable for an error message."""
+    items = list(keys)
+    shown = ", ".join(repr(k) for k in items[:limit])
+    if len(items) > limit:
+        shown += f", ... ({len(items)} in all)"
+    return shown

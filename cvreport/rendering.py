@@ -1,0 +1,108 @@
+"""Jinja2 environments for the packaged templates.
+
+The templates live in the top-level ``templates/`` folder of the project. A
+wheel ships them inside the package (``cvreport/templates``); an editable
+install or a plain checkout finds them beside the package.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from cvreport import formatting
+
+__all__ = ["html_environment", "latex_environment", "templates_dir", "text_environment"]
+
+
+def templates_dir() -> Path:
+    """Return the folder holding cvreport's Jinja2 templates."""
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / "summary.html.j2").is_file():
+            return candidate
+    raise FileNotFoundError(
+        "cvreport's templates were not found next to the package; reinstall cvreport"
+    )
+
+
+def _format_filter(value: Any, kind: str = "value", *, less_than: str = "<") -> str:
+    if kind == "pvalue":
+        return formatting.format_pvalue(value, less_than=less_than)
+    if kind == "df":
+        return formatting.format_df(value)
+    if kind == "number":
+        return formatting.format_number(value)
+    if kind == "text":
+        return "—" if value is None else str(value)
+    return formatting.format_value(value)
+
+
+def _common_filters(env: jinja2.Environment) -> None:
+    env.filters["number"] = formatting.format_number
+    env.filters["df"] = formatting.format_df
+    env.filters["value"] = formatting.format_value
+
+
+@lru_cache(maxsize=1)
+def html_environment() -> jinja2.Environment:
+    """Environment for HTML templates: autoescaped, strict about undefined names."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(["html", "html.j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    _common_filters(env)
+    env.filters["fmt"] = _format_filter
+    env.filters["pvalue"] = formatting.format_pvalue
+    return env
+
+
+@lru_cache(maxsize=1)
+def text_environment() -> jinja2.Environment:
+    """Environment for Markdown and plain-text templates (no autoescape)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    _common_filters(env)
+    env.filters["fmt"] = _format_filter
+    env.filters["pvalue"] = formatting.format_pvalue
+    env.filters["md"] = formatting.escape_markdown
+    return env
+
+
+@lru_cache(maxsize=1)
+def latex_environment() -> jinja2.Environment:
+    """Environment for LaTeX templates: ``((* *))`` blocks, ``((( )))`` variables, escape filter."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        block_start_string="((*",
+        block_end_string="*))",
+        variable_start_string="(((",
+        variable_end_string=")))",
+        comment_start_string="((=",
+        comment_end_string="=))",
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    _common_filters(env)
+    env.filters["e"] = formatting.escape_latex
+    env.filters["escape"] = formatting.escape_latex
+    env.filters["fmt"] = lambda value, kind="value": _format_filter(
+        value, kind, less_than="$<$"
+    )
+    env.filters["pvalue"] = lambda p: formatting.format_pvalue(p, less_than="$<$")
+    return env

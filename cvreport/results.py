@@ -1,0 +1,236 @@
+"""Result objects returned by every test, in the manner of statsmodels and scipy.stats.
+
+A result is a frozen dataclass that unpacks as ``statistic, pvalue = res``, knows
+how it was computed (``method``, ``reference``, ``design``), says what went wrong
+in ``warnings`` instead of returning a silent NaN, and renders a
+:class:`~cvreport.summary.Summary`. Rendering is imported lazily so that the
+statistics never depend on the templates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from cvreport.errors import IntervalUndefinedError
+
+if TYPE_CHECKING:
+    from cvreport.summary import Summary, SummaryRow, SummaryTable
+
+__all__ = ["ALTERNATIVES", "TestResult", "check_alternative"]
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def check_alternative(alternative: str) -> str:
+    """Validate scipy's ``alternative`` words; "less" means H1: A has lower loss than B."""
+    if alternative not in ALTERNATIVES:
+        from cvreport.errors import CVReportError
+
+        raise CVReportError(
+            f"alternative must be one of {ALTERNATIVES}, got {alternative!r}; "
+            "'less' means H1: model A has lower loss than model B"
+        )
+    return alternative
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class TestResult:
+    """The outcome of one hypothesis test comparing model A with model B.
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic (may be ``±inf`` under a documented degenerate convention).
+    pvalue : float
+        The p-value under ``alternative``.
+    df : float, tuple of float or None
+        Degrees of freedom; a ``(numerator, denominator)`` pair for F tests.
+    distribution : str
+        Reference distribution: ``"t"``, ``"F"``, ``"chi2"``, ``"normal"``, ``"binomial"``.
+    alternative : str
+        ``"two-sided"``, ``"less"`` (A has lower loss) or ``"greater"``.
+    estimate : float or None
+        Mean loss of A minus mean loss of B (positive: A is worse).
+    nobs : int or None
+        Number of observations the statistic is built from (folds or records).
+    method : str
+        Human-readable name of the test.
+    test : str
+        Name of the cvreport function that produced the result.
+    reference : str
+        Citation of the paper that defines the test.
+    design : str or None
+        The cross-validation design the data came from.
+    models : tuple of str or None
+        ``(A, B)``.
+    warnings : tuple of str
+        What was degenerate or doubtful, and which convention was applied.
+    notes : tuple of str
+        Labels such as "not recommended" or "extension".
+    """
+
+    __test__ = False  # not a pytest test class
+
+    statistic: float
+    pvalue: float
+    df: float | tuple[float, float] | None = None
+    distribution: str = ""
+    alternative: str = "two-sided"
+    estimate: float | None = None
+    nobs: int | None = None
+    method: str = ""
+    test: str = ""
+    reference: str = ""
+    design: str | None = None
+    models: tuple[str, str] | None = None
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    loss_name: str = "loss"
+
+    def __iter__(self) -> Iterator[float]:
+        yield self.statistic
+        yield self.pvalue
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> float:
+        return (self.statistic, self.pvalue)[index]
+
+    # -- decisions -------------------------------------------------------
+    def reject(self, alpha: float = 0.05) -> bool:
+        """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
+        if not 0 < alpha < 1:
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        return bool(self.pvalue <= alpha)
+
+    def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
+        """Confidence interval for the mean loss difference A − B at level ``1 - alpha``.
+
+        Raises
+        ------
+        IntervalUndefinedError
+            When the method defines no interval.
+        """
+        if not 0 < alpha < 1:
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        interval = self._conf_int(alpha)
+        if interval is None:
+            raise IntervalUndefinedError(
+                f"{self.method or type(self).__name__} defines no confidence interval; "
+                "use a t-based test (e.g. paired_ttest_kfold or corrected_resampled_ttest) "
+                "or cv_confidence_interval for an interval on the loss difference"
+            )
+        return interval
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        """Override in subclasses whose method defines an interval."""
+        return None
+
+    @property
+    def has_conf_int(self) -> bool:
+        """Whether :meth:`conf_int` is defined for this result."""
+        return self._conf_int(0.05) is not None
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether a degenerate-data convention was applied (see ``warnings``)."""
+        return bool(self.warnings)
+
+    # -- tabular view ----------------------------------------------------
+    def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
+        """One tidy row: so that many results concatenate into one table."""
+        df1, df2 = (self.df if isinstance(self.df, tuple) else (self.df, None))
+        try:
+            low, high = self.conf_int(alpha)
+        except IntervalUndefinedError:
+            low = high = math.nan
+        row = {
+            "test": self.test,
+            "method": self.method,
+            "model_a": self.models[0] if self.models else None,
+            "model_b": self.models[1] if self.models else None,
+            "statistic": self.statistic,
+            "df": df1,
+            "df2": df2,
+            "distribution": self.distribution,
+            "alternative": self.alternative,
+            "pvalue": self.pvalue,
+            "reject": self.reject(alpha),
+            "alpha": alpha,
+            "estimate": self.estimate,
+            "ci_low": low,
+            "ci_high": high,
+            "nobs": self.nobs,
+            "design": self.design,
+            "warnings": " | ".join(self.warnings),
+        }
+        return pd.DataFrame([row])
+
+    # -- summary ---------------------------------------------------------
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.summary import SummaryRow
+
+        rows = [
+            SummaryRow("models (A vs B)", " vs ".join(self.models) if self.models else None, "text"),
+            SummaryRow("design", self.design, "text"),
+            SummaryRow("statistic", self.statistic, "number"),
+            SummaryRow("distribution", self.distribution, "text"),
+            SummaryRow("df", self.df, "df"),
+            SummaryRow("alternative", self.alternative, "text"),
+            SummaryRow("p-value", self.pvalue, "pvalue"),
+            SummaryRow(f"estimate (mean {self.loss_name} A − B)", self.estimate, "number"),
+        ]
+        if self.has_conf_int:
+            low, high = self.conf_int(0.05)
+            rows.append(SummaryRow("95% interval", (low, high), "value"))
+        rows.append(SummaryRow("observations", self.nobs, "value"))
+        rows.append(SummaryRow("reject H0 at α = 0.05", self.reject(0.05), "value"))
+        return [r for r in rows if r.value is not None]
+
+    def _summary_tables(self) -> list[SummaryTable]:
+        return []
+
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A :class:`~cvreport.summary.Summary` with text, Markdown, HTML and LaTeX views."""
+        from cvreport.summary import Summary
+
+        return Summary(
+            title=self.method or type(self).__name__,
+            rows=tuple(self._summary_rows()),
+            tables=tuple(self._summary_tables()),
+            warnings=self.warnings,
+            notes=self.notes,
+            reference=self.reference or None,
+        )
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
+
+    def _repr_markdown_(self) -> str:
+        return self.summary().as_markdown()
+
+    def __repr__(self) -> str:
+        df = f", df={self.df!r}" if self.df is not None else ""
+        return (
+            f"{type(self).__name__}(test={self.test!r}, statistic={self.statistic:.6g}, "
+            f"pvalue={self.pvalue:.6g}{df}, alternative={self.alternative!r})"
+        )
+
+    def __str__(self) -> str:
+        return self.summary().as_text()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+

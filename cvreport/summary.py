@@ -1,0 +1,144 @@
+"""A printable summary of one result, in the manner of statsmodels' ``Summary``.
+
+A :class:`Summary` holds raw values with a kind (number, p-value, df, text);
+the packaged templates turn them into text, Markdown, HTML or LaTeX through the
+shared formatting filters, so every format shows the same digits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cvreport import formatting
+
+__all__ = ["Summary", "SummaryRow", "SummaryTable"]
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One labelled value; ``kind`` is ``number``, ``pvalue``, ``df``, ``text`` or ``value``."""
+
+    label: str
+    value: Any
+    kind: str = "value"
+
+
+@dataclass(frozen=True)
+class SummaryTable:
+    """A small table inside a summary: a caption, column names and rows of raw cells."""
+
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    kinds: tuple[str, ...] = ()
+
+    def kind_of(self, j: int) -> str:
+        return self.kinds[j] if j < len(self.kinds) else "value"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Text, Markdown, HTML and LaTeX views of one result.
+
+    Examples
+    --------
+    >>> s = Summary("McNemar's test", rows=(SummaryRow("statistic", 3.0625, "number"),))
+    >>> "3.0625" in s.as_text()
+    True
+    """
+
+    title: str
+    rows: Sequence[SummaryRow] = ()
+    tables: Sequence[SummaryTable] = ()
+    notes: Sequence[str] = ()
+    warnings: Sequence[str] = ()
+    reference: str | None = None
+    interpretation: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def _context(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "rows": list(self.rows),
+            "tables": list(self.tables),
+            "notes": list(self.notes),
+            "warnings": list(self.warnings),
+            "reference": self.reference,
+            "interpretation": self.interpretation,
+        }
+
+    def as_text(self) -> str:
+        """Plain text with aligned columns."""
+        from cvreport.rendering import text_environment
+
+        labels = [r.label for r in self.rows]
+        values = [_plain(r.value, r.kind) for r in self.rows]
+        width = max([len(x) for x in labels] + [10])
+        vwidth = max([len(x) for x in values] + [10])
+        text_tables = []
+        for table in self.tables:
+            cells = [
+                [_plain(cell, table.kind_of(j)) for j, cell in enumerate(row)] for row in table.rows
+            ]
+            widths = [
+                max([len(str(c))] + [len(row[j]) for row in cells])
+                for j, c in enumerate(table.columns)
+            ]
+            text_tables.append(
+                {
+                    "caption": table.caption,
+                    "header": "  ".join(str(c).rjust(w) for c, w in zip(table.columns, widths)),
+                    "lines": ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells],
+                }
+            )
+        rule = max(width + vwidth + 2, len(self.title), 40)
+        context = self._context() | {
+            "lines": [f"{lbl.ljust(width)}  {val.rjust(vwidth)}" for lbl, val in zip(labels, values)],
+            "text_tables": text_tables,
+            "rule": rule,
+        }
+        return text_environment().get_template("summary.txt.j2").render(context).rstrip() + "\n"
+
+    def as_markdown(self) -> str:
+        """GitHub-flavoured Markdown."""
+        from cvreport.rendering import text_environment
+
+        return text_environment().get_template("summary.md.j2").render(self._context())
+
+    def as_html(self) -> str:
+        """An HTML fragment (escaped), suitable for notebooks and reports."""
+        from cvreport.rendering import html_environment
+
+        return html_environment().get_template("summary.html.j2").render(self._context())
+
+    def as_latex(self) -> str:
+        """A LaTeX fragment using booktabs."""
+        from cvreport.rendering import latex_environment
+
+        return latex_environment().get_template("summary.tex.j2").render(self._context())
+
+    def _repr_html_(self) -> str:
+        return self.as_html()
+
+    def _repr_markdown_(self) -> str:
+        return self.as_markdown()
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return self.as_text()
+
+
+def _plain(value: Any, kind: str) -> str:
+    if kind == "pvalue":
+        return formatting.format_pvalue(value)
+    if kind == "df":
+        return formatting.format_df(value)
+    if kind == "number":
+        return formatting.format_number(value)
+    if kind == "text":
+        return "—" if value is None else str(value)
+    return formatting.format_value(value)
