@@ -1,0 +1,227 @@
+"""Sufficient statistics of a results table, computed in one pass over its folds.
+
+Every test in cvreport needs only a few small arrays, never the raw rows again:
+
+* per (replication i, fold j, model k): the sum of the losses, the sum of their
+  squares and the number of records — the split estimates ``p_i^(j)`` of
+  Dietterich (1998) and the fold variances follow from them;
+* for 0/1 losses, per (replication, fold) the ``M × M`` matrix of records that
+  two models both misclassify (wrong counts on the diagonal), from which the
+  2×2 table ``n00, n01, n10, n11`` of every model pair follows (McNemar's test,
+  Dietterich 1998; the 5×2 BCV McNemar test of Wang, Li, Yang & Wang);
+* per record, the fold it was validated in, in each replication (the overlap
+  audit of Wang, Wang, Li & Yang).
+
+The losses of one fold are held as an ``(M, n)`` array with one row per model,
+aligned by record, so that one matrix product ``X @ X.T`` (a single BLAS call
+per fold, no loop over model pairs) yields the sums of squares and, for 0/1
+losses, the both-wrong counts of all pairs at once.
+
+References
+----------
+Dietterich, T. G. (1998). Approximate statistical tests for comparing
+supervised classification learning algorithms. Neural Computation 10(7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "FoldBlock",
+    "SufficientStatistics",
+    "fold_score_statistics",
+    "sufficient_statistics",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class FoldBlock:
+    """The losses of every model on one validation fold, aligned by record.
+
+    Attributes
+    ----------
+    replication : int
+        Position of the replication in the table's sorted replication labels.
+    fold : int
+        Position of the fold in the table's sorted fold labels.
+    records : numpy.ndarray
+        ``int32`` codes of the fold's records (positions in the table's record labels).
+    losses : numpy.ndarray
+        ``float64`` array of shape ``(M, n)``: row ``k`` holds model ``k``'s loss on
+        each record, in the order of ``records``.
+    """
+
+    replication: int
+    fold: int
+    records: np.ndarray
+    losses: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Number of records in the fold."""
+        return int(self.records.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class SufficientStatistics:
+    """Per-fold sums from which every cvreport statistic is computed.
+
+    Arrays are indexed ``[replication i, fold j, model k]`` in the order of the
+    table's ``replications``, ``folds`` and ``models``; they are read-only.
+
+    Attributes
+    ----------
+    sums : numpy.ndarray
+        ``(m, K, M)`` float64, sum of the losses on the fold.
+    sumsq : numpy.ndarray
+        ``(m, K, M)`` float64, sum of the squared losses.
+    counts : numpy.ndarray
+        ``(m, K, M)`` int64, number of records (1 for a table of per-fold scores).
+    both_wrong : numpy.ndarray or None
+        ``(m, K, M, M)`` int64 for 0/1 losses: ``both_wrong[i, j, a, b]`` records
+        misclassified by both ``a`` and ``b`` (``n00`` of the pair); the diagonal
+        holds each model's number of errors. ``None`` for other losses.
+    membership : numpy.ndarray or None
+        ``(n_records, m)`` int32: the fold position of each record in each
+        replication, ``-1`` where the record is absent. ``None`` for per-fold scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])        # two hold-out splits, two models
+    >>> stats = SufficientStatistics(sums=x, sumsq=x, counts=np.ones((2, 1, 2), dtype=np.int64))
+    >>> stats.differences(0, 1)[:, 0].tolist()
+    [1.0, -1.0]
+    """
+
+    sums: np.ndarray
+    sumsq: np.ndarray
+    counts: np.ndarray
+    both_wrong: np.ndarray | None = None
+    membership: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for array in (self.sums, self.sumsq, self.counts, self.both_wrong, self.membership):
+            if array is not None:
+                array.setflags(write=False)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """``(m, K, M)``: replications, folds per replication, models."""
+        m, k, n_models = self.sums.shape
+        return int(m), int(k), int(n_models)
+
+    @property
+    def means(self) -> np.ndarray:
+        """``(m, K, M)`` mean loss of each model on each fold (the split estimates)."""
+        return self.sums / self.counts
+
+    def differences(self, a: int, b: int) -> np.ndarray:
+        """``(m, K)`` per-fold difference of mean losses, model ``a`` minus model ``b``.
+
+        These are the ``p_i^(j)`` of Dietterich (1998), positive when ``a`` is worse.
+        """
+        means = self.means
+        return means[:, :, a] - means[:, :, b]
+
+    def pair_counts(self, a: int, b: int) -> np.ndarray:
+        """``(m, K, 4)`` int64 2×2 tables ``n00, n01, n10, n11`` of models ``a`` and ``b``.
+
+        ``n00`` both wrong, ``n01`` ``a`` wrong and ``b`` right, ``n10`` ``a`` right
+        and ``b`` wrong, ``n11`` both right (Dietterich 1998, Table I of Wang et al.).
+
+        Raises
+        ------
+        ValueError
+            If the losses are not 0/1 (``both_wrong`` is ``None``).
+        """
+        if self.both_wrong is None:
+            raise ValueError("2×2 counts exist only for 0/1 losses")
+        n00 = self.both_wrong[:, :, a, b]
+        wrong_a = self.both_wrong[:, :, a, a]
+        wrong_b = self.both_wrong[:, :, b, b]
+        n01 = wrong_a - n00
+        n10 = wrong_b - n00
+        n11 = self.counts[:, :, a] - n00 - n01 - n10
+        return np.stack([n00, n01, n10, n11], axis=-1)
+
+
+def sufficient_statistics(
+    blocks: Sequence[FoldBlock],
+    shape: tuple[int, int, int],
+    *,
+    binary: bool,
+    membership: np.ndarray | None = None,
+) -> SufficientStatistics:
+    """Compute the sufficient statistics of aligned fold blocks.
+
+    One ``X @ X.T`` per fold gives the sums of squares on its diagonal and, for
+    0/1 losses, the both-wrong counts of all model pairs; for 0/1 losses the sums
+    are that diagonal too, otherwise one more reduction over the fold gives them.
+
+    Parameters
+    ----------
+    blocks : sequence of FoldBlock
+        One block per (replication, fold) cell of the design.
+    shape : tuple of int
+        ``(m, K, M)``.
+    binary : bool
+        Whether every loss is 0 or 1 (then the both-wrong counts are computed).
+    membership : numpy.ndarray, optional
+        ``(n_records, m)`` fold positions, stored as given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> block = FoldBlock(0, 0, np.arange(4, dtype=np.int32),
+    ...                   np.array([[1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 0.0]]))
+    >>> stats = sufficient_statistics([block], (1, 1, 2), binary=True)
+    >>> stats.pair_counts(0, 1)[0, 0].tolist()      # n00, n01, n10, n11
+    [1, 1, 1, 1]
+    """
+    m, n_folds, n_models = shape
+    sums = np.zeros(shape)
+    sumsq = np.zeros(shape)
+    counts = np.zeros(shape, dtype=np.int64)
+    both_wrong = np.zeros((m, n_folds, n_models, n_models), dtype=np.int64) if binary else None
+    for block in blocks:
+        x = block.losses
+        gram = x @ x.T  # one BLAS call per fold
+        i, j = block.replication, block.fold
+        diagonal = np.diagonal(gram)
+        sumsq[i, j] = diagonal
+        counts[i, j] = block.size
+        if both_wrong is not None:
+            # exact: 0/1 products summed in float64 are integers far below 2**53
+            both_wrong[i, j] = np.rint(gram).astype(np.int64)
+            sums[i, j] = diagonal
+        else:
+            sums[i, j] = x.sum(axis=1)
+    return SufficientStatistics(
+        sums=sums, sumsq=sumsq, counts=counts, both_wrong=both_wrong, membership=membership
+    )
+
+
+def fold_score_statistics(values: np.ndarray) -> SufficientStatistics:
+    """Sufficient statistics of a table holding one loss per (replication, fold, model).
+
+    Each fold contributes a single value, so ``sums`` is the value itself,
+    ``counts`` is 1, and there are neither 2×2 counts nor record memberships.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stats = fold_score_statistics(np.array([[[0.2, 0.3]]]))
+    >>> stats.means[0, 0].tolist(), stats.counts[0, 0].tolist()
+    ([0.2, 0.3], [1, 1])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return SufficientStatistics(
+        sums=values.copy(),
+        sumsq=values * values,
+        counts=np.ones(values.shape, dtype=np.int64),
+    )
