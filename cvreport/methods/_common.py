@@ -1,0 +1,398 @@
+"""Plumbing shared by the test functions.
+
+Three layers meet here:
+
+* **kernels** work on numpy arrays with arbitrary leading batch dimensions and
+  apply the degenerate-data conventions of METHODS.md §0 elementwise, reporting
+  what they did as an integer code per element (never a warning, never NaN);
+* **array-level** functions turn one kernel outcome into a result object and
+  explain any degenerate code in words;
+* **table-level** functions pull arrays from a :class:`~cvreport.table.ResultsTable`,
+  check the design and fill in models, design and loss name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from cvreport.errors import (
+    DataError,
+    DegenerateStatisticWarning,
+    DesignError,
+    PartitionWarning,
+)
+from cvreport.results import TestResult, check_alternative
+
+if TYPE_CHECKING:
+    from cvreport.summary import SummaryRow
+    from cvreport.table import Design, ResultsTable
+
+__all__ = [
+    "NONZERO_OVER_ZERO",
+    "NO_DEGREES_OF_FREEDOM",
+    "NO_DISCORDANT",
+    "OK",
+    "ZERO_OVER_ZERO",
+    "TKernel",
+    "TTestResult",
+    "apply_degenerate_pvalue",
+    "as_array",
+    "as_table",
+    "chi2_sf",
+    "describe_degenerate",
+    "emit_partition_warnings",
+    "emit_warnings",
+    "finish_result",
+    "partition_balance",
+    "require_design",
+    "safe_ratio",
+    "t_interval",
+    "t_kernel",
+    "t_pvalue",
+    "zero_spread",
+]
+
+# Degenerate-data codes returned elementwise by the kernels (METHODS.md §0).
+OK = 0
+ZERO_OVER_ZERO = 1  #: variance 0 and numerator 0: statistic 0, p = 1
+NONZERO_OVER_ZERO = 2  #: variance 0, numerator non-zero: statistic ±inf, p = 0 (or 1 against it)
+NO_DEGREES_OF_FREEDOM = 3  #: a single fold: no variance estimate; statistic 0, p = 1
+NO_DISCORDANT = 4  #: McNemar with b + c = 0: statistic 0, p = 1
+
+R = TypeVar("R", bound=TestResult)
+
+
+# -- input handling ------------------------------------------------------------
+def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> ResultsTable:
+    """Accept a :class:`~cvreport.table.ResultsTable` or a formula string with ``data``."""
+    from cvreport.table import ResultsTable
+
+    if isinstance(table, ResultsTable):
+        if data is not None:
+            raise DesignError(
+                "data= is only used with a formula string; pass either a ResultsTable or "
+                "a formula such as 'loss ~ model | replication + fold' with data="
+            )
+        return table
+    if isinstance(table, str):
+        if data is None:
+            raise DesignError(
+                f"the formula {table!r} needs data=: pass the long-format DataFrame of losses"
+            )
+        return ResultsTable.from_formula(table, data)
+    raise DesignError(
+        f"expected a ResultsTable or a formula string, got {type(table).__name__}; "
+        "build one with cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', df)"
+    )
+
+
+def require_design(
+    table: ResultsTable,
+    test: str,
+    accepts: Callable[[Design], bool],
+    accepted: str,
+) -> None:
+    """Raise :class:`DesignError` unless ``accepts(table.design)``; ``accepted`` names the designs."""
+    design = table.design
+    if not accepts(design):
+        raise DesignError(
+            f"{test} needs {accepted}, but the table holds {design.describe()}; "
+            "choose a test that fits this design (see docs/methods.md)"
+        )
+
+
+def as_array(
+    values: Any,
+    name: str,
+    *,
+    ndim: int | None = None,
+    last: int | None = None,
+    min_size: int = 1,
+) -> np.ndarray:
+    """A finite float64 array from user input, or a :class:`DataError` that says what is wrong."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be numeric: {exc}") from None
+    if ndim is not None and array.ndim != ndim:
+        raise DataError(f"{name} must be a {ndim}-dimensional array, got shape {array.shape}")
+    if last is not None and (array.ndim == 0 or array.shape[-1] != last):
+        raise DataError(f"{name} must have {last} columns (one per fold), got shape {array.shape}")
+    if array.size < min_size:
+        raise DataError(f"{name} needs at least {min_size} value(s), got {array.size}")
+    if not np.all(np.isfinite(array)):
+        bad = np.argwhere(~np.isfinite(array))
+        from cvreport.errors import describe_keys
+
+        raise DataError(
+            f"{name} holds non-finite values at positions "
+            f"{describe_keys(tuple(int(i) for i in idx) for idx in bad)}; "
+            "drop or fill the missing folds first"
+        )
+    return array
+
+
+# -- vectorised arithmetic (kernels) -------------------------------------------
+def safe_ratio(numerator: Any, denominator: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``numerator / denominator`` with METHODS.md §0's conventions for a zero denominator.
+
+    Returns the ratio and an int8 code per element: :data:`OK`,
+    :data:`ZERO_OVER_ZERO` (ratio 0) or :data:`NONZERO_OVER_ZERO` (ratio ±inf).
+    Never emits a numpy warning.
+
+    >>> ratio, code = safe_ratio([1.0, 0.0, -2.0], [2.0, 0.0, 0.0])
+    >>> ratio.tolist(), code.tolist()
+    ([0.5, 0.0, -inf], [0, 1, 2])
+    """
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    zero = den == 0
+    ratio = num / np.where(zero, 1.0, den)
+    ratio = np.where(zero, np.where(num == 0, 0.0, np.copysign(np.inf, num)), ratio)
+    code = np.where(zero, np.where(num == 0, ZERO_OVER_ZERO, NONZERO_OVER_ZERO), OK)
+    return ratio, code.astype(np.int8)
+
+
+def t_pvalue(statistic: Any, df: Any, alternative: str = "two-sided") -> np.ndarray:
+    """p-value of a Student t statistic (``"less"``: lower tail, ``"greater"``: upper tail).
+
+    >>> float(t_pvalue(2.570582, 5).round(4))
+    0.05
+    """
+    t = np.asarray(statistic, dtype=np.float64)
+    if alternative == "two-sided":
+        p = 2.0 * special.stdtr(df, -np.abs(t))
+    elif alternative == "greater":
+        p = special.stdtr(df, -t)
+    elif alternative == "less":
+        p = special.stdtr(df, t)
+    else:
+        check_alternative(alternative)
+        raise AssertionError  # pragma: no cover
+    return np.minimum(p, 1.0)
+
+
+def chi2_sf(statistic: Any, df: float) -> np.ndarray:
+    """Upper tail of χ²(df); for df = 1 through erfc(sqrt(x/2)), some 50 times faster than chdtrc.
+
+    >>> float(chi2_sf(3.841459, 1).round(6))
+    0.05
+    """
+    x = np.asarray(statistic, dtype=np.float64)
+    if df == 1:
+        return special.erfc(np.sqrt(x / 2.0))
+    return special.chdtrc(float(df), x)
+
+
+def t_interval(
+    center: float, standard_error: float, df: float, alpha: float, alternative: str
+) -> tuple[float, float]:
+    """``center ± t quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
+    if alternative == "two-sided":
+        q = float(special.stdtrit(df, 1.0 - alpha / 2.0))
+        return (center - q * standard_error, center + q * standard_error)
+    q = float(special.stdtrit(df, 1.0 - alpha))
+    if alternative == "less":
+        return (-math.inf, center + q * standard_error)
+    return (center - q * standard_error, math.inf)
+
+
+def apply_degenerate_pvalue(pvalue: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """Set p = 1 where the kernel found no information (0/0, no df, no discordant records)."""
+    uninformative = (
+        (code == ZERO_OVER_ZERO) | (code == NO_DEGREES_OF_FREEDOM) | (code == NO_DISCORDANT)
+    )
+    return np.where(uninformative, 1.0, pvalue)
+
+
+class TKernel(NamedTuple):
+    """Outcome of a vectorised t kernel; every array has the batch shape.
+
+    ``statistic = center / standard_error`` ~ t(``df``); ``degenerate`` holds the
+    codes of METHODS.md §0 (:data:`OK`, :data:`ZERO_OVER_ZERO`,
+    :data:`NONZERO_OVER_ZERO`, :data:`NO_DEGREES_OF_FREEDOM`).
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    df: float
+    center: np.ndarray
+    standard_error: np.ndarray
+    degenerate: np.ndarray
+
+
+def t_kernel(center: Any, standard_error: Any, df: float, alternative: str) -> TKernel:
+    """``center / standard_error`` ~ t(df) with the degenerate conventions applied elementwise."""
+    center = np.asarray(center, dtype=np.float64)
+    standard_error = np.asarray(standard_error, dtype=np.float64)
+    if df <= 0:
+        shape = np.broadcast_shapes(center.shape, standard_error.shape)
+        code = np.full(shape, NO_DEGREES_OF_FREEDOM, dtype=np.int8)
+        return TKernel(np.zeros(shape), np.ones(shape), float(df), center, standard_error, code)
+    statistic, code = safe_ratio(center, standard_error)
+    pvalue = apply_degenerate_pvalue(t_pvalue(statistic, df, alternative), code)
+    return TKernel(statistic, pvalue, float(df), center, standard_error, code)
+
+
+def zero_spread(values: np.ndarray) -> np.ndarray:
+    """Whether all values along the last axis are identical (their variance is then exactly 0).
+
+    Rounding can leave a variance of 1e-35 where every value is equal; the
+    kernels use this exact test to apply METHODS.md §0 instead.
+    """
+    return np.all(values == values[..., :1], axis=-1)
+
+
+# -- words for degenerate codes --------------------------------------------------
+def describe_degenerate(code: int, *, numerator: str, denominator: str) -> tuple[str, ...]:
+    """The warning text for one kernel code (empty when the statistic is regular)."""
+    code = int(code)
+    if code == ZERO_OVER_ZERO:
+        return (
+            f"{denominator} is 0 and {numerator} is 0 too: the models never differ here; "
+            "by convention statistic = 0 and p = 1. The test carries no information "
+            "about variability.",
+        )
+    if code == NONZERO_OVER_ZERO:
+        return (
+            f"{denominator} is 0 but {numerator} is not: a non-zero difference with zero "
+            "estimated variance; by convention statistic = ±inf and p = 0 (p = 1 for a "
+            "one-sided alternative pointing the other way). The test carries no information "
+            "about variability here, so do not read the p-value as strong evidence.",
+        )
+    if code == NO_DEGREES_OF_FREEDOM:
+        return (
+            "a single fold leaves no degrees of freedom to estimate the variance; "
+            "by convention statistic = 0 and p = 1 (no evidence either way).",
+        )
+    if code == NO_DISCORDANT:
+        return (
+            "no discordant records (b + c = 0): the models err on exactly the same records; "
+            "by convention statistic = 0 and p = 1.",
+        )
+    return ()
+
+
+def emit_warnings(messages: Iterable[str], stacklevel: int = 3) -> None:
+    """Emit each degenerate-statistic message as a :class:`DegenerateStatisticWarning`."""
+    for message in messages:
+        warnings.warn(message, DegenerateStatisticWarning, stacklevel=stacklevel)
+
+
+def emit_partition_warnings(messages: Iterable[str], stacklevel: int = 3) -> None:
+    """Emit each partition message as a :class:`PartitionWarning`."""
+    for message in messages:
+        warnings.warn(message, PartitionWarning, stacklevel=stacklevel)
+
+
+# -- the table level -------------------------------------------------------------
+def finish_result(
+    result: R,
+    table: ResultsTable,
+    models: tuple[Any, Any] | None,
+    *,
+    nobs: int | None = None,
+    extra_warnings: tuple[str, ...] = (),
+    extra_notes: tuple[str, ...] = (),
+) -> R:
+    """Fill models, design, loss name (and notes for a negated score) into an array-level result."""
+    notes = tuple(result.notes) + tuple(extra_notes)
+    if table.higher_is_better:
+        notes += (
+            f"{table.loss_name!r} is a higher-is-better score, negated into a loss: "
+            "differences are −(score A − score B), so a positive estimate means A scored lower.",
+        )
+    changes: dict[str, Any] = {
+        "design": table.design.describe(),
+        "loss_name": table.loss_name,
+        "notes": notes,
+        "warnings": tuple(result.warnings) + tuple(extra_warnings),
+    }
+    if models is not None:
+        changes["models"] = (str(models[0]), str(models[1]))
+    if nobs is not None:
+        changes["nobs"] = nobs
+    return dataclasses.replace(result, **changes)
+
+
+def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
+    """Whether the m×2 partitions are balanced: every two replications' training halves share n/4.
+
+    The calibrated F, the blocked 3×2 t and the BCV McNemar test derive their
+    distributions from balanced (block-regularized) partitions (seed 000 §2.2,
+    seed 004 §4). Returns ``(True | False | None, explanation)``; ``None`` when the
+    table holds per-fold scores and the partitions cannot be seen. Tolerance:
+    exact n/4 when n is divisible by the number of blocks, ±(blocks/4) otherwise
+    (8 blocks for m ≤ 7 give ±2 at most; METHODS.md §4.4).
+    """
+    if not table.per_record:
+        return None, (
+            "the partitions cannot be checked from per-fold scores; the calibration assumes "
+            "balanced (block-regularized) partitions"
+        )
+    _, folds = table.membership()
+    folds = np.asarray(folds)
+    m = folds.shape[1]
+    if m < 2:
+        return True, "a single replication: nothing to balance"
+    if np.any(folds < 0):
+        return False, (
+            "some records are missing from some replications, so the replications do not "
+            "partition the same data and cannot be balanced"
+        )
+    n = folds.shape[0]
+    blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (METHODS.md §4.2)
+    tolerance = 0.0 if n % blocks == 0 else blocks / 4.0
+    first = folds == 0  # records in the first fold of each replication: (n, m)
+    overlap = first.T.astype(np.int64) @ first.astype(np.int64)  # |S_i ∩ S_j|
+    iu = np.triu_indices(m, 1)
+    deviation = np.abs(overlap[iu] - n / 4.0)
+    worst = float(deviation.max())
+    if worst <= tolerance:
+        return True, f"balanced partitions: every training-set overlap within {tolerance:g} of n/4"
+    return False, (
+        f"the partitions are not balanced: training sets of two replications share up to "
+        f"{worst:g} records more or fewer than n/4 = {n / 4:g} (allowed: {tolerance:g}). "
+        "The degrees of freedom assume balanced or block-regularized partitions "
+        "(cvreport.splits); with random partitions prefer combined_ftest_5x2cv"
+    )
+
+
+# -- a generic t result ------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True, repr=False)
+class TTestResult(TestResult):
+    """A Student t test whose interval is ``center ± t quantile × standard_error``.
+
+    Attributes
+    ----------
+    center : float
+        The numerator of the statistic (the quantity whose interval :meth:`conf_int` gives).
+    standard_error : float
+        The denominator of the statistic.
+    """
+
+    center: float = math.nan
+    standard_error: float = math.nan
+    distribution: str = "t"
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        df = self.df
+        if not isinstance(df, (int, float)) or df <= 0 or not math.isfinite(self.standard_error):
+            return None
+        return t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
+        return rows

@@ -1,0 +1,456 @@
+"""Cross-validation confidence interval and test for the loss difference (Bayle et al. 2020).
+
+From one K-fold CV with per-record loss differences ``h_i`` (A − B, each record
+scored once, by the models trained without its fold)::
+
+    R̂ = (1/n) Σ h_i
+    σ̂²_out = (1/n) Σ (h_i − R̂)²                        ("out": all records)
+    σ̂²_in  = Σ_j Σ_{i ∈ B_j} (h_i − h̄_j)² / (n − K)     ("in": pooled within folds)
+    interval R̂ ± z_{1−α/2} · σ̂ / √n,   statistic z = √n · R̂ / σ̂ ~ N(0, 1)
+
+Bayle, Bayle, Janson and Mackey prove a central limit theorem for the K-fold
+CV estimate under algorithmic stability, which makes the interval asymptotically
+exact for the K-fold test error difference, and both variance estimators
+consistent. The paper's test is one-sided, H1: A has the smaller K-fold test
+error (``alternative="less"``, p = Φ(z)); two-sided and "greater" are offered too.
+
+Repeated K-fold CV is not covered by the paper. With ``repeated="average"``
+cvreport uses a labelled **extension**: the estimate and the variance are the
+averages of the per-replication ones, and n is the number of records. Each
+replication's estimate has the same asymptotic linear expansion, so their
+average has the same asymptotic variance σ²/n; the interval is therefore of the
+same width, centred on a less partition-dependent estimate. By default a
+repeated design raises :class:`~cvreport.errors.DesignError`.
+
+:meth:`CVIntervalResult.conf_int` always returns the paper's two-sided
+interval, whatever the ``alternative`` of the test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from cvreport.errors import CVReportError, DataError, DesignError
+from cvreport.methods._common import (
+    ZERO_OVER_ZERO,
+    as_array,
+    as_table,
+    describe_degenerate,
+    emit_warnings,
+    finish_result,
+    safe_ratio,
+)
+from cvreport.methods.corrected import normal_pvalue
+from cvreport.results import TestResult, check_alternative
+
+if TYPE_CHECKING:
+    from cvreport.summary import SummaryRow
+    from cvreport.table import ResultsTable
+
+__all__ = [
+    "CVIntervalKernel",
+    "CVIntervalResult",
+    "cv_confidence_interval",
+    "cv_confidence_interval_array",
+    "cv_confidence_interval_kernel",
+]
+
+REFERENCE = (
+    "Bayle, P., Bayle, A., Janson, L. and Mackey, L. (2020). Cross-validation confidence "
+    "intervals for test error. Advances in Neural Information Processing Systems 33 "
+    "(NeurIPS 2020)."
+)
+VARIANCES = ("out", "in")
+REPEATED = ("raise", "average")
+NOTE_EXTENSION = (
+    "Extension: repeated K-fold CV is not covered by Bayle et al. (2020); the estimate and "
+    "the variance are averages of the per-replication ones and n is the number of records."
+)
+
+
+class CVIntervalKernel(NamedTuple):
+    """Elementwise output of :func:`cv_confidence_interval_kernel` (batch shape ``...``)."""
+
+    statistic: NDArray[np.float64]
+    pvalue: NDArray[np.float64]
+    estimate: NDArray[np.float64]
+    std_dev: NDArray[np.float64]
+    n: int
+    degenerate: NDArray[np.int8]
+
+
+def _check_variance(variance: str) -> str:
+    if variance not in VARIANCES:
+        raise CVReportError(
+            f"variance must be 'out' (all records about the overall mean) or 'in' (pooled "
+            f"within-fold), got {variance!r}"
+        )
+    return variance
+
+
+def cv_variance(
+    differences: ArrayLike, folds: ArrayLike, variance: str = "out"
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(R̂, σ̂²)`` on the last axis; ``folds`` holds integer fold codes 0..K−1 of shape (n,).
+
+    σ̂² is exactly 0 when the differences are constant (within every fold for "in"),
+    so that rounding noise never poses as variability.
+
+    Examples
+    --------
+    >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
+    >>> folds = [0] * 4 + [1] * 4 + [2] * 4
+    >>> [round(float(v), 6) for v in cv_variance(h, folds, "in")]
+    [0.166667, 0.555556]
+    """
+    _check_variance(variance)
+    h = np.asarray(differences, dtype=np.float64)
+    codes = np.asarray(folds, dtype=np.intp)
+    n = h.shape[-1]
+    estimate = h.mean(axis=-1)
+    if variance == "out":
+        constant = np.all(h == h[..., :1], axis=-1)
+        spread = np.mean((h - estimate[..., np.newaxis]) ** 2, axis=-1)
+        return estimate, np.where(constant, 0.0, spread)
+    n_folds = int(codes.max()) + 1
+    member = codes[:, np.newaxis] == np.arange(n_folds)  # (n, K)
+    sizes = member.sum(axis=0)
+    used = int(np.count_nonzero(sizes))
+    fold_mean = (h @ member) / np.maximum(sizes, 1)
+    deviation = h - fold_mean[..., codes]
+    first = np.argmax(member, axis=0)  # first record of every fold
+    constant = np.all(h == h[..., first[codes]], axis=-1)
+    dof = n - used
+    pooled = np.sum(deviation**2, axis=-1) / max(dof, 1)
+    return estimate, np.where(constant | (dof == 0), 0.0, pooled)
+
+
+def cv_confidence_interval_kernel(
+    differences: ArrayLike,
+    folds: ArrayLike,
+    variance: str = "out",
+    alternative: str = "less",
+) -> CVIntervalKernel:
+    """Bayle et al.'s CV test statistic on the last axis of ``differences``.
+
+    Parameters
+    ----------
+    differences : array_like, shape (..., n)
+        Per-record loss differences A − B of one K-fold CV.
+    folds : array_like of int, shape (n,)
+        Fold code 0..K−1 of every record (shared by the batch).
+    variance : {"out", "in"}
+    alternative : {"less", "two-sided", "greater"}
+        "less" (the paper's test) means H1: A has lower loss.
+
+    Examples
+    --------
+    >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
+    >>> k = cv_confidence_interval_kernel(h, [0] * 4 + [1] * 4 + [2] * 4)
+    >>> round(float(k.std_dev), 6), round(float(k.statistic), 6), round(float(k.pvalue), 6)
+    (0.687184, 0.840168, 0.799593)
+    """
+    check_alternative(alternative)
+    h = np.asarray(differences, dtype=np.float64)
+    n = h.shape[-1]
+    estimate, var = cv_variance(h, folds, variance)
+    std_dev = np.sqrt(var)
+    statistic, code = safe_ratio(math.sqrt(n) * estimate, std_dev)
+    pvalue = np.where(code == ZERO_OVER_ZERO, 1.0, normal_pvalue(statistic, alternative))
+    return CVIntervalKernel(
+        statistic=np.asarray(statistic, dtype=np.float64),
+        pvalue=np.asarray(pvalue, dtype=np.float64),
+        estimate=np.asarray(estimate, dtype=np.float64),
+        std_dev=np.asarray(std_dev, dtype=np.float64),
+        n=n,
+        degenerate=np.asarray(code, dtype=np.int8),
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+class CVIntervalResult(TestResult):
+    """Result of :func:`cv_confidence_interval`.
+
+    Attributes
+    ----------
+    std_dev : float
+        σ̂, the estimated standard deviation of a record's loss difference.
+    variance : str
+        "out" or "in".
+    n_records, n_folds, n_replications : int
+        n, K and m (m > 1 only under ``repeated="average"``).
+
+    Notes
+    -----
+    :meth:`conf_int` returns the two-sided interval ``R̂ ± z_{1−α/2} σ̂/√n`` of the
+    paper whatever the ``alternative``; the one-sided test at level α rejects
+    exactly when the upper end of the two-sided ``1 − 2α`` interval is below 0.
+    """
+
+    std_dev: float = math.nan
+    variance: str = "out"
+    n_records: int = 0
+    n_folds: int = 0
+    n_replications: int = 1
+
+    @property
+    def std_error(self) -> float:
+        """σ̂ / √n."""
+        return self.std_dev / math.sqrt(self.n_records) if self.n_records else math.nan
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        if self.estimate is None:
+            return None
+        half = float(special.ndtri(1.0 - alpha / 2.0)) * self.std_error
+        return (self.estimate - half, self.estimate + half)
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        extra = [
+            SummaryRow(f"σ̂ (variance = {self.variance!r})", self.std_dev, "number"),
+            SummaryRow("records n", self.n_records, "value"),
+            SummaryRow("folds K", self.n_folds, "value"),
+        ]
+        if self.n_replications > 1:
+            extra.append(SummaryRow("replications averaged", self.n_replications, "value"))
+        return rows[:-2] + extra + rows[-2:]
+
+
+def _one_cv(
+    h: NDArray[np.float64], folds: NDArray[np.generic], variance: str
+) -> tuple[float, float, int, int]:
+    _, inverse = np.unique(folds, return_inverse=True)
+    codes = np.asarray(inverse, dtype=np.intp).reshape(h.size)
+    n_folds = int(codes.max()) + 1
+    if n_folds < 2:
+        raise DesignError(
+            "cv_confidence_interval needs K-fold CV with K >= 2 folds; the records fall in one fold"
+        )
+    if variance == "in" and h.size - n_folds == 0:
+        raise DesignError(
+            "variance='in' needs a fold with at least two records (with one record per fold, "
+            "as in leave-one-out, there is no within-fold spread); use variance='out'"
+        )
+    estimate, var = cv_variance(h, codes, variance)
+    return float(estimate), float(var), h.size, n_folds
+
+
+def _cv_interval(
+    differences: ArrayLike,
+    folds: ArrayLike,
+    replications: ArrayLike | None,
+    variance: str,
+    alternative: str,
+    repeated: str,
+) -> CVIntervalResult:
+    check_alternative(alternative)
+    _check_variance(variance)
+    if repeated not in REPEATED:
+        raise CVReportError(f"repeated must be 'raise' or 'average', got {repeated!r}")
+    h = as_array(differences, "differences", ndim=1, min_size=2)
+    labels = np.asarray(folds)
+    if labels.shape != h.shape:
+        raise DataError(
+            "folds must give one fold label per record difference: expected shape "
+            f"{h.shape}, got {labels.shape}"
+        )
+    groups = [np.arange(h.size)]
+    if replications is not None:
+        reps = np.asarray(replications)
+        if reps.shape != h.shape:
+            raise DataError(
+                "replications must give one label per record difference: expected shape "
+                f"{h.shape}, got {reps.shape}"
+            )
+        _, rep_codes = np.unique(reps, return_inverse=True)
+        rep_codes = rep_codes.reshape(h.shape)
+        groups = [np.flatnonzero(rep_codes == i) for i in range(int(rep_codes.max()) + 1)]
+    if len(groups) > 1 and repeated != "average":
+        raise DesignError(
+            f"cv_confidence_interval is defined for one K-fold CV, but the data hold "
+            f"{len(groups)} replications; pass repeated='average' for the labelled extension "
+            "(averaged estimate and variance) or select one replication"
+        )
+    parts = [_one_cv(h[g], labels[g], variance) for g in groups]
+    sizes = {n for _, _, n, _ in parts}
+    if len(sizes) > 1:
+        raise DataError(
+            f"the replications hold different numbers of records ({sorted(sizes)}); the "
+            "averaged interval needs every replication to partition the same records"
+        )
+    n = parts[0][2]
+    estimate = float(np.mean([e for e, _, _, _ in parts]))
+    var = float(np.mean([v for _, v, _, _ in parts]))
+    std_dev = math.sqrt(var)
+    statistic_array, code_array = safe_ratio(math.sqrt(n) * estimate, std_dev)
+    code = int(code_array)
+    statistic = float(statistic_array)
+    pvalue = 1.0 if code == ZERO_OVER_ZERO else float(normal_pvalue(statistic, alternative))
+    notes = (NOTE_EXTENSION,) if len(parts) > 1 else ()
+    return CVIntervalResult(
+        statistic=statistic,
+        pvalue=pvalue,
+        distribution="normal",
+        alternative=alternative,
+        estimate=estimate,
+        nobs=n,
+        method="Cross-validation confidence interval and test",
+        test="cv_confidence_interval",
+        reference=REFERENCE,
+        warnings=describe_degenerate(
+            code,
+            numerator="the mean record difference",
+            denominator=f"the {variance}-of-fold variance of the record differences",
+        ),
+        notes=notes,
+        std_dev=std_dev,
+        variance=variance,
+        n_records=n,
+        n_folds=max(k for _, _, _, k in parts),
+        n_replications=len(parts),
+    )
+
+
+def cv_confidence_interval_array(
+    differences: ArrayLike,
+    folds: ArrayLike,
+    *,
+    variance: str = "out",
+    alternative: str = "less",
+    replications: ArrayLike | None = None,
+    repeated: str = "raise",
+) -> CVIntervalResult:
+    """Bayle et al.'s confidence interval and test for the K-fold CV loss difference.
+
+    Parameters
+    ----------
+    differences : array_like, shape (n,)
+        Per-record loss differences A − B.
+    folds : array_like, shape (n,)
+        The fold (any labels) in which each record was scored.
+    variance : {"out", "in"}
+        ``"out"``: ``(1/n) Σ (h_i − R̂)²``; ``"in"``: pooled within-fold variance
+        with divisor ``n − K``.
+    alternative : {"less", "two-sided", "greater"}
+        "less" (default, the paper's test) means H1: A has lower loss.
+    replications : array_like, optional
+        Replication label per difference, for repeated K-fold CV.
+    repeated : {"raise", "average"}
+        With several replications: raise :class:`DesignError` (default) or use the
+        labelled extension that averages estimate and variance over replications.
+
+    References
+    ----------
+    Bayle, Bayle, Janson & Mackey (2020), NeurIPS 33.
+
+    Examples
+    --------
+    >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
+    >>> res = cv_confidence_interval_array(h, [1] * 4 + [2] * 4 + [3] * 4)
+    >>> round(res.estimate, 6), round(res.std_dev, 6), round(res.statistic, 6)
+    (0.166667, 0.687184, 0.840168)
+    >>> round(res.pvalue, 6)
+    0.799593
+    >>> [round(x, 4) for x in res.conf_int()]
+    [-0.2221, 0.5555]
+    """
+    result = _cv_interval(differences, folds, replications, variance, alternative, repeated)
+    emit_warnings(result.warnings)
+    return result
+
+
+def cv_confidence_interval(
+    table: ResultsTable | str,
+    a: object = None,
+    b: object = None,
+    *,
+    variance: str = "out",
+    alternative: str = "less",
+    repeated: str = "raise",
+    data: pd.DataFrame | None = None,
+) -> CVIntervalResult:
+    """Bayle et al.'s CV confidence interval for the loss difference, and its one-sided test.
+
+    ``conf_int()`` returns the interval ``R̂ ± z_{1−α/2} σ̂/√n``; the test statistic
+    is ``z = √n R̂ / σ̂`` with p = Φ(z) for the paper's H1 "A has lower loss".
+
+    Parameters
+    ----------
+    table : ResultsTable or str
+        Per-record losses of one K-fold CV, or a formula with ``data``.
+    a, b : model labels, optional
+    variance : {"out", "in"}
+        Variance estimator: over all records ("out") or pooled within folds ("in").
+    alternative : {"less", "two-sided", "greater"}
+    repeated : {"raise", "average"}
+        For repeated K-fold CV: raise :class:`DesignError` (default) or use the
+        labelled extension averaging estimate and variance over replications.
+    data : DataFrame, optional
+
+    Raises
+    ------
+    DesignError
+        For per-fold score tables (the method needs per-record losses), hold-out
+        designs, repeated K-fold without ``repeated="average"``, or folds that do
+        not partition the records.
+
+    References
+    ----------
+    Bayle, Bayle, Janson & Mackey (2020), NeurIPS 33.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from cvreport.table import ResultsTable
+    >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
+    >>> rows = [{"model": "A", "record": i, "fold": i // 4, "loss": max(d, 0)} for i, d in enumerate(h)]
+    >>> rows += [{"model": "B", "record": i, "fold": i // 4, "loss": max(-d, 0)} for i, d in enumerate(h)]
+    >>> df = pd.DataFrame(rows).assign(replication=1)
+    >>> res = cv_confidence_interval(ResultsTable(df), "A", "B")
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (0.840168, 0.799593)
+    """
+    tbl = as_table(table, data)
+    a, b = tbl.resolve_pair(a, b)
+    tbl.require_per_record("cv_confidence_interval")
+    design = tbl.design
+    if design.K < 2:
+        raise DesignError(
+            "cv_confidence_interval needs K-fold CV (K >= 2 folds per replication), but the "
+            f"table holds {design.describe()}; for hold-out splits use mcnemar or "
+            "corrected_resampled_ttest"
+        )
+    if design.m > 1 and repeated != "average":
+        raise DesignError(
+            "cv_confidence_interval is defined for one K-fold CV (Bayle et al. 2020), but the "
+            f"table holds {design.describe()}; pass repeated='average' for the labelled "
+            "extension (estimate and variance averaged over replications) or select one "
+            "replication"
+        )
+    if not design.complete:
+        raise DesignError(
+            "cv_confidence_interval needs every replication's folds to partition the same "
+            "records (each record scored exactly once per replication); the table's folds do "
+            "not: check for missing or duplicated records"
+        )
+    frame = tbl.record_differences(a, b)
+    result = _cv_interval(
+        frame["difference"].to_numpy(dtype=np.float64),
+        frame["fold"].to_numpy(),
+        frame["replication"].to_numpy(),
+        variance,
+        alternative,
+        repeated,
+    )
+    result = finish_result(result, tbl, (a, b))
+    emit_warnings(result.warnings)
+    return result

@@ -1,0 +1,185 @@
+"""The K-fold cross-validated paired t test (METHODS.md §3.1; seed 003 eq. 19.14)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cvreport.errors import DataError
+from cvreport.methods._common import (
+    TKernel,
+    TTestResult,
+    as_array,
+    as_table,
+    describe_degenerate,
+    emit_warnings,
+    finish_result,
+    require_design,
+    t_kernel,
+    zero_spread,
+)
+from cvreport.results import check_alternative
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cvreport.table import ResultsTable
+
+__all__ = [
+    "paired_ttest_kfold",
+    "paired_ttest_kfold_array",
+    "paired_ttest_kfold_kernel",
+    "sample_standard_error",
+]
+
+REF_KFOLD_T = (
+    "Alpaydın, E. Introduction to Machine Learning, ch. 'Design and analysis of machine "
+    "learning experiments', eq. 19.14 (K-fold cross-validated paired t test); Dietterich, "
+    "T. G. (1998). Neural Computation 10(7):1895–1923."
+)
+
+
+def sample_standard_error(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error S/√K (S² with divisor K − 1) along the last axis.
+
+    Exact 0 when all values are equal; NaN-free for K = 1 (standard error 0).
+
+    >>> mean, se = sample_standard_error([0.01, 0.03, 0.02])
+    >>> round(float(mean), 6), round(float(se), 6)
+    (0.02, 0.005774)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    k = x.shape[-1]
+    equal = zero_spread(x)
+    mean = np.where(equal, x[..., 0], x.mean(axis=-1))
+    if k < 2:
+        return mean, np.zeros_like(mean)
+    variance = ((x - mean[..., None]) ** 2).sum(axis=-1) / (k - 1)
+    variance = np.where(equal, 0.0, variance)
+    return mean, np.sqrt(variance / k)
+
+
+def paired_ttest_kfold_kernel(differences: Any, alternative: str = "two-sided") -> TKernel:
+    """t = √K · mean(p) / S ~ t(K − 1) over arrays ``(..., K)`` of per-fold differences.
+
+    K = 1 gives code ``NO_DEGREES_OF_FREEDOM`` (statistic 0, p = 1).
+
+    >>> k = paired_ttest_kfold_kernel([0.02, -0.01, 0.03, 0.00, 0.01])
+    >>> round(float(k.statistic), 6), round(float(k.pvalue), 6), k.df
+    (1.414214, 0.2302, 4.0)
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim == 0 or d.shape[-1] < 1:
+        raise DataError(f"differences must have shape (..., K) with K ≥ 1, got {d.shape}")
+    mean, se = sample_standard_error(d)
+    return t_kernel(mean, se, float(d.shape[-1] - 1), alternative)
+
+
+def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> TTestResult:
+    k = paired_ttest_kfold_kernel(d, alternative)
+    return TTestResult(
+        statistic=float(k.statistic),
+        pvalue=float(k.pvalue),
+        df=k.df,
+        alternative=alternative,
+        estimate=float(k.center),
+        nobs=int(d.size),
+        center=float(k.center),
+        standard_error=float(k.standard_error),
+        method="K-fold cross-validated paired t test",
+        test="paired_ttest_kfold",
+        reference=REF_KFOLD_T,
+        design=f"{d.size}-fold cross-validation (differences given directly)",
+        warnings=describe_degenerate(
+            int(k.degenerate),
+            numerator="the mean fold difference",
+            denominator="the standard error S/√K",
+        ),
+        notes=(
+            "the K training sets overlap, so the fold differences are correlated and the "
+            "variance is underestimated: the test tends to reject too often (Dietterich "
+            "1998); prefer corrected_repeated_kfold_ttest or cv_confidence_interval.",
+        ),
+    )
+
+
+def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
+    """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
+
+    m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (seed 003
+    eq. 19.14). :meth:`conf_int` is m ± t_{K−1} quantile × S/√K. A single fold
+    leaves no degrees of freedom: statistic 0, p = 1 with a warning.
+
+    Examples
+    --------
+    >>> from cvreport.arrays import paired_ttest_kfold
+    >>> res = paired_ttest_kfold([0.02, -0.01, 0.03, 0.00, 0.01])
+    >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
+    (1.414214, 0.2302, 4.0)
+    """
+    check_alternative(alternative)
+    d = as_array(differences, "differences")
+    if d.ndim != 1:
+        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    result = _paired_ttest_kfold(d, alternative)
+    emit_warnings(result.warnings)
+    return result
+
+
+def paired_ttest_kfold(
+    table: ResultsTable | str,
+    a: Any = None,
+    b: Any = None,
+    alternative: str = "two-sided",
+    *,
+    data: pd.DataFrame | None = None,
+) -> TTestResult:
+    """The K-fold cross-validated paired t test comparing models ``a`` and ``b``.
+
+    t = √K · mean(p) / S ~ t(K − 1) over the K per-fold differences in mean
+    loss (seed 003 eq. 19.14). Works on per-fold scores too.
+
+    Parameters
+    ----------
+    alternative : {"two-sided", "less", "greater"}
+        "less": H1 A has lower loss than B (the one-tailed test of seed 003).
+
+    Raises
+    ------
+    DesignError
+        Unless the table is a K-fold design (one replication, K ≥ 2 folds); for
+        repeated K-fold use ``corrected_repeated_kfold_ttest``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import cvreport
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(
+    ...     [(0, r % 5, model, r, int(rng.random() < p))
+    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
+    ...     columns=["replication", "fold", "model", "record", "loss"])
+    >>> res = cvreport.paired_ttest_kfold("loss ~ model | replication + fold", data=df, alternative="less")
+    >>> res.df, res.alternative
+    (4.0, 'less')
+    """
+    check_alternative(alternative)
+    table = as_table(table, data)
+    require_design(
+        table,
+        "paired_ttest_kfold",
+        lambda d: d.is_kfold,
+        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
+        "corrected_repeated_kfold_ttest",
+    )
+    pair = table.resolve_pair(a, b)
+    frame = table.differences(*pair)
+    d = frame.to_numpy(dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(d)):
+        raise DataError(
+            "paired_ttest_kfold needs a loss difference on every fold; some are missing"
+        )
+    result = finish_result(_paired_ttest_kfold(d, alternative, frame.columns), table, pair)
+    emit_warnings(result.warnings)
+    return result

@@ -1,0 +1,550 @@
+"""Tests of one model's error against a target error p0 (METHODS.md §3.8; seed 003 §5.4).
+
+* :func:`binomial_test` — X errors out of N records, P{X ≥ e} under Bin(N, p0) (eq. 19.10);
+* :func:`normal_test` — z = (X/N − p0) / sqrt(p0(1 − p0)/N) (eq. 19.11; the seed's
+  typesetting drops the /N inside the square root);
+* :func:`ttest_error` — √K (mean − p0) / S ~ t(K − 1) over K fold errors (eq. 19.12).
+
+The seed tests H0: p ≤ p0 against H1: p > p0, so ``alternative="greater"`` is the
+default; "less" tests whether the error is below p0, "two-sided" both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+from scipy import special
+
+from cvreport.errors import CVReportError, DataError
+from cvreport.methods._common import (
+    OK,
+    TKernel,
+    TTestResult,
+    as_array,
+    as_table,
+    describe_degenerate,
+    emit_warnings,
+    finish_result,
+    t_kernel,
+)
+from cvreport.methods.kfold import sample_standard_error
+from cvreport.results import TestResult, check_alternative
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cvreport.summary import SummaryRow
+    from cvreport.table import ResultsTable
+
+__all__ = [
+    "OneModelKernel",
+    "OneModelTTestResult",
+    "OneModelTestResult",
+    "binomial_test",
+    "binomial_test_array",
+    "binomial_test_kernel",
+    "normal_test",
+    "normal_test_array",
+    "normal_test_kernel",
+    "ttest_error",
+    "ttest_error_array",
+    "ttest_error_kernel",
+]
+
+REF_ONE_MODEL = (
+    "Alpaydın, E. Introduction to Machine Learning, ch. 'Design and analysis of machine "
+    "learning experiments', §'Assessing a classification algorithm's performance', "
+    "eqs. 19.10–19.12."
+)
+
+
+# ================================================================ kernels
+class OneModelKernel(NamedTuple):
+    """Statistic and p-value of a one-model test, elementwise over the batch shape."""
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    degenerate: np.ndarray
+
+
+def _binomial_tails(x: np.ndarray, n: np.ndarray, p0: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(P(X ≥ x), P(X ≤ x)) for X ~ Bin(n, p0) via the regularized incomplete beta."""
+    p0 = np.asarray(p0, dtype=np.float64)
+    upper = np.where(x <= 0, 1.0, special.betainc(np.maximum(x, 1e-300), n - x + 1.0, p0))
+    lower = np.where(x >= n, 1.0, special.betainc(np.maximum(n - x, 1e-300), x + 1.0, 1.0 - p0))
+    return upper, lower
+
+
+def binomial_test_kernel(
+    errors: Any, n: Any, p0: Any, alternative: str = "greater"
+) -> OneModelKernel:
+    """Exact binomial test of X = ``errors`` out of ``n`` against error ``p0``, any shape.
+
+    "greater": P{X ≥ e} (seed 003 eq. 19.10); "less": P{X ≤ e}; "two-sided":
+    min(1, 2·min of the two tails) (the doubling rule).
+
+    >>> k = binomial_test_kernel(15, 100, 0.1)
+    >>> float(k.statistic), round(float(k.pvalue), 6)
+    (15.0, 0.072573)
+    """
+    x = np.asarray(errors, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    upper, lower = _binomial_tails(x, n, p0)
+    if alternative == "greater":
+        pvalue = upper
+    elif alternative == "less":
+        pvalue = lower
+    else:
+        check_alternative(alternative)
+        pvalue = np.minimum(1.0, 2.0 * np.minimum(upper, lower))
+    code = np.zeros(np.broadcast(x, n, np.asarray(p0)).shape, dtype=np.int8) + OK
+    return OneModelKernel(x + 0.0 * n, np.clip(pvalue, 0.0, 1.0), code)
+
+
+def _normal_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
+    if alternative == "greater":
+        return special.ndtr(-z)
+    if alternative == "less":
+        return special.ndtr(z)
+    check_alternative(alternative)
+    return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+
+
+def normal_test_kernel(
+    errors: Any, n: Any, p0: Any, alternative: str = "greater"
+) -> OneModelKernel:
+    """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N), any shape.
+
+    >>> k = normal_test_kernel(15, 100, 0.1)
+    >>> round(float(k.statistic), 6), round(float(k.pvalue), 6)
+    (1.666667, 0.04779)
+    """
+    x = np.asarray(errors, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    p0 = np.asarray(p0, dtype=np.float64)
+    z = (x / n - p0) / np.sqrt(p0 * (1.0 - p0) / n)
+    code = np.zeros(z.shape, dtype=np.int8) + OK
+    return OneModelKernel(z, _normal_pvalue(z, alternative), code)
+
+
+def ttest_error_kernel(fold_errors: Any, p0: Any, alternative: str = "greater") -> TKernel:
+    """t = √K (mean − p0) / S ~ t(K − 1) over arrays ``(..., K)`` of fold errors.
+
+    ``center`` is the mean error (the interval :meth:`conf_int` is built around);
+    the statistic's numerator is mean − p0. K = 1 gives statistic 0, p = 1.
+
+    >>> k = ttest_error_kernel([0.12, 0.15, 0.11, 0.14, 0.13], 0.1)
+    >>> round(float(k.statistic), 6), round(float(k.pvalue), 6)
+    (4.242641, 0.006618)
+    """
+    x = np.asarray(fold_errors, dtype=np.float64)
+    if x.ndim == 0 or x.shape[-1] < 1:
+        raise DataError(f"fold errors must have shape (..., K) with K ≥ 1, got {x.shape}")
+    mean, se = sample_standard_error(x)
+    p0 = np.asarray(p0, dtype=np.float64)
+    same = np.all(x == p0[..., None] if p0.ndim else x == p0, axis=-1)
+    numerator = np.where(same, 0.0, mean - p0)
+    k = t_kernel(numerator, se, float(x.shape[-1] - 1), alternative)
+    return k._replace(center=mean)
+
+
+# ================================================================ results
+@dataclass(frozen=True, kw_only=True, repr=False)
+class OneModelTestResult(TestResult):
+    """A binomial or normal test of one model's error rate against ``p0``.
+
+    ``estimate`` is the observed error rate X/N (not a difference).
+    :meth:`conf_int` gives an interval for the error rate: Clopper–Pearson
+    (exact) for the binomial test, Wald p̂ ± z·sqrt(p̂(1 − p̂)/N) for the normal
+    test; one-sided for a one-sided alternative.
+
+    Attributes
+    ----------
+    model : str or None
+        The model tested.
+    p0 : float
+        The target error rate.
+    errors, n : float
+        X errors among N scored records.
+    """
+
+    model: str | None = None
+    p0: float = math.nan
+    errors: float = 0.0
+    n: float = 0.0
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        if self.n <= 0:
+            return None
+        x, n = self.errors, self.n
+        two = self.alternative == "two-sided"
+        tail = alpha / 2.0 if two else alpha
+        if self.distribution == "binomial":
+            low = 0.0 if x <= 0 else float(special.betaincinv(x, n - x + 1.0, tail))
+            high = 1.0 if x >= n else float(special.betaincinv(x + 1.0, n - x, 1.0 - tail))
+        else:
+            p = x / n
+            half = float(special.ndtri(1.0 - tail)) * math.sqrt(p * (1.0 - p) / n)
+            low, high = p - half, p + half
+        if self.alternative == "greater":
+            return (low, 1.0 if self.distribution == "binomial" else math.inf)
+        if self.alternative == "less":
+            return (0.0 if self.distribution == "binomial" else -math.inf, high)
+        return (low, high)
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        return _one_model_rows(self, super()._summary_rows())
+
+
+def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
+    from cvreport.summary import SummaryRow
+
+    out = []
+    for row in rows:
+        if row.label.startswith("estimate"):
+            out.append(SummaryRow(f"estimate (mean {result.loss_name})", row.value, "number"))
+            out.append(SummaryRow("target p0", result.p0, "number"))
+        else:
+            out.append(row)
+    if result.model is not None:
+        out.insert(0, SummaryRow("model", result.model, "text"))
+    return out
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class OneModelTTestResult(TTestResult):
+    """The t test of one model's fold errors against ``p0``.
+
+    ``estimate`` and ``center`` are the mean fold error; :meth:`conf_int` is
+    mean ± t_{K−1} quantile × S/√K (one-sided for a one-sided alternative).
+    """
+
+    model: str | None = None
+    p0: float = math.nan
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        return _one_model_rows(self, super()._summary_rows())
+
+
+# ================================================================ array level
+def _check_p0(p0: Any) -> float:
+    try:
+        value = float(p0)
+    except (TypeError, ValueError):
+        raise CVReportError(f"p0 must be a number strictly between 0 and 1, got {p0!r}") from None
+    if not 0.0 < value < 1.0:
+        raise CVReportError(f"p0 must lie strictly between 0 and 1, got {p0!r}")
+    return value
+
+
+def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
+    x = float(as_array(errors, "errors"))
+    total = float(as_array(n, "n"))
+    if total <= 0 or x < 0 or x > total or not float(x).is_integer() or not total.is_integer():
+        raise DataError(
+            f"errors and n must be whole counts with 0 ≤ errors ≤ n and n > 0, got "
+            f"errors = {errors!r}, n = {n!r}"
+        )
+    return x, total
+
+
+def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    k = binomial_test_kernel(x, n, p0, alternative)
+    return OneModelTestResult(
+        statistic=float(k.statistic),
+        pvalue=float(k.pvalue),
+        df=None,
+        distribution="binomial",
+        alternative=alternative,
+        estimate=x / n,
+        nobs=int(n),
+        method="Binomial test of the error rate against p0",
+        test="binomial_test",
+        reference=REF_ONE_MODEL,
+        design="one validation set (counts given directly)",
+        p0=p0,
+        errors=x,
+        n=n,
+    )
+
+
+def binomial_test_array(
+    errors: int, n: int, p0: float, alternative: str = "greater"
+) -> OneModelTestResult:
+    """Exact binomial test: ``errors`` misclassified out of ``n`` against error rate ``p0``.
+
+    p = P{X ≥ e} under Bin(n, p0) for the default "greater" (seed 003 eq. 19.10),
+    P{X ≤ e} for "less", and the doubled smaller tail for "two-sided". The
+    statistic is the number of errors.
+
+    Examples
+    --------
+    >>> from cvreport.arrays import binomial_test
+    >>> res = binomial_test(15, 100, p0=0.1)
+    >>> res.statistic, round(res.pvalue, 6)
+    (15.0, 0.072573)
+    """
+    check_alternative(alternative)
+    x, total = _check_count_pair(errors, n)
+    return _binomial_test(x, total, _check_p0(p0), alternative)
+
+
+def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    k = normal_test_kernel(x, n, p0, alternative)
+    notes: tuple[str, ...] = ()
+    if n * p0 < 5 or n * (1 - p0) < 5:
+        notes = (
+            "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
+        )
+    return OneModelTestResult(
+        statistic=float(k.statistic),
+        pvalue=float(k.pvalue),
+        df=None,
+        distribution="normal",
+        alternative=alternative,
+        estimate=x / n,
+        nobs=int(n),
+        method="Normal approximation test of the error rate against p0",
+        test="normal_test",
+        reference=REF_ONE_MODEL,
+        design="one validation set (counts given directly)",
+        notes=notes,
+        p0=p0,
+        errors=x,
+        n=n,
+    )
+
+
+def normal_test_array(
+    errors: int, n: int, p0: float, alternative: str = "greater"
+) -> OneModelTestResult:
+    """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N) (seed 003 eq. 19.11).
+
+    Examples
+    --------
+    >>> from cvreport.arrays import normal_test
+    >>> res = normal_test(15, 100, p0=0.1)
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (1.666667, 0.04779)
+    """
+    check_alternative(alternative)
+    x, total = _check_count_pair(errors, n)
+    return _normal_test(x, total, _check_p0(p0), alternative)
+
+
+def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestResult:
+    k = ttest_error_kernel(e, p0, alternative)
+    return OneModelTTestResult(
+        statistic=float(k.statistic),
+        pvalue=float(k.pvalue),
+        df=k.df,
+        alternative=alternative,
+        estimate=float(k.center),
+        nobs=int(e.size),
+        center=float(k.center),
+        standard_error=float(k.standard_error),
+        method="t test of the mean fold error against p0",
+        test="ttest_error",
+        reference=REF_ONE_MODEL,
+        design=f"{e.size} validation folds (errors given directly)",
+        warnings=describe_degenerate(
+            int(k.degenerate),
+            numerator="mean error − p0",
+            denominator="the standard error S/√K",
+        ),
+        p0=p0,
+    )
+
+
+def ttest_error_array(
+    fold_errors: Any, p0: float, alternative: str = "greater"
+) -> OneModelTTestResult:
+    """t = √K (mean − p0) / S ~ t(K − 1) over K fold error rates (seed 003 eq. 19.12).
+
+    Examples
+    --------
+    >>> from cvreport.arrays import ttest_error
+    >>> res = ttest_error([0.12, 0.15, 0.11, 0.14, 0.13], p0=0.1)
+    >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
+    (4.242641, 0.006618, 4.0)
+    """
+    check_alternative(alternative)
+    e = as_array(fold_errors, "fold_errors")
+    if e.ndim != 1:
+        raise DataError(f"fold_errors must be a 1-D array of K values, got shape {e.shape}")
+    result = _ttest_error(e, _check_p0(p0), alternative)
+    emit_warnings(result.warnings)
+    return result
+
+
+# ================================================================ table level
+def _resolve_model(table: ResultsTable, model: Any) -> Any:
+    models = tuple(table.models)
+    if model is None:
+        if len(models) == 1:
+            return models[0]
+        from cvreport.errors import describe_keys
+
+        raise DataError(
+            f"the table holds {len(models)} models ({describe_keys(models)}); name one with model="
+        )
+    if model not in models:
+        matches = [m for m in models if str(m) == str(model)]
+        if len(matches) == 1:
+            return matches[0]
+        from cvreport.errors import describe_keys
+
+        raise DataError(f"unknown model {model!r}; the table holds {describe_keys(models)}")
+    return model
+
+
+def _model_folds(table: ResultsTable, model: Any) -> pd.DataFrame:
+    errors = table.fold_errors()
+    own = errors[errors["model"] == model]
+    return own.sort_values(["replication", "fold"], kind="stable")
+
+
+def _repeated_note(table: ResultsTable) -> tuple[str, ...]:
+    m = table.design.m
+    if m > 1:
+        return (
+            f"each record is scored in all {m} replications; pooling treats the repeats as "
+            "independent, which overstates the evidence.",
+        )
+    return ()
+
+
+def _one_model_finish(result: Any, table: ResultsTable, model: Any, notes: tuple[str, ...]) -> Any:
+    result = finish_result(result, table, None, extra_notes=notes)
+    return dataclasses.replace(result, model=str(model))
+
+
+def binomial_test(
+    table: ResultsTable | str,
+    model: Any = None,
+    *,
+    p0: float,
+    alternative: str = "greater",
+    data: pd.DataFrame | None = None,
+) -> OneModelTestResult:
+    """Exact binomial test of one model's error rate against ``p0`` (seed 003 eq. 19.10).
+
+    X = number of misclassified records scored for ``model`` (every fold of every
+    replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
+    default ``alternative="greater"`` (H1: error > p0). Needs per-record 0/1 losses.
+
+    Raises
+    ------
+    DesignError
+        For per-fold-score tables.
+    DataError
+        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import cvreport
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
+    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
+    >>> res.model, res.nobs, res.alternative
+    ('A', 60, 'greater')
+    """
+    check_alternative(alternative)
+    p = _check_p0(p0)
+    table = as_table(table, data)
+    table.require_per_record("binomial_test")
+    table.require_binary("binomial_test")
+    model = _resolve_model(table, model)
+    folds = _model_folds(table, model)
+    n = float(folds["n"].sum())
+    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    result = _binomial_test(x, n, p, alternative)
+    return _one_model_finish(result, table, model, _repeated_note(table))
+
+
+def normal_test(
+    table: ResultsTable | str,
+    model: Any = None,
+    *,
+    p0: float,
+    alternative: str = "greater",
+    data: pd.DataFrame | None = None,
+) -> OneModelTestResult:
+    """Normal-approximation test of one model's error rate against ``p0`` (seed 003 eq. 19.11).
+
+    z = (X/N − p0) / sqrt(p0 (1 − p0) / N) over all records scored for
+    ``model``; upper tail for the default ``alternative="greater"``. Needs
+    per-record 0/1 losses.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import cvreport
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
+    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
+    >>> res.model, res.distribution
+    ('A', 'normal')
+    """
+    check_alternative(alternative)
+    p = _check_p0(p0)
+    table = as_table(table, data)
+    table.require_per_record("normal_test")
+    table.require_binary("normal_test")
+    model = _resolve_model(table, model)
+    folds = _model_folds(table, model)
+    n = float(folds["n"].sum())
+    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    result = _normal_test(x, n, p, alternative)
+    return _one_model_finish(result, table, model, _repeated_note(table))
+
+
+def ttest_error(
+    table: ResultsTable | str,
+    model: Any = None,
+    *,
+    p0: float,
+    alternative: str = "greater",
+    data: pd.DataFrame | None = None,
+) -> OneModelTTestResult:
+    """t test of one model's mean fold loss against ``p0`` (seed 003 eq. 19.12).
+
+    t = √K (mean − p0) / S ~ t(K − 1) over the K validation folds (all m·K folds
+    of a repeated design, whose overlap makes the test anti-conservative — said
+    in the notes). A single fold gives statistic 0, p = 1 with a warning.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import cvreport
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(
+    ...     [(0, r % 5, model, r, int(rng.random() < p))
+    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
+    ...     columns=["replication", "fold", "model", "record", "loss"])
+    >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
+    >>> res.model, res.df
+    ('B', 4.0)
+    """
+    check_alternative(alternative)
+    p = _check_p0(p0)
+    table = as_table(table, data)
+    model = _resolve_model(table, model)
+    e = _model_folds(table, model)["loss"].to_numpy(dtype=np.float64)
+    result = _ttest_error(e, p, alternative)
+    notes: tuple[str, ...] = ()
+    if table.design.m > 1:
+        notes = (
+            f"the {e.size} folds come from {table.design.m} replications whose training sets "
+            "overlap; the t(K − 1) reference ignores that correlation (anti-conservative).",
+        )
+    result = _one_model_finish(result, table, model, notes)
+    emit_warnings(result.warnings)
+    return result

@@ -1,0 +1,269 @@
+"""Dietterich's difference-of-proportions test on one hold-out split (not recommended).
+
+With error rates ``pA`` and ``pB`` of the two models on the same ``n``
+validation records and the pooled rate ``p = (pA + pB)/2``::
+
+    z = (pA − pB) / sqrt(2 p (1 − p) / n)   ~ N(0, 1)
+
+The test treats the two error rates as independent binomial proportions, but
+they are measured on the same records, so it ignores the pairing (and any
+training-set randomness): Dietterich (1998) found its type I error too high
+and does not recommend it. McNemar's test is the paired alternative. It is
+kept so that a report can show how the decision depends on the method.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from cvreport.errors import CVReportError, DataError
+from cvreport.methods._common import (
+    as_table,
+    describe_degenerate,
+    emit_warnings,
+    finish_result,
+    require_design,
+    safe_ratio,
+)
+from cvreport.methods.corrected import normal_pvalue
+from cvreport.results import TestResult, check_alternative
+
+if TYPE_CHECKING:
+    from cvreport.summary import SummaryRow
+    from cvreport.table import Design, ResultsTable
+
+__all__ = [
+    "ProportionKernel",
+    "ProportionTestResult",
+    "proportion_test",
+    "proportion_test_array",
+    "proportion_test_kernel",
+]
+
+REFERENCE = (
+    "Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised "
+    "classification learning algorithms. Neural Computation 10(7):1895–1923, section 3.1."
+)
+NOT_RECOMMENDED = (
+    "Not recommended: the two error rates come from the same validation records, but the "
+    "test treats them as independent proportions and ignores training-set variation "
+    "(Dietterich 1998); use McNemar's test (mcnemar) for one hold-out split."
+)
+
+
+class ProportionKernel(NamedTuple):
+    """Elementwise output of :func:`proportion_test_kernel` (batch shape ``...``)."""
+
+    statistic: NDArray[np.float64]
+    pvalue: NDArray[np.float64]
+    estimate: NDArray[np.float64]
+    pooled_error: NDArray[np.float64]
+    degenerate: NDArray[np.int8]
+
+
+def proportion_test_kernel(
+    error_a: ArrayLike, error_b: ArrayLike, n: ArrayLike, alternative: str = "two-sided"
+) -> ProportionKernel:
+    """Difference-of-proportions z statistic, elementwise over broadcast inputs.
+
+    Parameters
+    ----------
+    error_a, error_b : array_like
+        Error rates of A and B on the same validation set.
+    n : array_like
+        Validation-set size.
+    alternative : {"two-sided", "less", "greater"}
+        "less" means H1: A has the lower error rate.
+
+    Examples
+    --------
+    >>> k = proportion_test_kernel(0.15, 0.10, 100)
+    >>> round(float(k.statistic), 6), round(float(k.pvalue), 6)
+    (1.069045, 0.285049)
+    """
+    check_alternative(alternative)
+    pa = np.asarray(error_a, dtype=np.float64)
+    pb = np.asarray(error_b, dtype=np.float64)
+    size = np.asarray(n, dtype=np.float64)
+    pooled = (pa + pb) / 2.0
+    # p(1 − p) is exactly 0 at p ∈ {0, 1}; clip rounding below 0
+    spread = np.sqrt(np.maximum(2.0 * pooled * (1.0 - pooled), 0.0) / size)
+    statistic, code = safe_ratio(pa - pb, spread)
+    pvalue = np.where(code == 1, 1.0, normal_pvalue(statistic, alternative))
+    return ProportionKernel(
+        statistic=np.asarray(statistic, dtype=np.float64),
+        pvalue=np.asarray(pvalue, dtype=np.float64),
+        estimate=np.asarray(pa - pb, dtype=np.float64),
+        pooled_error=np.asarray(pooled, dtype=np.float64),
+        degenerate=np.asarray(code, dtype=np.int8),
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+class ProportionTestResult(TestResult):
+    """Result of the difference-of-proportions test.
+
+    Attributes
+    ----------
+    error_a, error_b : float
+        Error rates of A and B on the validation set.
+    pooled_error : float
+        ``(error_a + error_b) / 2``.
+
+    The method defines no confidence interval (:meth:`conf_int` raises
+    :class:`~cvreport.errors.IntervalUndefinedError`).
+    """
+
+    error_a: float = math.nan
+    error_b: float = math.nan
+    pooled_error: float = math.nan
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        extra = [
+            SummaryRow("error rate A", self.error_a, "number"),
+            SummaryRow("error rate B", self.error_b, "number"),
+            SummaryRow("pooled error rate", self.pooled_error, "number"),
+        ]
+        return rows[:-2] + extra + rows[-2:]
+
+
+def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> ProportionTestResult:
+    check_alternative(alternative)
+    pa, pb = float(error_a), float(error_b)
+    for name, value in (("error_a", pa), ("error_b", pb)):
+        if not (0.0 <= value <= 1.0):
+            raise DataError(f"{name} must be an error rate in [0, 1], got {value!r}")
+    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
+        raise CVReportError(f"n must be a positive whole number of validation records, got {n!r}")
+    kernel = proportion_test_kernel(pa, pb, n, alternative)
+    return ProportionTestResult(
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
+        distribution="normal",
+        alternative=alternative,
+        estimate=pa - pb,
+        nobs=int(n),
+        method="Difference of proportions test",
+        test="proportion_test",
+        reference=REFERENCE,
+        notes=(NOT_RECOMMENDED,),
+        warnings=describe_degenerate(
+            int(kernel.degenerate),
+            numerator="the difference of error rates",
+            denominator="the pooled variance 2p(1 − p)/n (both models err on none or on all records)",
+        ),
+        error_a=pa,
+        error_b=pb,
+        pooled_error=float(kernel.pooled_error),
+    )
+
+
+def proportion_test_array(
+    error_a: float, error_b: float, n: int, *, alternative: str = "two-sided"
+) -> ProportionTestResult:
+    """Dietterich's difference-of-proportions test for one validation set (not recommended).
+
+    ``z = (pA − pB) / sqrt(2p(1 − p)/n)``, ``p = (pA + pB)/2``, referred to N(0, 1).
+
+    Parameters
+    ----------
+    error_a, error_b : float
+        Error rates of A and B on the same ``n`` validation records.
+    n : int
+        Number of validation records.
+    alternative : {"two-sided", "less", "greater"}
+        "less" means H1: A has the lower error rate.
+
+    References
+    ----------
+    Dietterich (1998), Neural Computation 10(7), section 3.1.
+
+    Examples
+    --------
+    >>> res = proportion_test_array(0.15, 0.10, 100)
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (1.069045, 0.285049)
+    """
+    result = _proportion(error_a, error_b, n, alternative)
+    emit_warnings(result.warnings)
+    return result
+
+
+def _single_holdout(design: Design) -> bool:
+    return design.m == 1 and design.K == 1
+
+
+def proportion_test(
+    table: ResultsTable | str,
+    a: object = None,
+    b: object = None,
+    *,
+    alternative: str = "two-sided",
+    data: pd.DataFrame | None = None,
+) -> ProportionTestResult:
+    """Dietterich's difference-of-proportions test on one hold-out split (not recommended).
+
+    Parameters
+    ----------
+    table : ResultsTable or str
+        Per-record 0/1 losses of one hold-out split, or a formula with ``data``.
+    a, b : model labels, optional
+    alternative : {"two-sided", "less", "greater"}
+    data : DataFrame, optional
+
+    Raises
+    ------
+    DesignError
+        Unless the table holds one hold-out split (one replication, one fold) of
+        per-record losses.
+    DataError
+        If the losses are not 0/1.
+
+    References
+    ----------
+    Dietterich (1998), Neural Computation 10(7), section 3.1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from cvreport.table import ResultsTable
+    >>> errors = {"A": [1] * 15 + [0] * 85, "B": [1] * 10 + [0] * 90}
+    >>> df = pd.DataFrame([{"model": m, "replication": 1, "fold": 1, "record": i, "loss": e}
+    ...                    for m, losses in errors.items() for i, e in enumerate(losses)])
+    >>> res = proportion_test(ResultsTable(df))
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (1.069045, 0.285049)
+    """
+    tbl = as_table(table, data)
+    a, b = tbl.resolve_pair(a, b)
+    tbl.require_per_record("proportion_test")
+    require_design(
+        tbl,
+        "proportion_test",
+        _single_holdout,
+        "one hold-out split (one replication with one validation fold); for K-fold or "
+        "repeated designs use paired_ttest_kfold or corrected_resampled_ttest",
+    )
+    tbl.require_binary("proportion_test")
+    stats = tbl.stats  # arrays [replication, fold, model]; one split here
+    ia, ib = tbl.models.index(a), tbl.models.index(b)
+    n_a, n_b = int(stats.counts[0, 0, ia]), int(stats.counts[0, 0, ib])
+    if n_a != n_b:
+        raise DataError(
+            f"models {a!r} and {b!r} were scored on different numbers of records ({n_a} and "
+            f"{n_b}); the test needs both on the same validation set"
+        )
+    error_a = float(stats.sums[0, 0, ia]) / n_a
+    error_b = float(stats.sums[0, 0, ib]) / n_b
+    result = finish_result(_proportion(error_a, error_b, n_a, alternative), tbl, (a, b))
+    emit_warnings(result.warnings)
+    return result
