@@ -1,0 +1,180 @@
+"""From per-record losses of many simulated data sets to per-fold differences and 2×2 tables.
+
+The tests only need, for every validation fold, the mean loss difference
+``p_i^(j)`` (A − B) and, for 0/1 losses, the 2×2 table ``n00, n01, n10, n11``
+(METHODS.md §0). For a batch of simulated data sets whose records were shuffled
+into "positions", the fold of every position is a fixed template (see
+:mod:`cvreport.simulate.designs`), so every per-fold sum of the whole batch is
+one matrix product of the ``(reps, n)`` losses with the ``(n, folds)`` 0/1
+indicator of the template — a single BLAS call per batch, whatever the number of
+designs stacked into the indicator's columns.
+
+Examples
+--------
+>>> import numpy as np
+>>> template = np.array([[0, 0, 1, 1]])           # one replication, two folds of two
+>>> a = np.array([[1, 0, 1, 1]])                  # losses of A on positions 0..3
+>>> b = np.array([[0, 0, 1, 0]])
+>>> stats = fold_statistics(a, b, template, K=2, binary=True)
+>>> stats.differences.tolist()
+[[[0.5, 0.5]]]
+>>> stats.tables.tolist()                          # n00, n01, n10, n11 per fold
+[[[[0, 1, 0, 1], [1, 1, 0, 0]]]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cvreport.errors import DataError
+
+__all__ = [
+    "FoldStatistics",
+    "code_losses",
+    "count_cells",
+    "fold_indicator",
+    "fold_statistics",
+    "split_columns",
+]
+
+
+@dataclass(frozen=True)
+class FoldStatistics:
+    """Per-fold summaries of a batch of simulated data sets under one design.
+
+    Attributes
+    ----------
+    differences : ndarray of shape (reps, m, K)
+        Mean loss of A minus mean loss of B on every validation fold.
+    tables : ndarray of shape (reps, m, K, 4) or None
+        ``n00, n01, n10, n11`` of every fold (0/1 losses only): ``n00`` both wrong,
+        ``n01`` A wrong and B right, ``n10`` A right and B wrong, ``n11`` both right.
+    sizes : ndarray of shape (m, K)
+        Validation records of every fold.
+    """
+
+    differences: np.ndarray
+    tables: np.ndarray | None
+    sizes: np.ndarray
+
+    @property
+    def reps(self) -> int:
+        """Number of simulated data sets in the batch."""
+        return int(self.differences.shape[0])
+
+
+def fold_indicator(template: np.ndarray, K: int) -> np.ndarray:
+    """The ``(n, m*K)`` float32 0/1 matrix: position ``p`` is in fold ``k`` of replication ``i``.
+
+    Column ``i*K + k`` belongs to fold ``k`` of replication ``i``; unscored positions
+    (``-1``) have no 1 in any column.
+
+    >>> fold_indicator(np.array([[0, 1, -1]]), 2).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    template = np.atleast_2d(template)
+    m, n = template.shape
+    columns = np.arange(m)[:, None] * K + template
+    matrix = np.zeros((n, m * K), dtype=np.float32)
+    scored = template >= 0
+    positions = np.broadcast_to(np.arange(n), (m, n))
+    matrix[positions[scored], columns[scored]] = 1.0
+    return matrix
+
+
+def code_losses(loss_a: np.ndarray, loss_b: np.ndarray) -> np.ndarray:
+    """Cell of the 2×2 table of every record as int8: 0 = n00, 1 = n01, 2 = n10, 3 = n11.
+
+    >>> code_losses(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])).tolist()
+    [0, 1, 2, 3]
+    """
+    a = np.asarray(loss_a).astype(np.int8, copy=False)
+    b = np.asarray(loss_b).astype(np.int8, copy=False)
+    return (2 * (1 - a) + (1 - b)).astype(np.int8, copy=False)
+
+
+def count_cells(codes: np.ndarray, indicator: np.ndarray) -> np.ndarray:
+    """``(reps, 3, C)`` counts of cells n00, n01, n10 per indicator column (float32, exact)."""
+    reps, n = codes.shape
+    onehot = np.empty((reps, 3, n), dtype=np.float32)
+    for cell in range(3):
+        np.equal(codes, cell, out=onehot[:, cell, :], casting="unsafe")
+    return np.matmul(onehot, indicator)
+
+
+def split_columns(
+    counts: np.ndarray | None,
+    sums: np.ndarray | None,
+    sizes: np.ndarray,
+    m: int,
+    K: int,
+) -> FoldStatistics:
+    """Assemble :class:`FoldStatistics` from cell counts or loss-difference sums of m*K columns.
+
+    ``counts`` is ``(reps, 3, m*K)`` (cells n00, n01, n10) for 0/1 losses, else ``None``
+    and ``sums`` is the ``(reps, m*K)`` sum of per-record differences A − B.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(m, K)
+    if counts is not None:
+        cells = np.rint(counts).astype(np.int64).reshape(counts.shape[0], 3, m, K)
+        n11 = sizes[None] - cells.sum(axis=1)
+        tables = np.concatenate([cells, n11[:, None]], axis=1).transpose(0, 2, 3, 1)
+        differences = (tables[..., 1] - tables[..., 2]) / sizes
+        return FoldStatistics(
+            np.ascontiguousarray(differences), np.ascontiguousarray(tables), sizes
+        )
+    if sums is None:
+        raise ValueError("split_columns needs counts or sums")
+    differences = np.asarray(sums, dtype=np.float64).reshape(sums.shape[0], m, K) / sizes
+    return FoldStatistics(differences, None, sizes)
+
+
+def fold_statistics(
+    loss_a: np.ndarray,
+    loss_b: np.ndarray,
+    template: np.ndarray,
+    K: int,
+    *,
+    binary: bool,
+) -> FoldStatistics:
+    """Per-fold differences (and 2×2 tables) of a batch, losses given by shuffled position.
+
+    Parameters
+    ----------
+    loss_a, loss_b : ndarray of shape (reps, n) or (reps, m, n)
+        Loss of every record at its shuffled position; the 3-D form gives each
+        replication its own losses (learners trained per fold).
+    template : ndarray of shape (m, n)
+        Validation fold of every position in every replication (``-1``: unscored).
+    K : int
+        Folds per replication.
+    binary : bool
+        Whether the losses are 0/1 (then the 2×2 tables are counted too).
+
+    Returns
+    -------
+    FoldStatistics
+    """
+    template = np.atleast_2d(template)
+    m, n = template.shape
+    a = np.asarray(loss_a)
+    b = np.asarray(loss_b)
+    if a.shape != b.shape or a.shape[-1] != n or a.ndim not in (2, 3):
+        raise DataError(
+            f"losses of shape {a.shape} and {b.shape} do not fit a template over n = {n} "
+            "records; pass (reps, n) or (reps, m, n) arrays for both models"
+        )
+    sizes = np.stack([np.bincount(row[row >= 0], minlength=K) for row in template])
+    if a.ndim == 2:
+        indicator = fold_indicator(template, K)
+        if binary:
+            return split_columns(count_cells(code_losses(a, b), indicator), None, sizes, m, K)
+        return split_columns(None, (a - b) @ indicator.astype(np.float64), sizes, m, K)
+    parts = [
+        fold_statistics(a[:, i], b[:, i], template[i : i + 1], K, binary=binary) for i in range(m)
+    ]
+    differences = np.concatenate([p.differences for p in parts], axis=1)
+    tables = None if not binary else np.concatenate([p.tables for p in parts], axis=1)
+    return FoldStatistics(differences, tables, sizes)

@@ -1,0 +1,721 @@
+"""Run simulation studies: rejection rates of every test on many simulated data sets.
+
+:func:`calibrate` estimates each test's rejection rate at one value of a
+scenario's parameter (the type I error when H0 holds); :func:`power_curve`
+repeats it over several values. Both return a tidy DataFrame with columns
+``test, design, parameter, rate, se, reps``.
+
+How a batch ("chunk") of simulated data sets is processed:
+
+1. the scenario draws the per-record losses of every data set (loss
+   scenarios), or features and labels (trained scenarios);
+2. the records of every data set are shuffled — independently for every
+   *shuffle stream* — and the fold template of each design is laid over the
+   shuffled positions (:mod:`cvreport.simulate.designs`); trained scenarios
+   fit both learners on every training set of every design;
+3. per-fold differences and 2×2 tables follow from one matrix product per
+   stream (:mod:`cvreport.simulate.aggregate`);
+4. each test's own kernel computes the p-values of the whole batch
+   (:mod:`cvreport.simulate.runners`), and rejections (p ≤ α, as
+   :meth:`cvreport.TestResult.reject`) are counted.
+
+Common random numbers: by default every design's first shuffle group uses the
+same shuffle of a data set (stream 0), random m×2 replications 2..m use streams
+1..m−1. Each test's rejection rate is exactly that of independent partitions
+(each design, on its own, sees a uniformly random shuffle); sharing only makes
+the decisions of different tests on one data set correlated, which sharpens
+comparisons between tests and makes a design's results independent of which
+other designs run. ``common_shuffle=False`` draws separate shuffles per design.
+
+Reproducibility: chunk ``c`` draws from the ``c``-th child of ``SeedSequence(seed)``
+(:func:`chunk_seed`), so results depend only on the seed, ``reps``,
+``chunk_size``, the scenario and the designs run — not on ``n_jobs`` or on the
+order in which threads finish. Power curves reuse
+the same seeds at every parameter value (common random numbers again), which
+makes the curves smooth.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
+from cvreport.simulate.aggregate import (
+    FoldStatistics,
+    code_losses,
+    count_cells,
+    fold_indicator,
+    fold_statistics,
+    split_columns,
+)
+from cvreport.simulate.designs import TABLE_V_DESIGNS, SimulationDesign, get_design
+from cvreport.simulate.runners import SEED_TESTS, TestRunner, get_runner
+from cvreport.simulate.scenarios import (
+    LossScenarioBase,
+    Scenario,
+    TrainedScenarioBase,
+    get_scenario,
+)
+
+__all__ = ["COLUMNS", "calibrate", "chunk_seed", "power_curve"]
+
+#: Columns of the DataFrame returned by :func:`calibrate` and :func:`power_curve`.
+COLUMNS = ("test", "design", "parameter", "rate", "se", "reps")
+
+DesignsArg = str | SimulationDesign | Sequence[str | SimulationDesign] | Mapping[str, Any] | None
+
+
+# -- the plan ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    runner: TestRunner
+    design: SimulationDesign
+    options: Mapping[str, Any]
+
+
+@dataclass
+class _Stream:
+    """Designs' replications that share one shuffle of each data set."""
+
+    members: list[tuple[SimulationDesign, tuple[int, ...]]] = field(default_factory=list)
+    indicator: np.ndarray | None = None
+    slices: list[slice] = field(default_factory=list)
+
+
+@dataclass
+class _Plan:
+    jobs: list[_Job]
+    designs: list[SimulationDesign]
+    streams: list[_Stream]
+    binary: bool
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (str, SimulationDesign)):
+        return [value]
+    return list(value)
+
+
+def _resolve_jobs(
+    tests: str | Iterable[str] | None,
+    designs: DesignsArg,
+    binary: bool,
+    options: Mapping[str, Mapping[str, Any]],
+) -> list[_Job]:
+    explicit = tests is not None
+    names = list(SEED_TESTS) if tests is None else _as_list(tests)
+    if not names:
+        raise CVReportError("tests= is empty; name at least one test, e.g. tests=['mcnemar']")
+    unknown_options = [k for k in options if k not in names]
+    if unknown_options:
+        raise CVReportError(
+            f"test_options names tests that are not run: {describe_keys(unknown_options)}"
+        )
+    jobs: list[_Job] = []
+    for name in names:
+        runner = get_runner(name)
+        if runner.needs_binary and not binary:
+            if explicit:
+                raise DataError(
+                    f"{name} needs 0/1 losses, but the scenario's losses are not all 0 or 1; "
+                    "drop it from tests= or make the generator return 0/1 losses"
+                )
+            continue
+        if designs is None:
+            chosen = [get_design(TABLE_V_DESIGNS[name])]
+        elif isinstance(designs, Mapping):
+            if name not in designs:
+                chosen = [get_design(TABLE_V_DESIGNS[name])]
+            else:
+                chosen = [get_design(d) for d in _as_list(designs[name])]
+                for design in chosen:
+                    runner.check(design)
+        else:
+            candidates = [get_design(d) for d in _as_list(designs)]
+            chosen = [d for d in candidates if runner.accepts(d)]
+            if not chosen and explicit:
+                raise DesignError(
+                    f"none of the designs {describe_keys([d.name for d in candidates])} fits "
+                    f"{name}; it needs a design of kind {describe_keys(runner.kinds)}"
+                )
+        for design in chosen:
+            jobs.append(_Job(runner, design, dict(options.get(name, {}))))
+    if isinstance(designs, Mapping):
+        stray = [k for k in designs if k not in names]
+        if stray:
+            raise CVReportError(
+                f"designs= names tests that are not run: {describe_keys(stray)}; "
+                "add them to tests= or drop them from designs="
+            )
+    if not jobs:
+        raise DesignError(
+            "no requested test fits the requested designs"
+            + ("" if binary else " with non-0/1 losses")
+        )
+    return jobs
+
+
+def _plan(
+    scenario: Scenario,
+    jobs: list[_Job],
+    binary: bool,
+    common_shuffle: bool,
+) -> _Plan:
+    designs: list[SimulationDesign] = []
+    for job in jobs:
+        if job.design not in designs:
+            designs.append(job.design)
+    keyed: dict[Any, _Stream] = {}
+    for design in designs:
+        design.template(scenario.n)  # fail early on a design that does not fit n
+        for index, group in enumerate(design.shuffle_groups):
+            key = index if common_shuffle else (design.name, index)
+            keyed.setdefault(key, _Stream()).members.append((design, group))
+    ordered = [keyed[k] for k in sorted(keyed, key=_stream_order)]
+    for stream in ordered:
+        matrices, start = [], 0
+        for design, group in stream.members:
+            template = design.template(scenario.n)[list(group)]
+            matrices.append(fold_indicator(template, design.K))
+            width = len(group) * design.K
+            stream.slices.append(slice(start, start + width))
+            start += width
+        stream.indicator = np.concatenate(matrices, axis=1)
+    return _Plan(jobs, designs, ordered, binary)
+
+
+def _stream_order(key: Any) -> tuple[int, str]:
+    if isinstance(key, tuple):
+        return (int(key[1]), str(key[0]))
+    return (int(key), "")
+
+
+# -- one chunk ---------------------------------------------------------------
+
+
+def _shuffle(rng: np.random.Generator, reps: int, n: int) -> np.ndarray:
+    """``(reps, n)`` independent uniformly random permutations (argsort of uniform keys)."""
+    return np.argsort(rng.random((reps, n)), axis=1)
+
+
+def _loss_chunk(
+    scenario: LossScenarioBase,
+    plan: _Plan,
+    rng: np.random.Generator,
+    reps: int,
+    keep: dict[str, dict[str, np.ndarray]] | None = None,
+) -> dict[str, FoldStatistics]:
+    loss_a, loss_b = scenario.record_losses(rng, reps)
+    if plan.binary:
+        _require_binary(scenario, loss_a, loss_b)
+        values: np.ndarray = code_losses(loss_a, loss_b)
+    else:
+        values = np.asarray(loss_a, dtype=np.float64) - np.asarray(loss_b, dtype=np.float64)
+    parts: dict[str, np.ndarray] = {}
+    for stream in plan.streams:
+        order = _shuffle(rng, reps, scenario.n)
+        shuffled = np.take_along_axis(values, order, axis=1)
+        indicator = stream.indicator
+        assert indicator is not None
+        if plan.binary:
+            columns = count_cells(shuffled, indicator)
+        else:
+            columns = shuffled @ indicator.astype(np.float64)
+        for (design, group), where in zip(stream.members, stream.slices):
+            part = columns[..., where]
+            buffer = parts.get(design.name)
+            if buffer is None:
+                shape = (reps, 3, design.m, design.K) if plan.binary else (reps, design.m, design.K)
+                buffer = parts[design.name] = np.zeros(shape, dtype=part.dtype)
+            block = part.reshape(*part.shape[:-1], len(group), design.K)
+            buffer[..., list(group), :] = block
+            if keep is not None:
+                record = keep.setdefault(design.name, {"loss_a": loss_a, "loss_b": loss_b})
+                _keep_folds(record, design, group, order, scenario.n)
+    stats = {}
+    for design in plan.designs:
+        buffer = parts[design.name]
+        sizes = design.fold_sizes(scenario.n)
+        flat = buffer.reshape(*buffer.shape[:-2], design.m * design.K)
+        if plan.binary:
+            stats[design.name] = split_columns(flat, None, sizes, design.m, design.K)
+        else:
+            stats[design.name] = split_columns(None, flat, sizes, design.m, design.K)
+    return stats
+
+
+def _keep_folds(
+    record: dict[str, np.ndarray],
+    design: SimulationDesign,
+    group: tuple[int, ...],
+    order: np.ndarray,
+    n: int,
+) -> None:
+    """Store the fold of every record (record order) for the replications of ``group``."""
+    reps = order.shape[0]
+    folds = record.setdefault("folds", np.full((reps, design.m, n), -1, dtype=np.int16))
+    template = design.template(n)
+    for replication in group:
+        row = np.broadcast_to(template[replication], (reps, n))
+        np.put_along_axis(folds[:, replication, :], order, row, axis=1)
+
+
+def _require_binary(scenario: Scenario, loss_a: np.ndarray, loss_b: np.ndarray) -> None:
+    for label, losses in (("A", loss_a), ("B", loss_b)):
+        if losses.dtype != np.int8 and not np.isin(losses, (0, 1)).all():
+            raise DataError(
+                f"scenario {scenario.name!r} was declared or found to have 0/1 losses, but "
+                f"model {label} has other values in a later batch; set binary=False"
+            )
+
+
+def _trained_chunk(
+    scenario: TrainedScenarioBase,
+    plan: _Plan,
+    rng: np.random.Generator,
+    reps: int,
+    keep: dict[str, dict[str, np.ndarray]] | None = None,
+) -> dict[str, FoldStatistics]:
+    x, y = scenario.sample(rng, reps)
+    learner_a, learner_b = scenario.learners
+    pieces: dict[str, dict[int, FoldStatistics]] = {d.name: {} for d in plan.designs}
+    n = scenario.n
+    for stream in plan.streams:
+        order = _shuffle(rng, reps, n)
+        xs = np.take_along_axis(x, order[..., None], axis=1)
+        ys = np.take_along_axis(y, order, axis=1)
+        for design, group in stream.members:
+            template = design.template(n)
+            for replication in group:
+                row = template[replication]
+                loss_a = np.zeros((reps, n), dtype=np.int8)
+                loss_b = np.zeros((reps, n), dtype=np.int8)
+                for fold in range(design.K):
+                    train, test = row != fold, row == fold
+                    truth = ys[:, test]
+                    for learner, losses in ((learner_a, loss_a), (learner_b, loss_b)):
+                        predicted = learner.fit_predict(xs[:, train], ys[:, train], xs[:, test])
+                        losses[:, test] = np.asarray(predicted) != truth
+                pieces[design.name][replication] = fold_statistics(
+                    loss_a, loss_b, row[None], design.K, binary=True
+                )
+                if keep is not None:
+                    record = keep.setdefault(
+                        design.name,
+                        {
+                            "loss_a": np.zeros((reps, design.m, n), dtype=np.int8),
+                            "loss_b": np.zeros((reps, design.m, n), dtype=np.int8),
+                        },
+                    )
+                    np.put_along_axis(record["loss_a"][:, replication], order, loss_a, axis=1)
+                    np.put_along_axis(record["loss_b"][:, replication], order, loss_b, axis=1)
+                    _keep_folds(record, design, (replication,), order, n)
+    stats = {}
+    for design in plan.designs:
+        ordered = [pieces[design.name][i] for i in range(design.m)]
+        stats[design.name] = FoldStatistics(
+            np.concatenate([p.differences for p in ordered], axis=1),
+            np.concatenate([p.tables for p in ordered], axis=1),
+            design.fold_sizes(n),
+        )
+    return stats
+
+
+def _chunk_statistics(
+    scenario: Scenario,
+    plan: _Plan,
+    rng: np.random.Generator,
+    reps: int,
+    keep: dict[str, dict[str, np.ndarray]] | None = None,
+) -> dict[str, FoldStatistics]:
+    if isinstance(scenario, TrainedScenarioBase):
+        return _trained_chunk(scenario, plan, rng, reps, keep)
+    if isinstance(scenario, LossScenarioBase):
+        return _loss_chunk(scenario, plan, rng, reps, keep)
+    raise CVReportError(  # pragma: no cover - the two bases cover every scenario
+        f"unsupported scenario type {type(scenario).__name__}"
+    )
+
+
+def _run_chunk(
+    scenario: Scenario, plan: _Plan, seed: np.random.SeedSequence, reps: int, alpha: float
+) -> np.ndarray:
+    """Rejections of every job on one chunk of ``reps`` simulated data sets."""
+    stats = _chunk_statistics(scenario, plan, np.random.Generator(np.random.PCG64(seed)), reps)
+    counts = np.zeros(len(plan.jobs), dtype=np.int64)
+    for index, job in enumerate(plan.jobs):
+        pvalues = job.runner.pvalues(stats[job.design.name], job.options)
+        bad = ~np.isfinite(pvalues) | (pvalues < 0) | (pvalues > 1)
+        if bad.any():
+            raise CVReportError(
+                f"{job.runner.name} returned {int(bad.sum())} p-values outside [0, 1] (or NaN) "
+                f"on the {job.design.name} design; this is a defect in its kernel"
+            )
+        counts[index] = int(np.count_nonzero(pvalues <= alpha))
+    return counts
+
+
+# -- public API --------------------------------------------------------------
+
+
+def _probe_binary(scenario: Scenario) -> bool:
+    if scenario.binary is not None:
+        return bool(scenario.binary)
+    if not isinstance(scenario, LossScenarioBase):
+        return True
+    probe_a, probe_b = scenario.record_losses(np.random.default_rng(0), 8)
+    return bool(np.isin(probe_a, (0, 1)).all() and np.isin(probe_b, (0, 1)).all())
+
+
+def _check_run_arguments(reps: int, alpha: float, chunk_size: int, n_jobs: int) -> None:
+    if int(reps) != reps or reps < 1:
+        raise CVReportError(f"reps must be a positive integer, got {reps!r}")
+    if not 0 < alpha < 1:
+        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    if int(chunk_size) != chunk_size or chunk_size < 1:
+        raise CVReportError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if int(n_jobs) != n_jobs or n_jobs < 1:
+        raise CVReportError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+
+
+def _chunk_sizes(reps: int, chunk_size: int) -> list[int]:
+    full, rest = divmod(int(reps), int(chunk_size))
+    return [int(chunk_size)] * full + ([rest] if rest else [])
+
+
+def _progress_bar(total: int, enabled: bool | None, chunks: int, description: str) -> Any:
+    from tqdm.auto import tqdm
+
+    disable = not enabled if enabled is not None else chunks < 5
+    return tqdm(total=total, disable=disable, unit="rep", desc=description, leave=False)
+
+
+def _simulate_counts(
+    scenario: Scenario,
+    plan: _Plan,
+    reps: int,
+    alpha: float,
+    seed: np.random.SeedSequence,
+    chunk_size: int,
+    n_jobs: int,
+    bar: Any,
+) -> np.ndarray:
+    sizes = _chunk_sizes(reps, chunk_size)
+    seeds = [chunk_seed(seed, index) for index in range(len(sizes))]
+    total = np.zeros(len(plan.jobs), dtype=np.int64)
+    if n_jobs == 1 or len(sizes) == 1:
+        for size, child in zip(sizes, seeds):
+            total += _run_chunk(scenario, plan, child, size, alpha)
+            bar.update(size)
+        return total
+    with ThreadPoolExecutor(max_workers=int(n_jobs)) as pool:
+        futures = [
+            pool.submit(_run_chunk, scenario, plan, child, size, alpha)
+            for size, child in zip(sizes, seeds)
+        ]
+        for size, future in zip(sizes, futures):
+            total += future.result()
+            bar.update(size)
+    return total
+
+
+def _frame(plan: _Plan, counts: np.ndarray, reps: int, value: float) -> pd.DataFrame:
+    rate = counts / reps
+    se = np.sqrt(rate * (1.0 - rate) / reps)
+    return pd.DataFrame(
+        {
+            "test": [job.runner.name for job in plan.jobs],
+            "design": [job.design.name for job in plan.jobs],
+            "parameter": np.full(len(plan.jobs), value, dtype=np.float64),
+            "rate": rate,
+            "se": se,
+            "reps": np.full(len(plan.jobs), int(reps), dtype=np.int64),
+        }
+    )
+
+
+def _root_seed(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    return np.random.SeedSequence(seed)
+
+
+def chunk_seed(root: np.random.SeedSequence, index: int) -> np.random.SeedSequence:
+    """The seed of chunk ``index``: the ``index``-th child of ``root``, without spawning.
+
+    Unlike ``root.spawn``, this does not advance ``root``, so every parameter value
+    of a power curve (and every call with the same seed) reuses the same streams.
+    """
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, index), pool_size=root.pool_size
+    )
+
+
+def _vary(scenario: Scenario, parameter: str, value: float) -> Scenario:
+    if parameter == scenario.parameter:
+        return scenario.with_parameter(value)
+    params = getattr(scenario, "params", None)
+    if isinstance(params, Mapping) and parameter in params:
+        return dataclasses.replace(scenario, params={**params, parameter: value})  # type: ignore[type-var]
+    names = {f.name for f in dataclasses.fields(scenario)}  # type: ignore[arg-type]
+    if parameter not in names:
+        raise CVReportError(
+            f"the {scenario.name} scenario has no parameter {parameter!r}; "
+            f"its parameters are {describe_keys(sorted(names))}"
+        )
+    if parameter == "n":
+        if int(value) != value:
+            raise CVReportError(f"n must be a whole number of records, got {value!r}")
+        return dataclasses.replace(scenario, n=int(value))  # type: ignore[type-var]
+    return dataclasses.replace(scenario, **{parameter: value})  # type: ignore[type-var]
+
+
+def _study(
+    scenario: str | Scenario,
+    values: Sequence[float] | None,
+    parameter: str | None,
+    *,
+    tests: str | Iterable[str] | None,
+    designs: DesignsArg,
+    reps: int,
+    alpha: float,
+    seed: int | np.random.SeedSequence | None,
+    progress: bool | None,
+    chunk_size: int | None,
+    n_jobs: int | None,
+    common_shuffle: bool,
+    test_options: Mapping[str, Mapping[str, Any]] | None,
+    params: Mapping[str, Any],
+) -> pd.DataFrame:
+    base = get_scenario(scenario, **params)
+    chunk = int(chunk_size or base.default_chunk_size)
+    threads = n_jobs if n_jobs is not None else max(1, os.cpu_count() or 1)
+    _check_run_arguments(reps, alpha, chunk, threads)
+    threads = int(threads)
+    name = parameter or base.parameter
+    scenarios = [base] if values is None else [_vary(base, name, v) for v in values]
+    if not scenarios:
+        raise CVReportError("values= is empty; give the parameter values to sweep")
+    binary = _probe_binary(base)
+    jobs = _resolve_jobs(tests, designs, binary, dict(test_options or {}))
+    root = _root_seed(seed)
+    started = time.perf_counter()
+    frames = []
+    chunks = len(_chunk_sizes(reps, chunk)) * len(scenarios)
+    with _progress_bar(reps * len(scenarios), progress, chunks, f"simulating {base.name}") as bar:
+        for current in scenarios:
+            plan = _plan(current, jobs, binary, common_shuffle)
+            counts = _simulate_counts(current, plan, reps, alpha, root, chunk, threads, bar)
+            value = (
+                current.parameter_value
+                if name == current.parameter
+                else float(current.parameters()[name])
+            )
+            frames.append(_frame(plan, counts, reps, value))
+    result = pd.concat(frames, ignore_index=True)
+    result.attrs.update(
+        {
+            "scenario": base.name,
+            "description": base.describe(None if values is None else name),
+            "parameter": name,
+            "null": base.null if values is None else None,
+            "n": base.n,
+            "alpha": float(alpha),
+            "seed": root.entropy if isinstance(root.entropy, int) else None,
+            "common_shuffle": bool(common_shuffle),
+            "designs": {
+                d.name: d.describe(None if name == "n" and values is not None else base.n)
+                for d in plan.designs
+            },
+            "seconds": time.perf_counter() - started,
+        }
+    )
+    return result
+
+
+def calibrate(
+    scenario: str | Scenario = "epsilon",
+    *,
+    tests: str | Iterable[str] | None = None,
+    designs: DesignsArg = None,
+    reps: int = 10_000,
+    alpha: float = 0.05,
+    seed: int | np.random.SeedSequence | None = None,
+    progress: bool | None = None,
+    chunk_size: int | None = None,
+    n_jobs: int | None = None,
+    common_shuffle: bool = True,
+    test_options: Mapping[str, Mapping[str, Any]] | None = None,
+    **params: Any,
+) -> pd.DataFrame:
+    """Rejection rate of every test on ``reps`` simulated data sets of a scenario.
+
+    Under H0 (e.g. the ``"epsilon"`` scenario, or ``"simple"`` with ``delta=0``)
+    the rate estimates the test's type I error; under an effect, its power.
+    By default the nine seed tests run each on its design in seed 004 Table V:
+    10-fold CV for the K-fold t and the naive K-fold McNemar, random 5×2 for
+    Dietterich's t, Alpaydın's F and Yıldız's t, 5×2 BCV for the calibrated F
+    and the BCV McNemar test, blocked 3×2 for the blocked t, and a hold-out
+    split validating on 1/3 of the records for McNemar's test.
+
+    Parameters
+    ----------
+    scenario : str or Scenario
+        ``"epsilon"`` (Dietterich's ε model, n = 300, ε = 0.1), ``"simple"``
+        (seed 004, logistic regression vs majority, n = 1000), ``"gaussians"``
+        (seed 000 §3.1, needs scikit-learn), or a
+        :class:`~cvreport.simulate.scenarios.Scenario` such as
+        :class:`~cvreport.simulate.scenarios.LossScenario` built on your own
+        generator.
+    tests : str or list of str, optional
+        cvreport test function names (default: the nine seed tests; with
+        non-0/1 losses the McNemar tests are left out).
+    designs : str, list or dict, optional
+        ``None``: each test on its Table V design. A design name or list
+        (``"10-fold"``, ``"random 5x2"``, ``"5x2 BCV"``, ``"balanced 5x2"``,
+        ``"blocked 3x2"``, ``"hold-out 1/3"``, ``"<K>-fold"``, ``"random <m>x2"``,
+        ``"<m>x2 BCV"``, or :mod:`~cvreport.simulate.designs` objects): every test
+        on every listed design it applies to. A dict ``{test: design(s)}``: as
+        given (tests not in it keep their Table V design).
+    reps : int
+        Simulated data sets.
+    alpha : float
+        Significance level; a test rejects when its p-value is ≤ alpha.
+    seed : int or SeedSequence, optional
+        Makes the study reproducible (see the module docstring).
+    progress : bool, optional
+        Show a tqdm progress bar (default: when the run has five chunks or more).
+    chunk_size : int, optional
+        Data sets per vectorised batch (default 5,000 for loss scenarios, 500
+        for trained ones); bounds the memory: about ``chunk_size × n × 40`` bytes
+        per thread for loss scenarios (60 MB at n = 300).
+    n_jobs : int, optional
+        Threads working on chunks in parallel (default: one per CPU core); the
+        results do not depend on it.
+    common_shuffle : bool
+        Share one shuffle of each data set between designs (see the module docstring).
+    test_options : dict, optional
+        Keyword arguments for a test's kernel, e.g.
+        ``{"mcnemar": {"method": "exact"}, "calibrated_ftest_5x2cv": {"df1": 6.7551}}``.
+    **params
+        Parameters of a named scenario, e.g. ``n=300, epsilon=0.1`` or ``delta=0.5``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``test, design, parameter, rate, se, reps``: the rejection rate,
+        its Monte Carlo standard error ``sqrt(rate (1 − rate) / reps)``, and the
+        value of the scenario's parameter. ``attrs`` records the scenario, α,
+        the seed and the run time.
+
+    Examples
+    --------
+    >>> frame = calibrate("epsilon", tests=["paired_ttest_5x2cv"], reps=2000, seed=1)
+    >>> list(frame.columns)
+    ['test', 'design', 'parameter', 'rate', 'se', 'reps']
+    >>> row = frame.iloc[0]
+    >>> row.design, bool(0.0 <= row.rate <= 0.1), int(row.reps)
+    ('random 5x2', True, 2000)
+    """
+    return _study(
+        scenario,
+        None,
+        None,
+        tests=tests,
+        designs=designs,
+        reps=reps,
+        alpha=alpha,
+        seed=seed,
+        progress=progress,
+        chunk_size=chunk_size,
+        n_jobs=n_jobs,
+        common_shuffle=common_shuffle,
+        test_options=test_options,
+        params=params,
+    )
+
+
+def power_curve(
+    scenario: str | Scenario = "epsilon",
+    values: Sequence[float] | None = None,
+    *,
+    parameter: str | None = None,
+    tests: str | Iterable[str] | None = None,
+    designs: DesignsArg = None,
+    reps: int = 2_000,
+    alpha: float = 0.05,
+    seed: int | np.random.SeedSequence | None = None,
+    progress: bool | None = None,
+    chunk_size: int | None = None,
+    n_jobs: int | None = None,
+    common_shuffle: bool = True,
+    test_options: Mapping[str, Mapping[str, Any]] | None = None,
+    **params: Any,
+) -> pd.DataFrame:
+    """Rejection rates over values of a scenario parameter: power curves (and the size at H0).
+
+    Runs :func:`calibrate` at every value of ``parameter`` (default: the
+    scenario's own, ``delta`` for ``"epsilon"`` and ``"simple"``, ``mean_shift``
+    for ``"gaussians"``) with the same seeds, and stacks the results.
+
+    Parameters
+    ----------
+    values : sequence of float, optional
+        Parameter values. Default: the scenario's own sweep — ``delta`` = 0 to
+        0.15 for ``"epsilon"`` (how much more often A errs than B, an extension
+        of Dietterich's model), Δ = 0 to 1 for ``"simple"`` (as seed 004's power
+        curves), ``mean_shift`` = 0.5 to 2 for ``"gaussians"``.
+    parameter : str, optional
+        The scenario parameter to sweep.
+    Other parameters
+        As for :func:`calibrate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`calibrate`, one block of rows per value.
+
+    Examples
+    --------
+    >>> curve = power_curve("epsilon", [0.0, 0.2], tests=["combined_ftest_5x2cv"],
+    ...                     reps=500, seed=2)
+    >>> curve.parameter.tolist(), bool(curve.rate.iloc[1] > 0.9)
+    ([0.0, 0.2], True)
+    """
+    if isinstance(values, (int, float)):
+        values = [values]
+    if values is None:
+        if parameter is not None:
+            raise CVReportError(f"give values= for the parameter {parameter!r}")
+        values = get_scenario(scenario, **params).default_values
+        if not values:
+            raise CVReportError("this scenario has no default sweep; give values=")
+    return _study(
+        scenario,
+        [float(v) for v in values],
+        parameter,
+        tests=tests,
+        designs=designs,
+        reps=reps,
+        alpha=alpha,
+        seed=seed,
+        progress=progress,
+        chunk_size=chunk_size,
+        n_jobs=n_jobs,
+        common_shuffle=common_shuffle,
+        test_options=test_options,
+        params=params,
+    )
