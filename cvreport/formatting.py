@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any
 
 __all__ = [
@@ -16,9 +17,11 @@ __all__ = [
     "escape_latex",
     "escape_markdown",
     "format_df",
+    "format_interval",
     "format_number",
     "format_pvalue",
     "format_value",
+    "significance_stars",
 ]
 
 STAT_DIGITS = 4
@@ -26,7 +29,7 @@ PVALUE_DIGITS = 3
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) or hasattr(x, "dtype")
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)) or hasattr(x, "dtype")
 
 
 def format_number(x: Any, digits: int = STAT_DIGITS) -> str:
@@ -97,6 +100,40 @@ def format_value(x: Any) -> str:
     return "—" if x is None else str(x)
 
 
+def format_interval(interval: Any, digits: int = STAT_DIGITS) -> str:
+    """Format a ``(low, high)`` interval as ``[low, high]``; ``—`` when there is none.
+
+    >>> format_interval((-0.0123, 0.04))
+    '[-0.0123, 0.0400]'
+    >>> format_interval(None)
+    '—'
+    """
+    if interval is None:
+        return "—"
+    low, high = interval
+    return f"[{format_number(low, digits)}, {format_number(high, digits)}]"
+
+
+STAR_LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+
+
+def significance_stars(p: Any) -> str:
+    """Conventional stars for a p-value: ``***`` below 0.001, ``**`` below 0.01, ``*`` below 0.05.
+
+    >>> significance_stars(0.004), significance_stars(0.2)
+    ('**', '')
+    """
+    if p is None:
+        return ""
+    value = float(p)
+    if math.isnan(value):
+        return ""
+    for level, stars in STAR_LEVELS:
+        if value < level:
+            return stars
+    return ""
+
+
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -112,16 +149,181 @@ _LATEX_SPECIAL = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
 }
-_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+# Symbols pdflatex cannot typeset from UTF-8 input without extra packages, spelled
+# as LaTeX commands so that a fragment can be \input into any paper. Math symbols
+# are given without the surrounding $...$ (added on output) so that combining
+# accents can wrap them: "μ̂" becomes $\hat{\mu}$.
+_LATEX_MATH = {
+    "×": r"\times",
+    "−": "-",
+    "±": r"\pm",
+    "∓": r"\mp",
+    "≤": r"\leq",
+    "≥": r"\geq",
+    "≈": r"\approx",
+    "≠": r"\neq",
+    "≡": r"\equiv",
+    "∼": r"\sim",
+    "∝": r"\propto",
+    "∈": r"\in",
+    "∉": r"\notin",
+    "⊂": r"\subset",
+    "∩": r"\cap",
+    "∪": r"\cup",
+    "∅": r"\emptyset",
+    "∞": r"\infty",
+    "∑": r"\sum",
+    "∏": r"\prod",
+    "∫": r"\int",
+    "∂": r"\partial",
+    "∇": r"\nabla",
+    "√": r"\surd",
+    "·": r"\cdot",
+    "•": r"\bullet",
+    "∘": r"\circ",
+    "′": r"\prime",
+    "→": r"\rightarrow",
+    "←": r"\leftarrow",
+    "↔": r"\leftrightarrow",
+    "⇒": r"\Rightarrow",
+    "⇔": r"\Leftrightarrow",
+    "÷": r"\div",
+    "¬": r"\neg",
+    "∧": r"\wedge",
+    "∨": r"\vee",
+    "∀": r"\forall",
+    "∃": r"\exists",
+    "ℓ": r"\ell",
+    "°": r"^{\circ}",
+    "µ": r"\mu",
+}
+_GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+    "varsigma sigma tau upsilon phi chi psi omega"
+).split()
+for _offset, _name in enumerate(_GREEK):
+    _LATEX_MATH[chr(0x3B1 + _offset)] = {"epsilon": r"\varepsilon", "omicron": "o"}.get(
+        _name, "\\" + _name
+    )
+    _upper = chr(0x391 + _offset)
+    if _name in (
+        "gamma",
+        "delta",
+        "theta",
+        "lambda",
+        "xi",
+        "pi",
+        "sigma",
+        "upsilon",
+        "phi",
+        "psi",
+        "omega",
+    ):
+        _LATEX_MATH[_upper] = "\\" + _name.capitalize()
+    elif _name != "varsigma":
+        _LATEX_MATH[_upper] = {
+            "alpha": "A",
+            "beta": "B",
+            "epsilon": "E",
+            "zeta": "Z",
+            "eta": "H",
+            "iota": "I",
+            "kappa": "K",
+            "mu": "M",
+            "nu": "N",
+            "omicron": "O",
+            "rho": "P",
+            "tau": "T",
+            "chi": "X",
+        }[_name]
+_LATEX_MATH["ϕ"] = r"\phi"
+_LATEX_MATH["ϵ"] = r"\epsilon"
+for _digit, (_sup, _sub) in enumerate(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "₀₁₂₃₄₅₆₇₈₉")):
+    _LATEX_MATH[_sup] = f"^{{{_digit}}}"
+    _LATEX_MATH[_sub] = f"_{{{_digit}}}"
+_LATEX_MATH.update({"⁺": "^{+}", "⁻": "^{-}", "ⁿ": "^{n}", "₊": "_{+}", "₋": "_{-}"})
+
+_LATEX_TEXT = {
+    "—": "---",
+    "–": "--",
+    "…": r"\ldots{}",
+    "“": "``",
+    "”": "''",
+    "‘": "`",
+    "’": "'",
+    "„": ",,",
+    "«": "``",
+    "»": "''",
+    # the few Latin Extended-A letters pdflatex's T1 encoding lacks
+    "Ħ": "H",
+    "ħ": r"$\hbar$",
+    "ĸ": "k",
+    "Ŀ": r"L$\cdot$",
+    "ŀ": r"l$\cdot$",
+    "ŉ": "'n",
+    "Ŧ": "T",
+    "ŧ": "t",
+    "ſ": "s",
+    "½": r"$\frac{1}{2}$",
+    "¼": r"$\frac{1}{4}$",
+    "¾": r"$\frac{3}{4}$",
+    "§": r"\S{}",
+    "¶": r"\P{}",
+    "ı": r"{\i}",
+    "\u00a0": "~",
+    "\t": " ",
+    "\r": " ",
+}
+_ACCENTS = {"\u0302": r"\hat", "\u0304": r"\bar", "\u0303": r"\tilde", "\u0307": r"\dot"}
+_LATEX_RE = re.compile(
+    "(?P<base>[A-Za-z" + re.escape("".join(k for k in _LATEX_MATH if len(k) == 1)) + "])"
+    "(?P<accent>[" + "".join(_ACCENTS) + "])"
+    "|(?P<char>[\\s\\S])"
+)
+
+
+def _latex_char(ch: str) -> str:
+    if ch in _LATEX_SPECIAL:
+        return _LATEX_SPECIAL[ch]
+    if ch in _LATEX_MATH:
+        return f"${_LATEX_MATH[ch]}$"
+    if ch in _LATEX_TEXT:
+        return _LATEX_TEXT[ch]
+    code = ord(ch)
+    if ch == "\n" or 32 <= code < 127 or 0xA0 <= code <= 0x17F:
+        return ch  # ASCII, Latin-1 and Latin Extended-A: pdflatex sets them with T1 fonts
+    if unicodedata.category(ch) == "Mn":
+        return ""  # a combining mark without a base the table knows
+    return f"[U+{code:04X}]"  # anything else would stop pdflatex; keep it legible instead
+
+
+def _latex_match(match: re.Match[str]) -> str:
+    base = match.group("base")
+    if base is not None:
+        inner = _LATEX_MATH.get(base, base)
+        return f"${_ACCENTS[match.group('accent')]}{{{inner}}}$"
+    return _latex_char(match.group("char"))
 
 
 def escape_latex(text: Any) -> str:
-    r"""Escape LaTeX special characters.
+    r"""Escape LaTeX special characters and spell symbols pdflatex cannot set as commands.
+
+    The output contains only ASCII and Latin-1/Latin Extended-A letters, which
+    pdflatex's default UTF-8 input typesets with T1 fonts (``\usepackage[T1]{fontenc}``;
+    plain ASCII needs nothing); other symbols become
+    commands (``×`` → ``$\times$``, ``μ̂`` → ``$\hat{\mu}$``) or, when unknown,
+    a visible ``[U+XXXX]``.
 
     >>> escape_latex("a_b & c%$#")
     'a\\_b \\& c\\%\\$\\#'
+    >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
+    '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
     """
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
+    return _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, str(text)))
+
+
+# "$\\rho$$^{2}$" reads better as "$\\rho^{2}$"; an escaped dollar "\\$" is never merged
+_ADJACENT_MATH = re.compile(r"(?<!\\)\$\$")
 
 
 _MD_RE = re.compile(r"([\\`*_\[\]<>|$])")

@@ -45,6 +45,16 @@ def _common_filters(env: jinja2.Environment) -> None:
     env.filters["number"] = formatting.format_number
     env.filters["df"] = formatting.format_df
     env.filters["value"] = formatting.format_value
+    env.filters["interval"] = formatting.format_interval
+    env.filters["stars"] = formatting.significance_stars
+    env.filters["yesno"] = _yes_no
+
+
+def _yes_no(value: Any) -> str:
+    """``yes``/``no`` for a decision, ``—`` when there is none."""
+    if value is None:
+        return "—"
+    return "yes" if value else "no"
 
 
 @lru_cache(maxsize=1)
@@ -101,8 +111,6 @@ def latex_environment() -> jinja2.Environment:
     _common_filters(env)
     env.filters["e"] = formatting.escape_latex
     env.filters["escape"] = formatting.escape_latex
-    env.filters["fmt"] = lambda value, kind="value": _format_filter(
-        value, kind, less_than="$<$"
-    )
+    env.filters["fmt"] = lambda value, kind="value": _format_filter(value, kind, less_than="$<$")
     env.filters["pvalue"] = lambda p: formatting.format_pvalue(p, less_than="$<$")
     return env

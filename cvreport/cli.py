@@ -1,0 +1,391 @@
+"""The ``cvreport`` command line: reports and analysis notebooks from a file of CV losses.
+
+::
+
+    cvreport report DATA -f FORMULA -o OUT [--format html|md|tex]
+                    [--tests recommended|all|NAMES] [--alpha A] [--pairs A:B ...]
+                    [--correction holm] [--record COLUMN] [--overwrite] [--example]
+    cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
+
+DATA is a CSV or Parquet file in long format (one row per replication, fold,
+model and record). With ``--example`` the bundled example data is used and
+DATA and ``-f`` may be left out. Bad input (a malformed formula, a missing
+column, an unreadable or unwritable path) ends with exit status 1 and one line
+on standard error, never a traceback (``--debug`` shows it).
+
+Examples
+--------
+>>> main(["report", "--example", "-o", "report.html"])   # doctest: +SKIP
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cvreport.errors import CVReportError, DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cvreport.table import ResultsTable
+
+__all__ = ["build_parser", "main"]
+
+PROG = "cvreport"
+DEFAULT_FORMULA = "loss ~ model | replication + fold"
+_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
+_FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
+
+
+class CommandError(CVReportError):
+    """A command-line argument that cannot be used as given."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``cvreport`` command."""
+    from cvreport import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Compare classifiers from cross-validation results already collected: every "
+            "test the literature recommends for the design, an audit of the partitions, "
+            "and a report in HTML, Markdown or LaTeX."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    report = commands.add_parser(
+        "report",
+        help="write a report (HTML, Markdown or LaTeX)",
+        description="Run the tests that fit the design and write the report.",
+    )
+    _add_data_arguments(report)
+    report.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="report file (.html, .md or .tex)"
+    )
+    report.add_argument(
+        "--format",
+        choices=sorted(_FORMAT_SUFFIX),
+        help="output format (default: from the suffix of OUT)",
+    )
+    report.add_argument(
+        "--tests",
+        action="append",
+        metavar="recommended|all|NAMES",
+        help="'recommended' (default), 'all', or test names separated by commas",
+    )
+    report.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    report.add_argument(
+        "--pairs",
+        nargs="+",
+        action="extend",
+        metavar="A:B",
+        help="pairs of models to compare, as A:B (default: every pair)",
+    )
+    report.add_argument(
+        "--correction",
+        default="holm",
+        help="multiplicity correction across pairs (statsmodels multipletests method, or none)",
+    )
+    report.add_argument(
+        "--rope",
+        type=float,
+        metavar="W",
+        help="half-width of the region of practical equivalence for the Bayesian test",
+    )
+    report.add_argument("--title", help="the report's heading")
+    report.add_argument(
+        "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
+    )
+    report.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    report.set_defaults(handler=_run_report)
+
+    notebook = commands.add_parser(
+        "notebook",
+        help="write a ready-to-run analysis notebook (.ipynb)",
+        description="Write a Jupyter notebook that loads DATA, audits, tests and reports.",
+    )
+    _add_data_arguments(notebook)
+    notebook.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="notebook file (.ipynb)"
+    )
+    notebook.add_argument("--tests", default="recommended", help="tests the notebook runs")
+    notebook.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    notebook.add_argument("--correction", default="holm", help="multiplicity correction")
+    notebook.add_argument("--title", help="the notebook's heading")
+    notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    notebook.set_defaults(handler=_run_notebook)
+    return parser
+
+
+def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", nargs="?", metavar="DATA", help="CSV or Parquet file of losses")
+    parser.add_argument(
+        "-f",
+        "--formula",
+        metavar="FORMULA",
+        help=f"which columns play which part, e.g. '{DEFAULT_FORMULA}'",
+    )
+    parser.add_argument(
+        "--record", default="record", metavar="COLUMN", help="column naming the record ('record')"
+    )
+    parser.add_argument(
+        "--example",
+        nargs="?",
+        const="random",
+        metavar="NAME",
+        help="use a bundled example instead of DATA ('random' 5×2 CV, default, or 'bcv' "
+        "block-regularized 5×2 CV); DATA and -f may then be left out",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 on success, 1 on bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.handler(args)
+        return status
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+# -- report ------------------------------------------------------------------
+def _run_report(args: argparse.Namespace) -> int:
+    from cvreport.report import FORMATS, Report
+
+    output = Path(args.output)
+    fmt = args.format
+    if fmt is None and output.suffix.lower() not in FORMATS:
+        raise CommandError(
+            f"cannot tell the report format from {str(output)!r}: name it .html, .md or .tex, "
+            "or pass --format html|md|tex"
+        )
+    _check_output(output, overwrite=args.overwrite)
+    table = _load_table(args)
+    report = Report(
+        table,
+        pairs=_parse_pairs(args.pairs, table.models) if args.pairs else None,
+        tests=_parse_tests(args.tests),
+        alpha=_check_alpha(args.alpha),
+        correction=args.correction,
+        title=args.title,
+        test_options=(
+            {"bayesian_correlated_ttest": {"rope": args.rope}} if args.rope is not None else None
+        ),
+    )
+    options: dict[str, Any] = {}
+    if args.stars:
+        if (fmt or output.suffix.lower().lstrip(".")) not in ("tex", "latex"):
+            raise CommandError("--stars applies to LaTeX output (.tex or --format tex) only")
+        options["stars"] = True
+    written = report.save(output, overwrite=args.overwrite, format=fmt, **options)
+    pairs = len(report.comparisons)
+    summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
+    print(f"wrote {written} ({summary})")
+    if report.skipped:
+        names = sorted({s.name for s in report.skipped})
+        print(
+            f"{PROG}: note: {', '.join(names)} could not run on this design; the report says why",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _run_notebook(args: argparse.Namespace) -> int:
+    import importlib
+
+    try:
+        notebook = importlib.import_module("cvreport.notebook")
+    except ImportError as exc:
+        if exc.name not in ("cvreport.notebook", "nbformat"):
+            raise
+        raise CommandError(
+            "writing notebooks needs cvreport.notebook and nbformat, which are not available "
+            f"in this installation ({exc}); reinstall cvreport"
+        ) from exc
+    output = Path(args.output)
+    _check_output(output, overwrite=args.overwrite)
+    if args.example:
+        _check_example(args)
+        if args.example != "random":
+            raise CommandError(
+                "notebooks use the 'random' example; for another data set pass its file as DATA"
+            )
+        data: str = "example"
+        formula = args.formula or _example_formula()
+    else:
+        data, formula = _require_data_and_formula(args)
+    tests = _parse_tests([args.tests])
+    written = notebook.write(
+        output,
+        data=data,
+        formula=formula,
+        record=args.record,
+        tests=tests,
+        alpha=_check_alpha(args.alpha),
+        correction=args.correction,
+        title=args.title,
+        overwrite=args.overwrite,
+    )
+    print(f"wrote {written}")
+    return 0
+
+
+# -- helpers -----------------------------------------------------------------
+def _require_data_and_formula(args: argparse.Namespace) -> tuple[str, str]:
+    if not args.data:
+        raise CommandError("no DATA given: pass a CSV or Parquet file, or --example")
+    if not args.formula:
+        raise CommandError(
+            f"no formula given: pass -f, e.g. -f '{DEFAULT_FORMULA}' (column names of your data)"
+        )
+    return str(args.data), str(args.formula)
+
+
+def _load_table(args: argparse.Namespace) -> ResultsTable:
+    from cvreport.table import ResultsTable
+
+    if args.example:
+        _check_example(args)
+        return _example_table(args.example, args.formula, args.record)
+    path, formula = _require_data_and_formula(args)
+    frame = read_data(path)
+    return ResultsTable.from_formula(formula, frame, record=args.record)
+
+
+def _check_example(args: argparse.Namespace) -> None:
+    from cvreport.examples import EXAMPLES
+
+    if args.data or Path(args.example).suffix.lower() in _READERS:
+        raise CommandError("pass either DATA or --example, not both")
+    if args.example not in EXAMPLES:
+        raise CommandError(
+            f"unknown example {args.example!r}; the examples are {', '.join(EXAMPLES)}"
+        )
+
+
+def _example_formula() -> str:
+    from cvreport import examples
+
+    return str(getattr(examples, "FORMULA", DEFAULT_FORMULA))
+
+
+def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
+    """A bundled example; with its predictions when it has them, for per-model metrics."""
+    from cvreport.examples import load_example
+    from cvreport.table import ResultsTable
+
+    frame = load_example(name)
+    if formula:
+        return ResultsTable.from_formula(formula, frame, record=record)
+    if {"truth", "prediction"} <= set(frame.columns):
+        return ResultsTable.from_predictions(
+            frame, truth="truth", prediction="prediction", record=record
+        )
+    return ResultsTable.from_formula(_example_formula(), frame, record=record)
+
+
+def read_data(path: str | Path) -> pd.DataFrame:
+    """Read a CSV or Parquet file of losses, with a one-line error when it cannot be read."""
+    import pandas as pd
+
+    source = Path(path)
+    reader = _READERS.get(source.suffix.lower())
+    if reader is None:
+        raise DataError(f"cannot read {str(source)!r}: DATA must be a .csv or .parquet file")
+    if not source.is_file():
+        raise DataError(f"data file {str(source)!r} not found")
+    try:
+        frame: pd.DataFrame = getattr(pd, reader)(source)
+    except ImportError as exc:
+        raise DataError(
+            f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({exc})"
+        ) from exc
+    except (ValueError, OSError, pd.errors.ParserError) as exc:
+        raise DataError(f"cannot read {str(source)!r}: {_one_line(exc)}") from exc
+    return frame
+
+
+def _check_output(output: Path, *, overwrite: bool) -> None:
+    """Fail before any computation when the output cannot be written."""
+    folder = output.parent if str(output.parent) else Path(".")
+    if output.exists() and not overwrite:
+        raise CommandError(f"{output} exists; pass --overwrite to replace it")
+    if output.is_dir():
+        raise CommandError(f"{output} is a folder; give a file name such as report.html")
+    if not folder.is_dir():
+        raise CommandError(f"cannot write {output}: the folder {folder} does not exist")
+
+
+def _check_alpha(alpha: float) -> float:
+    if not 0 < alpha < 1:
+        raise CommandError(f"--alpha must lie strictly between 0 and 1, got {alpha:g}")
+    return alpha
+
+
+def _parse_tests(values: Sequence[str] | None) -> str | list[str]:
+    if not values:
+        return "recommended"
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    if names in (["recommended"], ["all"]):
+        return names[0]
+    if "recommended" in names or "all" in names:
+        raise CommandError("--tests takes 'recommended', 'all' or test names, not a mix")
+    if not names:
+        raise CommandError("--tests is empty; pass 'recommended', 'all' or test names")
+    return names
+
+
+def _parse_pairs(values: Sequence[str], models: Sequence[Any]) -> list[tuple[str, str]]:
+    """Split each ``A:B``; a model name may itself contain ':' if the split is unambiguous."""
+    known = [str(m) for m in models]
+    by_text = {str(m): m for m in models}
+    pairs = []
+    for value in values:
+        splits = [
+            (value[:i], value[i + 1 :])
+            for i, ch in enumerate(value)
+            if ch == ":" and value[:i] in by_text and value[i + 1 :] in by_text
+        ]
+        if len(splits) == 1:
+            a, b = splits[0]
+            pairs.append((by_text[a], by_text[b]))
+            continue
+        if ":" not in value:
+            raise CommandError(f"--pairs takes A:B (two model names joined by ':'), got {value!r}")
+        if len(splits) > 1:
+            raise CommandError(f"--pairs {value!r} can be split into models in several ways")
+        a, _, b = value.partition(":")
+        unknown = [x for x in (a, b) if x not in by_text]
+        shown = ", ".join(repr(k) for k in known[:8])
+        raise CommandError(
+            f"--pairs {value!r}: unknown model {unknown[0]!r}; the models are {shown}"
+        )
+    return pairs
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

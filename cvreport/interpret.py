@@ -1,0 +1,408 @@
+"""Plain-language readings of test decisions, audits and caveats, for readers who are not statisticians.
+
+Every function here turns numbers a report already holds into sentences; none
+computes a statistic. Numbers are written with the same formatting functions as
+the tables (:mod:`cvreport.formatting`), so a sentence and its table agree.
+
+Conventions follow METHODS.md §0: a difference is loss(A) − loss(B), so a
+negative estimate means model A has the lower loss. When the loss is a negated
+score (``higher_is_better``), sentences speak of the score instead.
+
+Examples
+--------
+>>> print(direction_sentence(-0.021, "forest", "tree", loss_name="error"))
+forest has the lower mean error, by 0.0210 (A − B = -0.0210).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from cvreport.formatting import format_interval, format_number, format_pvalue
+
+__all__ = [
+    "audit_sentence",
+    "bayesian_sentence",
+    "correction_name",
+    "decision_sentence",
+    "direction_sentence",
+    "disagreement_sentence",
+    "general_caveats",
+    "headline",
+    "p_equals",
+    "verdict_clause",
+]
+
+POSTERIOR_THRESHOLD = 0.95
+"""A posterior probability above this is read as a decision (Benavoli et al. 2017)."""
+
+_CORRECTION_NAMES = {
+    "holm": "Holm's step-down method",
+    "bonferroni": "the Bonferroni correction",
+    "sidak": "the Šidák correction",
+    "holm-sidak": "the Holm–Šidák method",
+    "simes-hochberg": "Hochberg's step-up method",
+    "hommel": "Hommel's method",
+    "fdr_bh": "the Benjamini–Hochberg false discovery rate",
+    "fdr_by": "the Benjamini–Yekutieli false discovery rate",
+    "fdr_tsbh": "the two-stage Benjamini–Hochberg false discovery rate",
+    "fdr_tsbky": "the two-stage Benjamini–Krieger–Yekutieli false discovery rate",
+}
+
+
+def correction_name(method: str) -> str:
+    """Readable name of a statsmodels ``multipletests`` method.
+
+    >>> correction_name("holm")
+    "Holm's step-down method"
+    """
+    return _CORRECTION_NAMES.get(method, f"the {method!r} correction")
+
+
+def p_equals(p: float, name: str = "p") -> str:
+    """``p = 0.012``, or ``p < 0.001`` below the display precision.
+
+    >>> p_equals(0.0123), p_equals(1e-6), p_equals(0.2, "adjusted p")
+    ('p = 0.012', 'p < 0.001', 'adjusted p = 0.200')
+    """
+    shown = format_pvalue(p)
+    return f"{name} {shown[0]} {shown[1:]}" if shown.startswith("<") else f"{name} = {shown}"
+
+
+def _measure(loss_name: str, higher_is_better: bool | None) -> str:
+    return loss_name if loss_name else "loss"
+
+
+def direction_sentence(
+    estimate: float | None,
+    a: str,
+    b: str,
+    *,
+    loss_name: str = "loss",
+    higher_is_better: bool | None = None,
+) -> str:
+    """Which model did better on average, and by how much.
+
+    With ``higher_is_better`` the loss is a negated score: a lower loss is a
+    higher score, and the sentence speaks of the score.
+
+    >>> print(direction_sentence(0.0, "A", "B"))
+    A and B have the same mean loss (A − B = 0.0000).
+    >>> print(direction_sentence(-0.05, "A", "B", loss_name="auc", higher_is_better=True))
+    A has the higher mean auc, by 0.0500 (A − B in negated auc = -0.0500).
+    """
+    measure = _measure(loss_name, higher_is_better)
+    if estimate is None or not math.isfinite(estimate):
+        return f"The mean difference in {measure} between {a} and {b} is not defined here."
+    if estimate == 0:
+        return f"{a} and {b} have the same mean {measure} (A − B = {format_number(estimate)})."
+    better, comparative = (a, "lower") if estimate < 0 else (b, "lower")
+    if higher_is_better:
+        comparative = "higher"
+        return (
+            f"{better} has the {comparative} mean {measure}, by {format_number(abs(estimate))} "
+            f"(A − B in negated {measure} = {format_number(estimate)})."
+        )
+    return (
+        f"{better} has the {comparative} mean {measure}, by {format_number(abs(estimate))} "
+        f"(A − B = {format_number(estimate)})."
+    )
+
+
+def decision_sentence(
+    *,
+    method: str,
+    a: str,
+    b: str,
+    pvalue: float,
+    alpha: float,
+    reject: bool,
+    estimate: float | None = None,
+    interval: tuple[float, float] | None = None,
+    adjusted: float | None = None,
+    correction: str | None = None,
+    n_comparisons: int = 1,
+    loss_name: str = "loss",
+    higher_is_better: bool | None = None,
+    distribution: str = "",
+) -> str:
+    """What one test's decision means, in words.
+
+    ``reject`` is the decision the report states (on the adjusted p-value when
+    one is given). F and χ² tests say only whether the models differ; the sign
+    of the mean difference tells the direction.
+
+    >>> print(decision_sentence(method="McNemar's test", a="A", b="B", pvalue=0.08, alpha=0.05,
+    ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
+    McNemar's test: at α = 0.05 the data do not show a difference between A and B (p = 0.080).
+    That is not proof that they perform equally well. B has the lower mean loss, by 0.0800
+    (A − B = 0.0800). A difference of that size cannot be ruled out with these data.
+    """
+    shown_p = p_equals(pvalue)
+    if adjusted is not None and correction:
+        shown_p += (
+            f"; {p_equals(adjusted, 'adjusted p')} after adjusting for {n_comparisons} comparisons "
+            f"with {correction_name(correction)}"
+        )
+    level = f"α = {alpha:g}"
+    direction = direction_sentence(
+        estimate, a, b, loss_name=loss_name, higher_is_better=higher_is_better
+    )
+    interval_text = ""
+    if interval is not None:
+        unadjusted = " (not adjusted for the multiple comparisons)" if adjusted is not None else ""
+        interval_text = (
+            f" The {1 - alpha:.0%} interval for A − B{unadjusted} is {format_interval(interval)}"
+            + (
+                "; it excludes 0."
+                if interval[0] > 0 or interval[1] < 0
+                else "; it includes 0, so either model could be the better one."
+            )
+        )
+    if reject:
+        text = (
+            f"{method}: at {level} the difference between {a} and {b} is statistically "
+            f"significant ({shown_p}). {direction}"
+        )
+        if distribution in ("F", "chi2") and estimate is not None:
+            text += " (This test says only that the models differ; the sign of the mean difference gives the direction.)"
+        return text + interval_text
+    if estimate is not None and math.isfinite(estimate) and estimate != 0:
+        tail = (
+            f" That is not proof that they perform equally well. {direction} A difference of "
+            "that size cannot be ruled out with these data."
+        )
+    else:
+        tail = f" {direction}"
+    return (
+        f"{method}: at {level} the data do not show a difference between {a} and {b} "
+        f"({shown_p}).{tail}{interval_text}"
+    )
+
+
+def verdict_clause(
+    *,
+    method: str,
+    pvalue: float,
+    alpha: float,
+    reject: bool,
+    adjusted: float | None = None,
+) -> str:
+    """The decision of one test in a clause: ``significant difference at α = 0.05 (F test, p = 0.012)``.
+
+    >>> verdict_clause(method="F test", pvalue=0.2, alpha=0.05, reject=False, adjusted=0.4)
+    'no significant difference at α = 0.05 (F test, p = 0.200, adjusted p = 0.400)'
+    """
+    shown = p_equals(pvalue)
+    if adjusted is not None:
+        shown += ", " + p_equals(adjusted, "adjusted p")
+    verdict = "significant difference" if reject else "no significant difference"
+    return f"{verdict} at α = {alpha:g} ({method}, {shown})"
+
+
+def headline(
+    clauses: Sequence[str],
+    *,
+    a: str,
+    b: str,
+    estimate: float | None = None,
+    loss_name: str = "loss",
+    higher_is_better: bool | None = None,
+) -> str:
+    """A short summary for the top of a report: each test's verdict, then the direction.
+
+    >>> print(headline([verdict_clause(method="Combined 5×2cv F test", pvalue=0.012,
+    ...                                alpha=0.05, reject=True)], a="A", b="B", estimate=-0.021))
+    Significant difference at α = 0.05 (Combined 5×2cv F test, p = 0.012). A has the lower mean loss, by 0.0210 (A − B = -0.0210).
+    """
+    text = "; ".join(clauses)
+    text = text[:1].upper() + text[1:]
+    direction = direction_sentence(
+        estimate, a, b, loss_name=loss_name, higher_is_better=higher_is_better
+    )
+    return f"{text}. {direction}" if text else direction
+
+
+def bayesian_sentence(
+    *,
+    method: str,
+    a: str,
+    b: str,
+    p_a_better: float,
+    p_equivalent: float,
+    p_b_better: float,
+    rope: float | None = None,
+    threshold: float = POSTERIOR_THRESHOLD,
+) -> str:
+    """What a Bayesian comparison's three posterior probabilities mean.
+
+    >>> print(bayesian_sentence(method="Bayesian correlated t test", a="A", b="B",
+    ...       p_a_better=0.161755, p_equivalent=0.338245, p_b_better=0.5, rope=0.01))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Bayesian correlated t test: the probability that A is practically better than B is 0.1618,
+    that the two are practically equivalent (mean difference within ±0.0100) 0.3382, and that
+    B is practically better 0.5000. None of the three exceeds 0.95, so the data do not settle
+    the question.
+    """
+    band = f" (mean difference within ±{format_number(rope)})" if rope else ""
+    text = (
+        f"{method}: the probability that {a} is practically better than {b} is "
+        f"{format_number(p_a_better)}, that the two are practically equivalent{band} "
+        f"{format_number(p_equivalent)}, and that {b} is practically better "
+        f"{format_number(p_b_better)}."
+    )
+    verdicts = (
+        (p_a_better, f"{a} is better"),
+        (p_equivalent, "the two are practically equivalent"),
+        (p_b_better, f"{b} is better"),
+    )
+    decided = [words for p, words in verdicts if p > threshold]
+    if decided:
+        return text + f" With probability above {threshold:g}, {decided[0]}."
+    return (
+        text + f" None of the three exceeds {threshold:g}, so the data do not settle the question."
+    )
+
+
+def disagreement_sentence(
+    a: str,
+    b: str,
+    *,
+    rejecting: Sequence[str],
+    not_rejecting: Sequence[str],
+    alpha: float,
+    recommended: Sequence[str] = (),
+) -> str | None:
+    """A sentence when some tests find a difference and others do not; None when they agree.
+
+    ``recommended`` names the recommended tests among them: when they all fall on
+    one side the sentence points to them; when they fall on both, it says the
+    evidence is borderline.
+
+    >>> print(disagreement_sentence("A", "B", rejecting=["F test"], not_rejecting=["t test"],
+    ...       alpha=0.05, recommended=["F test"]))  # doctest: +NORMALIZE_WHITESPACE
+    The tests disagree about A and B at α = 0.05: F test finds a difference, t test does not.
+    Tests answer slightly different questions and differ in how often they raise false alarms;
+    rely on the recommended test (F test), and read the disagreement as a sign that the
+    evidence is borderline.
+    """
+    if not rejecting or not not_rejecting:
+        return None
+    verb_yes = "finds" if len(rejecting) == 1 else "find"
+    verb_no = "does not" if len(not_rejecting) == 1 else "do not"
+    text = (
+        f"The tests disagree about {a} and {b} at α = {alpha:g}: {_join(rejecting)} {verb_yes} a "
+        f"difference, {_join(not_rejecting)} {verb_no}. Tests answer slightly different "
+        "questions and differ in how often they raise false alarms; "
+    )
+    split = set(recommended) & set(rejecting) and set(recommended) & set(not_rejecting)
+    if split:
+        return (
+            text + "the recommended tests themselves disagree, so read the evidence as "
+            "borderline: a difference may exist, but these data do not establish it firmly."
+        )
+    if recommended:
+        return (
+            text + f"rely on the recommended test ({_join(recommended)}), and read the "
+            "disagreement as a sign that the evidence is borderline."
+        )
+    return text + "read the disagreement as a sign that the evidence is borderline."
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def audit_sentence(
+    *,
+    partitions: str | None,
+    z_max: float | None,
+    pvalue: float | None,
+    alpha: float,
+    verdict: str | None = None,
+) -> str:
+    """What the overlap audit of m×2 partitions means for the tests.
+
+    >>> print(audit_sentence(partitions="random", z_max=14.0, pvalue=0.01, alpha=0.05))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The partitions look random. The largest deviation of a training-set overlap from its ideal
+    (Z_max = 14) would be this large in only 1.0% of random partitionings (p = 0.010): the
+    replications overlap unevenly, which can inflate the variance of the 5×2 tests and change
+    their decisions. Balanced or block-regularized partitions (cvreport's splitters) avoid this
+    in the next experiment.
+    """
+    parts = []
+    if partitions in ("balanced", "block-regularized"):
+        parts.append(
+            f"The partitions are {partitions}: every two replications' training sets share "
+            "(almost) exactly a quarter of the records, as the calibrated tests assume."
+        )
+    elif partitions == "random":
+        parts.append("The partitions look random.")
+    elif partitions:
+        parts.append(f"The partitions were recognised as {partitions}.")
+    if z_max is not None and pvalue is not None:
+        z_text = format_number(z_max) if not float(z_max).is_integer() else str(int(z_max))
+        if pvalue <= alpha:
+            parts.append(
+                f"The largest deviation of a training-set overlap from its ideal (Z_max = "
+                f"{z_text}) would be this large in only {pvalue:.1%} of random partitionings "
+                f"({p_equals(pvalue)}): the replications overlap unevenly, which can "
+                "inflate the variance of the 5×2 tests and change their decisions. Balanced or "
+                "block-regularized partitions (cvreport's splitters) avoid this in the next "
+                "experiment."
+            )
+        else:
+            parts.append(
+                f"The largest deviation of a training-set overlap from its ideal is Z_max = "
+                f"{z_text} ({p_equals(pvalue)} under random partitioning), "
+                "which is unremarkable."
+            )
+    if verdict and not parts:
+        parts.append(verdict)
+    return " ".join(parts)
+
+
+def general_caveats(
+    *,
+    n_models: int,
+    n_pairs: int,
+    correction: str | None,
+    higher_is_better: bool | None,
+    loss_name: str,
+    per_record: bool,
+) -> list[str]:
+    """Caveats that hold for every comparison in a report."""
+    caveats = [
+        "A significant difference says the two learning algorithms differ on data of this size "
+        "drawn like this data set; it does not promise the same ranking on other data sets.",
+        "A p-value above α is not evidence that the models are equally good; it means the "
+        "data cannot tell them apart at this level.",
+    ]
+    if n_pairs > 1:
+        if correction:
+            caveats.append(
+                f"{n_pairs} pairs of models are compared; each test's p-values are adjusted "
+                f"across the pairs with {correction_name(correction)}, and the decisions use "
+                "the adjusted p-values, so that the chance of any false alarm stays near α."
+            )
+        else:
+            caveats.append(
+                f"{n_pairs} pairs of models are compared without a multiplicity correction: "
+                "the chance that at least one comparison raises a false alarm exceeds α."
+            )
+    if higher_is_better:
+        caveats.append(
+            f"'{loss_name}' is a score where higher is better; it was negated into a loss, so "
+            "the differences A − B are of the negated score (negative: A scores higher)."
+        )
+    if not per_record:
+        caveats.append(
+            "Only per-fold scores were given, so tests that need per-record losses "
+            "(McNemar's tests, the CV confidence interval) and the overlap audit cannot run."
+        )
+    return caveats

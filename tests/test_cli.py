@@ -1,0 +1,414 @@
+"""The ``cvreport`` command line: reports from CSV/Parquet and the example, clear one-line errors."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cvreport.cli import main
+from cvreport.formatting import format_pvalue
+
+report_module = importlib.import_module("cvreport.report")
+
+FORMULA = "loss ~ model | replication + fold"
+
+
+def five_by_two_losses(n: int = 120, seed: int = 3) -> pd.DataFrame:
+    """Random 5×2 partitions of n records and 0/1 losses of three models (A best, C worst)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    error_rate = {"A": 0.1, "B": 0.2, "C": 0.3}
+    wrong = {m: rng.random(n) < p for m, p in error_rate.items()}
+    for replication in range(1, 6):
+        order = rng.permutation(n)
+        fold = np.empty(n, dtype=int)
+        fold[order[: n // 2]] = 1
+        fold[order[n // 2 :]] = 2
+        for model in error_rate:
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "replication": replication,
+                        "fold": fold,
+                        "model": model,
+                        "record": np.arange(n),
+                        "loss": wrong[model].astype(int),
+                    }
+                )
+            )
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def data_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("data")
+    frame = five_by_two_losses()
+    csv = folder / "losses.csv"
+    frame.to_csv(csv, index=False)
+    files = {"csv": csv}
+    try:
+        parquet = folder / "losses.parquet"
+        frame.to_parquet(parquet)
+        files["parquet"] = parquet
+    except ImportError:  # pragma: no cover - pyarrow is a test dependency
+        pass
+    return files
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+class Cells(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[tuple[str, str]] = []
+        self._field: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        field = dict(attrs).get("data-field")
+        if tag == "td" and field:
+            self._field = field
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td":
+            self._field = None
+
+    def handle_data(self, data: str) -> None:
+        if self._field:
+            self.cells.append((self._field, data.strip()))
+
+
+def test_report_from_csv_shows_the_same_numbers_as_the_api(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.html"
+    status, stdout, stderr = run(
+        ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(out), "--tests", "all"], capsys
+    )
+    assert status == 0 and "error" not in stderr
+    assert stdout.startswith(f"wrote {out} (")
+    from cvreport.table import ResultsTable
+
+    table = ResultsTable.from_formula(FORMULA, pd.read_csv(data_files["csv"]))
+    expected = report_module.Report(table, tests="all")
+    parser = Cells()
+    parser.feed(out.read_text(encoding="utf-8"))
+    shown = [value for field, value in parser.cells if field == "pvalue"]
+    assert shown == [
+        format_pvalue(o.result.pvalue) for o in expected.outcomes if o.posterior is None
+    ]
+    assert len(shown) >= 3 * 3  # three pairs, at least three m×2 tests each
+
+
+def test_report_formats_from_suffix_or_flag(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = data_files.get("parquet", data_files["csv"])
+    for name, flag, start in [
+        ("r.md", [], "# Comparison of 3 models"),
+        ("r.tex", ["--stars"], "\\documentclass"),
+        ("r.txt", ["--format", "md"], "# Comparison"),
+        ("r.out", ["--format", "html"], "<!DOCTYPE html>"),
+    ]:
+        out = tmp_path / name
+        status, _, stderr = run(
+            ["report", str(source), "-f", FORMULA, "-o", str(out), *flag], capsys
+        )
+        assert (status, stderr) == (0, ""), name
+        assert out.read_text(encoding="utf-8").startswith(start)
+
+
+def test_pairs_tests_and_alpha_options(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.md"
+    status, _, stderr = run(
+        [
+            "report",
+            str(data_files["csv"]),
+            "-f",
+            FORMULA,
+            "-o",
+            str(out),
+            "--pairs",
+            "C:A",
+            "--tests",
+            "combined_ftest_5x2cv,paired_ttest_5x2cv",
+            "--alpha",
+            "0.1",
+        ],
+        capsys,
+    )
+    assert (status, stderr) == (0, "")
+    text = out.read_text(encoding="utf-8")
+    assert "### C (A) vs A (B)" in text and "### A (A) vs B (B)" not in text
+    assert "α = 0.1" in text
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| Alpayd") or line.startswith("| Dietterich")
+    ]
+    assert len(rows) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-f", "loss ~ "], "formula"),
+        (["-f", "loss ~ model | replication + fold + nonsense"], "nonsense"),
+        (["-f", "accuracy ~ model | replication + fold"], "accuracy"),
+        (["-f", FORMULA, "--pairs", "A:Z"], "unknown model 'Z'"),
+        (["-f", FORMULA, "--tests", "anova"], "unknown test 'anova'"),
+        (["-f", FORMULA, "--alpha", "2"], "--alpha must lie strictly between 0 and 1"),
+        (["-f", FORMULA, "--correction", "tukey"], "unknown correction 'tukey'"),
+        ([], "no formula given"),
+    ],
+)
+def test_bad_input_exits_nonzero_with_one_line(
+    data_files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    out = tmp_path / "r.html"
+    status, stdout, stderr = run(["report", str(data_files["csv"]), "-o", str(out), *args], capsys)
+    assert status == 1
+    assert stdout == ""
+    assert stderr.count("\n") == 1 and stderr.startswith("cvreport: error: ")
+    assert message in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+
+
+def test_path_errors_exit_nonzero_with_one_line(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [
+        (
+            [
+                "report",
+                str(tmp_path / "missing.csv"),
+                "-f",
+                FORMULA,
+                "-o",
+                str(tmp_path / "a.html"),
+            ],
+            "not found",
+        ),
+        (
+            ["report", str(tmp_path), "-f", FORMULA, "-o", str(tmp_path / "a.html")],
+            ".csv or .parquet",
+        ),
+        (
+            [
+                "report",
+                str(data_files["csv"]),
+                "-f",
+                FORMULA,
+                "-o",
+                str(tmp_path / "no" / "a.html"),
+            ],
+            "does not exist",
+        ),
+        (
+            ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(tmp_path / "a.pdf")],
+            "cannot tell the report format",
+        ),
+        (["report", "-f", FORMULA, "-o", str(tmp_path / "a.html")], "no DATA given"),
+    ]
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(b"\xff\xfe\x00garbage")
+    cases.append(
+        (["report", str(broken), "-f", FORMULA, "-o", str(tmp_path / "b.html")], "broken.csv")
+    )
+    for argv, message in cases:
+        status, _, stderr = run(argv, capsys)
+        assert status == 1, argv
+        assert stderr.count("\n") == 1 and message in stderr, (argv, stderr)
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root can write anywhere"
+)
+def test_unwritable_folder(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # pragma: no cover - CI runs as root
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    status, _, stderr = run(
+        ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(locked / "r.html")], capsys
+    )
+    assert status == 1 and "Permission denied" in stderr and stderr.count("\n") == 1
+
+
+def test_unwritable_target_exits_with_one_line(
+    data_files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever the OS refuses while writing (here simulated) ends in one line naming the file."""
+
+    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "r.html"))
+
+    monkeypatch.setattr(report_module.tempfile, "mkstemp", refuse)
+    status, _, stderr = run(
+        ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(tmp_path / "r.html")], capsys
+    )
+    assert status == 1
+    assert stderr == f"cvreport: error: {tmp_path / 'r.html'}: Permission denied\n"
+
+
+def test_path_the_system_refuses(
+    data_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """/sys refuses new files even to root: a real unwritable path, reported in one line."""
+    if not Path("/sys").is_dir():  # pragma: no cover - not Linux
+        pytest.skip("no /sys")
+    argv = ["report", str(data_files["csv"]), "-f", FORMULA, "-o", "/sys/cvreport-report.html"]
+    status, _, stderr = run(argv, capsys)
+    assert status == 1
+    assert stderr.startswith("cvreport: error: /sys/cvreport-report.html: ")
+    assert stderr.count("\n") == 1 and ".tmp" not in stderr
+
+
+def test_existing_output_needs_overwrite(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.md"
+    out.write_text("mine", encoding="utf-8")
+    argv = ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(out)]
+    status, _, stderr = run(argv, capsys)
+    assert status == 1 and "exists; pass --overwrite" in stderr
+    assert out.read_text(encoding="utf-8") == "mine"
+    status, _, stderr = run([*argv, "--overwrite"], capsys)
+    assert (status, stderr) == (0, "")
+    assert out.read_text(encoding="utf-8").startswith("# Comparison")
+
+
+def test_debug_flag_shows_the_traceback(data_files: dict[str, Path], tmp_path: Path) -> None:
+    from cvreport.errors import CVReportError
+
+    with pytest.raises(CVReportError):
+        main(
+            [
+                "report",
+                str(data_files["csv"]),
+                "-f",
+                FORMULA,
+                "-o",
+                str(tmp_path / "r.html"),
+                "--alpha",
+                "3",
+                "--debug",
+            ]
+        )
+
+
+def test_example_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README command (a): ``cvreport report --example -o report.html`` writes the full report."""
+    pytest.importorskip("cvreport.examples")
+    out = tmp_path / "report.html"
+    status, stdout, stderr = run(["report", "--example", "-o", str(out)], capsys)
+    assert (status, stderr) == (0, ""), stderr
+    assert stdout.startswith(f"wrote {out}")
+    html = out.read_text(encoding="utf-8")
+    for section in (
+        "cvr-summary",
+        "cvr-data",
+        "cvr-audit",
+        "cvr-models",
+        "cvr-recommended",
+        "cvr-comparisons",
+        "cvr-pvalues",
+        "cvr-caveats",
+        "cvr-references",
+    ):
+        assert f'id="{section}"' in html, section
+    assert html.count("<svg") >= 2
+    assert re.search(r'data-test="[a-z0-9_]+"', html)
+    status, _, stderr = run(
+        ["report", "--example", "data.csv", "-o", str(tmp_path / "x.html")], capsys
+    )
+    assert status == 1 and "either DATA or --example" in stderr
+
+
+def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
+    pytest.importorskip("cvreport.examples")
+    exe = shutil.which("cvreport")
+    command = [exe] if exe else [sys.executable, "-m", "cvreport.cli"]
+    out = tmp_path / "report.md"
+    done = subprocess.run(
+        [*command, "report", "--example", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8").startswith("# ")
+    bad = subprocess.run(
+        [*command, "report", "--example", "-f", "loss ~", "-o", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert bad.returncode == 1
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_notebook_subcommand(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("cvreport.notebook")
+    nbformat = pytest.importorskip("nbformat")
+    out = tmp_path / "analysis.ipynb"
+    status, _, stderr = run(
+        ["notebook", str(data_files["csv"]), "-f", FORMULA, "-o", str(out)], capsys
+    )
+    assert (status, stderr) == (0, ""), stderr
+    notebook = nbformat.read(out, as_version=4)
+    nbformat.validate(notebook)
+    assert any(FORMULA in cell.source for cell in notebook.cells)
+    status, _, stderr = run(
+        ["notebook", str(data_files["csv"]), "-f", FORMULA, "-o", str(out)], capsys
+    )
+    assert status == 1 and "exists" in stderr
+
+
+def test_notebook_subcommand_without_the_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "cvreport.notebook", None)  # makes the import fail
+    status, _, stderr = run(
+        ["notebook", "x.csv", "-f", FORMULA, "-o", str(tmp_path / "a.ipynb")], capsys
+    )
+    assert status == 1
+    assert "writing notebooks needs cvreport.notebook" in stderr and stderr.count("\n") == 1
+
+
+def test_usage_errors_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["report"])
+    assert info.value.code == 2
+    assert "-o/--output" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("cvreport ")
