@@ -5,100 +5,106 @@ replication, fold, model and record), cvreport validates the table once,
 detects the design, runs every test the literature recommends and renders a
 report.
 
-Names are imported on first use so that ``import cvreport`` stays light and
-front-end packages (ipywidgets) load only when asked for.
+Examples
+--------
+>>> import cvreport
+>>> table = cvreport.ResultsTable.from_formula(
+...     "loss ~ model | replication + fold", cvreport.load_example())
+>>> table.design.kind
+'mx2'
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from cvreport import arrays, notebook, options, simulate, splits
+from cvreport.audit import OverlapAudit, audit_overlap
+from cvreport.collect import collect
+from cvreport.errors import (
+    CVReportError,
+    DataError,
+    DegenerateStatisticWarning,
+    DesignError,
+    FormulaError,
+    IntervalUndefinedError,
+    PartitionWarning,
+)
+from cvreport.examples import load_example
+from cvreport.methods import (
+    bayesian_correlated_ttest,
+    binomial_test,
+    blocked_ttest_3x2cv,
+    calibrated_ftest_5x2cv,
+    combined_ftest_5x2cv,
+    combined_ttest_5x2cv,
+    corrected_repeated_kfold_ttest,
+    corrected_resampled_ttest,
+    cv_confidence_interval,
+    mcnemar,
+    mcnemar_5x2bcv,
+    mcnemar_kfold,
+    normal_test,
+    paired_ttest_5x2cv,
+    paired_ttest_kfold,
+    paired_ttest_resampled,
+    proportion_test,
+    ttest_error,
+)
+from cvreport.overlap import overlap_quantile
+from cvreport.report import Report, ReportExistsError, report
+from cvreport.results import TestResult
+from cvreport.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
+from cvreport.summary import Summary
+from cvreport.table import Design, ResultsTable
+from cvreport.widgets import explore
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    # errors
-    "CVReportError": "cvreport.errors",
-    "FormulaError": "cvreport.errors",
-    "DataError": "cvreport.errors",
-    "DesignError": "cvreport.errors",
-    "IntervalUndefinedError": "cvreport.errors",
-    "DegenerateStatisticWarning": "cvreport.errors",
-    "PartitionWarning": "cvreport.errors",
-    # results
-    "TestResult": "cvreport.results",
-    "Summary": "cvreport.summary",
-    # the table
-    "ResultsTable": "cvreport.table",
-    "Design": "cvreport.table",
-    "load_example": "cvreport.examples",
-}
-
-__all__ = ["__version__", *_EXPORTS]
-
-
-def _register(module: str, names: list[str]) -> None:
-    for name in names:
-        _EXPORTS.setdefault(name, module)
-        if name not in __all__:
-            __all__.append(name)
-
-
-_register(
-    "cvreport.methods",
-    [
-        # seed tests
-        "paired_ttest_5x2cv",
-        "combined_ftest_5x2cv",
-        "calibrated_ftest_5x2cv",
-        "blocked_ttest_3x2cv",
-        "combined_ttest_5x2cv",
-        "mcnemar",
-        "mcnemar_kfold",
-        "mcnemar_5x2bcv",
-        "paired_ttest_kfold",
-        "binomial_test",
-        "normal_test",
-        "ttest_error",
-        # the rest of the family
-        "paired_ttest_resampled",
-        "corrected_resampled_ttest",
-        "corrected_repeated_kfold_ttest",
-        "proportion_test",
-        "cv_confidence_interval",
-        "bayesian_correlated_ttest",
-    ],
-)
-_register("cvreport.overlap", ["overlap_quantile"])
-_register("cvreport.audit", ["audit_overlap", "OverlapAudit"])
-_register("cvreport.collect", ["collect"])
-_register("cvreport.report", ["Report", "report"])
-_register("cvreport.widgets", ["explore"])
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cvreport' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from cvreport.errors import (
-        CVReportError,
-        DataError,
-        DegenerateStatisticWarning,
-        DesignError,
-        FormulaError,
-        IntervalUndefinedError,
-        PartitionWarning,
-    )
-    from cvreport.results import TestResult
-    from cvreport.summary import Summary
+__all__ = [
+    "Balanced5x2CV",
+    "BlockRegularizedCV",
+    "CVReportError",
+    "DataError",
+    "DegenerateStatisticWarning",
+    "Design",
+    "DesignError",
+    "FormulaError",
+    "IntervalUndefinedError",
+    "OverlapAudit",
+    "PartitionWarning",
+    "RandomMx2CV",
+    "Report",
+    "ReportExistsError",
+    "ResultsTable",
+    "Summary",
+    "TestResult",
+    "__version__",
+    "arrays",
+    "audit_overlap",
+    "bayesian_correlated_ttest",
+    "binomial_test",
+    "blocked_ttest_3x2cv",
+    "calibrated_ftest_5x2cv",
+    "collect",
+    "combined_ftest_5x2cv",
+    "combined_ttest_5x2cv",
+    "corrected_repeated_kfold_ttest",
+    "corrected_resampled_ttest",
+    "cv_confidence_interval",
+    "explore",
+    "load_example",
+    "mcnemar",
+    "mcnemar_5x2bcv",
+    "mcnemar_kfold",
+    "normal_test",
+    "notebook",
+    "options",
+    "overlap_quantile",
+    "paired_ttest_5x2cv",
+    "paired_ttest_kfold",
+    "paired_ttest_resampled",
+    "proportion_test",
+    "report",
+    "simulate",
+    "splits",
+    "ttest_error",
+]

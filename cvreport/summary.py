@@ -7,13 +7,13 @@ shared formatting filters, so every format shows the same digits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cvreport import formatting
 
-__all__ = ["Summary", "SummaryRow", "SummaryTable"]
+__all__ = ["Summary", "SummaryRow", "SummaryTable", "display_bundle"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,9 @@ class Summary:
             )
         rule = max(width + vwidth + 2, len(self.title), 40)
         context = self._context() | {
-            "lines": [f"{lbl.ljust(width)}  {val.rjust(vwidth)}" for lbl, val in zip(labels, values)],
+            "lines": [
+                f"{lbl.ljust(width)}  {val.rjust(vwidth)}" for lbl, val in zip(labels, values)
+            ],
             "text_tables": text_tables,
             "rule": rule,
         }
@@ -125,11 +127,52 @@ class Summary:
     def _repr_markdown_(self) -> str:
         return self.as_markdown()
 
+    def _repr_latex_(self) -> str | None:
+        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
+        from cvreport.options import get_option
+
+        return self.as_latex() if get_option("display.latex") else None
+
+    def _repr_mimebundle_(
+        self,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, str]:
+        return display_bundle(self, include, exclude)
+
     def __str__(self) -> str:
         return self.as_text()
 
     def __repr__(self) -> str:
         return self.as_text()
+
+
+def display_bundle(
+    summary: Summary,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] | None = None,
+) -> dict[str, str]:
+    """The rich formats Jupyter shows for ``summary``, each rendered once.
+
+    HTML and Markdown always; LaTeX only when the ``display.latex`` option is on
+    (see :mod:`cvreport.options`). ``include``/``exclude`` are IPython's
+    mimetype filters.
+
+    >>> s = Summary("A test", rows=(SummaryRow("p-value", 0.0801, "pvalue"),))
+    >>> sorted(display_bundle(s))
+    ['text/html', 'text/markdown']
+    """
+    from cvreport.options import get_option
+
+    renderers = {"text/html": summary.as_html, "text/markdown": summary.as_markdown}
+    if get_option("display.latex"):
+        renderers["text/latex"] = summary.as_latex
+    return {
+        mime: render()
+        for mime, render in renderers.items()
+        if (include is None or mime in include) and (exclude is None or mime not in exclude)
+    }
 
 
 def _plain(value: Any, kind: str) -> str:
