@@ -1,4 +1,4 @@
-"""Benchmark the simulator: time per 10,000 replications, and seed 004 Table V reproduced.
+"""Benchmark the simulator: time per 10,000 replications, and Yang et al. Table V reproduced.
 
 Runs every seed test on its Table V design (10-fold, random 5×2, 5×2 BCV,
 blocked 3×2, hold-out with validation 1/3) on Dietterich's ε scenario

@@ -2,7 +2,7 @@
 
 For every two replications, the training sets of their first splits share
 ``X`` records; random partitioning makes ``X`` hypergeometric around ``n/4`` and
-``Z = |X − n/4|`` measures the imbalance (seed 002: Wang, Li, Li 2015). The
+``Z = |X − n/4|`` measures the imbalance (Wang, Li, Li 2015). The
 audit reports ``X`` and ``Z`` for every pair, ``Z_max``, the probability that
 random partitioning gives a ``Z_max`` at least this large, which design the
 partitions follow (random, balanced, block-regularized) and what that means for
@@ -12,7 +12,7 @@ Why it matters: the correlation between replications depends on the overlap,
 so unbalanced partitions change the variance of the 5×2 statistics. In seed
 002's Example 2 (n = 200) the 5×2cv F-test's type I error was 0.037 with every
 overlap at n/4 = 50, 0.055 with a largest overlap of 59 and 0.070 with 90; its
-type II error 0.050, 0.061 and 0.086. Seed 000 §3 shows the same with a largest
+type II error 0.050, 0.061 and 0.086. Wang, Li & Li (2017) §3 shows the same with a largest
 overlap of 9n/20, and builds the calibrated F(7, 5) test on balanced partitions.
 
 Examples
@@ -63,7 +63,7 @@ REFERENCE = "\n".join(
 _KFOLD_SIMULATIONS = 20_000
 _KFOLD_SEED = 20150814
 
-# Seed 000 Table 1 in replication order: replications 1-2-3 and 1-4-5 are the two
+# Wang, Li & Li (2017) Table 1 in replication order: replications 1-2-3 and 1-4-5 are the two
 # triples whose first-split memberships multiply to ±1 for every record.
 _BALANCED_TRIPLES = frozenset({(0, 1, 2), (0, 3, 4)})
 
@@ -104,13 +104,13 @@ class OverlapAudit(TestResult):
 
     Unpacks as ``z_max, pvalue = audit``. ``pvalue`` is ``P(Z_max ≥ observed)``
     under random partitioning, the ``C(m, 2)`` pairs treated as independent
-    (the model behind seed 002's Tables 5–8, METHODS.md §4.6).
+    (the model behind Wang, Li & Li (2015)'s Tables 5–8, docs/methods.md).
 
     Attributes
     ----------
     design : str
-        The partition design recognised: ``"random"``, ``"balanced"`` (seed 000
-        Table 1) or ``"block-regularized"`` (seed 004 Table III and other
+        The partition design recognised: ``"random"``, ``"balanced"`` (Wang, Li & Li (2017)
+        Table 1) or ``"block-regularized"`` (Yang et al. Table III and other
         orthogonal-array designs, including the blocked 3×2).
     verdict : str
         ``"balanced"``, ``"typical"`` (a ``Z_max`` random partitioning often
@@ -127,7 +127,7 @@ class OverlapAudit(TestResult):
     expected_zmax : float or None
         ``E Z_max`` under random partitioning, for scale.
     quantiles : tuple or None
-        Seed 002's tabulated ``k(P > 0.2)`` and ``k(P > 0.1)`` for this ``n`` and ``m``.
+        Wang, Li & Li (2015)'s tabulated ``k(P > 0.2)`` and ``k(P > 0.1)`` for this ``n`` and ``m``.
     pair_overlaps : tuple of PairOverlap
         One entry per pair of replications; :attr:`pairs` shows them as a table.
     alpha : float
@@ -196,8 +196,8 @@ class OverlapAudit(TestResult):
         if self.expected_zmax is not None:
             rows.append(SummaryRow("E Z_max, random partitioning", self.expected_zmax, "number"))
         if self.quantiles is not None:
-            rows.append(SummaryRow("seed 002 quantile k(P > 0.2)", self.quantiles[0], "value"))
-            rows.append(SummaryRow("seed 002 quantile k(P > 0.1)", self.quantiles[1], "value"))
+            rows.append(SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.2)", self.quantiles[0], "value"))
+            rows.append(SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.1)", self.quantiles[1], "value"))
         rows.append(SummaryRow("verdict", self.verdict, "text"))
         return rows
 
@@ -343,7 +343,7 @@ def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
     A block design puts the records into at most ``N`` membership patterns of
     near-equal size whose ±1 columns are balanced and pairwise orthogonal (a
     two-level orthogonal array). Among such designs for five replications, seed
-    000's balanced 5×2 is told from seed 004's by which triples of replications
+    000's balanced 5×2 is told from Yang et al.'s by which triples of replications
     are aliased (their memberships multiply to the same sign on every block).
     """
     from cvreport.splits import block_regularized_signs
@@ -389,8 +389,8 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
             "Every two training sets of different replications share (as near as the number "
             f"of records allows) {share}, so the replications are equally and minimally "
             "correlated. This is "
-            "what the calibrated balanced 5×2 F-test (F(7, 5), seed 000) and the 5×2 BCV "
-            "McNemar test (seed 004) assume; their calibrated degrees of freedom and "
+            "what the calibrated balanced 5×2 F-test (F(7, 5), Wang, Li & Li (2017)) and the 5×2 BCV "
+            "McNemar test (Yang et al.) assume; their calibrated degrees of freedom and "
             "effective table apply."
         )
         if design == "random":
@@ -416,7 +416,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         )
     if verdict == "typical":
         return (
-            f"The overlaps vary as random partitioning usually makes them ({common}). Seed 002 "
+            f"The overlaps vary as random partitioning usually makes them ({common}). Wang, Li & Li (2015) "
             "shows such imbalance is common, and that it already moves the tests: in its "
             "Example 2 (n = 200) the 5×2cv F-test's type I error was 0.037 with every overlap "
             "at n/4 and 0.055 with a largest overlap of n/4 + 9. Dietterich's t and "
@@ -428,9 +428,9 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
     return (
         f"The training sets overlap unusually unevenly ({common}). Unbalanced partitions "
         "inflate the variance of the cross-validated estimates and the errors of the tests: "
-        "in seed 002's Example 2 (n = 200) a largest overlap of 90 instead of 50 raised the "
+        "in Wang, Li & Li (2015)'s Example 2 (n = 200) a largest overlap of 90 instead of 50 raised the "
         "5×2cv F-test's type I error from 0.037 to 0.070 and its type II error from 0.050 "
-        "to 0.086; seed 000 §3 reports the same for a largest overlap of 9n/20. Read the "
+        "to 0.086; Wang, Li & Li (2017) §3 reports the same for a largest overlap of 9n/20. Read the "
         "t and F tests on these partitions with caution and prefer balanced or "
         "block-regularized partitions (cvreport.splits) when the experiment is rerun."
     )
@@ -454,7 +454,7 @@ def audit_overlap(
         The long-format losses, when ``table`` is a formula.
     alpha : float, default 0.1
         The verdict is ``"poor"`` when ``P(Z_max ≥ observed) ≤ alpha`` under
-        random partitioning (seed 002 calls events below 0.1 or 0.2 of small
+        random partitioning (Wang, Li & Li (2015) calls events below 0.1 or 0.2 of small
         probability).
 
     Returns
@@ -475,18 +475,18 @@ def audit_overlap(
     for halves) and ``Z = |X − E X|`` does not depend on which fold is called
     training when the halves are equal. Its exact law gives each pair's
     p-value; ``P(Z_max ≥ z) = 1 − Π_pairs P(Z < z)`` treats pairs as
-    independent (METHODS.md §4.6). Records that a replication does not
+    independent (docs/methods.md). Records that a replication does not
     validate are left out of the pairs they belong to.
 
-    Repeated K-fold (extension, METHODS.md §4.7): every two training sets of
+    Repeated K-fold (extension, docs/methods.md): every two training sets of
     different replications overlap hypergeometrically around
     ``n((K−1)/K)²``; a pair's ``Z`` is the largest of its ``K²`` deviations and
     its law is simulated (20,000 random partitions, fixed seed).
 
     References
     ----------
-    Seed 002 (the statistic, its law, Example 2); seed 000 Table 1 and §3;
-    seed 004 Table III.
+    Wang, Li & Li (2015) (the statistic, its law, Example 2); Wang, Li & Li (2017) Table 1 and §3;
+    Yang et al. Table III.
     """
     from cvreport.methods._common import as_table
 
@@ -569,7 +569,7 @@ def audit_overlap(
     else:
         expected_overlap = n_records * ((K - 1) / K) ** 2
         notes.append(
-            "Extension: seed 002 defines the overlap statistic for m×2 designs; for repeated "
+            "Extension: Wang, Li & Li (2015) defines the overlap statistic for m×2 designs; for repeated "
             "K-fold cross-validation each pair's largest deviation is compared with "
             "simulated random partitions."
         )

@@ -4,7 +4,7 @@ Every function here turns numbers a report already holds into sentences; none
 computes a statistic. Numbers are written with the same formatting functions as
 the tables (:mod:`cvreport.formatting`), so a sentence and its table agree.
 
-Conventions follow METHODS.md §0: a difference is loss(A) − loss(B), so a
+Conventions follow docs/methods.md: a difference is loss(A) − loss(B), so a
 negative estimate means model A has the lower loss. When the loss is a negated
 score (``higher_is_better``), sentences speak of the score instead.
 

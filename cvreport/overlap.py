@@ -3,7 +3,7 @@
 Two replications of 2-fold cross-validation on ``n`` records train on halves
 ``S`` and ``S′``; their overlap ``X = |S ∩ S′|`` is hypergeometric under random
 partitioning with mean ``n/4``, and ``Z = |X − n/4|`` measures how far a pair of
-partitions is from balance (seed 002: Wang, Li, Li 2015, *Measure for data
+partitions is from balance (Wang, Li, Li 2015, *Measure for data
 partitioning in m×2 cross-validation*, Pattern Recognition Letters 65:211–217).
 For ``m`` replications ``Z_max`` is the largest ``Z`` over the ``C(m, 2)`` pairs.
 
@@ -13,9 +13,9 @@ normalised once, so it is accurate for ``n = 10⁷`` as for ``n = 40``. Terms
 more than ``e^−800`` below the mode are dropped (they are below the smallest
 double anyway).
 
-``P(Z_max > k)`` uses the model that reproduces seed 002's Tables 5–8: the
+``P(Z_max > k)`` uses the model that reproduces Wang, Li & Li (2015)'s Tables 5–8: the
 ``C(m, 2)`` pairs are treated as independent, ``P(Z_max ≤ k) = F_Z(k)^C(m,2)``
-(METHODS.md §4.6). ``method="simulate"`` draws real random partitions as a
+(docs/methods.md). ``method="simulate"`` draws real random partitions as a
 check; the two agree to about 1e-3.
 
 Examples
@@ -69,7 +69,7 @@ class OverlapDistribution:
 
     ``X`` is the number of records two training sets of sizes ``sizes = (a, b)``
     drawn at random from ``n`` records share: ``X ~ Hypergeometric(n, a, b)`` with
-    ``E X = a b / n``, which is ``n/4`` for halves (seed 002, eqs 2–4). Build it
+    ``E X = a b / n``, which is ``n/4`` for halves (Wang, Li & Li (2015), eqs 2–4). Build it
     with :func:`overlap_distribution`.
 
     Attributes
@@ -115,7 +115,7 @@ class OverlapDistribution:
 
     @property
     def var(self) -> float:
-        """``D Z = E Z² − (E Z)²``; ``E Z² = n²/(16(n − 1))`` for ``n = 4n′`` (seed 002, eq 6)."""
+        """``D Z = E Z² − (E Z)²``; ``E Z² = n²/(16(n − 1))`` for ``n = 4n′`` (Wang, Li & Li (2015), eq 6)."""
         p = np.exp(self.log_pmf)
         mean = float(np.sum(self.values * p))
         return float(np.sum((self.values - mean) ** 2 * p))
@@ -248,7 +248,7 @@ def overlap_distribution(n: int, sizes: Sequence[int] | None = None) -> OverlapD
     Parameters
     ----------
     n : int
-        Number of records (any ``n ≥ 2``; seed 002 takes ``n = 4n′``).
+        Number of records (any ``n ≥ 2``; Wang, Li & Li (2015) takes ``n = 4n′``).
     sizes : (int, int), optional
         Training-set sizes of the two replications; ``(n // 2, n // 2)`` by
         default. ``Z = |X − a b / n|``, which is ``|X − n/4|`` for halves.
@@ -259,7 +259,7 @@ def overlap_distribution(n: int, sizes: Sequence[int] | None = None) -> OverlapD
 
     References
     ----------
-    Seed 002, §2.1, eqs (2)–(4): ``P(Z = 0) = C(2n′, n′)²/C(n, 2n′)``,
+    Wang, Li & Li (2015), §2.1, eqs (2)–(4): ``P(Z = 0) = C(2n′, n′)²/C(n, 2n′)``,
     ``P(Z = z) = 2 C(2n′, n′ − z)²/C(n, 2n′)``.
 
     Examples
@@ -284,10 +284,10 @@ def overlap_distribution(n: int, sizes: Sequence[int] | None = None) -> OverlapD
 
 
 def overlap_mean(n: int) -> float:
-    """``E Z`` for two random half-half partitions of ``n`` records (seed 002, Proposition 1).
+    """``E Z`` for two random half-half partitions of ``n`` records (Wang, Li & Li (2015), Proposition 1).
 
-    Computed by exact summation; seed 002's printed closed form (eq 5) is
-    garbled, a verified one is ``EZ = (n/8)·P(Z = 0)`` (METHODS.md §4.5).
+    Computed by exact summation; Wang, Li & Li (2015)'s printed closed form (eq 5) is
+    garbled, a verified one is ``EZ = (n/8)·P(Z = 0)`` (docs/methods.md).
 
     >>> round(overlap_mean(1024), 6)
     6.378403
@@ -296,7 +296,7 @@ def overlap_mean(n: int) -> float:
 
 
 def overlap_var(n: int) -> float:
-    """``D Z`` for two random half-half partitions of ``n`` records (seed 002, eq 6).
+    """``D Z`` for two random half-half partitions of ``n`` records (Wang, Li & Li (2015), eq 6).
 
     >>> round(overlap_var(1024), 6)
     23.378535
@@ -330,8 +330,8 @@ def zmax_sf(
     m : int
         Number of replications (``m ≥ 2``); ``Z_max`` is over ``C(m, 2)`` pairs.
     method : {"independent", "simulate"}
-        ``"independent"`` (default): the model behind seed 002's Tables 5–8,
-        ``P(Z_max ≤ k) = F_Z(k)^C(m,2)`` (METHODS.md §4.6). ``"simulate"``:
+        ``"independent"`` (default): the model behind Wang, Li & Li (2015)'s Tables 5–8,
+        ``P(Z_max ≤ k) = F_Z(k)^C(m,2)`` (docs/methods.md). ``"simulate"``:
         Monte Carlo over ``n_sim`` sets of real random partitions
         (:func:`simulate_zmax`), as a check of the model.
     n_sim : int
@@ -479,9 +479,9 @@ def overlap_quantile(
 ) -> int | float:
     """The tabulated quantile of ``Z_max``: the largest ``k`` with ``P(Z_max > k) > α``.
 
-    This is the reading that reproduces seed 002's Tables 5–8 (``m = 2, 3, 7,
+    This is the reading that reproduces Wang, Li & Li (2015)'s Tables 5–8 (``m = 2, 3, 7,
     11``; ``α = 0.2`` and ``0.1``) row for row — one less than the usual
-    quantile ``min{k : P(Z_max > k) ≤ α}`` (METHODS.md §4.6). Two printed
+    quantile ``min{k : P(Z_max > k) ≤ α}`` (docs/methods.md). Two printed
     entries of Table 7 (``n = 44, 48``, ``k(0.1) = 3``) are misprints; this
     function returns the correct 4.
 
@@ -490,7 +490,7 @@ def overlap_quantile(
     n : int
         Number of records.
     m : int
-        Number of replications (``m = 2`` is a single pair, seed 002 Table 5).
+        Number of replications (``m = 2`` is a single pair, Wang, Li & Li (2015) Table 5).
     alpha : float
         Tail probability, ``0 < α < 1``.
     method, n_sim, random_state

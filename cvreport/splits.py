@@ -1,13 +1,13 @@
 """Designed m×2 cross-validation partitions, offered as scikit-learn splitters.
 
 Random m×2 partitions make training sets of different replications overlap by
-a random amount around ``n/4``, and a poor draw is not a rare event (seed 002).
+a random amount around ``n/4``, and a poor draw is not a rare event (Wang, Li & Li (2015)).
 The designs here fix every overlap at ``n/4``:
 
 * :class:`RandomMx2CV` — ``m`` independent random half-half partitions
   (Dietterich's 5×2cv), the baseline;
-* :class:`Balanced5x2CV` — the balanced 5×2 partitions of seed 000, Table 1;
-* :class:`BlockRegularizedCV` — block-regularized m×2 partitions: seed 004's
+* :class:`Balanced5x2CV` — the balanced 5×2 partitions of Wang, Li & Li (2017), Table 1;
+* :class:`BlockRegularizedCV` — block-regularized m×2 partitions: Yang et al.'s
   Table III for ``m = 5``, two-level orthogonal arrays (columns of a Hadamard
   matrix) for other ``m``; ``m = 3`` is the blocked 3×2 cross-validation.
 
@@ -17,7 +17,7 @@ fold 1, replication 1 fold 2, replication 2 fold 1, …, so it drops into
 ``fold`` ``k`` of a replication is the validation fold of its ``k``-th split,
 the same meaning as the ``fold`` column of a results table.
 
-How the blocks are filled (METHODS.md §4.4): records are shuffled, then dealt
+How the blocks are filled (docs/methods.md): records are shuffled, then dealt
 round-robin into the ``N`` blocks (block sizes differ by at most one); with
 ``stratify=True`` each class is shuffled on its own and the classes are dealt one
 after another without restarting the deal. The order in which blocks receive
@@ -30,9 +30,9 @@ allow. :meth:`max_overlap_deviation` reports what was achieved.
 
 References
 ----------
-Seed 000: Wang, Li, Li (2017), Neural Processing Letters 46:1–13, Table 1.
-Seed 002: Wang, Li, Li (2015), Pattern Recognition Letters 65:211–217.
-Seed 004: Yang, Wang, Song, Li, *Block-regularized 5×2 cross-validated
+Wang, Li & Li (2017): Wang, Li, Li (2017), Neural Processing Letters 46:1–13, Table 1.
+Wang, Li & Li (2015): Wang, Li, Li (2015), Pattern Recognition Letters 65:211–217.
+Yang et al.: Yang, Wang, Song, Li, *Block-regularized 5×2 cross-validated
 McNemar's test*, Table III. Wang, Wang, Li, Yang (2017), Neural Computation
 29(2):519–554 (general m). Wang, Wang, Jia, Li (2014), Neural Computation
 26(1):208–235 (blocked 3×2).
@@ -203,12 +203,12 @@ def hadamard_matrix(order: int) -> np.ndarray:
 
 # Block-by-replication sign matrices: +1 puts the block in the training set of the
 # replication's first split (so it is validated in fold 2), -1 in its fold 1.
-# Seed 004 Table III (blocks D1..D8): columns 4, 1, 2, 3, 5 of Sylvester's H8.
+# Yang et al. Table III (blocks D1..D8): columns 4, 1, 2, 3, 5 of Sylvester's H8.
 _H8_COLUMNS = (4, 1, 2, 3, 5, 6, 7)
 # Blocked 3×2 (P1P2|P3P4, P1P3|P2P4, P1P4|P2P3): columns 2, 1, 3 of Sylvester's H4.
 _H4_COLUMNS = (2, 1, 3)
 
-# Seed 000 Table 1, rows = half blocks P1¹, P1², P2¹, P2², P3¹, P3², P4¹, P4²; training
+# Wang, Li & Li (2017) Table 1, rows = half blocks P1¹, P1², P2¹, P2², P3¹, P3², P4¹, P4²; training
 # sets {P1,P2}, {P1,P3}, {P1,P4}, {P2¹,P1²,P4¹,P3²}, {P2¹,P1²,P3¹,P4²}.
 _BALANCED_TRAINING = ((0, 1, 2, 3), (0, 1, 4, 5), (0, 1, 6, 7), (2, 1, 6, 5), (2, 1, 4, 7))
 BALANCED_SIGNS = np.array(
@@ -223,7 +223,7 @@ def block_regularized_signs(m: int) -> np.ndarray:
     constructed here; the columns are ``m`` non-constant columns of it (a
     two-level orthogonal array of strength 2), so every column splits the
     blocks in half and every two columns share ``N/4`` blocks (Wang, Wang, Li,
-    Yang 2017). ``m = 5`` gives seed 004's Table III, ``m = 3`` the blocked 3×2.
+    Yang 2017). ``m = 5`` gives Yang et al.'s Table III, ``m = 3`` the blocked 3×2.
 
     >>> s = block_regularized_signs(5)
     >>> [(np.flatnonzero(s[:, j] > 0) + 1).tolist() for j in range(5)]  # Table III, first fold
@@ -388,7 +388,7 @@ class _Mx2Splitter:
         return result
 
     def max_overlap_deviation(self, X: Any, y: Any = None) -> float:
-        """Achieved ``max |X_ij − n/4|`` over pairs of replications (seed 002's ``Z_max``).
+        """Achieved ``max |X_ij − n/4|`` over pairs of replications (Wang, Li & Li (2015)'s ``Z_max``).
 
         ``0`` for the designed partitions when ``n`` is a multiple of the number of
         blocks; otherwise as close as equal blocks allow (e.g. ``1`` for
@@ -428,7 +428,7 @@ class RandomMx2CV(_Mx2Splitter):
     Notes
     -----
     Training-set overlaps between replications vary at random around ``n/4``;
-    seed 002 shows that badly unbalanced draws are common. Prefer
+    Wang, Li & Li (2015) shows that badly unbalanced draws are common. Prefer
     :class:`BlockRegularizedCV` for new experiments.
 
     Examples
@@ -503,7 +503,7 @@ class _BlockDesignCV(_Mx2Splitter):
 
 
 class Balanced5x2CV(_BlockDesignCV):
-    """Balanced 5×2 cross-validation (seed 000, Table 1).
+    """Balanced 5×2 cross-validation (Wang, Li & Li (2017), Table 1).
 
     Four equal blocks ``P1..P4``, each cut into halves ``Pj¹, Pj²``; the first
     splits train on ``{P1,P2}``, ``{P1,P3}``, ``{P1,P4}``, ``{P2¹,P1²,P4¹,P3²}``
@@ -537,12 +537,12 @@ class Balanced5x2CV(_BlockDesignCV):
 
 
 class BlockRegularizedCV(_BlockDesignCV):
-    """Block-regularized m×2 cross-validation (seed 004 Table III; Wang et al. 2017).
+    """Block-regularized m×2 cross-validation (Yang et al. Table III; Wang et al. 2017).
 
     Records are dealt into ``N`` equal blocks, ``N`` the smallest multiple of 4
     above ``m`` (8 for ``m = 5``); replication ``j`` trains its first split on the
     blocks where column ``j`` of a two-level orthogonal array is ``+1``. For
-    ``m = 5`` the training folds are seed 004's Table III: ``{1,2,3,4}``,
+    ``m = 5`` the training folds are Yang et al.'s Table III: ``{1,2,3,4}``,
     ``{1,3,5,7}``, ``{1,2,5,6}``, ``{1,4,5,8}``, ``{1,3,6,8}``. ``m = 3`` is the
     blocked 3×2 cross-validation (partitions ``P1P2|P3P4``, ``P1P3|P2P4``,
     ``P1P4|P2P3``). When ``n`` is a multiple of ``N``, every fold has ``n/2``

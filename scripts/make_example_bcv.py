@@ -2,7 +2,7 @@
 
 The same data (scikit-learn's breast-cancer set, 569 records) and the same three
 classifiers as ``scripts/make_example.py``, but partitioned by
-:class:`cvreport.splits.BlockRegularizedCV` with ``m = 5`` (seed 004, Table III)
+:class:`cvreport.splits.BlockRegularizedCV` with ``m = 5`` (Yang et al., Table III)
 instead of Dietterich's random halves, so that the overlap audit and the reports
 can be compared on a random and on a designed partitioning side by side. Writes
 ``cvreport/data/example_bcv.csv.gz`` with the columns

@@ -1,4 +1,4 @@
-"""The overlap audit of a results table's partitions (seed 002; METHODS.md §4.5–4.7)."""
+"""The overlap audit of a results table's partitions (Wang, Li & Li (2015); docs/methods.md)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_balanced_5x2_is_told_from_block_regularized() -> None:
     audit = audit_overlap(_table(Balanced5x2CV(random_state=4).assignment(80)))
     assert (audit.z_max, audit.design, audit.verdict) == (0.0, "balanced", "balanced")
     # the same partitions with replications reordered are still an orthogonal array,
-    # but no longer seed 000's Table 1 order
+    # but no longer Wang, Li & Li (2017)'s Table 1 order
     shuffled = Balanced5x2CV(random_state=4).assignment(80)
     shuffled["replication"] = shuffled["replication"].map({1: 2, 2: 1, 3: 4, 4: 3, 5: 5})
     assert audit_overlap(_table(shuffled)).design == "block-regularized"
@@ -110,13 +110,13 @@ def test_pvalue_is_the_independence_model() -> None:
     for row in audit.pairs.itertuples():
         assert row.pvalue == pytest.approx(dist.tail(row.z))
         assert row.z == abs(row.overlap - 50)
-    assert audit.quantiles == (7, 8)  # seed 002 for n = 200, m = 5 (independence model)
+    assert audit.quantiles == (7, 8)  # Wang, Li & Li (2015) for n = 200, m = 5 (independence model)
     # E Z_max = Σ_k P(Z_max > k)
     assert audit.expected_zmax == pytest.approx(sum(zmax_tail(k, 200, 5) for k in range(1, 51)))
 
 
 def test_poor_partitions_as_in_seed_000_section_3() -> None:
-    # seed 000 §3: replication 2 swaps only n/20 records of replication 1's halves,
+    # Wang, Li & Li (2017) §3: replication 2 swaps only n/20 records of replication 1's halves,
     # so the two training sets share 9n/20 = 90 records (Z = 40 at n = 200)
     n = 200
     rng = np.random.default_rng(3)
@@ -131,7 +131,7 @@ def test_poor_partitions_as_in_seed_000_section_3() -> None:
     assert audit.verdict == "poor"
     assert audit.design == "random"
     assert audit.pvalue < 1e-20
-    assert "0.070" in audit.meaning  # seed 002 Example 2, maximum overlap 90
+    assert "0.070" in audit.meaning  # Wang, Li & Li (2015) Example 2, maximum overlap 90
 
 
 def test_seed_002_example_2_moderate_imbalance() -> None:

@@ -1,4 +1,4 @@
-"""Bayesian correlated t test (METHODS.md §3.7)."""
+"""Bayesian correlated t test (docs/methods.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Resampled, corrected resampled and corrected repeated k-fold t tests (METHODS.md §3.2–§3.4)."""
+"""Resampled, corrected resampled and corrected repeated k-fold t tests (docs/methods.md–§3.4)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from cvreport.methods.corrected import (
 )
 from cvreport.table import ResultsTable
 
-# METHODS.md §1 differences, rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
+# docs/methods.md differences, rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
 SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
 FOUR = [0.02, -0.01, 0.03, 0.00]
 
@@ -43,7 +43,7 @@ def t3_cdf(t: float) -> float:
     return 0.5 + (x / (1 + x * x) + math.atan(x)) / math.pi
 
 
-# -- METHODS.md §3.4 vector -----------------------------------------------------------
+# -- docs/methods.md vector -----------------------------------------------------------
 def test_repeated_kfold_vector_section_3_4():
     res = corrected_repeated_kfold_ttest_array(np.reshape(SECTION_1, (5, 2)))
     assert as_printed(res.statistic, "0.522233")

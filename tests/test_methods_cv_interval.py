@@ -1,4 +1,4 @@
-"""Cross-validation confidence interval and test of Bayle et al. (2020) (METHODS.md §3.6)."""
+"""Cross-validation confidence interval and test of Bayle et al. (2020) (docs/methods.md)."""
 
 from __future__ import annotations
 

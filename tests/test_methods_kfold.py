@@ -1,4 +1,4 @@
-"""The K-fold cross-validated paired t test (METHODS.md §3.1; seed 003 eq. 19.14)."""
+"""The K-fold cross-validated paired t test (docs/methods.md; Alpaydın (2014) eq. 19.14)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_hand_example():
 
 
 def test_one_sided_as_in_seed():
-    # seed 003: H0: μ ≥ 0 vs H1: μ < 0 ("less": A has lower loss)
+    # H0: μ ≥ 0 vs H1: μ < 0 ("less": A has lower loss)
     d = [-0.03, -0.01, -0.02, -0.06]
     s = math.sqrt(0.0014 / 3)
     less = arrays.paired_ttest_kfold(d, alternative="less")

@@ -1,6 +1,6 @@
 """McNemar's test: hold-out (four variants), naive K-fold and 5×2 BCV with posteriors.
 
-Numbers come from METHODS.md §2, seed 004 and hand computation written out
+Numbers come from docs/methods.md, Yang et al. and hand computation written out
 below; statsmodels, mlxtend and scipy serve as peers where they agree with the
 definitions (and the disagreements at b + c = 0 and b = c are pinned down).
 """
@@ -34,7 +34,7 @@ mc = importlib.import_module("cvreport.methods.mcnemar")
 
 
 def assert_printed(value: float, printed: str) -> None:
-    """``value`` agrees with a number printed in METHODS.md to every printed digit."""
+    """``value`` agrees with a number printed in docs/methods.md to every printed digit."""
     mantissa = printed.lower().split("e")[0]
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     exponent = int(printed.lower().split("e")[1]) if "e" in printed.lower() else 0
@@ -44,7 +44,7 @@ def assert_printed(value: float, printed: str) -> None:
     )
 
 
-# ---------------------------------------------------------------- METHODS.md §2.1 vector
+# ---------------------------------------------------------------- docs/methods.md vector
 def test_methods_vector_b12_c4():
     corrected = arrays.mcnemar(12, 4)
     assert_printed(corrected.statistic, "3.0625")

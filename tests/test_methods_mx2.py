@@ -1,6 +1,6 @@
 """Tests on m×2 designs: Dietterich's t, Alpaydın's F, calibrated F, blocked 3×2 t, Yıldız's t.
 
-Numbers come from METHODS.md §1, seed 000 Table 2, seed 001 and hand computation
+Numbers come from docs/methods.md, Wang, Li & Li (2017) Table 2, Alpaydın (1999) and hand computation
 written out below; the table-level functions are checked against differences
 computed here from the raw long-format data.
 """
@@ -28,13 +28,13 @@ from cvreport.errors import (
 )
 from cvreport.methods import mx2
 
-# METHODS.md §1 test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
+# docs/methods.md test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
 VECTOR = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]).reshape(5, 2)
 BLOCKED_VECTOR = np.array([0.03, 0.01, 0.02, 0.00, 0.04, 0.02]).reshape(3, 2)
 
 
 def assert_printed(value: float, printed: str) -> None:
-    """``value`` agrees with a number printed in METHODS.md to every printed digit."""
+    """``value`` agrees with a number printed in docs/methods.md to every printed digit."""
     mantissa = printed.lower().split("e")[0]
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     exponent = int(printed.lower().split("e")[1]) if "e" in printed.lower() else 0
@@ -44,7 +44,7 @@ def assert_printed(value: float, printed: str) -> None:
     )
 
 
-# ---------------------------------------------------------------- METHODS.md vectors
+# ---------------------------------------------------------------- docs/methods.md vectors
 def test_dietterich_vector():
     res = arrays.paired_ttest_5x2cv(VECTOR)
     assert_printed(res.statistic, "0.953463")
@@ -90,8 +90,8 @@ def test_calibrated_statistic_equals_alpaydin_at_rho1_zero():
     assert arrays.calibrated_ftest_5x2cv(VECTOR, rho1=0.2).statistic == pytest.approx(0.8 * f)
 
 
-# ---------------------------------------------------------------- seed 000 Table 2
-# Seed 000 Table 2 "Change in DOF of f with changes in ρ1 and ρ2", copied from the paper
+# ---------------------------------------------------------------- Wang, Li & Li (2017) Table 2
+# Wang, Li & Li (2017) Table 2 "Change in DOF of f with changes in ρ1 and ρ2", copied from the paper
 # ("-" and "_" mark ρ1 > ρ2). Rows ρ1 = 0.00..0.50, columns ρ2 = 0.00..0.50.
 SEED000_TABLE2 = """
 0.00 10.000 9.804 9.259 8.475 7.576 6.667 5.814 5.051 4.386 3.817 3.333

@@ -1,4 +1,4 @@
-"""Dietterich's difference-of-proportions test (METHODS.md §3.5)."""
+"""Dietterich's difference-of-proportions test (docs/methods.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One model against a target error p0: binomial, normal and t tests (METHODS.md §3.8)."""
+"""One model against a target error p0: binomial, normal and t tests (docs/methods.md)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_hand_normal():
 
 
 def test_normal_seed_boundary_164():
-    # seed 003: reject if z > z_α = 1.64 at α = 0.05 (one-sided); N = 10000, p0 = 0.5, σ = 0.005
+    # reject if z > z_α = 1.64 at α = 0.05 (one-sided); N = 10000, p0 = 0.5, σ = 0.005
     assert arrays.normal_test(5083, 10000, p0=0.5).statistic == pytest.approx(1.66)
     assert arrays.normal_test(5083, 10000, p0=0.5).reject(0.05)
     assert not arrays.normal_test(5081, 10000, p0=0.5).reject(0.05)  # z = 1.62
@@ -112,7 +112,7 @@ def test_hand_ttest_error():
 
 
 def test_ttest_error_seed_critical_value():
-    # seed 003: t_{0.05, 9} = 1.83
+    # t_{0.05, 9} = 1.83
     base = np.tile([0.01, -0.01], 5)
     s = np.std(base, ddof=1)
     for t, rejects in [(1.82, False), (1.84, True)]:

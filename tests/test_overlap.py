@@ -1,4 +1,4 @@
-"""The overlap statistic Z of seed 002 and its distribution (METHODS.md §4.5–4.6)."""
+"""The overlap statistic Z of Wang, Li & Li (2015) and its distribution (docs/methods.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from cvreport.overlap import (
     zmax_tail,
 )
 
-# Seed 002, Tables 5–8, every printed row: (n from, n to, k(P > 0.2), k(P > 0.1)),
+# Wang, Li & Li (2015), Tables 5–8, every printed row: (n from, n to, k(P > 0.2), k(P > 0.1)),
 # n in steps of 4. Table 5 is two partitions (m = 2), Tables 6, 7, 8 are m = 3, 7, 11.
 TABLE5 = [
     (40, 60, 1, 2), (64, 72, 2, 2), (76, 116, 2, 3), (120, 120, 3, 3), (124, 176, 3, 4),
@@ -41,7 +41,7 @@ TABLE6 = [
 ]  # fmt: skip
 TABLE7 = [
     # The first row is printed as (40–48, 3, 3). For n = 44 and 48 the printed
-    # k(0.1) = 3 is a misprint (METHODS.md §4.6): P(Z_max > 4) = 0.1188 (n = 44) and
+    # k(0.1) = 3 is a misprint (docs/methods.md): P(Z_max > 4) = 0.1188 (n = 44) and
     # 0.1672 (n = 48) exceed 0.1, so the largest k with P(Z_max > k) > 0.1 is 4.
     # The row is split here and n = 44, 48 are asserted at their correct value 4.
     (40, 40, 3, 3), (44, 48, 3, 4),
@@ -125,7 +125,7 @@ def test_mean_and_variance_match_direct_summation_for_n_4_to_1024() -> None:
         assert dist.mean == pytest.approx(ez, rel=1e-12, abs=1e-14), n
         assert dist.var == pytest.approx(ez2 - ez * ez, rel=1e-10, abs=1e-14), n
         if n % 4 == 0:
-            # closed forms of METHODS.md §4.5–4.6 (seed 002 eq 6 for E Z²)
+            # closed forms of docs/methods.md (Wang, Li & Li (2015) eq 6 for E Z²)
             assert dist.pmf(0) == pytest.approx(p0, rel=1e-12)
             assert ez == pytest.approx(n / 8 * p0, rel=1e-12)
             assert ez2 == pytest.approx(n * n / (16 * (n - 1)), rel=1e-12)
@@ -243,7 +243,7 @@ def test_simulation_schemes_agree_with_a_plain_shuffle() -> None:
     se = plain.std() / math.sqrt(sims) * math.sqrt(2)
     assert abs(cells.mean() - plain.mean()) < 4 * se
     assert abs(perm.mean() - plain.mean()) < 4 * se
-    # and the independence model is close to the real joint law (METHODS.md §4.6)
+    # and the independence model is close to the real joint law (docs/methods.md)
     model = float(np.sum(zmax_sf(np.arange(0, 12), n, m)))  # E Z_max = Σ P(Z_max > k)
     assert abs(model - plain.mean()) < 4 * se + 0.01
 

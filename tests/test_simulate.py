@@ -1,4 +1,4 @@
-"""Simulation studies: fold aggregation, designs, scenarios, rates against seed 004 Table V."""
+"""Simulation studies: fold aggregation, designs, scenarios, rates against Yang et al. Table V."""
 
 from __future__ import annotations
 
@@ -225,7 +225,7 @@ def test_records_are_shuffled_afresh_for_every_data_set():
         assert 60 < first_half_in_fold_0.mean() < 90  # not aligned with the ε halves
 
 
-# ---------------------------------------------------------------- seed 004 Table V
+# ---------------------------------------------------------------- Yang et al. Table V
 
 
 def test_epsilon_rates_agree_with_seed_004_table_v():

@@ -1,4 +1,4 @@
-"""Designed m×2 partitions as scikit-learn splitters (METHODS.md §4.1–4.4)."""
+"""Designed m×2 partitions as scikit-learn splitters (docs/methods.md)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_block_regularized_5x2_is_seed_004_table_iii() -> None:
 
 
 def test_blocked_3x2_pairs_the_four_blocks() -> None:
-    # P1P2|P3P4, P1P3|P2P4, P1P4|P2P3 (Wang et al. 2014, METHODS.md §1.4)
+    # P1P2|P3P4, P1P3|P2P4, P1P4|P2P3 (Wang et al. 2014, docs/methods.md)
     assert _training_sets(block_regularized_signs(3)) == [{1, 2}, {1, 3}, {1, 4}]
 
 
@@ -153,7 +153,7 @@ def test_deterministic_under_random_state() -> None:
 
 
 def test_records_are_shuffled_before_dealing() -> None:
-    # unshuffled blocks would put records 0..n/8-1 in one block (METHODS.md §5.1)
+    # unshuffled blocks would put records 0..n/8-1 in one block (docs/methods.md)
     cv = BlockRegularizedCV(m=5, random_state=0)
     blocks = cv.blocks(80)
     assert not np.array_equal(blocks, np.repeat(np.arange(8), 10))
@@ -177,7 +177,7 @@ def test_remainders_are_dealt_round_robin(n: int) -> None:
 
 
 def test_n_300_has_the_best_equal_block_deviation() -> None:
-    # n ≡ 4 (mod 8): equal blocks cannot do better than n/4 ± 1 (METHODS.md §4.6)
+    # n ≡ 4 (mod 8): equal blocks cannot do better than n/4 ± 1 (docs/methods.md)
     assert BlockRegularizedCV(m=5, random_state=0).max_overlap_deviation(300) == 1.0
     assert Balanced5x2CV(random_state=0).max_overlap_deviation(300) == 1.0
 

@@ -3,7 +3,7 @@
 Three layers meet here:
 
 * **kernels** work on numpy arrays with arbitrary leading batch dimensions and
-  apply the degenerate-data conventions of METHODS.md §0 elementwise, reporting
+  apply the degenerate-data conventions of docs/methods.md elementwise, reporting
   what they did as an integer code per element (never a warning, never NaN);
 * **array-level** functions turn one kernel outcome into a result object and
   explain any degenerate code in words;
@@ -61,7 +61,7 @@ __all__ = [
     "zero_spread",
 ]
 
-# Degenerate-data codes returned elementwise by the kernels (METHODS.md §0).
+# Degenerate-data codes returned elementwise by the kernels (docs/methods.md).
 OK = 0
 ZERO_OVER_ZERO = 1  #: variance 0 and numerator 0: statistic 0, p = 1
 NONZERO_OVER_ZERO = 2  #: variance 0, numerator non-zero: statistic ±inf, p = 0 (or 1 against it)
@@ -143,7 +143,7 @@ def as_array(
 
 # -- vectorised arithmetic (kernels) -------------------------------------------
 def safe_ratio(numerator: Any, denominator: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``numerator / denominator`` with METHODS.md §0's conventions for a zero denominator.
+    """``numerator / denominator`` with docs/methods.md's conventions for a zero denominator.
 
     Returns the ratio and an int8 code per element: :data:`OK`,
     :data:`ZERO_OVER_ZERO` (ratio 0) or :data:`NONZERO_OVER_ZERO` (ratio ±inf).
@@ -218,7 +218,7 @@ class TKernel(NamedTuple):
     """Outcome of a vectorised t kernel; every array has the batch shape.
 
     ``statistic = center / standard_error`` ~ t(``df``); ``degenerate`` holds the
-    codes of METHODS.md §0 (:data:`OK`, :data:`ZERO_OVER_ZERO`,
+    codes of docs/methods.md (:data:`OK`, :data:`ZERO_OVER_ZERO`,
     :data:`NONZERO_OVER_ZERO`, :data:`NO_DEGREES_OF_FREEDOM`).
     """
 
@@ -247,7 +247,7 @@ def zero_spread(values: np.ndarray) -> np.ndarray:
     """Whether all values along the last axis are identical (their variance is then exactly 0).
 
     Rounding can leave a variance of 1e-35 where every value is equal; the
-    kernels use this exact test to apply METHODS.md §0 instead.
+    kernels use this exact test to apply docs/methods.md instead.
     """
     return np.all(values == values[..., :1], axis=-1)
 
@@ -328,11 +328,11 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     """Whether the m×2 partitions are balanced: every two replications' training halves share n/4.
 
     The calibrated F, the blocked 3×2 t and the BCV McNemar test derive their
-    distributions from balanced (block-regularized) partitions (seed 000 §2.2,
-    seed 004 §4). Returns ``(True | False | None, explanation)``; ``None`` when the
+    distributions from balanced (block-regularized) partitions (Wang, Li & Li (2017) §2.2,
+    Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
     table holds per-fold scores and the partitions cannot be seen. Tolerance:
     exact n/4 when n is divisible by the number of blocks, ±(blocks/4) otherwise
-    (8 blocks for m ≤ 7 give ±2 at most; METHODS.md §4.4).
+    (8 blocks for m ≤ 7 give ±2 at most; docs/methods.md).
     """
     if not table.per_record:
         return None, (
@@ -350,7 +350,7 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
             "partition the same data and cannot be balanced"
         )
     n = folds.shape[0]
-    blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (METHODS.md §4.2)
+    blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (docs/methods.md)
     tolerance = 0.0 if n % blocks == 0 else blocks / 4.0
     first = folds == 0  # records in the first fold of each replication: (n, m)
     overlap = first.T.astype(np.int64) @ first.astype(np.int64)  # |S_i ∩ S_j|

@@ -82,7 +82,7 @@ REFERENCE = (
 class BayesianKernel(NamedTuple):
     """Elementwise posterior summaries; arrays have the batch shape ``...``.
 
-    ``degenerate`` holds the codes of METHODS.md §0 (1: zero variance and zero
+    ``degenerate`` holds the codes of docs/methods.md (1: zero variance and zero
     mean, 2: zero variance and non-zero mean); there the posterior is a point mass
     at ``location`` and the probabilities are 0 or 1.
     """

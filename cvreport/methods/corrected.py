@@ -173,7 +173,7 @@ def table_test_train_ratio(table: ResultsTable, *, k_fold: bool) -> tuple[float,
 class ResampledTTestKernel(NamedTuple):
     """Elementwise output of the resampled t kernels; arrays have the batch shape ``...``.
 
-    ``degenerate`` holds the codes of METHODS.md §0 from :mod:`cvreport.methods._common`
+    ``degenerate`` holds the codes of docs/methods.md from :mod:`cvreport.methods._common`
     (0 regular, 1 zero variance and zero mean, 2 zero variance and non-zero mean).
     """
 
@@ -206,7 +206,7 @@ def corrected_resampled_ttest_kernel(
     Returns
     -------
     ResampledTTestKernel
-        No warnings are emitted; zero variances follow METHODS.md §0 elementwise.
+        No warnings are emitted; zero variances follow docs/methods.md elementwise.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The K-fold cross-validated paired t test (METHODS.md §3.1; seed 003 eq. 19.14)."""
+"""The K-fold cross-validated paired t test (docs/methods.md; Alpaydın (2014) eq. 19.14)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
 def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
 
-    m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (seed 003
+    m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (Alpaydın (2014)
     eq. 19.14). :meth:`conf_int` is m ± t_{K−1} quantile × S/√K. A single fold
     leaves no degrees of freedom: statistic 0, p = 1 with a warning.
 
@@ -138,12 +138,12 @@ def paired_ttest_kfold(
     """The K-fold cross-validated paired t test comparing models ``a`` and ``b``.
 
     t = √K · mean(p) / S ~ t(K − 1) over the K per-fold differences in mean
-    loss (seed 003 eq. 19.14). Works on per-fold scores too.
+    loss (Alpaydın (2014) eq. 19.14). Works on per-fold scores too.
 
     Parameters
     ----------
     alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B (the one-tailed test of seed 003).
+        "less": H1 A has lower loss than B (the one-tailed test of Alpaydın (2014)).
 
     Raises
     ------

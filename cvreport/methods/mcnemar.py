@@ -1,14 +1,14 @@
-"""McNemar's test for hold-out, K-fold and block-regularized 5×2 CV (METHODS.md §2).
+"""McNemar's test for hold-out, K-fold and block-regularized 5×2 CV (docs/methods.md).
 
 On a validation fold, the 2×2 table of the two models' 0/1 losses has n00 (both
 wrong), n01 (A wrong, B right), n10 (A right, B wrong) and n11 (both right);
-b = n01 and c = n10 are the discordant counts (seed 004 Table I).
+b = n01 and c = n10 are the discordant counts (Yang et al. Table I).
 
 * :func:`mcnemar` — the hold-out test, with the continuity-corrected
   (Edwards), uncorrected, exact binomial and mid-p variants;
 * :func:`mcnemar_kfold` — the naive sum over K folds, χ²(K) (not recommended);
 * :func:`mcnemar_5x2bcv` — the block-regularized 5×2 CV test on the effective
-  table, with the Bayesian reading of that table (seed 004 §2.2, §4.4–4.5).
+  table, with the Bayesian reading of that table (Yang et al. §2.2, §4.4–4.5).
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ class McNemarKFoldKernel(NamedTuple):
 
 
 def mcnemar_kfold_kernel(b: Any, c: Any) -> McNemarKFoldKernel:
-    """Σ_k M_k (corrected per fold) ~ χ²(K) over arrays ``(..., K)`` (seed 004 eq. 5).
+    """Σ_k M_k (corrected per fold) ~ χ²(K) over arrays ``(..., K)`` (Yang et al. eq. 5).
 
     A fold without discordant records contributes 0; when every fold is empty
     the code is :data:`NO_DISCORDANT` (statistic 0, p = 1).
@@ -207,7 +207,7 @@ def mcnemar_kfold_kernel(b: Any, c: Any) -> McNemarKFoldKernel:
 def bcv_factor(rho1: float = 0.5, rho2: float = 0.5, m: int = 5) -> float:
     """The BCV compression factor t = 2m / (1 + ρ1 + 2(m − 1) ρ2); 20/11 at the defaults.
 
-    For m = 5, t = 10 / (1 + ρ1 + 8 ρ2) (seed 004 eq. 11); other m is an extension.
+    For m = 5, t = 10 / (1 + ρ1 + 8 ρ2) (Yang et al. eq. 11); other m is an extension.
 
     >>> round(bcv_factor(), 6)
     1.818182
@@ -231,7 +231,7 @@ def mcnemar_5x2bcv_kernel(tables: Any, rho1: float = 0.5, rho2: float = 0.5) -> 
     """M = t (max(|n̄01 − n̄10| − 1/t, 0))² / (n̄01 + n̄10) ~ χ²(1) over ``(..., m, 2, 4)``.
 
     ``tables[..., i, j, :]`` = (n00, n01, n10, n11) of fold j of replication i;
-    n̄ is the mean over the 2m tables (seed 004 eq. 6), t = :func:`bcv_factor`,
+    n̄ is the mean over the 2m tables (Yang et al. eq. 6), t = :func:`bcv_factor`,
     the effective table C_e = t·n̄ (eq. 11), n_e = its total (eq. 12) and the
     statistic eq. 14 (eq. 15 at ρ1 = ρ2 = ½). n̄01 + n̄10 = 0 gives statistic 0, p = 1.
 
@@ -296,7 +296,7 @@ def _beta_mode(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def contingency_posteriors_kernel(
     table: Any, prior: float = 1.0, level: float = 0.95
 ) -> dict[str, PosteriorKernel]:
-    """Beta posteriors of e, r, q_a and q_b given a 2×2 table ``(..., 4)`` (seed 004 Lemma 2).
+    """Beta posteriors of e, r, q_a and q_b given a 2×2 table ``(..., 4)`` (Yang et al. Lemma 2).
 
     With a Beta(λ, λ) prior: e | C ~ Be(n01 + n10 + λ, n00 + n11 + λ),
     r | C ~ Be(n01 + λ, n10 + λ), q_a | C ~ Be(n01 + λ, n11 + λ),
@@ -336,7 +336,7 @@ def contingency_posteriors_kernel(
 # ================================================================ results
 @dataclass(frozen=True)
 class BetaPosterior:
-    """A Beta posterior of one quantity of the 2×2 table (seed 004 Lemma 2).
+    """A Beta posterior of one quantity of the 2×2 table (Yang et al. Lemma 2).
 
     Attributes
     ----------
@@ -387,7 +387,7 @@ def contingency_posteriors(
     """The Bayesian reading of one 2×2 table: posteriors of e, r, q_a and q_b.
 
     Under the Beta(1, 1) prior the posterior modes equal the plain estimators
-    (seed 004 Corollary 1): mode(e) = (n01 + n10)/n, mode(r) = n01/(n01 + n10), …
+    (Yang et al. Corollary 1): mode(e) = (n01 + n10)/n, mode(r) = n01/(n01 + n10), …
 
     Examples
     --------
@@ -490,13 +490,13 @@ class BCVMcNemarResult(TestResult):
     ----------
     rho1, rho2 : float
         Correlations used in the compression factor (½ and ½ by default, the
-        conservative choice of seed 004).
+        conservative choice of Yang et al.).
     factor : float
         t = 2m / (1 + ρ1 + 2(m − 1)ρ2) (20/11 for 5×2 at the defaults).
     mean_table : tuple of float
         n̄00, n̄01, n̄10, n̄11: the mean of the 2m fold tables.
     effective_table : tuple of float
-        t·n̄ (seed 004 eq. 11).
+        t·n̄ (Yang et al. eq. 11).
     n_effective : float
         The effective validation size n_e, the total of the effective table (eq. 12).
     prior : float
@@ -680,7 +680,7 @@ def _mcnemar_kfold(
         warnings=warnings,
         notes=(
             "not recommended: the fold statistics are correlated (overlapping training "
-            "sets), so the χ²(K) reference distribution does not hold; seed 004 Table V "
+            "sets), so the χ²(K) reference distribution does not hold; Yang et al. Table V "
             "finds it never rejects under H0 (type I error 0.000).",
         ),
         fold_statistics=tuple(float(s) for s in k.fold_statistics),
@@ -693,7 +693,7 @@ def _mcnemar_kfold(
 def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     """The naive K-fold CV McNemar test from per-fold discordant counts.
 
-    Σ_k (max(|b_k − c_k| − 1, 0))² / (b_k + c_k) ~ χ²(K) (seed 004 eq. 5); folds
+    Σ_k (max(|b_k − c_k| − 1, 0))² / (b_k + c_k) ~ χ²(K) (Yang et al. eq. 5); folds
     with b_k + c_k = 0 contribute 0. Not recommended: the folds are correlated.
 
     Examples
@@ -744,7 +744,7 @@ def _mcnemar_5x2bcv(
         notes = (f"extension to m×2 BCV (m = {m}): t = 2m / (1 + ρ1 + 2(m − 1)ρ2).",)
     if (rho1, rho2) != (0.5, 0.5):
         notes += (
-            "ρ1, ρ2 differ from the conservative ½, ½ of seed 004; smaller values make the "
+            "ρ1, ρ2 differ from the conservative ½, ½ of Yang et al.; smaller values make the "
             "test more liberal.",
         )
     return BCVMcNemarResult(
@@ -781,7 +781,7 @@ def mcnemar_5x2bcv_array(
 ) -> BCVMcNemarResult:
     """The 5×2 BCV McNemar test from the 2m fold tables of an m×2 BCV.
 
-    n̄ = mean of the 2m tables (seed 004 eq. 6), t = 10 / (1 + ρ1 + 8ρ2)
+    n̄ = mean of the 2m tables (Yang et al. eq. 6), t = 10 / (1 + ρ1 + 8ρ2)
     (2m / (1 + ρ1 + 2(m − 1)ρ2) for m×2, an extension), C_e = t·n̄ (eq. 11),
     n_e = total of C_e (eq. 12), M = t (max(|n̄01 − n̄10| − 1/t, 0))² / (n̄01 + n̄10)
     ~ χ²(1) (eq. 14; eq. 15 at ρ1 = ρ2 = ½). The result carries the Beta
@@ -888,10 +888,10 @@ def mcnemar_kfold(
     *,
     data: pd.DataFrame | None = None,
 ) -> McNemarKFoldResult:
-    """The naive K-fold CV McNemar test: Σ_k M_k^HO ~ χ²(K) (seed 004 eq. 5).
+    """The naive K-fold CV McNemar test: Σ_k M_k^HO ~ χ²(K) (Yang et al. eq. 5).
 
     Reported for comparison only: the folds share training data, the statistics
-    are correlated, and the test is far from its nominal level (seed 004 Table V).
+    are correlated, and the test is far from its nominal level (Yang et al. Table V).
 
     Raises
     ------
@@ -941,7 +941,7 @@ def mcnemar_5x2bcv(
     level: float = 0.95,
     data: pd.DataFrame | None = None,
 ) -> BCVMcNemarResult:
-    """The 5×2 BCV McNemar test on the effective contingency table (seed 004 §4.4–4.5).
+    """The 5×2 BCV McNemar test on the effective contingency table (Yang et al. §4.4–4.5).
 
     M = 20 (max(|n̄01 − n̄10| − 11/20, 0))² / (11 (n̄01 + n̄10)) ~ χ²(1) at the
     default ρ1 = ρ2 = ½; in general t (max(|n̄01 − n̄10| − 1/t, 0))² / (n̄01 + n̄10)

@@ -1,4 +1,4 @@
-"""Tests on m×2 designs: m replications of 2-fold cross-validation (METHODS.md §1).
+"""Tests on m×2 designs: m replications of 2-fold cross-validation (docs/methods.md).
 
 * Dietterich's 5×2cv paired t, with all 2m alternative numerators (Alpaydın's Table 1);
 * Alpaydın's combined 5×2cv F ~ F(2m, m);
@@ -215,7 +215,7 @@ def combined_ftest_5x2cv_kernel(differences: Any) -> FKernel:
 def calibrated_df1(rho1: float, rho2: float, m: int = 5) -> float:
     """Numerator df f = 2m / (1 + ρ1² + 2(m − 1) ρ2²); for m = 5, 10 / (1 + ρ1² + 8 ρ2²).
 
-    Seed 000 eq. 5 (Satterthwaite's approximation of a weighted χ²); the m×2
+    Wang, Li & Li (2017) eq. 5 (Satterthwaite's approximation of a weighted χ²); the m×2
     form is an extension from the eigenvalues of the equicorrelated covariance.
 
     >>> round(calibrated_df1(0.0, 0.3), 3), round(calibrated_df1(0.2, 0.5), 3)
@@ -229,7 +229,7 @@ def calibrated_df1_mean(m: int = 5, rho1: float = 0.0) -> float:
 
     In general (c = 1 + ρ1², k = 2(m − 1)):
     ``(1/½) ∫_0^½ 2m / (c + k ρ²) dρ = 4m · arctan(½ √(k/c)) / √(c k)``,
-    which at ρ1 = 0 is 4m·arctan(a/2)/a with a = √(2(m − 1)) (seed 000 eq. 7).
+    which at ρ1 = 0 is 4m·arctan(a/2)/a with a = √(2(m − 1)) (Wang, Li & Li (2017) eq. 7).
 
     >>> round(calibrated_df1_mean(), 4)
     6.7551
@@ -360,7 +360,7 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
     Attributes
     ----------
     alternative_statistics : tuple of tuple of float
-        t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m), shape (m, 2) (seed 001 eq. 2.2).
+        t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m), shape (m, 2) (Alpaydın (1999) eq. 2.2).
     alternative_pvalues : tuple of tuple of float
         Their p-values under ``alternative``.
     rejections : int
@@ -527,7 +527,7 @@ def paired_ttest_5x2cv_array(
     """Dietterich's 5×2cv paired t from an (m, 2) array of split differences.
 
     t = p_1^(1) / sqrt(Σ_i s_i² / m) ~ t(m), s_i² = Σ_j (p_i^(j) − p̄_i)²
-    (seed 001 eq. 2.1; seed 003 eq. 19.15). The result also carries the 2m
+    (Alpaydın (1999) eq. 2.1; Alpaydın (2014) eq. 19.15). The result also carries the 2m
     statistics with every other numerator and how many of them reject.
 
     Parameters
@@ -581,7 +581,7 @@ def _combined_ftest_5x2cv(
 def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     """Alpaydın's combined 5×2cv F from an (m, 2) array of split differences.
 
-    f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (seed 001
+    f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (Alpaydın (1999)
     eq. 3.1); F(10, 5) for 5×2, rejecting at α = 0.05 above 4.74. Defines no
     confidence interval.
 
@@ -689,7 +689,7 @@ def calibrated_ftest_5x2cv_array(
 ) -> CalibratedFTest5x2cvResult:
     """The calibrated balanced 5×2cv F test from an (m, 2) array of split differences.
 
-    F = (1 − ρ1)/2 · Σ_i Σ_k (p_i^(k))² / Σ_i s_i² ~ F(f, m) (seed 000 eqs. 5–7),
+    F = (1 − ρ1)/2 · Σ_i Σ_k (p_i^(k))² / Σ_i s_i² ~ F(f, m) (Wang, Li & Li (2017) eqs. 5–7),
     f = 2m / (1 + ρ1² + 2(m − 1) ρ2²) (10 / (1 + ρ1² + 8 ρ2²) for m = 5).
     Assumes balanced or block-regularized partitions; defines no interval.
 
@@ -777,7 +777,7 @@ def _combined_ttest_5x2cv(
     m = d.shape[0]
     k = combined_ttest_5x2cv_kernel(d, alternative)
     notes: tuple[str, ...] = (
-        "not recommended for decisions: strongly anti-conservative in seed 004 Table V "
+        "not recommended for decisions: strongly anti-conservative in Yang et al. Table V "
         "(type I error 0.291 at nominal 0.05 on the ε scenario).",
     )
     if m != 5:
@@ -866,10 +866,10 @@ def paired_ttest_5x2cv(
 ) -> PairedTTest5x2cvResult:
     """Dietterich's 5×2cv paired t test comparing models ``a`` and ``b``.
 
-    t = p_1^(1) / sqrt(Σ_i s_i² / m) ~ t(m) (seed 001 eq. 2.1), where p_1^(1) is
+    t = p_1^(1) / sqrt(Σ_i s_i² / m) ~ t(m) (Alpaydın (1999) eq. 2.1), where p_1^(1) is
     the difference on the first fold (smallest label) of the first replication.
     The result also holds all 2m statistics t_i^(j) and how many reject: the
-    choice of numerator can change the decision (seed 001 Table 1), which is why
+    choice of numerator can change the decision (Alpaydın (1999) Table 1), which is why
     :func:`combined_ftest_5x2cv` is usually preferred.
 
     Parameters
@@ -919,7 +919,7 @@ def combined_ftest_5x2cv(
 ) -> FTest5x2cvResult:
     """Alpaydın's combined 5×2cv F test comparing models ``a`` and ``b``.
 
-    f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (seed 001
+    f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (Alpaydın (1999)
     eq. 3.1). Uses all 2m differences, so it does not depend on fold order. The
     recommended test on random m×2 partitions; no confidence interval.
 
@@ -962,13 +962,13 @@ def calibrated_ftest_5x2cv(
     """The calibrated balanced 5×2cv F test comparing models ``a`` and ``b``.
 
     F = (1 − ρ1)/2 · Σ Σ (p_i^(k))² / Σ s_i² ~ F(f, 5), f = 10/(1 + ρ1² + 8ρ2²)
-    (seed 000 eqs. 5–7). The calibrated test takes ρ1 = 0 and the mean of f over
+    (Wang, Li & Li (2017) eqs. 5–7). The calibrated test takes ρ1 = 0 and the mean of f over
     ρ2 ∈ (0, ½), 5√2·arctan√2 = 6.7551, rounded to 7 (``df1="paper"``);
     ``df1="exact"`` keeps 6.7551; ``rho1``/``rho2`` set the correlations directly.
     With m ≠ 5 the m×2 extension f = 2m/(1 + ρ1² + 2(m − 1)ρ2²), F(f, m) is used
     and labelled.
 
-    The degrees of freedom assume balanced (seed 000 Table 1) or
+    The degrees of freedom assume balanced (Wang, Li & Li (2017) Table 1) or
     block-regularized partitions: when the table's training-set overlaps are
     not all n/4, the result warns (:class:`~cvreport.errors.PartitionWarning`).
 
@@ -1063,7 +1063,7 @@ def combined_ttest_5x2cv(
 ) -> Mx2TTestResult:
     """Yıldız's combined 5×2cv t test comparing models ``a`` and ``b``.
 
-    t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). Seed 004 Table V finds
+    t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). Yang et al. Table V finds
     it strongly anti-conservative (type I error 0.291 at nominal 0.05); use it
     as a labelled comparison, not for decisions.
 

@@ -1,11 +1,11 @@
-"""Tests of one model's error against a target error p0 (METHODS.md §3.8; seed 003 §5.4).
+"""Tests of one model's error against a target error p0 (docs/methods.md; Alpaydın (2014) §5.4).
 
 * :func:`binomial_test` — X errors out of N records, P{X ≥ e} under Bin(N, p0) (eq. 19.10);
 * :func:`normal_test` — z = (X/N − p0) / sqrt(p0(1 − p0)/N) (eq. 19.11; the seed's
   typesetting drops the /N inside the square root);
 * :func:`ttest_error` — √K (mean − p0) / S ~ t(K − 1) over K fold errors (eq. 19.12).
 
-The seed tests H0: p ≤ p0 against H1: p > p0, so ``alternative="greater"`` is the
+Alpaydın (2014) tests H0: p ≤ p0 against H1: p > p0, so ``alternative="greater"`` is the
 default; "less" tests whether the error is below p0, "two-sided" both.
 """
 
@@ -84,7 +84,7 @@ def binomial_test_kernel(
 ) -> OneModelKernel:
     """Exact binomial test of X = ``errors`` out of ``n`` against error ``p0``, any shape.
 
-    "greater": P{X ≥ e} (seed 003 eq. 19.10); "less": P{X ≤ e}; "two-sided":
+    "greater": P{X ≥ e} (Alpaydın (2014) eq. 19.10); "less": P{X ≤ e}; "two-sided":
     min(1, 2·min of the two tails) (the doubling rule).
 
     >>> k = binomial_test_kernel(15, 100, 0.1)
@@ -277,7 +277,7 @@ def binomial_test_array(
 ) -> OneModelTestResult:
     """Exact binomial test: ``errors`` misclassified out of ``n`` against error rate ``p0``.
 
-    p = P{X ≥ e} under Bin(n, p0) for the default "greater" (seed 003 eq. 19.10),
+    p = P{X ≥ e} under Bin(n, p0) for the default "greater" (Alpaydın (2014) eq. 19.10),
     P{X ≤ e} for "less", and the doubled smaller tail for "two-sided". The
     statistic is the number of errors.
 
@@ -322,7 +322,7 @@ def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTes
 def normal_test_array(
     errors: int, n: int, p0: float, alternative: str = "greater"
 ) -> OneModelTestResult:
-    """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N) (seed 003 eq. 19.11).
+    """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N) (Alpaydın (2014) eq. 19.11).
 
     Examples
     --------
@@ -363,7 +363,7 @@ def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestRes
 def ttest_error_array(
     fold_errors: Any, p0: float, alternative: str = "greater"
 ) -> OneModelTTestResult:
-    """t = √K (mean − p0) / S ~ t(K − 1) over K fold error rates (seed 003 eq. 19.12).
+    """t = √K (mean − p0) / S ~ t(K − 1) over K fold error rates (Alpaydın (2014) eq. 19.12).
 
     Examples
     --------
@@ -431,7 +431,7 @@ def binomial_test(
     alternative: str = "greater",
     data: pd.DataFrame | None = None,
 ) -> OneModelTestResult:
-    """Exact binomial test of one model's error rate against ``p0`` (seed 003 eq. 19.10).
+    """Exact binomial test of one model's error rate against ``p0`` (Alpaydın (2014) eq. 19.10).
 
     X = number of misclassified records scored for ``model`` (every fold of every
     replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
@@ -476,7 +476,7 @@ def normal_test(
     alternative: str = "greater",
     data: pd.DataFrame | None = None,
 ) -> OneModelTestResult:
-    """Normal-approximation test of one model's error rate against ``p0`` (seed 003 eq. 19.11).
+    """Normal-approximation test of one model's error rate against ``p0`` (Alpaydın (2014) eq. 19.11).
 
     z = (X/N − p0) / sqrt(p0 (1 − p0) / N) over all records scored for
     ``model``; upper tail for the default ``alternative="greater"``. Needs
@@ -514,7 +514,7 @@ def ttest_error(
     alternative: str = "greater",
     data: pd.DataFrame | None = None,
 ) -> OneModelTTestResult:
-    """t test of one model's mean fold loss against ``p0`` (seed 003 eq. 19.12).
+    """t test of one model's mean fold loss against ``p0`` (Alpaydın (2014) eq. 19.12).
 
     t = √K (mean − p0) / S ~ t(K − 1) over the K validation folds (all m·K folds
     of a repeated design, whose overlap makes the test anti-conservative — said

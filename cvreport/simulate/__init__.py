@@ -1,6 +1,6 @@
 """Simulation studies: the type I error and power of every test, vectorised.
 
-Each seed paper argues from simulations: a test is only as good as its type I
+Each source paper argues from simulations: a test is only as good as its type I
 error and its power. This package runs such a study in one call, on the
 papers' scenarios or on your own loss model, with the same test code as real
 data (every test is its ``cvreport.methods`` kernel applied to the per-fold
@@ -15,9 +15,9 @@ arrays of thousands of simulated data sets at once).
 - :func:`calibration_report` — the rates and the power-curve figure as an
   HTML page or Markdown;
 - scenarios: ``"epsilon"`` (:class:`EpsilonScenario`, Dietterich's ε loss
-  model as in seed 004 Table V), ``"simple"`` (:class:`SimpleScenario`,
+  model as in Yang et al. Table V), ``"simple"`` (:class:`SimpleScenario`,
   logistic regression vs majority), ``"gaussians"`` (:class:`GaussiansScenario`,
-  seed 000 §3.1, needs scikit-learn), or your own :class:`LossScenario` /
+  Wang, Li & Li (2017) §3.1, needs scikit-learn), or your own :class:`LossScenario` /
   :class:`TrainedScenario`;
 - designs: ``"10-fold"``, ``"random 5x2"``, ``"5x2 BCV"``, ``"balanced 5x2"``,
   ``"blocked 3x2"``, ``"hold-out 1/3"`` and their generalisations in
@@ -30,7 +30,7 @@ Examples
 >>> frame = simulate.calibrate("epsilon", reps=4000, seed=7)      # ε = 0.1, n = 300
 >>> sorted(frame.test)[:3]
 ['blocked_ttest_3x2cv', 'calibrated_ftest_5x2cv', 'combined_ftest_5x2cv']
->>> checked = simulate.compare_with_paper(frame)                 # seed 004 Table V
+>>> checked = simulate.compare_with_paper(frame)                 # Yang et al. Table V
 >>> bool(checked.agrees.all())
 True
 """

@@ -2,7 +2,7 @@
 
 The tests only need, for every validation fold, the mean loss difference
 ``p_i^(j)`` (A − B) and, for 0/1 losses, the 2×2 table ``n00, n01, n10, n11``
-(METHODS.md §0). For a batch of simulated data sets whose records were shuffled
+(docs/methods.md). For a batch of simulated data sets whose records were shuffled
 into "positions", the fold of every position is a fixed template (see
 :mod:`cvreport.simulate.designs`), so every per-fold sum of the whole batch is
 one matrix product of the ``(reps, n)`` losses with the ``(n, folds)`` 0/1

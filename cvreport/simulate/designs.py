@@ -15,7 +15,7 @@ per replication, so each replication is its own group; K-fold and hold-out have
 one replication.
 
 The block-regularized and balanced templates come from the partition
-designers of :mod:`cvreport.splits` (seed 004 Table III; seed 000 Table 1), so
+designers of :mod:`cvreport.splits` (Yang et al. Table III; Wang, Li & Li (2017) Table 1), so
 the simulation scores records with the same partitions a user would build.
 
 Examples
@@ -145,7 +145,7 @@ def random_mx2(m: int = 5) -> SimulationDesign:
 
 
 def block_regularized(m: int = 5) -> SimulationDesign:
-    """Block-regularized m×2 partitions (seed 004 Table III; m = 3 is the blocked 3×2).
+    """Block-regularized m×2 partitions (Yang et al. Table III; m = 3 is the blocked 3×2).
 
     >>> block_regularized(3).name
     'blocked 3x2'
@@ -156,7 +156,7 @@ def block_regularized(m: int = 5) -> SimulationDesign:
 
 
 def balanced_5x2() -> SimulationDesign:
-    """The balanced 5×2 partitions of seed 000 Table 1.
+    """The balanced 5×2 partitions of Wang, Li & Li (2017) Table 1.
 
     >>> balanced_5x2().partitions
     'balanced'
@@ -184,7 +184,7 @@ def _check_m(m: int) -> None:
         raise DesignError(f"an m×2 design needs an integer m >= 1, got m = {m!r}")
 
 
-#: The design each seed test uses in seed 004 Table V (Yang, Wang, Song and Li).
+#: The design each test uses in Yang et al. Table V (Yang, Wang, Song and Li).
 TABLE_V_DESIGNS: dict[str, str] = {
     "paired_ttest_kfold": "10-fold",
     "mcnemar_kfold": "10-fold",

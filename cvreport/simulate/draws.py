@@ -124,7 +124,7 @@ def draw(
     scenario : str or Scenario
         As for :func:`~cvreport.simulate.calibrate`.
     designs : design name(s) or SimulationDesign(s), optional
-        Default: the designs of seed 004 Table V.
+        Default: the designs of Yang et al. Table V.
     reps : int
         Number of simulated data sets (all held in memory with their records).
     seed, common_shuffle, **params

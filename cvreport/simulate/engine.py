@@ -565,7 +565,7 @@ def calibrate(
 
     Under H0 (e.g. the ``"epsilon"`` scenario, or ``"simple"`` with ``delta=0``)
     the rate estimates the test's type I error; under an effect, its power.
-    By default the nine seed tests run each on its design in seed 004 Table V:
+    By default the nine tests of Yang et al. Table V run each on its design in Yang et al. Table V:
     10-fold CV for the K-fold t and the naive K-fold McNemar, random 5×2 for
     Dietterich's t, Alpaydın's F and Yıldız's t, 5×2 BCV for the calibrated F
     and the BCV McNemar test, blocked 3×2 for the blocked t, and a hold-out
@@ -575,13 +575,13 @@ def calibrate(
     ----------
     scenario : str or Scenario
         ``"epsilon"`` (Dietterich's ε model, n = 300, ε = 0.1), ``"simple"``
-        (seed 004, logistic regression vs majority, n = 1000), ``"gaussians"``
-        (seed 000 §3.1, needs scikit-learn), or a
+        (Yang et al., logistic regression vs majority, n = 1000), ``"gaussians"``
+        (Wang, Li & Li (2017) §3.1, needs scikit-learn), or a
         :class:`~cvreport.simulate.scenarios.Scenario` such as
         :class:`~cvreport.simulate.scenarios.LossScenario` built on your own
         generator.
     tests : str or list of str, optional
-        cvreport test function names (default: the nine seed tests; with
+        cvreport test function names (default: the nine tests of Yang et al. Table V; with
         non-0/1 losses the McNemar tests are left out).
     designs : str, list or dict, optional
         ``None``: each test on its Table V design. A design name or list
@@ -676,7 +676,7 @@ def power_curve(
     values : sequence of float, optional
         Parameter values. Default: the scenario's own sweep — ``delta`` = 0 to
         0.15 for ``"epsilon"`` (how much more often A errs than B, an extension
-        of Dietterich's model), Δ = 0 to 1 for ``"simple"`` (as seed 004's power
+        of Dietterich's model), Δ = 0 to 1 for ``"simple"`` (as Yang et al.'s power
         curves), ``mean_shift`` = 0.5 to 2 for ``"gaussians"``.
     parameter : str, optional
         The scenario parameter to sweep.

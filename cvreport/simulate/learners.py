@@ -64,7 +64,7 @@ def _with_intercept(x: np.ndarray) -> np.ndarray:
 class MajorityLearner:
     """Predict the most frequent training label (ties: label 0), ignoring the features.
 
-    The majority classifier of seed 004 §5.2.
+    The majority classifier of Yang et al. §5.2.
     """
 
     name: str = "majority"
@@ -80,7 +80,7 @@ class MajorityLearner:
 class LogisticRegressionLearner:
     """Unpenalised logistic regression with an intercept, fitted by Newton's method.
 
-    The maximum-likelihood fit of R's ``glm(family = binomial)`` that seed 004
+    The maximum-likelihood fit of R's ``glm(family = binomial)`` that Yang et al.
     §5.2 uses, for all problems of the batch at once. A tiny ridge keeps the
     Newton step defined when a batch member is (nearly) separable; the
     iteration stops when every coefficient moves less than ``tol``.
@@ -115,7 +115,7 @@ class LogisticRegressionLearner:
 
 @dataclass(frozen=True)
 class LeastSquaresLearner:
-    """Least-squares linear rule ``I[β̂ᵀx > 0.5]`` with an intercept (seed 000 §3.1, learner B)."""
+    """Least-squares linear rule ``I[β̂ᵀx > 0.5]`` with an intercept (Wang, Li & Li (2017) §3.1, learner B)."""
 
     name: str = "least squares"
     threshold: float = 0.5
@@ -142,7 +142,7 @@ class SklearnLearner:
         A classifier, or a regressor when ``threshold`` is given.
     threshold : float, optional
         Predict ``I[estimator.predict(x) > threshold]`` — e.g. 0.5 for the
-        least-squares regression tree of seed 000 §3.1.
+        least-squares regression tree of Wang, Li & Li (2017) §3.1.
     name : str, optional
         Label of the learner (defaults to the estimator's class name).
     """

@@ -1,4 +1,4 @@
-"""Published rejection rates to check the simulator against: seed 004, Table V.
+"""Published rejection rates to check the simulator against: Yang et al., Table V.
 
 Yang, Wang, Song and Li (*Block-regularized 5×2 cross-validated McNemar's test
 for comparing two classification algorithms*), Table V: type I errors at
@@ -42,7 +42,7 @@ _ROWS = {
     "mcnemar_5x2bcv": (0.025, 0.006, 0.005, 0.015, 0.010),
 }
 
-#: ``TABLE_V[data set][test]``: the type I error printed in seed 004 Table V.
+#: ``TABLE_V[data set][test]``: the type I error printed in Yang et al. Table V.
 TABLE_V: dict[str, dict[str, float]] = {
     column: {test: values[j] for test, values in _ROWS.items()}
     for j, column in enumerate(TABLE_V_COLUMNS)
@@ -109,6 +109,6 @@ def compare_with_paper(
     out["agrees_printed"] = (difference.abs() <= printed_tolerance).fillna(False).astype(bool)
     out.attrs = dict(frame.attrs)
     out.attrs["reference"] = (
-        f"seed 004 Table V, {column} column ({paper_reps} replications assumed)"
+        f"Yang et al. Table V, {column} column ({paper_reps} replications assumed)"
     )
     return out

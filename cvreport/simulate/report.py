@@ -6,7 +6,7 @@ into a :class:`CalibrationReport` that renders through the packaged Jinja2
 templates (``calibration.html.j2``, ``calibration.md.j2``) as a standalone HTML
 page, an HTML fragment for notebooks, or GitHub-flavoured Markdown. It
 computes no statistic: it only lays out the rates, their Monte Carlo standard
-errors, the published rates (seed 004 Table V) where the scenario is one of
+errors, the published rates (Yang et al. Table V) where the scenario is one of
 the paper's, and a power-curve figure when several parameter values were run.
 
 Examples
@@ -78,7 +78,7 @@ class CalibrationReport:
     frame : DataFrame
         Output of :func:`~cvreport.simulate.calibrate` or :func:`~cvreport.simulate.power_curve`.
     reference : str or None
-        Column of seed 004 Table V to print beside the rates (``"epsilon"`` or
+        Column of Yang et al. Table V to print beside the rates (``"epsilon"`` or
         ``"simple"``, ...). ``"auto"`` picks the column of the same name as the
         scenario when it was run under H0 with the paper's settings; ``None``
         prints none.
@@ -217,7 +217,7 @@ class CalibrationReport:
             )
         if column:
             notes.append(
-                f"'paper' is seed 004 Table V ({column} column), assumed from 1,000 "
+                f"'paper' is Yang et al. Table V ({column} column), assumed from 1,000 "
                 "replications; 'agrees' means |rate − paper| ≤ 2·sqrt(se_paper² + se²), with "
                 "se_paper the standard error of a 1,000-replication estimate at the simulated rate."
             )

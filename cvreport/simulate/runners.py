@@ -202,7 +202,7 @@ RUNNERS: dict[str, TestRunner] = {
     )
 }
 
-#: The seed tests in the order of seed 004 Table V.
+#: The tests in the order of Yang et al. Table V.
 SEED_TESTS: tuple[str, ...] = (
     "paired_ttest_kfold",
     "paired_ttest_5x2cv",

@@ -8,7 +8,7 @@ Two kinds, both vectorised over simulated data sets:
   scores each record.
 - a **trained scenario** draws features and labels, and two learners are
   trained on every training set of every design (the two-Gaussian problem of
-  seed 000 §3.1, the "simple" problem of seed 004 §5.2, or a user-supplied
+  Wang, Li & Li (2017) §3.1, the "simple" problem of Yang et al. §5.2, or a user-supplied
   sampler with any two learners).
 
 Every scenario has one named numeric *parameter* that :func:`~cvreport.simulate.power_curve`
@@ -185,7 +185,7 @@ class LossScenarioBase(Scenario):
 
 @dataclass(frozen=True)
 class EpsilonScenario(LossScenarioBase):
-    """Dietterich's ε loss model as used in seed 004 §5.2 (Table V, "Epsilon").
+    """Dietterich's ε loss model as used in Yang et al. §5.2 (Table V, "Epsilon").
 
     On records ``1..n/2`` the loss of A is Bernoulli(ε/2) and that of B
     Bernoulli(3ε/2); on the rest the reverse. Both models thus have expected
@@ -349,7 +349,7 @@ class TrainedScenarioBase(Scenario):
 
 @dataclass(frozen=True)
 class SimpleScenario(TrainedScenarioBase):
-    """The "simple" problem of seed 004 §5.2: logistic regression (A) vs majority (B).
+    """The "simple" problem of Yang et al. §5.2: logistic regression (A) vs majority (B).
 
     ``y ~ Bernoulli(½)``, ``x | y = 0 ~ N(0, 1)``, ``x | y = 1 ~ N(Δ, 1)``. At
     ``delta = 0`` the feature carries no information and both learners have true
@@ -402,7 +402,7 @@ def _default_tree() -> Any:
 
 @dataclass(frozen=True)
 class GaussiansScenario(TrainedScenarioBase):
-    """The two-Gaussian problem of seed 000 §3.1: regression tree (A) vs least squares (B).
+    """The two-Gaussian problem of Wang, Li & Li (2017) §3.1: regression tree (A) vs least squares (B).
 
     ``P(Y = 1) = ½``, ``X | Y = 0 ~ N(μ0, Σ0)``, ``X | Y = 1 ~ N(μ1, Σ1)`` in two
     dimensions with ``μ0 = (0, 0)``, ``Σ0 = I``, ``μ1 = (s, s)`` and
