@@ -679,7 +679,7 @@ def test_latex_display_only_behind_the_option(
 def test_cvreport_report_is_the_shortcut_even_after_importing_the_module() -> None:
     """``cvreport.report`` stays the shortcut function after ``import cvreport.report``."""
     import cvreport
-    import cvreport.report  # noqa: F401  (must not rebind the package attribute)
+    import cvreport.report  # must not rebind the package attribute
 
     table = real_example_table()
     made = cvreport.report(table, pairs=[("naive_bayes", "decision_tree")])
