@@ -196,8 +196,12 @@ class OverlapAudit(TestResult):
         if self.expected_zmax is not None:
             rows.append(SummaryRow("E Z_max, random partitioning", self.expected_zmax, "number"))
         if self.quantiles is not None:
-            rows.append(SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.2)", self.quantiles[0], "value"))
-            rows.append(SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.1)", self.quantiles[1], "value"))
+            rows.append(
+                SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.2)", self.quantiles[0], "value")
+            )
+            rows.append(
+                SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.1)", self.quantiles[1], "value")
+            )
         rows.append(SummaryRow("verdict", self.verdict, "text"))
         return rows
 

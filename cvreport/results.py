@@ -149,7 +149,7 @@ class TestResult:
     # -- tabular view ----------------------------------------------------
     def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One tidy row: so that many results concatenate into one table."""
-        df1, df2 = (self.df if isinstance(self.df, tuple) else (self.df, None))
+        df1, df2 = self.df if isinstance(self.df, tuple) else (self.df, None)
         try:
             low, high = self.conf_int(alpha)
         except IntervalUndefinedError:
@@ -181,7 +181,9 @@ class TestResult:
         from cvreport.summary import SummaryRow
 
         rows = [
-            SummaryRow("models (A vs B)", " vs ".join(self.models) if self.models else None, "text"),
+            SummaryRow(
+                "models (A vs B)", " vs ".join(self.models) if self.models else None, "text"
+            ),
             SummaryRow("design", self.design, "text"),
             SummaryRow("statistic", self.statistic, "number"),
             SummaryRow("distribution", self.distribution, "text"),
@@ -260,5 +262,3 @@ class TestResult:
     def to_dict(self) -> dict[str, Any]:
         """Every field as a plain dict."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-

@@ -83,7 +83,7 @@ def quickstart():
         code(
             "audit-bcv",
             "# the same models on block-regularized partitions: every overlap at n/4\n"
-            'bcv = cvreport.ResultsTable.from_formula(\n'
+            "bcv = cvreport.ResultsTable.from_formula(\n"
             '    "loss ~ model | replication + fold", cvreport.load_example("bcv")\n'
             ")\n"
             'print(f"random: Z_max = {audit.z_max:g}, p = {audit.pvalue:.3f} ({audit.verdict})")\n'
@@ -92,7 +92,7 @@ def quickstart():
         md(
             "report-intro",
             "## 4. The whole report\n\n"
-            "`Report` runs every test that fits the design (`tests=\"all\"`) on every pair of "
+            '`Report` runs every test that fits the design (`tests="all"`) on every pair of '
             "models, adjusts the p-values for the three comparisons (Holm by default), says "
             "which test the literature recommends and why, and explains each decision in "
             "plain words. "
@@ -135,7 +135,7 @@ def quickstart():
             'app.model_a.value, app.model_b.value = "naive_bayes", "logistic_regression"\n'
             'app.tests.value = ("paired_ttest_5x2cv", "combined_ftest_5x2cv")\n'
             "app.alpha.value = 0.1\n"
-            "app.report.to_frame()[[\"test\", \"statistic\", \"pvalue\", \"decision\"]]",
+            'app.report.to_frame()[["test", "statistic", "pvalue", "decision"]]',
         ),
         md(
             "latex-option",
@@ -173,7 +173,6 @@ def designing_partitions():
             "from sklearn.preprocessing import StandardScaler\n"
             "from sklearn.tree import DecisionTreeClassifier\n\n"
             "import cvreport\n"
-
             "from cvreport.splits import BlockRegularizedCV, RandomMx2CV\n\n"
             "X, y = load_breast_cancer(return_X_y=True, as_frame=True)\n"
             "n = len(X)\n"
