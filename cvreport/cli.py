@@ -5,6 +5,7 @@
     cvreport report DATA -f FORMULA -o OUT [--format html|md|tex]
                     [--tests recommended|all|NAMES] [--alpha A] [--pairs A:B ...]
                     [--correction holm] [--record COLUMN] [--overwrite] [--example]
+                    [--per-fold [--test-train-ratio R]] [--higher-is-better|--lower-is-better]
     cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
 
 DATA is a CSV or Parquet file in long format (one row per replication, fold,
@@ -22,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -105,6 +107,37 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
     )
+    scores = report.add_argument_group(
+        "per-fold scores",
+        "when DATA holds one score per replication, fold and model (e.g. an AUC) "
+        "instead of per-record losses",
+    )
+    scores.add_argument(
+        "--per-fold",
+        action="store_true",
+        help="the formula's left side is one score per fold (no record column needed)",
+    )
+    direction = scores.add_mutually_exclusive_group()
+    direction.add_argument(
+        "--higher-is-better",
+        dest="higher_is_better",
+        action="store_const",
+        const=True,
+        help="the left side is a score to maximise (default for --per-fold)",
+    )
+    direction.add_argument(
+        "--lower-is-better",
+        dest="higher_is_better",
+        action="store_const",
+        const=False,
+        help="the left side is a loss to minimise (default for per-record losses)",
+    )
+    scores.add_argument(
+        "--test-train-ratio",
+        type=float,
+        metavar="R",
+        help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
+    )
     report.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     report.set_defaults(handler=_run_report)
 
@@ -177,6 +210,7 @@ def _run_report(args: argparse.Namespace) -> int:
             "or pass --format html|md|tex"
         )
     _check_output(output, overwrite=args.overwrite)
+    rope = _check_rope(args.rope)
     table = _load_table(args)
     report = Report(
         table,
@@ -185,9 +219,7 @@ def _run_report(args: argparse.Namespace) -> int:
         alpha=_check_alpha(args.alpha),
         correction=args.correction,
         title=args.title,
-        test_options=(
-            {"bayesian_correlated_ttest": {"rope": args.rope}} if args.rope is not None else None
-        ),
+        test_options=({"bayesian_correlated_ttest": {"rope": rope}} if rope is not None else None),
     )
     options: dict[str, Any] = {}
     if args.stars:
@@ -198,6 +230,12 @@ def _run_report(args: argparse.Namespace) -> int:
     pairs = len(report.comparisons)
     summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
     print(f"wrote {written} ({summary})")
+    if rope is not None and "bayesian_correlated_ttest" not in report.test_names:
+        print(
+            f"{PROG}: note: --rope applies to the Bayesian correlated t test, which this report "
+            "does not run (add --tests all or --tests bayesian_correlated_ttest)",
+            file=sys.stderr,
+        )
     if report.skipped:
         names = sorted({s.name for s in report.skipped})
         print(
@@ -266,7 +304,21 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         return _example_table(args.example, args.formula, args.record)
     path, formula = _require_data_and_formula(args)
     frame = read_data(path)
-    return ResultsTable.from_formula(formula, frame, record=args.record)
+    per_fold = bool(getattr(args, "per_fold", False))
+    ratio = getattr(args, "test_train_ratio", None)
+    if ratio is not None and not per_fold:
+        raise CommandError(
+            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
+            "know their fold sizes"
+        )
+    return ResultsTable.from_formula(
+        formula,
+        frame,
+        record=args.record,
+        per_fold=per_fold,
+        higher_is_better=getattr(args, "higher_is_better", None),
+        test_train_ratio=ratio,
+    )
 
 
 def _check_example(args: argparse.Namespace) -> None:
@@ -337,6 +389,14 @@ def _check_alpha(alpha: float) -> float:
     if not 0 < alpha < 1:
         raise CommandError(f"--alpha must lie strictly between 0 and 1, got {alpha:g}")
     return alpha
+
+
+def _check_rope(rope: float | None) -> float | None:
+    if rope is not None and not (math.isfinite(rope) and rope >= 0):
+        raise CommandError(
+            f"--rope must be a non-negative half-width in loss units (e.g. 0.01), got {rope:g}"
+        )
+    return rope
 
 
 def _parse_tests(values: Sequence[str] | None) -> str | list[str]:

@@ -95,6 +95,31 @@ def _single_column(part: object, text: str, role: str) -> str:
     return str(factor.expr)
 
 
+def _check_tokens(text: str, parser: object) -> None:
+    """Catch what formulaic would silently accept or report obscurely.
+
+    formulaic drops a repeated term (``replication + replication`` is one
+    block) and fails on ``.`` with an internal key error; both get a
+    :class:`FormulaError` that says what to write instead.
+    """
+    try:
+        tokens = list(parser.get_tokens(text))  # type: ignore[attr-defined]
+    except Exception:  # formulaic's own parse reports the problem
+        return
+    if any(token.kind.value == "operator" and str(token) == "." for token in tokens):
+        raise _malformed(
+            text, "'.' (every other column) is not supported; name the model and block columns"
+        )
+    names = [str(token) for token in tokens if token.kind.value == "name"]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise _malformed(
+            text,
+            f"column {describe_keys(repeated)} is named more than once; each column may appear "
+            "only once",
+        )
+
+
 def parse_formula(text: str) -> ParsedFormula:
     """Parse ``response ~ model | replication + fold`` with formulaic.
 
@@ -122,8 +147,10 @@ def parse_formula(text: str) -> ParsedFormula:
     from formulaic import Formula
     from formulaic.parser import DefaultFormulaParser
 
+    parser = DefaultFormulaParser(include_intercept=False)
+    _check_tokens(text, parser)
     try:
-        formula = Formula(text, _parser=DefaultFormulaParser(include_intercept=False))
+        formula = Formula(text, _parser=parser)
     except Exception as error:  # formulaic raises several exception types
         raise _malformed(text, f"formulaic could not parse it ({_plain(error)})") from error
     lhs = getattr(formula, "lhs", None)

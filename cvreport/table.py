@@ -22,8 +22,9 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,9 @@ from cvreport.validation import (
     require_columns,
     show,
 )
+
+if TYPE_CHECKING:
+    from cvreport.summary import Summary
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -190,7 +194,7 @@ def _check_ratio(test_train_ratio: float | None) -> float | None:
     if test_train_ratio is None:
         return None
     try:
-        ratio = float(test_train_ratio)
+        ratio = math.nan if isinstance(test_train_ratio, bool) else float(test_train_ratio)
     except (TypeError, ValueError):
         ratio = math.nan
     if not math.isfinite(ratio) or ratio <= 0:
@@ -357,9 +361,16 @@ class ResultsTable:
         parsed = parse_formula(formula)
         roles: dict[str, str | None] = {"model": parsed.model}
         roles.update(zip(("replication", "fold"), parsed.blocks))
+        how_to_fix = f"The formula {formula!r} names them."
         if not per_fold:
             roles["record"] = record
-        require_columns(data, roles, f"The formula {formula!r} names them.")
+            if isinstance(data, pd.DataFrame) and record not in data:
+                how_to_fix += (
+                    " If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
+                    "(--per-fold on the command line); otherwise name the record column with "
+                    "record=... (--record)."
+                )
+        require_columns(data, roles, how_to_fix)
         response = evaluate_response(parsed, data)
         replication: str | None = None
         fold: str | None = None
@@ -709,6 +720,119 @@ class ResultsTable:
             f"loss {self._loss_name!r}>"
         )
 
+    # ------------------------------------------------------------------ display
+
+    SUMMARY_ROWS = 20
+    """Replications listed in the fold-size table of :meth:`summary` (the rest are counted)."""
+
+    def summary(self) -> Summary:
+        """A :class:`~cvreport.summary.Summary` of the design, the models and the fold sizes.
+
+        It renders as text, Markdown, HTML and LaTeX, and is what Jupyter shows for
+        the table.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"fold": [1, 1, 2, 2] * 2, "model": ["a"] * 4 + ["b"] * 4,
+        ...                    "record": [0, 1, 2, 3] * 2, "loss": [1, 0, 0, 0, 1, 1, 0, 1]})
+        >>> s = ResultsTable(df, replication=None).summary()
+        >>> [row.value for row in s.rows][:2]
+        ['2-fold cross-validation (K = 2, n = 4 records, folds of 2)', 'a, b']
+        >>> [table.caption for table in s.tables]
+        ['Mean loss per model over the folds', 'Records per validation fold']
+        """
+        from cvreport.summary import Summary, SummaryRow, SummaryTable
+
+        design = self._design
+        if self._per_record:
+            loss_text = self._loss_name + (" (0/1: 1 marks an error)" if self._is_binary else "")
+        else:
+            loss_text = f"{self._loss_name} (one score per fold)"
+        if self._higher_is_better:
+            loss_text += ", a higher-is-better score negated into a loss"
+        rows = [
+            SummaryRow("design", design.describe(), "text"),
+            SummaryRow("models", ", ".join(str(m) for m in self.models), "text"),
+            SummaryRow("replications (m)", design.m, "value"),
+            SummaryRow("folds per replication (K)", design.K, "value"),
+            SummaryRow(
+                "records",
+                design.n_records if design.n_records is not None else "per-fold scores only",
+                "value",
+            ),
+            SummaryRow("loss", loss_text, "text"),
+            SummaryRow("rows of the input", self._n_rows, "value"),
+        ]
+        if self._formula is not None:
+            rows.append(SummaryRow("formula", self._formula, "text"))
+
+        errors = self._stats.means.reshape(-1, self._stats.shape[2])
+        caption = "Mean loss per model over the folds"
+        if self._higher_is_better:  # show the score as the user gave it
+            errors = -errors
+            caption = f"Mean {self._loss_name} per model over the folds (higher is better)"
+        model_table = SummaryTable(
+            caption=caption,
+            columns=("model", "mean", "min", "max", "folds"),
+            rows=tuple(
+                (str(model), float(column.mean()), float(column.min()), float(column.max()), n)
+                for model, column, n in zip(
+                    self.models, errors.T, [errors.shape[0]] * errors.shape[1]
+                )
+            ),
+            kinds=("text", "number", "number", "number", "value"),
+        )
+        tables = [model_table]
+        notes = [f"Source: {self._source}."]
+        if design.sizes is not None:
+            sizes = np.asarray(design.sizes).reshape(design.m, design.K)
+            shown = min(design.m, self.SUMMARY_ROWS)
+            tables.append(
+                SummaryTable(
+                    caption="Records per validation fold",
+                    columns=("replication", *(f"fold {f}" for f in design.folds)),
+                    rows=tuple(
+                        (str(design.replications[i]), *(int(n) for n in sizes[i]))
+                        for i in range(shown)
+                    ),
+                    kinds=("text",) + ("value",) * design.K,
+                )
+            )
+            if shown < design.m:
+                notes.append(
+                    f"Fold sizes of the first {shown} of {design.m} replications are listed "
+                    f"(all range from {_size_range(design.sizes)} records)."
+                )
+        return Summary(
+            title="Results table",
+            rows=tuple(rows),
+            tables=tuple(tables),
+            notes=tuple(notes),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
+
+    def _repr_markdown_(self) -> str:
+        return self.summary().as_markdown()
+
+    def _repr_latex_(self) -> str | None:
+        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
+        from cvreport.options import get_option
+
+        return self.summary().as_latex() if get_option("display.latex") else None
+
+    def _repr_mimebundle_(
+        self,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, str]:
+        """Every rich format for one Jupyter display from a single :meth:`summary` call."""
+        from cvreport.summary import display_bundle
+
+        return display_bundle(self.summary(), include, exclude)
+
     # ------------------------------------------------------------------ checks
 
     def resolve_pair(self, a: Any = None, b: Any = None) -> tuple[Any, Any]:
@@ -1012,4 +1136,17 @@ def _misclassified(
         differs = truth != prediction
     except TypeError:  # e.g. categoricals with different categories
         differs = truth.astype(object) != prediction.astype(object)
-    return differs.to_numpy(dtype=np.float64)
+    loss = differs.to_numpy(dtype=np.float64)
+    if loss.shape[0] and loss.min() == 1.0:
+        # every row wrong: fine for a tiny table, but not when no label is shared at all
+        shared = set(pd.unique(truth.astype(object))) & set(pd.unique(prediction.astype(object)))
+        if not shared:
+            raise DataError(
+                f"no prediction in column {prediction_name!r} equals any label in truth column "
+                f"{truth_name!r} (predictions such as {describe_keys(prediction.iloc[:3].tolist())}"
+                f"; truth labels such as {describe_keys(pd.unique(truth.iloc[:1000])[:3].tolist())}"
+                "), so every row would count as "
+                "an error; give predicted class labels (threshold scores or probabilities first) "
+                "in the same coding as the truth"
+            )
+    return loss

@@ -107,7 +107,14 @@ def loss_values(series: pd.Series, what: str) -> np.ndarray:
 
     ``what`` names the column in messages, e.g. ``"loss column 'loss'"``.
     """
+    if series.shape[0] == 0:
+        raise DataError(
+            f"the table has no rows, so {what} is empty; give at least one row per model"
+        )
     dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind == "O":
+        series = _numbers_in_objects(series, what)
+        dtype = series.dtype
     numeric = pd.api.types.is_bool_dtype(dtype) or (
         pd.api.types.is_numeric_dtype(dtype) and dtype.kind != "c"
     )
@@ -123,6 +130,40 @@ def loss_values(series: pd.Series, what: str) -> np.ndarray:
     if isinstance(dtype, np.dtype):
         return series.to_numpy(dtype=np.float64)
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _numbers_in_objects(series: pd.Series, what: str) -> pd.Series:
+    """An object column of Python numbers as floats; text or other objects raise DataError.
+
+    Missing values (None) become NaN and are reported with the other non-finite losses.
+    """
+    values = series.to_numpy()
+    is_number = np.fromiter(
+        (
+            v is None
+            or v is pd.NA
+            or (isinstance(v, (int, float, np.number)) and not isinstance(v, complex))
+            for v in values
+        ),
+        dtype=bool,
+        count=values.shape[0],
+    )
+    if not is_number.all():
+        bad = np.flatnonzero(~is_number)
+        shown = ", ".join(f"row {show(series.index[p])}: {values[p]!r}" for p in bad[:3])
+        more = f" and {bad.shape[0] - 3} more" if bad.shape[0] > 3 else ""
+        raise DataError(
+            f"{what} must hold numbers, but {bad.shape[0]} of its {values.shape[0]} values are "
+            f"not ({shown}{more}); fix those rows, or convert the column with "
+            "pandas.to_numeric(...) if the numbers were read as text"
+        )
+    return pd.Series(
+        np.array(
+            [np.nan if v is None or v is pd.NA else float(v) for v in values], dtype=np.float64
+        ),
+        index=series.index,
+        name=series.name,
+    )
 
 
 def is_binary(values: np.ndarray) -> bool:
@@ -157,6 +198,26 @@ def nonfinite_error(
         f"({n_nan} NaN, {n_inf} infinite): {where}{more}; drop those rows or fix their losses "
         "(a model that failed on a record should get its worst loss, not NaN)"
     )
+
+
+def check_magnitude(values: np.ndarray, what: str) -> None:
+    """Raise :class:`DataError` when sums of squared values would overflow float64.
+
+    The tests square losses and their differences and sum them over many records;
+    losses near 1e154 or beyond would turn those sums into inf and the statistics
+    into NaN without a word, so they are refused with a request to rescale.
+    """
+    if values.shape[0] == 0:
+        return
+    largest = float(max(abs(float(values.max())), abs(float(values.min()))))
+    with np.errstate(over="ignore"):
+        total = np.float64(largest) ** 2 * np.float64(4 * values.shape[0])
+    if not np.isfinite(total):
+        raise DataError(
+            f"{what} reaches {largest:.3g} in absolute value, so its sums of squares overflow "
+            "(they exceed the largest float); rescale the losses (e.g. divide them by a power "
+            "of ten; the t and F tests are unchanged by the scale)"
+        )
 
 
 # --------------------------------------------------------------------------- labels
@@ -415,12 +476,33 @@ class RecordLayout:
 
 @dataclass(frozen=True)
 class _Names:
-    """Column names of the keys, for messages."""
+    """Column names of the keys, for messages (``None``: the key is not a column)."""
 
-    replication: str
-    fold: str
+    replication: str | None
+    fold: str | None
     model: str
     record: str
+
+    @property
+    def columns(self) -> list[str]:
+        """The key columns the data names, in (replication, fold, model, record) order."""
+        return [c for c in (self.replication, self.fold, self.model, self.record) if c is not None]
+
+    def missing_blocks_hint(self) -> str:
+        """A hint for a table that names no replication or no fold column ('' if it names both)."""
+        absent = [
+            role
+            for role, column in (("replication", self.replication), ("fold", self.fold))
+            if column is None
+        ]
+        if not absent:
+            return ""
+        return (
+            f"the table names no {' and no '.join(absent)} column, so rows that differ only "
+            f"in the {' or '.join(absent)} look alike: if the data hold several replications "
+            "or folds, name those columns (e.g. 'loss ~ model | replication + fold', or "
+            "replication=..., fold=...)."
+        )
 
 
 def check_design_grid(
@@ -486,31 +568,62 @@ def _diagnose(
     codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     labels: tuple[pd.Index, pd.Index, pd.Index, pd.Index],
     names: _Names,
+    loss: np.ndarray,
 ) -> NoReturn:
     """Find and raise the precise error of an irregular table (slow; only on failure)."""
     rep, fold, model, record = (c.astype(np.int64) for c in codes)
     replications, folds, models, records = labels
     n_folds, n_models, n_records = len(folds), len(models), len(records)
-    key_columns = f"[{names.replication!r}, {names.fold!r}, {names.model!r}, {names.record!r}]"
+    key_columns = "[" + ", ".join(repr(c) for c in names.columns) + "]"
+    key_roles = ", ".join(names.columns)
 
     full = ((rep * n_folds + fold) * n_models + model) * n_records + record
-    keys, counts = np.unique(full, return_counts=True)
+    order = np.argsort(full, kind="stable")
+    sorted_full = full[order]
+    starts = np.flatnonzero(np.r_[True, sorted_full[1:] != sorted_full[:-1]])
+    counts = np.diff(np.r_[starts, sorted_full.shape[0]])
     repeated = np.flatnonzero(counts > 1)
     if repeated.shape[0]:
+        sorted_loss = loss[order]
+        differ = np.minimum.reduceat(sorted_loss, starts) != np.maximum.reduceat(
+            sorted_loss, starts
+        )
         shown = []
         for t in repeated[:3]:
-            rest, r_code = divmod(int(keys[t]), n_records)
+            rest, r_code = divmod(int(sorted_full[starts[t]]), n_records)
             rest, k = divmod(rest, n_models)
             i, j = divmod(rest, n_folds)
-            shown.append(
-                f"{names.replication}={show(replications[i])}, {names.fold}={show(folds[j])}, "
-                f"{names.model}={show(models[k])}, {names.record}={show(records[r_code])} "
-                f"({counts[t]} rows)"
+            parts = []
+            if names.replication is not None:
+                parts.append(f"{names.replication}={show(replications[i])}")
+            if names.fold is not None:
+                parts.append(f"{names.fold}={show(folds[j])}")
+            parts += [f"{names.model}={show(models[k])}", f"{names.record}={show(records[r_code])}"]
+            values = np.unique(sorted_loss[starts[t] : starts[t] + counts[t]])
+            what = f" with losses {', '.join(f'{v:g}' for v in values[:3])}" if differ[t] else ""
+            shown.append(f"{', '.join(parts)} ({counts[t]} rows){what}")
+        n_conflicting = int(np.count_nonzero(differ[repeated]))
+        if names.missing_blocks_hint():
+            advice = names.missing_blocks_hint()
+            if not n_conflicting:
+                advice += (
+                    " If they are plain repeats (same loss), keep one row per key, e.g. "
+                    f"data.drop_duplicates({key_columns})."
+                )
+        elif n_conflicting:
+            advice = (
+                f"the rows of {n_conflicting} of those keys disagree on the loss, so dropping "
+                "duplicates would keep one at random: find out which row is right (e.g. results "
+                "appended twice, or a replication or fold column left out) and keep only that one"
+            )
+        else:
+            advice = (
+                f"they repeat the same loss; keep one row per key, e.g. "
+                f"data.drop_duplicates({key_columns})"
             )
         raise DataError(
-            f"{repeated.shape[0]} (replication, fold, model, record) key(s) appear in more than "
-            f"one row: {'; '.join(shown)}; keep one row per key, e.g. "
-            f"data.drop_duplicates({key_columns})"
+            f"{repeated.shape[0]} ({key_roles}) key(s) appear in more than one row: "
+            f"{'; '.join(shown)}; {advice}"
         )
 
     triples = np.unique((rep * n_records + record) * n_folds + fold)
@@ -521,14 +634,28 @@ def _diagnose(
         for t in split[:3]:
             i, r_code = divmod(int(pairs[t]), n_records)
             in_folds = triples[first[t] : first[t] + counts[t]] % n_folds
+            where = (
+                f" in replication {show(replications[i])}" if names.replication is not None else ""
+            )
             shown.append(
-                f"{names.record} {show(records[r_code])} in replication {show(replications[i])} is in "
+                f"{names.record} {show(records[r_code])}{where} is in "
                 f"folds {describe_keys(folds.take(in_folds).tolist())}"
+            )
+        if names.replication is None:
+            advice = (
+                f"the table names no replication column, so all of column {names.fold!r} is "
+                "read as one replication: if the data hold several replications, name that "
+                "column too ('loss ~ model | replication + fold')"
+            )
+        else:
+            advice = (
+                f"check the columns {names.replication!r} and {names.fold!r} (in a formula the "
+                "replication comes first: 'loss ~ model | replication + fold')"
             )
         raise DataError(
             f"{split.shape[0]} record(s) are scored in more than one fold of the same "
             f"replication: {'; '.join(shown)}; each record belongs to exactly one validation "
-            f"fold per replication — check the columns {names.fold!r} and {names.replication!r}"
+            f"fold per replication — {advice}"
         )
 
     cell_record = (rep * n_folds + fold) * n_records + record
@@ -538,6 +665,14 @@ def _diagnose(
     sizes = np.diff(np.r_[starts, sorted_keys.shape[0]])
     short = np.flatnonzero(sizes < n_models)
     if short.shape[0]:
+        if (sizes == 1).all():
+            raise DataError(
+                f"no record is scored by more than one model: each value of the record column "
+                f"{names.record!r} occurs for one model only (e.g. "
+                f"{describe_keys(records[:3].tolist())}), so the models' losses cannot be "
+                "paired; the record column must name the data point (the same id for every "
+                "model), not the row of the table"
+            )
         shown = []
         for t in short[:3]:
             rows = order[starts[t] : starts[t] + sizes[t]]
@@ -803,7 +938,7 @@ def _regrouped_layout(
         cube.reshape(-1)[slot] = loss
     del slot
     if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
-        _diagnose(row_codes, all_labels, names)
+        _diagnose(row_codes, all_labels, names, loss)
     fold_of = fold_cube[0]
     del fold_cube
 
@@ -903,7 +1038,7 @@ def build_record_layout(
         KeyColumn.of(data, "fold", fold),
         KeyColumn.of(data, "model", model),
     ]
-    names = _Names(replication or "replication", fold or "fold", model, record)
+    names = _Names(replication, fold, model, record)
     record_series = data[record]
 
     binary = is_binary(loss)
@@ -920,6 +1055,8 @@ def build_record_layout(
             ]
 
         raise nonfinite_error(loss, loss_what, describe_rows)
+    if not binary:
+        check_magnitude(loss, loss_what)
 
     if allow_blocked:
         layout = _blocked_layout(loss, keys, record_series, names, binary)
@@ -982,6 +1119,7 @@ def build_fold_score_layout(
             ]
 
         raise nonfinite_error(values, value_what, describe_rows)
+    check_magnitude(values, value_what)
     (rep_codes, replications), (fold_codes, folds), (model_codes, models) = (
         key.encode(order) for key, order in zip(keys, _KEY_ORDERS)
     )
@@ -1002,7 +1140,8 @@ def build_fold_score_layout(
         raise DataError(
             f"{repeated.shape[0]} (replication, fold, model) key(s) have more than one score: "
             f"{'; '.join(shown)}; a per-fold table holds one score per fold and model — "
-            "aggregate or drop the extra rows (per-record losses belong in ResultsTable(...))"
+            "aggregate or drop the extra rows (for per-record losses use ResultsTable(...) or "
+            "from_formula without per_fold=True, i.e. without --per-fold on the command line)"
         )
     check_design_grid(counts.reshape(shape) > 0, replications, folds, models, model)
     grid = np.zeros(shape[0] * shape[1] * shape[2])

@@ -45,6 +45,15 @@ def test_accepted_shapes(text, response, is_column, model, blocks):
         ("1 ~ model", "constant"),
         ("loss ~ model | model", "only once"),
         ("loss ~ model |", "could not parse"),
+        # formulaic would silently merge a repeated term into one block
+        (
+            "loss ~ model | replication + replication",
+            "column 'replication' is named more than once",
+        ),
+        ("loss ~ model | fold + fold", "only once"),
+        # formulaic fails on '.' with an internal key error
+        ("loss ~ .", "'.' (every other column) is not supported"),
+        ("loss ~ model | .", "name the model and block columns"),
     ],
 )
 def test_malformed_formulas_say_which_shape_is_expected(text, problem):

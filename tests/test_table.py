@@ -571,6 +571,141 @@ class TestValidation:
     def test_empty_table(self, order):
         self.check(order, hand_frame().iloc[:0], DataError, "no rows")
 
+    def test_empty_table_read_from_a_headers_only_csv(self, order):
+        # a CSV with only a header row gives object columns; say "no rows", not "not numbers"
+        empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in hand_frame().columns})
+        self.check(order, empty, DataError, "the table has no rows")
+
+    def test_duplicate_rows_that_disagree_are_not_to_be_dropped_blindly(self, order):
+        df = hand_frame()
+        twin = df.iloc[[5]].assign(loss=1 - df.loc[5, "loss"])
+        self.check(
+            order, pd.concat([df, twin], ignore_index=True), DataError,
+            "record=3 (2 rows) with losses 0, 1", "the rows of 1 of those keys disagree on the loss",
+            "find out which row is right",
+        )  # fmt: skip
+        with pytest.raises(DataError) as caught:
+            ResultsTable(order(pd.concat([df, twin], ignore_index=True)))
+        assert "drop_duplicates" not in str(caught.value)
+
+    def test_duplicates_from_a_missing_replication_column_say_so(self, order):
+        # all replications read as one: the fix is to name the column, not to drop rows
+        df = hand_frame()
+        with pytest.raises(DataError) as caught:
+            ResultsTable(order(df), replication=None)
+        message = str(caught.value)
+        assert "(fold, model, record) key(s) appear in more than one row" in message
+        assert "the table names no replication column" in message
+        assert "'loss ~ model | replication + fold'" in message
+        assert "replication=1" not in message
+        # some repeated keys have different losses: dropping rows is not offered
+        assert "with losses 0, 1" in message and "drop_duplicates" not in message
+        # a replication appended twice with the same losses: dropping the repeats is offered
+        first = df[df.replication == 1]
+        twice = pd.concat([first, first.assign(replication=2)], ignore_index=True)
+        with pytest.raises(
+            DataError, match=r"data\.drop_duplicates\(\['fold', 'model', 'record'\]\)"
+        ):
+            ResultsTable(order(twice), replication=None)
+
+    def test_record_ids_that_number_rows_cannot_pair_the_models(self, order):
+        df = hand_frame().assign(record=lambda d: np.arange(len(d)))  # the row, not the data point
+        self.check(
+            order, df, DataError,
+            "no record is scored by more than one model", "must name the data point",
+        )  # fmt: skip
+
+    def test_record_in_two_folds_without_a_replication_column(self, order):
+        df = hand_frame()
+        with pytest.raises(DataError) as caught:
+            ResultsTable(order(df), replication=None, fold="fold")
+        assert "the table names no replication column" in str(caught.value)
+
+    def test_object_column_of_numbers_is_a_loss(self, order):
+        df = hand_frame().astype({"loss": object})
+        table = ResultsTable(order(df))
+        assert table.is_binary
+        assert table.differences("a", "b").to_numpy().tolist() == [[-0.5, -0.5], [0.5, 0.5]]
+
+    def test_object_loss_names_the_values_that_are_not_numbers(self, order):
+        df = hand_frame().astype({"loss": object})
+        df.loc[3, "loss"] = "n/a"
+        self.check(
+            order, df, DataError,
+            "1 of its 16 values are not (row ", ": 'n/a')", "pandas.to_numeric",
+        )  # fmt: skip
+
+
+def test_predictions_that_never_match_any_truth_label_are_refused():
+    # probabilities passed as predictions: every row would silently count as an error
+    df = hand_frame().assign(truth=1, prediction=lambda d: 0.25 + 0.5 * d["loss"])
+    with pytest.raises(DataError, match="no prediction in column 'prediction' equals any label"):
+        ResultsTable.from_predictions(df, truth="truth", prediction="prediction")
+    # a model that really is always wrong on a tiny table is still accepted
+    wrong = hand_frame().assign(truth=1, prediction=lambda d: d["loss"].where(d["loss"] == 0, 0))
+    wrong.loc[0, "prediction"] = 1  # one hit, so labels are shared
+    assert ResultsTable.from_predictions(wrong, truth="truth", prediction="prediction").models
+
+
+def test_losses_too_large_to_square_are_refused_not_turned_into_nan():
+    df = hand_frame().assign(loss=lambda d: (d["loss"] + 0.5) * 1e300)
+    with pytest.raises(DataError, match=r"reaches 1\.5e\+300 .* sums of squares overflow"):
+        ResultsTable(df)
+    scores = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b"] * 2, "s": [1e300, 2e300] * 2})
+    with pytest.raises(DataError, match="rescale"):
+        ResultsTable.from_fold_scores(scores, score="s", replication=None)
+    ResultsTable(hand_frame().assign(loss=lambda d: (d["loss"] + 0.5) * 1e100))  # large is fine
+
+
+def test_a_bool_is_not_a_test_train_ratio():
+    scores = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b"] * 2, "auc": [0.9, 0.8] * 2})
+    with pytest.raises(DataError, match="test_train_ratio must be a positive number"):
+        ResultsTable.from_fold_scores(scores, score="auc", replication=None, test_train_ratio=True)
+
+
+def test_summary_shows_design_models_and_fold_sizes(table):
+    from cvreport.summary import Summary
+
+    summary = table.summary()
+    assert isinstance(summary, Summary)
+    rows = {row.label: row.value for row in summary.rows}
+    assert rows["design"] == table.design.describe()
+    assert rows["models"] == "a, b"
+    assert (rows["replications (m)"], rows["folds per replication (K)"], rows["records"]) == (
+        2, 2, 4,
+    )  # fmt: skip
+    means, sizes = summary.tables
+    assert [r[0] for r in means.rows] == ["a", "b"]
+    assert means.rows[0][1] == pytest.approx(table.fold_errors().query("model == 'a'").loss.mean())
+    assert sizes.columns == ("replication", "fold 1", "fold 2")
+    assert sizes.rows == (("1", 2, 2), ("2", 2, 2))
+    text = summary.as_text()
+    assert "2×2 cross-validation" in text and "Records per validation fold" in text
+
+
+def test_summary_of_scores_shows_them_as_given():
+    scores = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b"] * 2, "auc": [0.9, 0.8] * 2})
+    table = ResultsTable.from_fold_scores(scores, score="auc", replication=None)
+    (means,) = table.summary().tables  # no fold sizes for per-fold scores
+    assert "higher is better" in means.caption
+    assert [row[1] for row in means.rows] == [pytest.approx(0.9), pytest.approx(0.8)]
+
+
+def test_summary_lists_the_first_replications_only():
+    rng = np.random.default_rng(0)
+    rows = []
+    for rep in range(30):
+        for fold in (1, 2):
+            for model in ("a", "b"):
+                records = np.arange(4) + 4 * (fold - 1)
+                rows += [(rep, fold, model, r, int(rng.random() < 0.3)) for r in records]
+    table = ResultsTable(
+        pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "loss"])
+    )
+    summary = table.summary()
+    assert len(summary.tables[1].rows) == ResultsTable.SUMMARY_ROWS
+    assert any("first 20 of 30 replications" in note for note in summary.notes)
+
 
 def test_not_a_dataframe():
     with pytest.raises(DataError, match="expected a pandas DataFrame"):
