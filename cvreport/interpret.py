@@ -34,6 +34,14 @@ __all__ = [
     "verdict_clause",
 ]
 
+DEGENERATE_SENTENCE = (
+    " The differences do not vary at all, so the estimated variance is 0 and the statistic "
+    "is infinite: this p-value is a convention, not evidence of a difference — read the "
+    "per-fold differences instead (more records or more replications give the test "
+    "something to work with)."
+)
+"""Appended to the reading of a test whose statistic is infinite by the zero-variance convention."""
+
 POSTERIOR_THRESHOLD = 0.95
 """A posterior probability above this is read as a decision (Benavoli et al. 2017)."""
 
@@ -126,12 +134,15 @@ def decision_sentence(
     loss_name: str = "loss",
     higher_is_better: bool | None = None,
     distribution: str = "",
+    degenerate: bool = False,
 ) -> str:
     """What one test's decision means, in words.
 
     ``reject`` is the decision the report states (on the adjusted p-value when
     one is given). F and χ² tests say only whether the models differ; the sign
-    of the mean difference tells the direction.
+    of the mean difference tells the direction. ``degenerate`` marks a statistic
+    that is infinite by the zero-variance convention: the sentence then says that
+    its p-value is a convention, not evidence.
 
     >>> print(decision_sentence(method="McNemar's test", a="A", b="B", pvalue=0.08, alpha=0.05,
     ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
@@ -160,6 +171,7 @@ def decision_sentence(
                 else "; it includes 0, so either model could be the better one."
             )
         )
+    caveat = DEGENERATE_SENTENCE if degenerate else ""
     if reject:
         text = (
             f"{method}: at {level} the difference between {a} and {b} is statistically "
@@ -167,7 +179,7 @@ def decision_sentence(
         )
         if distribution in ("F", "chi2") and estimate is not None:
             text += " (This test says only that the models differ; the sign of the mean difference gives the direction.)"
-        return text + interval_text
+        return text + interval_text + caveat
     if estimate is not None and math.isfinite(estimate) and estimate != 0:
         tail = (
             f" That is not proof that they perform equally well. {direction} A difference of "
@@ -177,7 +189,7 @@ def decision_sentence(
         tail = f" {direction}"
     return (
         f"{method}: at {level} the data do not show a difference between {a} and {b} "
-        f"({shown_p}).{tail}{interval_text}"
+        f"({shown_p}).{tail}{interval_text}{caveat}"
     )
 
 
@@ -188,15 +200,20 @@ def verdict_clause(
     alpha: float,
     reject: bool,
     adjusted: float | None = None,
+    degenerate: bool = False,
 ) -> str:
     """The decision of one test in a clause: ``significant difference at α = 0.05 (F test, p = 0.012)``.
 
     >>> verdict_clause(method="F test", pvalue=0.2, alpha=0.05, reject=False, adjusted=0.4)
     'no significant difference at α = 0.05 (F test, p = 0.200, adjusted p = 0.400)'
+    >>> verdict_clause(method="t test", pvalue=0.0, alpha=0.05, reject=True, degenerate=True)
+    'significant difference at α = 0.05 (t test, p < 0.001 by the zero-variance convention, not evidence)'
     """
     shown = p_equals(pvalue)
     if adjusted is not None:
         shown += ", " + p_equals(adjusted, "adjusted p")
+    if degenerate:
+        shown += " by the zero-variance convention, not evidence"
     verdict = "significant difference" if reject else "no significant difference"
     return f"{verdict} at α = {alpha:g} ({method}, {shown})"
 
@@ -234,8 +251,12 @@ def bayesian_sentence(
     p_b_better: float,
     rope: float | None = None,
     threshold: float = POSTERIOR_THRESHOLD,
+    degenerate: bool = False,
 ) -> str:
     """What a Bayesian comparison's three posterior probabilities mean.
+
+    ``degenerate`` marks a posterior that collapsed to a point mass (zero
+    estimated variance): its probabilities of 0 or 1 are then not read as a decision.
 
     >>> print(bayesian_sentence(method="Bayesian correlated t test", a="A", b="B",
     ...       p_a_better=0.161755, p_equivalent=0.338245, p_b_better=0.5, rope=0.01))
@@ -258,6 +279,11 @@ def bayesian_sentence(
         (p_b_better, f"{b} is better"),
     )
     decided = [words for p, words in verdicts if p > threshold]
+    if degenerate:
+        return text + (
+            " The differences do not vary at all, so the estimated variance is 0 and the "
+            "posterior is a point mass: these probabilities are a convention, not evidence."
+        )
     if decided:
         return text + f" With probability above {threshold:g}, {decided[0]}."
     return (

@@ -72,6 +72,8 @@ def build(
     if not 0 < alpha < 1:
         raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
     tests_value: str | list[str] = tests if isinstance(tests, str) else list(tests)
+    _check_tests(tests_value)
+    _check_correction(correction)
     is_example = str(data) == EXAMPLE
     if is_example:
         load = "df = cvreport.load_example()"
@@ -245,6 +247,8 @@ def write(
             f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it",
             target,
         )
+    _check_tests(tests if isinstance(tests, str) else list(tests))
+    _check_correction(correction)
     reference: str | None = None
     if str(data) != EXAMPLE:
         source = Path(data)
@@ -352,9 +356,34 @@ def _relative_to_notebook(source: Path, notebook: Path) -> str:
     return Path(os.path.relpath(source.resolve(), notebook.resolve().parent)).as_posix()
 
 
-def _check(data: str | os.PathLike[str], formula: str, record: str) -> None:
-    import pandas as pd
+def _check_tests(tests: str | list[str]) -> None:
+    """Fail now, not in the notebook, on test names cvreport does not know."""
+    from cvreport.selection import get_spec
 
+    names = (
+        [t.strip() for t in tests.split(",") if t.strip()]
+        if isinstance(tests, str) and tests not in ("recommended", "all")
+        else ([] if isinstance(tests, str) else tests)
+    )
+    if not isinstance(tests, str) and not tests:
+        raise CVReportError("tests is empty; pass 'recommended', 'all' or test names")
+    for name in names:
+        try:
+            get_spec(name)
+        except CVReportError as exc:
+            raise CVReportError(f"{exc}; or pass 'recommended' or 'all'") from exc
+
+
+def _check_correction(correction: str | None) -> None:
+    from cvreport.report import CORRECTIONS
+
+    if correction is not None and correction not in CORRECTIONS:
+        raise CVReportError(
+            f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}"
+        )
+
+
+def _check(data: str | os.PathLike[str], formula: str, record: str) -> None:
     from cvreport.table import ResultsTable
 
     if str(data) == EXAMPLE:
@@ -362,5 +391,7 @@ def _check(data: str | os.PathLike[str], formula: str, record: str) -> None:
 
         frame = load_example()
     else:
-        frame = getattr(pd, _reader_for(Path(data)))(data)
+        from cvreport.cli import read_data
+
+        frame = read_data(Path(data))
     ResultsTable.from_formula(formula, frame, record=record)

@@ -42,7 +42,7 @@ import math
 import os
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -292,6 +292,14 @@ class Report:
             binary=bool(self.table.is_binary),
             per_record=bool(self.table.per_record),
         )
+        if not isinstance(tests, str):
+            try:
+                # a tuple, an array or a generator of names
+                tests = [str(t) if isinstance(t, str) else t for t in tests]
+            except TypeError:
+                raise CVReportError(
+                    f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
+                ) from None
         self.tests = tests
         self.test_names = self._resolve_tests(tests)
         self.test_options = {
@@ -321,9 +329,18 @@ class Report:
                 for i in range(len(models))
                 for j in range(i + 1, len(models))
             ]
+        if isinstance(pairs, str):
+            raise CVReportError(f"pairs must be a list of (A, B) pairs, got the string {pairs!r}")
+        if len(pairs) == 2 and all(
+            isinstance(p, str) or not hasattr(p, "__len__") for p in pairs
+        ):  # one pair given bare, e.g. pairs=("a", "b")
+            raise CVReportError(
+                f"pairs must be a list of (A, B) pairs, got {pairs!r}; for one pair write "
+                f"pairs=[{tuple(pairs)!r}]"
+            )
         resolved: list[tuple[str, str]] = []
         for pair in pairs:
-            if isinstance(pair, str) or len(pair) != 2:
+            if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
                 raise CVReportError(
                     f"each pair must be two model names (A, B), got {pair!r}; "
                     f"the models are {describe_keys(models)}"
@@ -331,6 +348,12 @@ class Report:
             a, b = self.table.resolve_pair(pair[0], pair[1])
             if a == b:
                 raise CVReportError(f"a pair needs two different models, got {a!r} twice")
+            if (b, a) in resolved:
+                raise CVReportError(
+                    f"the pair ({a!r}, {b!r}) repeats ({b!r}, {a!r}) reversed; compare each pair "
+                    "once (a reversed pair is the same comparison and would be counted twice "
+                    "in the multiplicity correction)"
+                )
             if (a, b) not in resolved:
                 resolved.append((a, b))
         if not resolved:
@@ -340,6 +363,10 @@ class Report:
     def _resolve_tests(self, tests: str | Sequence[str]) -> list[str]:
         design = self.table.design
         binary, per_record = bool(self.table.is_binary), bool(self.table.per_record)
+        if not isinstance(tests, str) and not all(isinstance(t, str) for t in tests):
+            raise CVReportError(
+                f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
+            )
         if isinstance(tests, str):
             if tests == "recommended":
                 return list(self.recommendation.names)
@@ -353,7 +380,10 @@ class Report:
             tests = [t.strip() for t in tests.split(",") if t.strip()]
         names: list[str] = []
         for name in tests:
-            selection.get_spec(name)  # raises with the known names
+            try:
+                selection.get_spec(name)  # raises with the known names
+            except CVReportError as exc:
+                raise CVReportError(f"{exc}; or pass tests='recommended' or tests='all'") from exc
             if name not in names:
                 names.append(name)
         if not names:
@@ -485,6 +515,7 @@ class Report:
             for j, outcome in enumerate(comparison.outcomes):
                 result = outcome.result
                 adj = adjusted.get((i, j))
+                degenerate = _infinite(result.statistic)
                 if outcome.posterior is not None:
                     post = outcome.posterior
                     reading = interpret.bayesian_sentence(
@@ -495,6 +526,7 @@ class Report:
                         p_equivalent=post.p_equivalent,
                         p_b_better=post.p_b_better,
                         rope=post.rope,
+                        degenerate=degenerate,
                     )
                     short = (
                         f"{outcome.method}: P({outcome.a} better) = {_num(post.p_a_better)}, "
@@ -524,6 +556,7 @@ class Report:
                     loss_name=loss_name,
                     higher_is_better=higher,
                     distribution=result.distribution,
+                    degenerate=degenerate,
                 )
                 short = interpret.verdict_clause(
                     method=outcome.method,
@@ -531,6 +564,7 @@ class Report:
                     alpha=self.alpha,
                     reject=reject,
                     adjusted=adj,
+                    degenerate=degenerate,
                 )
                 updated.append(
                     _replace(
@@ -914,16 +948,11 @@ class Report:
     # -- rendering -------------------------------------------------------
     def to_html(self, *, standalone: bool = True) -> str:
         """The report as HTML: a standalone page (inline CSS, no external resources) or a fragment."""
-        from cvreport.rendering import html_environment
-
-        name = "report.html.j2" if standalone else "report_fragment.html.j2"
-        return html_environment().get_template(name).render(self._context())
+        return _render_html(self._context(), standalone=standalone)
 
     def to_markdown(self) -> str:
         """The report as GitHub-flavoured Markdown (tables; figures are left to HTML)."""
-        from cvreport.rendering import text_environment
-
-        return text_environment().get_template("report.md.j2").render(self._context())
+        return _render_markdown(self._context())
 
     def to_latex(self, *, standalone: bool = True, stars: bool = False) -> str:
         """The report as LaTeX with booktabs tables.
@@ -937,24 +966,20 @@ class Report:
             Mark p-values with ``*`` (< 0.05), ``**`` (< 0.01), ``***`` (< 0.001)
             and add the legend under each table.
         """
-        from cvreport.rendering import latex_environment
-
-        # a standalone document keeps each table where it belongs (float's [H]);
-        # a fragment leaves placement to the paper
-        placement = "H" if standalone else "htbp"
-        context = self.context() | {
-            "standalone": standalone,
-            "stars": stars,
-            "placement": placement,
-        }
-        return latex_environment().get_template("report.tex.j2").render(context)
+        return _render_latex(self._context(), standalone=standalone, stars=stars)
 
     def render(self, format: str, **options: Any) -> str:
-        """Render in ``format``: ``"html"``, ``"markdown"``/``"md"`` or ``"latex"``/``"tex"``."""
-        kind = _FORMAT_ALIASES.get(str(format).lower().lstrip("."))
-        if kind is None:
+        """Render in ``format``: ``"html"``, ``"markdown"``/``"md"`` or ``"latex"``/``"tex"``.
+
+        ``options`` are those of :meth:`to_html` (``standalone``) or :meth:`to_latex`
+        (``standalone``, ``stars``); Markdown takes none.
+        """
+        kind = _format_kind(format)
+        unknown = sorted(set(options) - set(_RENDER_OPTIONS[kind]))
+        if unknown:
+            allowed = ", ".join(_RENDER_OPTIONS[kind]) or "none"
             raise CVReportError(
-                f"unknown report format {format!r}; choose html, md (markdown) or tex (latex)"
+                f"{', '.join(unknown)} does not apply to {kind} output (its options: {allowed})"
             )
         if kind == "html":
             return self.to_html(**options)
@@ -993,14 +1018,20 @@ class Report:
         """
         target = Path(path)
         if format is None:
-            kind = FORMATS.get(target.suffix.lower())
-            if kind is None:
+            found = FORMATS.get(target.suffix.lower())
+            if found is None:
                 raise CVReportError(
                     f"cannot tell the report format from {str(target)!r}: use a file name ending "
                     f"in {', '.join(FORMATS)} or pass format='html', 'md' or 'tex'"
                 )
+            kind = found
         else:
-            kind = format
+            kind = _format_kind(format)
+        if target.is_dir():
+            raise CVReportError(
+                f"{target} is a folder; give a file name inside it, e.g. "
+                f"{target / _DEFAULT_NAMES[kind]}"
+            )
         if target.exists() and not overwrite:
             raise ReportExistsError(
                 f"{target} exists; pass overwrite=True (--overwrite on the command line) to "
@@ -1023,6 +1054,38 @@ class Report:
         from cvreport.options import get_option
 
         return self.to_latex(standalone=False) if get_option("display.latex") else None
+
+    def _repr_mimebundle_(
+        self,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, str]:
+        """Every rich format for one Jupyter display, rendered from one :meth:`context`.
+
+        HTML (a fragment, not a page) and Markdown always; LaTeX only when the
+        ``display.latex`` option is on. ``include``/``exclude`` are IPython's
+        mimetype filters.
+        """
+        from cvreport.options import get_option
+
+        wanted = ["text/html", "text/markdown"]
+        if get_option("display.latex"):
+            wanted.append("text/latex")
+        wanted = [
+            mime
+            for mime in wanted
+            if (include is None or mime in include) and (exclude is None or mime not in exclude)
+        ]
+        if not wanted:
+            return {}
+        context = self.context()
+        renderers = {
+            "text/html": lambda: _render_html(context, standalone=False),
+            "text/markdown": lambda: _render_markdown(context),
+            "text/latex": lambda: _render_latex(context, standalone=False, stars=False),
+        }
+        return {mime: renderers[mime]() for mime in wanted}
 
     def __repr__(self) -> str:
         return (
@@ -1090,6 +1153,14 @@ def _replace(outcome: TestOutcome, **changes: Any) -> TestOutcome:
 def _finite(value: Any) -> bool:
     try:
         return value is not None and not math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _infinite(value: Any) -> bool:
+    """Whether a statistic is ±inf (the zero-variance convention of docs/methods.md)."""
+    try:
+        return math.isinf(float(value))
     except (TypeError, ValueError):
         return False
 
@@ -1181,10 +1252,12 @@ def _plain_value(value: Any, kind: str) -> Any:
 
 
 def _model_losses(table: ResultsTable) -> list[dict[str, Any]]:
+    """Mean, SD, min and max over the folds per model; a negated score is shown as the score."""
     errors = table.fold_errors()
+    sign = -1.0 if table.higher_is_better else 1.0
     rows = []
     for model in table.models:
-        losses = errors.loc[errors["model"] == model, "loss"].to_numpy(dtype=float)
+        losses = sign * errors.loc[errors["model"] == model, "loss"].to_numpy(dtype=float)
         rows.append(
             {
                 "model": str(model),
@@ -1237,6 +1310,47 @@ def _confusion_metrics(table: ResultsTable) -> dict[str, Any] | None:
             }
         )
     return {"classes": [str(c) for c in classes], "rows": rows}
+
+
+_RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
+    "html": ("standalone",),
+    "markdown": (),
+    "latex": ("standalone", "stars"),
+}
+_DEFAULT_NAMES = {"html": "report.html", "markdown": "report.md", "latex": "report.tex"}
+
+
+def _format_kind(format: str) -> str:
+    """``"html"``, ``"markdown"`` or ``"latex"`` for a format name or suffix."""
+    kind = _FORMAT_ALIASES.get(str(format).lower().lstrip("."))
+    if kind is None:
+        raise CVReportError(
+            f"unknown report format {format!r}; choose html, md (markdown) or tex (latex)"
+        )
+    return kind
+
+
+def _render_html(context: Mapping[str, Any], *, standalone: bool) -> str:
+    from cvreport.rendering import html_environment
+
+    name = "report.html.j2" if standalone else "report_fragment.html.j2"
+    return html_environment().get_template(name).render(context)
+
+
+def _render_markdown(context: Mapping[str, Any]) -> str:
+    from cvreport.rendering import text_environment
+
+    return text_environment().get_template("report.md.j2").render(context)
+
+
+def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) -> str:
+    from cvreport.rendering import latex_environment
+
+    # a standalone document keeps each table where it belongs (float's [H]);
+    # a fragment leaves placement to the paper
+    placement = "H" if standalone else "htbp"
+    extended = dict(context) | {"standalone": standalone, "stars": stars, "placement": placement}
+    return latex_environment().get_template("report.tex.j2").render(extended)
 
 
 def _write_atomically(target: Path, text: str, *, overwrite: bool) -> None:

@@ -114,6 +114,12 @@ class Explorer:
             raise CVReportError(
                 f"output_format must be one of {tuple(FORMATS)}, got {output_format!r}"
             )
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        if correction is not None and correction not in _corrections():
+            raise CVReportError(
+                f"unknown correction {correction!r}; choose one of {', '.join(_corrections())}"
+            )
         if a is not None or b is not None:
             first, second = table.resolve_pair(a, b)
         else:
@@ -148,8 +154,13 @@ class Explorer:
             value=chosen,
             rows=min(8, max(len(available), 1)),
         )
+        # the control's bounds hold the α given, so the explorer never silently changes it
         self.alpha = w.BoundedFloatText(
-            value=alpha, min=0.0001, max=0.5, step=0.01, description="α"
+            value=alpha,
+            min=min(0.0001, float(alpha)),
+            max=max(0.5, float(alpha)),
+            step=0.01,
+            description="α",
         )
         self.correction = w.Dropdown(
             options=list(_corrections()), value=correction or "none", description="Correction"

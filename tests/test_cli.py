@@ -175,6 +175,10 @@ def test_pairs_tests_and_alpha_options(
         (["-f", FORMULA, "--alpha", "2"], "--alpha must lie strictly between 0 and 1"),
         (["-f", FORMULA, "--correction", "tukey"], "unknown correction 'tukey'"),
         ([], "no formula given"),
+        (["-f", FORMULA, "--rope", "-1"], "--rope must be a non-negative half-width"),
+        (["-f", FORMULA, "--pairs", "A:B", "B:A"], "repeats ('A', 'B') reversed"),
+        (["-f", "loss ~ model | replication + replication"], "named more than once"),
+        (["-f", "loss ~ model"], "the table names no replication and no fold column"),
     ],
 )
 def test_bad_input_exits_nonzero_with_one_line(
@@ -412,3 +416,101 @@ def test_usage_errors_and_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert info.value.code == 0
     assert capsys.readouterr().out.startswith("cvreport ")
+
+
+def test_headers_only_csv_says_the_table_has_no_rows(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.csv"
+    pd.read_csv(data_files["csv"]).iloc[:0].to_csv(empty, index=False)
+    out = tmp_path / "r.html"
+    status, _, stderr = run(["report", str(empty), "-f", FORMULA, "-o", str(out)], capsys)
+    assert status == 1 and stderr.count("\n") == 1
+    assert "the table has no rows" in stderr and not out.exists()
+
+
+def test_rope_without_the_bayesian_test_is_noted(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.md"
+    status, _, stderr = run(
+        ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(out), "--rope", "0.01"], capsys
+    )
+    assert status == 0
+    assert "--rope applies to the Bayesian correlated t test" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tests", "anova"], "unknown test 'anova'"),
+        (["--correction", "tukey"], "unknown correction 'tukey'"),
+    ],
+)
+def test_notebook_with_unknown_tests_or_correction_writes_nothing(
+    data_files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    pytest.importorskip("cvreport.notebook")
+    out = tmp_path / "analysis.ipynb"
+    status, _, stderr = run(
+        ["notebook", str(data_files["csv"]), "-f", FORMULA, "-o", str(out), *args], capsys
+    )
+    assert status == 1 and stderr.count("\n") == 1 and message in stderr
+    assert not out.exists()  # a notebook that would fail when run is not written
+
+
+def test_notebook_write_reports_an_unreadable_file_as_a_data_error(tmp_path: Path) -> None:
+    notebook = pytest.importorskip("cvreport.notebook")
+    from cvreport.errors import DataError
+
+    broken = tmp_path / "broken.csv"
+    broken.write_text('a,b\n"unterminated', encoding="utf-8")
+    with pytest.raises(DataError, match="cannot read"):
+        notebook.write(tmp_path / "a.ipynb", data=broken, formula=FORMULA)
+    assert not (tmp_path / "a.ipynb").exists()
+
+
+def test_per_fold_scores_through_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cvreport.methods import corrected_repeated_kfold_ttest
+    from cvreport.table import ResultsTable
+
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame(
+        [
+            (i, j, model, mean + rng.normal(0, 0.02))
+            for i in range(1, 4)
+            for j in range(1, 6)
+            for model, mean in (("A", 0.90), ("B", 0.85))
+        ],
+        columns=["replication", "fold", "model", "auc"],
+    )
+    data = tmp_path / "auc.csv"
+    scores.to_csv(data, index=False)
+    formula = "auc ~ model | replication + fold"
+    out = tmp_path / "r.md"
+    # without --per-fold the missing record column comes with the hint
+    status, _, stderr = run(["report", str(data), "-f", formula, "-o", str(out)], capsys)
+    assert status == 1 and "--per-fold" in stderr and stderr.count("\n") == 1
+    status, _, stderr = run(
+        ["report", str(data), "-f", formula, "-o", str(out), "--per-fold",
+         "--test-train-ratio", "0.25"],
+        capsys,
+    )  # fmt: skip
+    assert status == 0, stderr
+    table = ResultsTable.from_fold_scores(pd.read_csv(data), score="auc", test_train_ratio=0.25)
+    expected = corrected_repeated_kfold_ttest(table, "A", "B")
+    text = out.read_text(encoding="utf-8")
+    assert format_pvalue(expected.pvalue) in text
+    assert "| A | 0." in text and "Mean auc" in text  # the score as given, not negated
+    status, _, stderr = run(
+        ["report", str(data), "-f", FORMULA, "-o", str(tmp_path / "x.md"),
+         "--test-train-ratio", "0.5"],
+        capsys,
+    )  # fmt: skip
+    assert status == 1 and "--test-train-ratio applies to per-fold scores" in stderr

@@ -167,3 +167,64 @@ def test_options_are_validated() -> None:
         options.display.colour = True
     assert options.get_option("latex") is False  # an unambiguous last part is enough
     assert "display.latex = False" in options.describe_options()
+
+
+def test_a_table_displays_its_design_models_and_fold_sizes(table) -> None:
+    bundle, _ = format_display_data(table)
+    assert {"text/plain", "text/html", "text/markdown"} <= set(bundle)
+    assert "text/latex" not in bundle
+    assert bundle["text/plain"] == repr(table)
+    page = html.unescape(bundle["text/html"])
+    assert table.design.describe() in page
+    for model in table.models:
+        assert model in page
+    assert "Records per validation fold" in page
+    sizes = table.design.fold_sizes["n"].tolist()
+    assert f"<td>{sizes[0]}</td>" in bundle["text/html"]
+    assert escape_markdown(table.design.describe()) in bundle["text/markdown"]
+    with options.option_context("display.latex", True):
+        latex = format_display_data(table)[0]["text/latex"]
+    assert latex == table.summary().as_latex() and "\\toprule" in latex
+
+
+def test_one_table_display_builds_one_summary(table, monkeypatch) -> None:
+    calls: list[int] = []
+    original = cvreport.ResultsTable.summary
+
+    def counting(self):
+        calls.append(1)
+        return original(self)
+
+    monkeypatch.setattr(cvreport.ResultsTable, "summary", counting)
+    with options.option_context("display.latex", True):
+        bundle, _ = format_display_data(table)
+    assert {"text/html", "text/markdown", "text/latex"} <= set(bundle)
+    assert len(calls) == 1
+
+
+def test_one_report_display_builds_one_context(table, monkeypatch) -> None:
+    report = cvreport.Report(table)
+    calls: list[int] = []
+    original = cvreport.Report.context
+
+    def counting(self):
+        calls.append(1)
+        return original(self)
+
+    monkeypatch.setattr(cvreport.Report, "context", counting)
+    bundle, _ = format_display_data(report)
+    assert set(bundle) == {"text/plain", "text/html", "text/markdown"}
+    assert len(calls) == 1
+    assert bundle["text/html"] == report.to_html(standalone=False)
+    assert bundle["text/markdown"] == report.to_markdown()
+
+    calls.clear()
+    with options.option_context("display.latex", True):
+        bundle, _ = format_display_data(report)
+    assert bundle["text/latex"] == report.to_latex(standalone=False)
+    assert "\\documentclass" not in bundle["text/latex"]  # a fragment, not a document
+    assert len(calls) == 1
+
+    calls.clear()
+    only_markdown, _ = format_display_data(report, include={"text/markdown"})
+    assert set(only_markdown) == {"text/markdown"} and len(calls) == 1

@@ -687,3 +687,87 @@ def test_cvreport_report_is_the_shortcut_even_after_importing_the_module() -> No
     assert made.pairs == [("naive_bayes", "decision_tree")]
     assert cvreport.Report is Report
     assert isinstance(report_module.report(table), Report)
+
+
+# -- bad arguments and degenerate data, on small real tables -----------------------------
+def small_table(
+    m: int = 1, k: int = 2, n: int = 4, *, losses: dict[str, list[float]] | None = None
+) -> Any:
+    """A tiny real table: record r is in fold r % k of every replication."""
+    table_module = importlib.import_module("cvreport.table")
+    losses = losses or {"a": [1.0, 1.0, 0.0, 0.0] * (n // 4), "b": [0.0] * n}
+    rows = [
+        (i + 1, r % k + 1, model, r, values[r])
+        for i in range(m)
+        for model, values in losses.items()
+        for r in range(n)
+    ]
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "loss"])
+    return table_module.ResultsTable(frame)
+
+
+def test_tests_argument_of_the_wrong_kind_is_a_clear_error() -> None:
+    table = small_table()
+    for bad in (None, 3, ["paired_ttest_kfold", 4]):
+        with pytest.raises(CVReportError, match="tests must be 'recommended', 'all' or a list"):
+            Report(table, tests=bad)  # type: ignore[arg-type]
+    with pytest.raises(CVReportError, match=r"unknown test 'rec'.*or pass tests='recommended'"):
+        Report(table, tests="rec")
+
+
+def test_a_pair_and_its_reverse_are_one_comparison() -> None:
+    table = small_table(losses={"a": [1, 0, 1, 0], "b": [0, 0, 0, 0], "c": [1, 1, 0, 0]})
+    with pytest.raises(CVReportError, match=r"\('b', 'a'\) repeats \('a', 'b'\) reversed"):
+        Report(table, pairs=[("a", "b"), ("b", "a")])
+    with pytest.raises(CVReportError, match=r"for one pair write pairs=\[\('a', 'b'\)\]"):
+        Report(table, pairs=("a", "b"))  # type: ignore[arg-type]
+    with pytest.raises(CVReportError, match="pairs is empty"):
+        Report(table, pairs=[])
+
+
+def test_save_checks_format_and_folder_before_anything_else(tmp_path: Path) -> None:
+    report = Report(small_table())
+    existing = tmp_path / "old.txt"
+    existing.write_text("keep", encoding="utf-8")
+    with pytest.raises(CVReportError, match="unknown report format 'pdf'"):
+        report.save(existing, format="pdf")  # the format is wrong, whether or not it exists
+    with pytest.raises(CVReportError, match="is a folder; give a file name inside it"):
+        report.save(tmp_path, format="html", overwrite=True)
+    assert tmp_path.is_dir() and existing.read_text(encoding="utf-8") == "keep"
+    with pytest.raises(CVReportError, match="stars does not apply to markdown output"):
+        report.save(tmp_path / "r.md", stars=True)
+    with pytest.raises(CVReportError, match="colour does not apply to latex output"):
+        report.render("tex", colour=True)
+    assert not (tmp_path / "r.md").exists()
+    assert report.save(tmp_path / "r.tex", stars=True).read_text(encoding="utf-8")
+
+
+def test_an_infinite_statistic_is_not_read_as_evidence() -> None:
+    # every fold shows the same difference: zero variance, statistic +inf, p = 0 by convention
+    report = Report(small_table(), tests="all")
+    degenerate = [o for o in report.outcomes if math.isinf(o.result.statistic)]
+    assert degenerate, "the data should give a zero-variance statistic"
+    for outcome in degenerate:
+        assert "convention, not evidence" in outcome.interpretation
+        if outcome.posterior is None:
+            assert "by the zero-variance convention, not evidence" in outcome.headline
+    bottom = report.context()["bottom_line"][0]["text"]
+    assert "p < 0.001 by the zero-variance convention, not evidence" in bottom
+    finite = [o for o in report.outcomes if not math.isinf(o.result.statistic)]
+    assert all("convention, not evidence" not in o.interpretation for o in finite)
+
+
+def test_per_model_scores_are_shown_as_given_not_negated() -> None:
+    table_module = importlib.import_module("cvreport.table")
+    scores = pd.DataFrame(
+        {
+            "fold": [1, 1, 2, 2, 3, 3],
+            "model": ["a", "b"] * 3,
+            "auc": [0.90, 0.80, 0.92, 0.81, 0.88, 0.79],
+        }
+    )
+    table = table_module.ResultsTable.from_fold_scores(scores, score="auc", replication=None)
+    rows = Report(table).context()["model_losses"]
+    assert [r["mean"] for r in rows] == [pytest.approx(0.90), pytest.approx(0.80)]
+    assert (rows[0]["min"], rows[0]["max"]) == (pytest.approx(0.88), pytest.approx(0.92))
+    assert "| a | 0.9000 |" in Report(table).to_markdown()

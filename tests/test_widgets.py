@@ -326,3 +326,15 @@ def test_import_cvreport_loads_no_front_end() -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_initial_alpha_and_correction_are_checked_not_clamped(table) -> None:
+    for alpha in (0, 1, -0.1, True):
+        with pytest.raises(cvreport.CVReportError, match="alpha must lie strictly between 0 and 1"):
+            cvreport.explore(table, alpha=alpha)
+    with pytest.raises(cvreport.CVReportError, match="unknown correction 'BH'"):
+        cvreport.explore(table, correction="BH")  # not an ipywidgets TraitError
+    # an unusual but valid α is kept as given (the control's bounds widen), not clamped to 0.5
+    app = cvreport.explore(table, alpha=0.6)
+    assert app.alpha.value == 0.6
+    assert app.report is not None and app.report.alpha == 0.6
