@@ -329,6 +329,15 @@ _ADJACENT_MATH = re.compile(r"(?<!\\)\$\$")
 _MD_RE = re.compile(r"([\\`*_\[\]<>|$])")
 
 
+_LINE_BREAK_RE = re.compile(r"\s*[\r\n]+\s*")
+
+
 def escape_markdown(text: Any) -> str:
-    """Escape characters that Markdown (GitHub flavour) would interpret, including ``|``."""
-    return _MD_RE.sub(r"\\\1", str(text))
+    """Escape characters that Markdown (GitHub flavour) would interpret, including ``|``.
+
+    Line breaks become spaces, since one would end a table row.
+
+    >>> escape_markdown("a|b\\nc_d")
+    'a\\\\|b c\\\\_d'
+    """
+    return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", str(text)))
