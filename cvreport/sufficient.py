@@ -124,9 +124,18 @@ class SufficientStatistics:
         """``(m, K)`` per-fold difference of mean losses, model ``a`` minus model ``b``.
 
         These are the ``p_i^(j)`` of Dietterich (1998), positive when ``a`` is worse.
+        Both models are scored on the same records of a fold, so the difference is
+        taken of the sums before dividing by the count: for integer (e.g. 0/1)
+        losses the sums are exact and equal differences (1/10 − 3/10 and
+        3/10 − 5/10) give equal floats, as the degenerate-data conventions need
+        (subtracting the rounded means gives −0.19999999999999998 and −0.2).
         """
-        means = self.means
-        return means[:, :, a] - means[:, :, b]
+        counts_a = self.counts[:, :, a]
+        counts_b = self.counts[:, :, b]
+        sums_a = self.sums[:, :, a]
+        sums_b = self.sums[:, :, b]
+        same = counts_a == counts_b
+        return np.where(same, (sums_a - sums_b) / counts_a, sums_a / counts_a - sums_b / counts_b)
 
     def pair_counts(self, a: int, b: int) -> np.ndarray:
         """``(m, K, 4)`` int64 2×2 tables ``n00, n01, n10, n11`` of models ``a`` and ``b``.

@@ -203,3 +203,45 @@ def test_formula_and_fold_scores():
     res = kfold.paired_ttest_kfold(table, "A", "B")
     assert res.statistic == pytest.approx(by_table.statistic, rel=1e-9)
     assert any("higher-is-better" in note for note in res.notes)
+
+
+@needs_table
+def test_equal_fold_differences_of_unequal_sums_are_degenerate():
+    # fold 1: A errs on 1 of 10 records, B on 3 (p = 1/10 − 3/10 = −1/5);
+    # fold 2: A errs on 3 of 10, B on 5 (p = 3/10 − 5/10 = −1/5). The two
+    # differences are equal, so S = 0 and the convention of docs/methods.md
+    # applies: statistic −inf, p = 0 and a warning. Subtracting rounded means
+    # gives −0.19999999999999998 and −0.2 and a silent t of about −1e16.
+    errors = {(1, "A"): 1, (1, "B"): 3, (2, "A"): 3, (2, "B"): 5}
+    frame = pd.DataFrame(
+        [
+            (0, fold, model, fold * 10 + r, int(r < errors[fold, model]))
+            for fold in (1, 2)
+            for model in ("A", "B")
+            for r in range(10)
+        ],
+        columns=["replication", "fold", "model", "record", "loss"],
+    )
+    table = ResultsTable(frame)
+    assert table.differences("A", "B").to_numpy().tolist() == [[-0.2, -0.2]]
+    with pytest.warns(DegenerateStatisticWarning, match="zero estimated variance"):
+        res = kfold.paired_ttest_kfold(table, "A", "B")
+    assert (res.statistic, res.pvalue) == (-math.inf, 0.0)
+
+
+@needs_table
+def test_fold_scores_equal_up_to_rounding_are_degenerate():
+    # A scores 0.1 more than B on every fold (0.8/0.7, 0.5/0.4, 0.9/0.8): S = 0, so
+    # the loss difference −0.1 with zero variance gives −inf and p = 0 with a
+    # warning (the floats 0.10000000000000009 and 0.09999999999999998 differ).
+    scores = pd.DataFrame(
+        {
+            "fold": [1, 1, 2, 2, 3, 3],
+            "model": ["A", "B"] * 3,
+            "accuracy": [0.8, 0.7, 0.5, 0.4, 0.9, 0.8],
+        }
+    )
+    table = ResultsTable.from_fold_scores(scores, score="accuracy", replication=None)
+    with pytest.warns(DegenerateStatisticWarning, match="zero estimated variance"):
+        res = kfold.paired_ttest_kfold(table, "A", "B")
+    assert (res.statistic, res.pvalue) == (-math.inf, 0.0)

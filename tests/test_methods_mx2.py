@@ -364,6 +364,19 @@ def test_rounding_does_not_hide_zero_variance():
     assert res.statistic == math.inf
 
 
+@pytest.mark.parametrize("func", FUNCTIONS)
+def test_differences_equal_up_to_rounding_are_degenerate(func):
+    # per-fold scores 0.8 − 0.7 and 0.5 − 0.4 are both 0.1 but differ in the last
+    # bit (0.10000000000000009, 0.09999999999999998): s_i² = 0 for every
+    # replication, so statistic +inf and p = 0 with a warning, not t ≈ 1e15.
+    d = np.array([[0.8 - 0.7, 0.5 - 0.4]] * 5)
+    assert d[0, 0] != d[0, 1]
+    with pytest.warns(DegenerateStatisticWarning, match="zero estimated variance"):
+        res = func(d)
+    assert res.statistic == math.inf
+    assert res.pvalue == 0.0
+
+
 def test_numerator_zero_only_for_dietterich():
     d = VECTOR.copy()
     d[0, 0] = 0.0  # numerator 0, variance non-zero: a regular statistic of 0

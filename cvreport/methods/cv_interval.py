@@ -309,7 +309,11 @@ def _cv_interval(
         warnings=describe_degenerate(
             code,
             numerator="the mean record difference",
-            denominator=f"the {variance}-of-fold variance of the record differences",
+            denominator=(
+                "the out-of-fold variance of the record differences"
+                if variance == "out"
+                else "the pooled within-fold variance of the record differences"
+            ),
         ),
         notes=notes,
         std_dev=std_dev,

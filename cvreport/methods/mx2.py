@@ -112,14 +112,16 @@ def split_variances(differences: Any) -> np.ndarray:
     """Per-replication variances s_i² = Σ_j (p_i^(j) − p̄_i)² = (p_i^(1) − p_i^(2))² / 2.
 
     ``differences`` has shape ``(..., m, 2)``; the result ``(..., m)``. Exactly 0
-    when the two folds of a replication agree.
+    when the two folds of a replication agree, up to rounding (:func:`zero_spread`).
 
     >>> split_variances([[0.02, -0.01], [0.03, 0.0]]).round(6).tolist()
     [0.00045, 0.00045]
+    >>> split_variances([[0.8 - 0.7, 0.5 - 0.4]]).tolist()
+    [0.0]
     """
     d = np.asarray(differences, dtype=np.float64)
     _check_kernel_shape(d)
-    return (d[..., 0] - d[..., 1]) ** 2 / 2.0
+    return np.where(zero_spread(d), 0.0, (d[..., 0] - d[..., 1]) ** 2 / 2.0)
 
 
 def _check_kernel_shape(d: np.ndarray) -> None:
