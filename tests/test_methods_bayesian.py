@@ -243,3 +243,12 @@ def test_table_single_holdout_is_rejected():
     table = ResultsTable.from_fold_scores(frame, score="score", test_train_ratio=0.5)
     with pytest.raises(DesignError, match="at least 2 splits"):
         bayesian_correlated_ttest(table)
+
+
+@pytest.mark.parametrize("rope", ["x", None, -0.01, float("nan"), float("inf")])
+def test_a_rope_that_is_not_a_non_negative_number_is_a_clear_error(rope: object) -> None:
+    from cvreport.errors import CVReportError
+    from cvreport.methods.bayesian import bayesian_correlated_ttest_array
+
+    with pytest.raises(CVReportError, match="rope must be a non-negative half-width"):
+        bayesian_correlated_ttest_array([0.01, 0.02, -0.01, 0.03], rope=rope)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -337,6 +338,11 @@ def finish_result(
     return dataclasses.replace(result, **changes)
 
 
+_BALANCE_CACHE: weakref.WeakKeyDictionary[ResultsTable, tuple[bool | None, str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     """Whether the m×2 partitions are balanced: every two replications' training halves share n/4.
 
@@ -345,8 +351,21 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
     table holds per-fold scores and the partitions cannot be seen. Tolerance:
     exact n/4 when n is divisible by the number of blocks, ±(blocks/4) otherwise
-    (8 blocks for m ≤ 7 give ±2 at most; docs/methods.md).
+    (8 blocks for m ≤ 7 give ±2 at most; docs/methods.md). Computed once per table.
     """
+    try:
+        return _BALANCE_CACHE[table]
+    except (KeyError, TypeError):
+        pass
+    verdict = _partition_balance(table)
+    try:
+        _BALANCE_CACHE[table] = verdict
+    except TypeError:  # a table type that cannot be weakly referenced
+        pass
+    return verdict
+
+
+def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     if not table.per_record:
         return None, (
             "the partitions cannot be checked from per-fold scores; the calibration assumes "
@@ -366,7 +385,9 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (docs/methods.md)
     tolerance = 0.0 if n % blocks == 0 else blocks / 4.0
     first = folds == 0  # records in the first fold of each replication: (n, m)
-    overlap = first.T.astype(np.int64) @ first.astype(np.int64)  # |S_i ∩ S_j|
+    # float64 takes the BLAS path; counts up to 2**53 are exact
+    as_float = first.astype(np.float64)
+    overlap = as_float.T @ as_float  # |S_i ∩ S_j|
     iu = np.triu_indices(m, 1)
     deviation = np.abs(overlap[iu] - n / 4.0)
     worst = float(deviation.max())

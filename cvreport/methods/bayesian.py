@@ -289,7 +289,10 @@ class BayesianCorrelatedTTestResult(TestResult):
 # layer 2: the array-level function
 # --------------------------------------------------------------------------------------
 def _check_rope(rope: float) -> float:
-    w = float(rope)
+    try:
+        w = float(rope)
+    except (TypeError, ValueError):
+        w = math.nan
     if not (math.isfinite(w) and w >= 0):
         raise CVReportError(
             f"rope must be a non-negative half-width in loss units (e.g. 0.01), got {rope!r}"
