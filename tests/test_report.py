@@ -210,7 +210,8 @@ def test_registry_covers_every_design_and_rejects_unknown_names() -> None:
 
 
 def test_every_registered_test_exists_in_methods() -> None:
-    methods = pytest.importorskip("cvreport.methods")
+    from cvreport import methods
+
     missing = [s.name for s in selection.TEST_SPECS if not hasattr(methods, s.name)]
     assert missing == []
 
@@ -595,8 +596,9 @@ def test_atomic_write_uses_same_folder_and_normal_permissions(tmp_path: Path) ->
 
 # -- end to end on the real example data -------------------------------------------------
 def real_example_table() -> Any:
-    examples = pytest.importorskip("cvreport.examples")
-    table_module = pytest.importorskip("cvreport.table")
+    from cvreport import examples
+    from cvreport import table as table_module
+
     frame = examples.load_example()
     return table_module.ResultsTable.from_formula(
         "loss ~ model | replication + fold", frame, record="record"
@@ -604,7 +606,6 @@ def real_example_table() -> Any:
 
 
 def test_real_example_report_runs_real_tests() -> None:
-    pytest.importorskip("cvreport.audit")
     table = real_example_table()
     report = Report(table, tests="all")
     assert report.results, "no test ran on the example data"
@@ -771,3 +772,23 @@ def test_per_model_scores_are_shown_as_given_not_negated() -> None:
     assert [r["mean"] for r in rows] == [pytest.approx(0.90), pytest.approx(0.80)]
     assert (rows[0]["min"], rows[0]["max"]) == (pytest.approx(0.88), pytest.approx(0.92))
     assert "| a | 0.9000 |" in Report(table).to_markdown()
+
+
+def test_a_negated_score_is_read_the_right_way_round() -> None:
+    """A negative estimate of a negated score means A scored *higher*, in every output."""
+    table_module = importlib.import_module("cvreport.table")
+    scores = pd.DataFrame(
+        {
+            "fold": [1, 1, 2, 2, 3, 3],
+            "model": ["a", "b"] * 3,
+            "auc": [0.90, 0.80, 0.92, 0.81, 0.88, 0.79],
+        }
+    )
+    table = table_module.ResultsTable.from_fold_scores(scores, score="auc", replication=None)
+    report = Report(table)
+    for text in (report.to_markdown(), report.to_html(), report.to_latex()):
+        assert "a negative estimate means A has the higher auc" in text
+        assert "a negative estimate means A has the lower" not in text
+    result = report.results[0]
+    assert result.estimate < 0 and result.loss_name == "negated auc"
+    assert "(mean negated auc A − B)" in result.summary().as_text()

@@ -327,7 +327,8 @@ def finish_result(
         )
     changes: dict[str, Any] = {
         "design": table.design.describe(),
-        "loss_name": table.loss_name,
+        # a negated score is labelled as such: "mean negated auc A − B", not "mean auc"
+        "loss_name": f"negated {table.loss_name}" if table.higher_is_better else table.loss_name,
         "notes": notes,
         "warnings": tuple(result.warnings) + tuple(extra_warnings),
     }
