@@ -54,7 +54,7 @@ REFERENCE = "\n".join(
         "Wang, Y., Li, J., Li, Y. (2017). Choosing between two classification learning "
         "algorithms based on calibrated balanced 5×2 cross-validated F-test. Neural "
         "Processing Letters 46:1–13.",
-        "Yang, L., Wang, R., Song, L., Li, J. Block-regularized 5×2 cross-validated "
+        "Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated "
         "McNemar's test for comparing two classification algorithms.",
     ]
 )
@@ -132,6 +132,15 @@ class OverlapAudit(TestResult):
         One entry per pair of replications; :attr:`pairs` shows them as a table.
     alpha : float
         Threshold of the "poor" verdict.
+
+    Examples
+    --------
+    >>> import cvreport
+    >>> table = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example())
+    >>> z_max, pvalue = cvreport.audit_overlap(table)
+    >>> round(z_max, 4), round(pvalue, 3)
+    (9.7504, 0.693)
     """
 
     verdict: str = ""
@@ -505,6 +514,20 @@ def audit_overlap(
     ----------
     Wang, Li & Li (2015) (the statistic, its law, Example 2); Wang, Li & Li (2017) Table 1 and §3;
     Yang et al. Table III.
+
+    Examples
+    --------
+    >>> import cvreport
+    >>> random = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example())
+    >>> audit = cvreport.audit_overlap(random)
+    >>> audit.design, audit.verdict, round(audit.z_max, 4), round(audit.pvalue, 3)
+    ('random', 'typical', 9.7504, 0.693)
+    >>> designed = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example("bcv"))
+    >>> audit = cvreport.audit_overlap(designed)
+    >>> audit.design, audit.verdict, round(audit.z_max, 2)   # n = 569: 0.25, not 0
+    ('block-regularized', 'balanced', 0.25)
     """
     from cvreport.methods._common import as_table
 
