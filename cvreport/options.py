@@ -111,7 +111,13 @@ def set_option(key: str, value: Any) -> None:
 
 
 def reset_option(key: str | None = None) -> None:
-    """Restore the default of ``key``, or of every option when ``key`` is None."""
+    """Restore the default of ``key``, or of every option when ``key`` is None.
+
+    >>> set_option("display.latex", True)
+    >>> reset_option("display.latex")
+    >>> get_option("display.latex")
+    False
+    """
     keys = list(_REGISTRY) if key is None else [_resolve(key).key]
     for k in keys:
         _VALUES[k] = _REGISTRY[k].default
@@ -140,7 +146,11 @@ def option_context(*pairs: Any) -> Iterator[None]:
 
 
 def describe_options() -> str:
-    """One line per option: key, current value, default and what it does."""
+    """One line per option: key, current value, default and what it does.
+
+    >>> print(describe_options())  # doctest: +ELLIPSIS
+    display.latex = False (default False): Offer text/latex (_repr_latex_) ...
+    """
     return "\n".join(
         f"{o.key} = {_VALUES[o.key]!r} (default {o.default!r}): {o.doc}" for o in _REGISTRY.values()
     )

@@ -1106,7 +1106,19 @@ def report(
     title: str | None = None,
     test_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Report:
-    """Shortcut for :class:`Report`: ``cvreport.report(table).save("report.html")``."""
+    """Shortcut for :class:`Report`: ``cvreport.report(table).save("report.html")``.
+
+    Examples
+    --------
+    >>> import cvreport
+    >>> table = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example())
+    >>> rep = cvreport.report(table, pairs=[("logistic_regression", "decision_tree")])
+    >>> [(r.test, round(r.statistic, 4), round(r.pvalue, 3)) for r in rep.results]
+    [('combined_ftest_5x2cv', 6.3509, 0.027)]
+    >>> rep.to_markdown().startswith("# ")
+    True
+    """
     return Report(
         table,
         pairs=pairs,

@@ -72,6 +72,16 @@ class TestResult:
         What was degenerate or doubtful, and which convention was applied.
     notes : tuple of str
         Labels such as "not recommended" or "extension".
+
+    Examples
+    --------
+    >>> from cvreport import arrays
+    >>> res = arrays.mcnemar(12, 4)          # every test returns a TestResult
+    >>> statistic, pvalue = res
+    >>> statistic, round(pvalue, 6), res.df, res.reject(0.05)
+    (3.0625, 0.080118, 1.0, False)
+    >>> res.to_frame()[["test", "statistic", "distribution"]].to_dict("records")
+    [{'test': 'mcnemar', 'statistic': 3.0625, 'distribution': 'chi2'}]
     """
 
     __test__ = False  # not a pytest test class

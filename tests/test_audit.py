@@ -115,7 +115,7 @@ def test_pvalue_is_the_independence_model() -> None:
     assert audit.expected_zmax == pytest.approx(sum(zmax_tail(k, 200, 5) for k in range(1, 51)))
 
 
-def test_poor_partitions_as_in_seed_000_section_3() -> None:
+def test_poor_partitions_as_in_wang_li_li_2017_section_3() -> None:
     # Wang, Li & Li (2017) §3: replication 2 swaps only n/20 records of replication 1's halves,
     # so the two training sets share 9n/20 = 90 records (Z = 40 at n = 200)
     n = 200
@@ -134,7 +134,7 @@ def test_poor_partitions_as_in_seed_000_section_3() -> None:
     assert "0.070" in audit.meaning  # Wang, Li & Li (2015) Example 2, maximum overlap 90
 
 
-def test_seed_002_example_2_moderate_imbalance() -> None:
+def test_wang_li_li_2015_example_2_moderate_imbalance() -> None:
     # a largest overlap of 59 at n = 200 (Z = 9) for a 5×2 design
     n = 200
     base = set(range(100))

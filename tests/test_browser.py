@@ -167,7 +167,6 @@ def test_light_dark_and_print(browser: Any, report_file: tuple[Path, Any]) -> No
 
 def test_example_report_in_the_browser(browser: Any, tmp_path: Path) -> None:
     """README command (a)'s report opens cleanly too."""
-    pytest.importorskip("cvreport.examples")
     from cvreport.cli import main
 
     out = tmp_path / "report.html"

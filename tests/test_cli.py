@@ -326,7 +326,6 @@ def test_debug_flag_shows_the_traceback(data_files: dict[str, Path], tmp_path: P
 
 def test_example_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """README command (a): ``cvreport report --example -o report.html`` writes the full report."""
-    pytest.importorskip("cvreport.examples")
     out = tmp_path / "report.html"
     status, stdout, stderr = run(["report", "--example", "-o", str(out)], capsys)
     assert (status, stderr) == (0, ""), stderr
@@ -353,7 +352,6 @@ def test_example_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
-    pytest.importorskip("cvreport.examples")
     exe = shutil.which("cvreport")
     command = [exe] if exe else [sys.executable, "-m", "cvreport.cli"]
     out = tmp_path / "report.md"
@@ -380,7 +378,6 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
 def test_notebook_subcommand(
     data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("cvreport.notebook")
     nbformat = pytest.importorskip("nbformat")
     out = tmp_path / "analysis.ipynb"
     status, _, stderr = run(
@@ -454,7 +451,6 @@ def test_notebook_with_unknown_tests_or_correction_writes_nothing(
     args: list[str],
     message: str,
 ) -> None:
-    pytest.importorskip("cvreport.notebook")
     out = tmp_path / "analysis.ipynb"
     status, _, stderr = run(
         ["notebook", str(data_files["csv"]), "-f", FORMULA, "-o", str(out), *args], capsys
@@ -464,7 +460,7 @@ def test_notebook_with_unknown_tests_or_correction_writes_nothing(
 
 
 def test_notebook_write_reports_an_unreadable_file_as_a_data_error(tmp_path: Path) -> None:
-    notebook = pytest.importorskip("cvreport.notebook")
+    from cvreport import notebook
     from cvreport.errors import DataError
 
     broken = tmp_path / "broken.csv"

@@ -42,7 +42,7 @@ def t3_cdf(t: float) -> float:
     return 0.5 + (x / (1 + x * x) + math.atan(x)) / math.pi
 
 
-def test_vector_section_3_7():
+def test_bayesian_vector():
     res = bayesian_correlated_ttest_array(np.reshape(SECTION_1, (5, 2)), rope=0.01)
     assert as_printed(res.location, "0.01")
     assert as_printed(res.scale**2, "3.666667e-4")

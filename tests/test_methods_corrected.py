@@ -1,4 +1,4 @@
-"""Resampled, corrected resampled and corrected repeated k-fold t tests (docs/methods.md–§3.4)."""
+"""Resampled, corrected resampled and corrected repeated k-fold t tests (docs/methods.md)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def t3_cdf(t: float) -> float:
 
 
 # -- docs/methods.md vector -----------------------------------------------------------
-def test_repeated_kfold_vector_section_3_4():
+def test_repeated_kfold_vector():
     res = corrected_repeated_kfold_ttest_array(np.reshape(SECTION_1, (5, 2)))
     assert as_printed(res.statistic, "0.522233")
     assert as_printed(res.pvalue, "0.614117")

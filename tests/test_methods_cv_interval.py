@@ -35,7 +35,7 @@ def phi(z: float) -> float:
     return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
-def test_vector_section_3_6():
+def test_cv_interval_vector():
     out = cv_confidence_interval_array(H, FOLDS)
     assert as_printed(out.estimate, "0.166667")
     assert as_printed(out.std_dev, "0.687184")

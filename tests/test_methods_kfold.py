@@ -22,6 +22,7 @@ from cvreport.errors import (
     IntervalUndefinedError,
 )
 from cvreport.methods import kfold
+from cvreport.table import ResultsTable
 
 HAND = [0.03, 0.01, 0.02, 0.06]
 
@@ -53,7 +54,7 @@ def test_one_sided_as_in_seed():
     )
 
 
-def test_seed003_critical_values():
+def test_alpaydin_critical_values():
     # t_{0.025, 9} = 2.26 and t_{0.025, 29} = 2.05 (two-sided at α = 0.05)
     for k, crit in [(10, 2.262), (30, 2.045)]:
         base = np.tile([1.0, -1.0], k // 2)
@@ -131,11 +132,6 @@ def test_bad_input():
 
 
 # ---------------------------------------------------------------- table level
-try:
-    from cvreport.table import ResultsTable
-except ImportError:  # pragma: no cover - the table module is built in parallel
-    ResultsTable = None
-needs_table = pytest.mark.skipif(ResultsTable is None, reason="cvreport.table is not available")
 
 
 def kfold_frame(n: int, k: int, rng: np.random.Generator, m: int = 1) -> pd.DataFrame:
@@ -157,7 +153,6 @@ def kfold_frame(n: int, k: int, rng: np.random.Generator, m: int = 1) -> pd.Data
     return pd.concat(frames, ignore_index=True)
 
 
-@needs_table
 @settings(max_examples=20, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -177,7 +172,6 @@ def test_table_equals_arrays(seed, k, alternative):
     assert res.models == ("A", "B")
 
 
-@needs_table
 def test_table_design_errors():
     rng = np.random.default_rng(1)
     repeated = ResultsTable(kfold_frame(40, 5, rng, m=3))
@@ -188,7 +182,6 @@ def test_table_design_errors():
         kfold.paired_ttest_kfold(holdout)
 
 
-@needs_table
 def test_formula_and_fold_scores():
     rng = np.random.default_rng(2)
     frame = kfold_frame(50, 5, rng)
@@ -205,7 +198,6 @@ def test_formula_and_fold_scores():
     assert any("higher-is-better" in note for note in res.notes)
 
 
-@needs_table
 def test_equal_fold_differences_of_unequal_sums_are_degenerate():
     # fold 1: A errs on 1 of 10 records, B on 3 (p = 1/10 − 3/10 = −1/5);
     # fold 2: A errs on 3 of 10, B on 5 (p = 3/10 − 5/10 = −1/5). The two
@@ -229,7 +221,6 @@ def test_equal_fold_differences_of_unequal_sums_are_degenerate():
     assert (res.statistic, res.pvalue) == (-math.inf, 0.0)
 
 
-@needs_table
 def test_fold_scores_equal_up_to_rounding_are_degenerate():
     # A scores 0.1 more than B on every fold (0.8/0.7, 0.5/0.4, 0.9/0.8): S = 0, so
     # the loss difference −0.1 with zero variance gives −inf and p = 0 with a

@@ -28,6 +28,7 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
+from cvreport.table import ResultsTable
 
 # the package re-exports the function ``mcnemar``, which shadows the module attribute
 mc = importlib.import_module("cvreport.methods.mcnemar")
@@ -368,11 +369,6 @@ def test_kernels_vectorise():
 
 
 # ---------------------------------------------------------------- table level
-try:
-    from cvreport.table import ResultsTable
-except ImportError:  # pragma: no cover - the table module is built in parallel
-    ResultsTable = None
-needs_table = pytest.mark.skipif(ResultsTable is None, reason="cvreport.table is not available")
 
 BCV_TRAINING_BLOCKS = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
 
@@ -420,7 +416,6 @@ def independent_tables(frame: pd.DataFrame, a: str, b: str) -> np.ndarray:
     return np.array(out, dtype=float)
 
 
-@needs_table
 def test_table_holdout_mcnemar():
     rng = np.random.default_rng(1)
     n = 150
@@ -438,7 +433,6 @@ def test_table_holdout_mcnemar():
     assert (swapped.b, swapped.c) == (counts[2], counts[1])
 
 
-@needs_table
 def test_table_kfold_and_design_errors():
     rng = np.random.default_rng(2)
     n = 100
@@ -457,7 +451,6 @@ def test_table_kfold_and_design_errors():
         mc.mcnemar_5x2bcv(table, "A", "B")
 
 
-@needs_table
 def test_table_requires_binary_losses():
     rng = np.random.default_rng(3)
     frame = long_frame(
@@ -467,7 +460,6 @@ def test_table_requires_binary_losses():
         mc.mcnemar(ResultsTable(frame))
 
 
-@needs_table
 def test_table_bcv_balanced_and_random():
     rng = np.random.default_rng(4)
     n = 160
@@ -489,7 +481,6 @@ def test_table_bcv_balanced_and_random():
     assert res.balanced is False
 
 
-@needs_table
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 6), n=st.integers(4, 30))
 def test_table_bcv_equals_arrays(seed, m, n):

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from cvreport import arrays
+from cvreport import arrays, splits
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -27,6 +27,7 @@ from cvreport.errors import (
     PartitionWarning,
 )
 from cvreport.methods import mx2
+from cvreport.table import ResultsTable
 
 # docs/methods.md test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
 VECTOR = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]).reshape(5, 2)
@@ -93,7 +94,7 @@ def test_calibrated_statistic_equals_alpaydin_at_rho1_zero():
 # ---------------------------------------------------------------- Wang, Li & Li (2017) Table 2
 # Wang, Li & Li (2017) Table 2 "Change in DOF of f with changes in ρ1 and ρ2", copied from the paper
 # ("-" and "_" mark ρ1 > ρ2). Rows ρ1 = 0.00..0.50, columns ρ2 = 0.00..0.50.
-SEED000_TABLE2 = """
+WANG_LI_LI_2017_TABLE2 = """
 0.00 10.000 9.804 9.259 8.475 7.576 6.667 5.814 5.051 4.386 3.817 3.333
 0.05 - 9.780 9.238 8.457 7.561 6.656 5.806 5.044 4.381 3.813 3.331
 0.10 _ _ 9.174 8.403 7.519 6.623 5.780 5.025 4.367 3.802 3.322
@@ -110,7 +111,7 @@ SEED000_TABLE2 = """
 
 def _table2_cells():
     cells = []
-    for line in SEED000_TABLE2.strip().splitlines():
+    for line in WANG_LI_LI_2017_TABLE2.strip().splitlines():
         first, *values = line.split()
         for j, value in enumerate(values):
             if value not in ("-", "_"):
@@ -125,14 +126,14 @@ def test_table2_has_every_cell_with_rho1_le_rho2():
 
 
 @pytest.mark.parametrize(("rho1", "rho2", "printed"), _table2_cells())
-def test_seed000_table2(rho1, rho2, printed):
+def test_wang_li_li_2017_table2(rho1, rho2, printed):
     assert round(mx2.calibrated_df1(rho1, rho2), 3) == pytest.approx(printed, abs=1e-9)
     res = arrays.calibrated_ftest_5x2cv(VECTOR, rho1=rho1, rho2=rho2)
     assert round(res.df[0], 3) == pytest.approx(printed, abs=1e-9)
     assert res.df[1] == 5.0
 
 
-def test_seed000_named_cells():
+def test_wang_li_li_2017_named_cells():
     assert round(mx2.calibrated_df1(0, 0), 3) == 10.000
     assert round(mx2.calibrated_df1(0, 0.3), 3) == 5.814
     assert round(mx2.calibrated_df1(0.2, 0.5), 3) == 3.289
@@ -450,11 +451,6 @@ def test_kernels_emit_no_warnings_on_large_batches():
 
 
 # ---------------------------------------------------------------- table level
-try:
-    from cvreport.table import ResultsTable
-except ImportError:  # pragma: no cover - the table module is built in parallel
-    ResultsTable = None
-needs_table = pytest.mark.skipif(ResultsTable is None, reason="cvreport.table is not available")
 
 BCV_TRAINING_BLOCKS = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
 
@@ -497,7 +493,6 @@ TABLE_FUNCTIONS = [
 ]
 
 
-@needs_table
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -528,7 +523,6 @@ def test_table_equals_array_of_differences(seed, m, n, binary):
         assert from_table.models == ("A", "B")
 
 
-@needs_table
 def test_table_level_fills_context():
     rng = np.random.default_rng(3)
     folds = bcv_folds(80, rng)
@@ -551,7 +545,6 @@ def test_table_level_fills_context():
     assert swapped.statistic == pytest.approx(-res.statistic)
 
 
-@needs_table
 def test_calibrated_balanced_partitions_do_not_warn():
     rng = np.random.default_rng(4)
     folds = bcv_folds(80, rng)
@@ -565,7 +558,6 @@ def test_calibrated_balanced_partitions_do_not_warn():
     assert not any("balanced" in w for w in res.warnings)
 
 
-@needs_table
 def test_calibrated_unbalanced_partitions_warn():
     rng = np.random.default_rng(5)
     same = np.tile(rng.permutation(np.arange(80) % 2)[:, None], (1, 5))  # overlap n/2
@@ -577,7 +569,6 @@ def test_calibrated_unbalanced_partitions_warn():
     assert any("not balanced" in w for w in res.warnings)
 
 
-@needs_table
 def test_design_mismatch_names_accepted_designs():
     rng = np.random.default_rng(6)
     folds = (np.arange(30) % 10)[:, None]
@@ -588,7 +579,6 @@ def test_design_mismatch_names_accepted_designs():
             table_level(table, "A", "B")
 
 
-@needs_table
 def test_degenerate_table_warns_once():
     n = 16
     folds = random_folds(n, 5, np.random.default_rng(7))
@@ -610,16 +600,14 @@ def test_dietterich_kernel_alternative_pvalues_on_request():
     np.testing.assert_allclose(k.pvalues, 2 * stats.t.sf(np.abs(VECTOR / se), 5), rtol=1e-12)
 
 
-@needs_table
 @pytest.mark.parametrize("n", [80, 150, 301])
 def test_designed_partitions_pass_the_balance_check(n):
-    splits = pytest.importorskip("cvreport.splits")
     rng = np.random.default_rng(n)
-    designs = [(splits.BlockRegularizedCV(m=5, random_state=0), True)]
-    if hasattr(splits, "Balanced5x2CV"):
-        designs.append((splits.Balanced5x2CV(random_state=0), True))
-    if hasattr(splits, "RandomMx2CV"):
-        designs.append((splits.RandomMx2CV(m=5, random_state=0), False))
+    designs = [
+        (splits.BlockRegularizedCV(m=5, random_state=0), True),
+        (splits.Balanced5x2CV(random_state=0), True),
+        (splits.RandomMx2CV(m=5, random_state=0), False),
+    ]
     for cv, balanced in designs:
         folds = np.empty((n, 5), dtype=int)
         for s, (_, test) in enumerate(cv.split(np.zeros((n, 1)))):

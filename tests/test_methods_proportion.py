@@ -35,7 +35,7 @@ def phi(z: float) -> float:
     return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
-def test_vector_section_3_5():
+def test_proportion_vector():
     res = proportion_test_array(0.15, 0.10, 100)
     assert as_printed(res.statistic, "1.069045")
     assert as_printed(res.pvalue, "0.285049")

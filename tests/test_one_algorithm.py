@@ -16,6 +16,7 @@ from scipy import stats
 from cvreport import arrays
 from cvreport.errors import CVReportError, DataError, DegenerateStatisticWarning, DesignError
 from cvreport.methods import one_algorithm as one
+from cvreport.table import ResultsTable
 
 
 # ---------------------------------------------------------------- binomial test
@@ -85,7 +86,7 @@ def test_hand_normal():
     assert two.conf_int() == pytest.approx((0.15 - half, 0.15 + half))
 
 
-def test_normal_seed_boundary_164():
+def test_normal_boundary_164():
     # reject if z > z_α = 1.64 at α = 0.05 (one-sided); N = 10000, p0 = 0.5, σ = 0.005
     assert arrays.normal_test(5083, 10000, p0=0.5).statistic == pytest.approx(1.66)
     assert arrays.normal_test(5083, 10000, p0=0.5).reject(0.05)
@@ -111,7 +112,7 @@ def test_hand_ttest_error():
     assert low == pytest.approx(0.13 - stats.t.ppf(0.95, 4) * s / math.sqrt(5))
 
 
-def test_ttest_error_seed_critical_value():
+def test_ttest_error_critical_value():
     # t_{0.05, 9} = 1.83
     base = np.tile([0.01, -0.01], 5)
     s = np.std(base, ddof=1)
@@ -178,11 +179,6 @@ def test_validation():
 
 
 # ---------------------------------------------------------------- table level
-try:
-    from cvreport.table import ResultsTable
-except ImportError:  # pragma: no cover - the table module is built in parallel
-    ResultsTable = None
-needs_table = pytest.mark.skipif(ResultsTable is None, reason="cvreport.table is not available")
 
 
 def frame_for(
@@ -207,7 +203,6 @@ def frame_for(
     return pd.concat(frames, ignore_index=True)
 
 
-@needs_table
 def test_table_binomial_and_normal():
     rng = np.random.default_rng(0)
     frame = frame_for(200, 5, 1, rng)
@@ -226,7 +221,6 @@ def test_table_binomial_and_normal():
         one.binomial_test(table, "C", p0=0.15)
 
 
-@needs_table
 def test_table_ttest_error():
     rng = np.random.default_rng(1)
     frame = frame_for(100, 10, 1, rng, binary=False)
@@ -239,7 +233,6 @@ def test_table_ttest_error():
     assert repeated.df == 5 and any("replications" in note for note in repeated.notes)
 
 
-@needs_table
 def test_table_binomial_needs_binary_and_records():
     rng = np.random.default_rng(2)
     table = ResultsTable(frame_for(50, 5, 1, rng, binary=False))

@@ -76,7 +76,7 @@ def test_tables_cover_every_sample_size_once(m: int) -> None:
 
 
 @pytest.mark.parametrize("m", sorted(TABLES))
-def test_overlap_quantile_reproduces_seed_002_tables(m: int) -> None:
+def test_overlap_quantile_reproduces_wang_li_li_2015_tables_5_to_8(m: int) -> None:
     wrong = []
     for lo, hi, k20, k10 in TABLES[m]:
         for n in range(lo, hi + 1, 4):
@@ -140,7 +140,7 @@ def test_reference_figures() -> None:
     assert overlap_var(1024) == pytest.approx(23.378535, abs=5e-7)
 
 
-def test_pmf_matches_seed_002_equations_3_and_4() -> None:
+def test_pmf_matches_wang_li_li_2015_equations_3_and_4() -> None:
     n, q = 48, 12
     dist = overlap_distribution(n)
     denominator = math.comb(n, 2 * q)

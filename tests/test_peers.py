@@ -49,7 +49,7 @@ def test_baycomp_correlated_ttest(runs, folds, rope):
         assert ours.probabilities == pytest.approx(probs, rel=1e-9, abs=1e-12)
 
 
-def test_baycomp_section_3_7_vector():
+def test_baycomp_on_the_documented_vector():
     baycomp = pytest.importorskip("baycomp")
     d = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00])
     probs = baycomp.CorrelatedTTest.probs(np.zeros(10), d, rope=0.01, runs=5)

@@ -439,9 +439,9 @@ def test_latex_fragment_compiles_inside_a_paper(rich_report: Any, tmp_path: Path
 # -- the real example ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def real_report() -> Any:
-    pytest.importorskip("cvreport.audit")
-    examples = pytest.importorskip("cvreport.examples")
-    table_module = pytest.importorskip("cvreport.table")
+    from cvreport import examples
+    from cvreport import table as table_module
+
     frame = examples.load_example()
     table = table_module.ResultsTable.from_formula(
         "loss ~ model | replication + fold", frame, record="record"

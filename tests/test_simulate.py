@@ -116,7 +116,7 @@ def test_table_v_designs_partition_the_records(n):
         assert template.shape == (m, n)
         assert ((template == 0).sum(axis=1) == n // 2).all()
         overlaps = _training_overlaps(template)[np.triu_indices(m, 1)]
-        # equal-block designs: exactly n/4 when n is a multiple of 8, else n/4 ± 1 (METHODS §4.6)
+        # equal-block designs: exactly n/4 when n is a multiple of 8, else n/4 ± 1 (docs/methods.md)
         assert np.abs(overlaps - n / 4).max() <= (0 if n % 8 == 0 else 1)
 
 
@@ -228,11 +228,11 @@ def test_records_are_shuffled_afresh_for_every_data_set():
 # ---------------------------------------------------------------- Yang et al. Table V
 
 
-def test_epsilon_rates_agree_with_seed_004_table_v():
+def test_epsilon_rates_agree_with_yang_et_al_table_v():
     frame = simulate.calibrate("epsilon", reps=20_000, seed=20240611, progress=False)
     checked = simulate.compare_with_paper(frame)
-    assert checked.test.tolist() == list(simulate.SEED_TESTS)
-    assert checked.design.tolist() == [simulate.TABLE_V_DESIGNS[t] for t in simulate.SEED_TESTS]
+    assert checked.test.tolist() == list(simulate.TABLE_V_TESTS)
+    assert checked.design.tolist() == [simulate.TABLE_V_DESIGNS[t] for t in simulate.TABLE_V_TESTS]
     table_v = {
         "paired_ttest_kfold": 0.043, "paired_ttest_5x2cv": 0.034, "combined_ftest_5x2cv": 0.028,
         "calibrated_ftest_5x2cv": 0.035, "mcnemar": 0.031, "mcnemar_kfold": 0.000,

@@ -28,7 +28,7 @@ def _training_sets(signs: np.ndarray) -> list[set[int]]:
     return [set((np.flatnonzero(signs[:, j] > 0) + 1).tolist()) for j in range(signs.shape[1])]
 
 
-def test_block_regularized_5x2_is_seed_004_table_iii() -> None:
+def test_block_regularized_5x2_is_yang_et_al_table_iii() -> None:
     assert _training_sets(block_regularized_signs(5)) == TABLE_III
 
 
@@ -37,7 +37,7 @@ def test_blocked_3x2_pairs_the_four_blocks() -> None:
     assert _training_sets(block_regularized_signs(3)) == [{1, 2}, {1, 3}, {1, 4}]
 
 
-def test_balanced_5x2_is_seed_000_table_1() -> None:
+def test_balanced_5x2_is_wang_li_li_2017_table_1() -> None:
     # half blocks numbered P1¹=1, P1²=2, P2¹=3, P2²=4, P3¹=5, P3²=6, P4¹=7, P4²=8
     expected = [{1, 2, 3, 4}, {1, 2, 5, 6}, {1, 2, 7, 8}, {3, 2, 7, 6}, {3, 2, 5, 8}]
     assert _training_sets(BALANCED_SIGNS) == expected

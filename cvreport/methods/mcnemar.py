@@ -628,6 +628,14 @@ def mcnemar_array(
     n : int, optional
         Validation-set size; when given, ``estimate`` = (b − c)/n, the error of A − B.
 
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2):153–157. Edwards, A. L. (1948).
+    Psychometrika 13(3):185–187. Dietterich, T. G. (1998). Approximate statistical tests
+    for comparing supervised classification learning algorithms. Neural Computation
+    10(7):1895–1923.
+
     Examples
     --------
     >>> from cvreport.arrays import mcnemar
@@ -695,6 +703,11 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
 
     Σ_k (max(|b_k − c_k| − 1, 0))² / (b_k + c_k) ~ χ²(K) (Yang et al. eq. 5); folds
     with b_k + c_k = 0 contribute 0. Not recommended: the folds are correlated.
+
+    References
+    ----------
+    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+    test for comparing two classification algorithms, eq. 5.
 
     Examples
     --------
@@ -799,6 +812,11 @@ def mcnemar_5x2bcv_array(
     level : float
         Level of the credible intervals.
 
+    References
+    ----------
+    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+    test for comparing two classification algorithms, eqs. 6–15 and Lemma 2.
+
     Examples
     --------
     >>> from cvreport.arrays import mcnemar_5x2bcv
@@ -851,6 +869,14 @@ def mcnemar(
     DataError
         When the losses are not 0/1.
 
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12(2):153–157. Edwards, A. L. (1948).
+    Psychometrika 13(3):185–187. Dietterich, T. G. (1998). Approximate statistical tests
+    for comparing supervised classification learning algorithms. Neural Computation
+    10(7):1895–1923.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -898,6 +924,11 @@ def mcnemar_kfold(
     DesignError
         Unless the table is a K-fold design (one replication, K ≥ 2 folds) with
         per-record losses.
+
+    References
+    ----------
+    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+    test for comparing two classification algorithms, eq. 5.
 
     Examples
     --------
@@ -958,6 +989,11 @@ def mcnemar_5x2bcv(
         Unless the table is an m×2 design with per-record losses.
     DataError
         When the losses are not 0/1.
+
+    References
+    ----------
+    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+    test for comparing two classification algorithms, eqs. 6–15 and Lemma 2.
 
     Examples
     --------

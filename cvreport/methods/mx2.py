@@ -760,6 +760,12 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     2m again), t = μ̂ / sqrt(σ̂²) ~ t(2m − 1); t(5) on blocked 3×2 partitions
     {P1P2|P3P4}, {P1P3|P2P4}, {P1P4|P2P3}. :meth:`conf_int` is μ̂ ± t quantile × σ̂.
 
+    References
+    ----------
+    Wang, Y., Wang, R., Jia, H., Li, J. (2014). Blocked 3×2 cross-validated t-test for
+    comparing supervised classification learning algorithms. Neural Computation
+    26(1):208–235.
+
     Examples
     --------
     >>> from cvreport.arrays import blocked_ttest_3x2cv
@@ -809,6 +815,11 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
 
     t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). :meth:`conf_int` is
     mean(p) ± t_m quantile × sqrt(Σ s_i² / m) / sqrt(2m).
+
+    References
+    ----------
+    Yıldız, O. T. (2013). Omnivariate rule induction using a novel pairwise statistical
+    test. IEEE Transactions on Knowledge and Data Engineering 25(9):2105–2118.
 
     Examples
     --------
@@ -1028,6 +1039,12 @@ def blocked_ttest_3x2cv(
     DesignError
         Unless the table is an m×2 design.
 
+    References
+    ----------
+    Wang, Y., Wang, R., Jia, H., Li, J. (2014). Blocked 3×2 cross-validated t-test for
+    comparing supervised classification learning algorithms. Neural Computation
+    26(1):208–235.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -1073,6 +1090,11 @@ def combined_ttest_5x2cv(
     ------
     DesignError
         Unless the table is an m×2 design.
+
+    References
+    ----------
+    Yıldız, O. T. (2013). Omnivariate rule induction using a novel pairwise statistical
+    test. IEEE Transactions on Knowledge and Data Engineering 25(9):2105–2118.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Tests of one model's error against a target error p0 (docs/methods.md; Alpaydın (2014) §5.4).
 
 * :func:`binomial_test` — X errors out of N records, P{X ≥ e} under Bin(N, p0) (eq. 19.10);
-* :func:`normal_test` — z = (X/N − p0) / sqrt(p0(1 − p0)/N) (eq. 19.11; the seed's
+* :func:`normal_test` — z = (X/N − p0) / sqrt(p0(1 − p0)/N) (eq. 19.11; the book's
   typesetting drops the /N inside the square root);
 * :func:`ttest_error` — √K (mean − p0) / S ~ t(K − 1) over K fold errors (eq. 19.12).
 

@@ -59,7 +59,7 @@ from cvreport.simulate.learners import (
 )
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 from cvreport.simulate.report import CalibrationReport, calibration_report
-from cvreport.simulate.runners import SEED_TESTS
+from cvreport.simulate.runners import TABLE_V_TESTS
 from cvreport.simulate.scenarios import (
     SCENARIOS,
     EpsilonScenario,
@@ -75,9 +75,9 @@ __all__ = [
     "COLUMNS",
     "DESIGN_NAMES",
     "SCENARIOS",
-    "SEED_TESTS",
     "TABLE_V",
     "TABLE_V_DESIGNS",
+    "TABLE_V_TESTS",
     "BatchLearner",
     "CalibrationReport",
     "EpsilonScenario",

@@ -39,7 +39,7 @@ from cvreport.simulate.engine import (
     _root_seed,
     chunk_seed,
 )
-from cvreport.simulate.runners import SEED_TESTS, get_runner
+from cvreport.simulate.runners import TABLE_V_TESTS, get_runner
 from cvreport.simulate.scenarios import Scenario, get_scenario
 
 __all__ = ["SimulatedData", "draw"]
@@ -134,6 +134,13 @@ def draw(
     -------
     dict
         :class:`SimulatedData` by design name.
+
+    Examples
+    --------
+    >>> from cvreport import simulate
+    >>> drawn = simulate.draw("epsilon", ["10-fold"], reps=4, seed=1)["10-fold"]
+    >>> drawn.reps, list(drawn.frame(0).columns)   # each data set as a long table
+    (4, ['replication', 'fold', 'model', 'record', 'loss'])
     """
     base = get_scenario(scenario, **params)
     if int(reps) != reps or reps < 1:
@@ -146,7 +153,7 @@ def draw(
         chosen = [get_design(d) for d in designs]
     binary = _probe_binary(base)
     # a placeholder job per design: the plan only needs the designs
-    runner = get_runner(SEED_TESTS[0])
+    runner = get_runner(TABLE_V_TESTS[0])
     jobs = [_Job(runner, design, {}) for design in chosen]
     plan = _plan(base, jobs, binary, common_shuffle)
     rng = np.random.Generator(np.random.PCG64(chunk_seed(_root_seed(seed), 0)))

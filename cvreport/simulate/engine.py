@@ -58,7 +58,7 @@ from cvreport.simulate.aggregate import (
     split_columns,
 )
 from cvreport.simulate.designs import TABLE_V_DESIGNS, SimulationDesign, get_design
-from cvreport.simulate.runners import SEED_TESTS, TestRunner, get_runner
+from cvreport.simulate.runners import TABLE_V_TESTS, TestRunner, get_runner
 from cvreport.simulate.scenarios import (
     LossScenarioBase,
     Scenario,
@@ -116,7 +116,7 @@ def _resolve_jobs(
     options: Mapping[str, Mapping[str, Any]],
 ) -> list[_Job]:
     explicit = tests is not None
-    names = list(SEED_TESTS) if tests is None else _as_list(tests)
+    names = list(TABLE_V_TESTS) if tests is None else _as_list(tests)
     if not names:
         raise CVReportError("tests= is empty; name at least one test, e.g. tests=['mcnemar']")
     unknown_options = [k for k in options if k not in names]

@@ -43,6 +43,14 @@ class BatchLearner(Protocol):
     ``fit_predict(x_train, y_train, x_test)`` takes arrays of shape
     ``(B, n_train, p)``, ``(B, n_train)`` (labels 0/1) and ``(B, n_test, p)`` and
     returns the ``(B, n_test)`` predicted labels of the ``B`` independent problems.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y_train = np.array([[0, 1, 1], [0, 0, 1]])            # two problems at once
+    >>> x_train, x_test = np.zeros((2, 3, 1)), np.zeros((2, 2, 1))
+    >>> MajorityLearner().fit_predict(x_train, y_train, x_test).tolist()
+    [[1, 1], [0, 0]]
     """
 
     @property
@@ -52,7 +60,9 @@ class BatchLearner(Protocol):
 
     def fit_predict(
         self, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray
-    ) -> np.ndarray: ...
+    ) -> np.ndarray:
+        """Fit on each problem's training set and predict its test records."""
+        ...
 
 
 def _with_intercept(x: np.ndarray) -> np.ndarray:

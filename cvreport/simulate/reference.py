@@ -86,6 +86,14 @@ def compare_with_paper(
     DataFrame
         ``frame`` with columns ``paper, paper_se, paper_se_printed, tolerance,
         difference, agrees, agrees_printed`` (NaN / False for tests that Table V does not list).
+
+    Examples
+    --------
+    >>> from cvreport import simulate
+    >>> frame = simulate.calibrate("epsilon", tests=["combined_ftest_5x2cv"], reps=500, seed=1,
+    ...                            progress=False)
+    >>> compare_with_paper(frame)[["test", "rate", "paper", "agrees"]].to_dict("records")
+    [{'test': 'combined_ftest_5x2cv', 'rate': 0.036, 'paper': 0.028, 'agrees': True}]
     """
     if column not in TABLE_V:
         raise CVReportError(

@@ -297,5 +297,14 @@ def _version() -> str:
 def calibration_report(
     frame: pd.DataFrame, *, reference: str | None = "auto", title: str | None = None
 ) -> CalibrationReport:
-    """A :class:`CalibrationReport` of a :func:`calibrate` or :func:`power_curve` result."""
+    """A :class:`CalibrationReport` of a :func:`calibrate` or :func:`power_curve` result.
+
+    Examples
+    --------
+    >>> from cvreport import simulate
+    >>> frame = simulate.calibrate("epsilon", tests=["mcnemar"], reps=200, seed=1, progress=False)
+    >>> report = simulate.calibration_report(frame)
+    >>> report.to_markdown().splitlines()[0]
+    '# Calibration of the tests: epsilon'
+    """
     return CalibrationReport(frame, reference=reference, title=title)

@@ -27,7 +27,7 @@ from cvreport.errors import CVReportError, DesignError, describe_keys
 from cvreport.simulate.aggregate import FoldStatistics
 from cvreport.simulate.designs import SimulationDesign
 
-__all__ = ["RUNNERS", "SEED_TESTS", "TestRunner", "get_runner"]
+__all__ = ["RUNNERS", "TABLE_V_TESTS", "TestRunner", "get_runner"]
 
 
 def _kfold_differences(stats: FoldStatistics) -> tuple[Any, ...]:
@@ -203,7 +203,7 @@ RUNNERS: dict[str, TestRunner] = {
 }
 
 #: The tests in the order of Yang et al. Table V.
-SEED_TESTS: tuple[str, ...] = (
+TABLE_V_TESTS: tuple[str, ...] = (
     "paired_ttest_kfold",
     "paired_ttest_5x2cv",
     "combined_ttest_5x2cv",

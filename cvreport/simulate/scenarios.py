@@ -204,6 +204,16 @@ class EpsilonScenario(LossScenarioBase):
         Expected error of each model (0.1 in the paper).
     delta : float
         Extra error probability of A (extension; 0 is H0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loss_a, loss_b = EpsilonScenario().record_losses(np.random.default_rng(0), 2)
+    >>> loss_a.shape, loss_a.dtype.kind
+    ((2, 300), 'i')
+    >>> p_a, p_b = EpsilonScenario().probabilities()   # ε/2 then 3ε/2 for A, the reverse for B
+    >>> round(float(p_a[0]), 6), round(float(p_a[-1]), 6), round(float(p_b[0]), 6)
+    (0.05, 0.15, 0.15)
     """
 
     n: int = 300
@@ -268,6 +278,17 @@ class LossScenario(LossScenarioBase):
         Label in reports.
     binary : bool, optional
         Whether the losses are 0/1; found out from the first batch when omitted.
+
+    Examples
+    --------
+    >>> from cvreport import simulate
+    >>> def coins(rng, reps, n, spread=1.0):   # real-valued losses, equal means: H0 holds
+    ...     return rng.normal(0, spread, (reps, n)), rng.normal(0, spread, (reps, n))
+    >>> scenario = simulate.LossScenario(coins, n=100, params={"spread": 1.0})
+    >>> frame = simulate.calibrate(scenario, tests=["paired_ttest_kfold"], reps=500, seed=1,
+    ...                            progress=False)
+    >>> frame[["test", "design", "rate"]].to_dict("records")
+    [{'test': 'paired_ttest_kfold', 'design': '10-fold', 'rate': 0.036}]
     """
 
     generator: Callable[..., tuple[Any, Any]]
@@ -364,6 +385,11 @@ class SimpleScenario(TrainedScenarioBase):
         Records per data set (1,000 in the paper).
     delta : float
         Δ, the shift of class 1 (0 to 1 in the paper's power curves).
+
+    Examples
+    --------
+    >>> SimpleScenario(delta=0.5).describe()
+    'simple scenario (n = 1000, delta = 0.5): logistic regression (A) vs majority (B)'
     """
 
     n: int = 1000
