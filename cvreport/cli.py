@@ -7,6 +7,7 @@
                     [--correction holm] [--record COLUMN] [--overwrite] [--example]
                     [--per-fold [--test-train-ratio R]] [--higher-is-better|--lower-is-better]
     cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
+                    [--per-fold [--test-train-ratio R]] [--higher-is-better|--lower-is-better]
 
 DATA is a CSV or Parquet file in long format (one row per replication, fold,
 model and record). With ``--example`` the bundled example data is used and
@@ -107,7 +108,32 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
     )
-    scores = report.add_argument_group(
+    _add_score_arguments(report)
+    report.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    report.set_defaults(handler=_run_report)
+
+    notebook = commands.add_parser(
+        "notebook",
+        help="write a ready-to-run analysis notebook (.ipynb)",
+        description="Write a Jupyter notebook that loads DATA, audits, tests and reports.",
+    )
+    _add_data_arguments(notebook)
+    notebook.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="notebook file (.ipynb)"
+    )
+    notebook.add_argument("--tests", default="recommended", help="tests the notebook runs")
+    notebook.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    notebook.add_argument("--correction", default="holm", help="multiplicity correction")
+    notebook.add_argument("--title", help="the notebook's heading")
+    _add_score_arguments(notebook)
+    notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    notebook.set_defaults(handler=_run_notebook)
+    return parser
+
+
+def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
+    """--per-fold, --higher-is-better/--lower-is-better and --test-train-ratio."""
+    scores = parser.add_argument_group(
         "per-fold scores",
         "when DATA holds one score per replication, fold and model (e.g. an AUC) "
         "instead of per-record losses",
@@ -138,25 +164,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
     )
-    report.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
-    report.set_defaults(handler=_run_report)
-
-    notebook = commands.add_parser(
-        "notebook",
-        help="write a ready-to-run analysis notebook (.ipynb)",
-        description="Write a Jupyter notebook that loads DATA, audits, tests and reports.",
-    )
-    _add_data_arguments(notebook)
-    notebook.add_argument(
-        "-o", "--output", required=True, metavar="OUT", help="notebook file (.ipynb)"
-    )
-    notebook.add_argument("--tests", default="recommended", help="tests the notebook runs")
-    notebook.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    notebook.add_argument("--correction", default="holm", help="multiplicity correction")
-    notebook.add_argument("--title", help="the notebook's heading")
-    notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
-    notebook.set_defaults(handler=_run_notebook)
-    return parser
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -259,8 +266,14 @@ def _run_notebook(args: argparse.Namespace) -> int:
         ) from exc
     output = Path(args.output)
     _check_output(output, overwrite=args.overwrite)
+    per_fold, ratio = _score_options(args)
     if args.example:
         _check_example(args)
+        if per_fold:
+            raise CommandError(
+                "the example holds per-record losses, not per-fold scores; leave out --per-fold "
+                "or pass your file of scores as DATA"
+            )
         if args.example != "random":
             raise CommandError(
                 "notebooks use the 'random' example; for another data set pass its file as DATA"
@@ -280,6 +293,9 @@ def _run_notebook(args: argparse.Namespace) -> int:
         correction=args.correction,
         title=args.title,
         overwrite=args.overwrite,
+        per_fold=per_fold,
+        higher_is_better=args.higher_is_better,
+        test_train_ratio=ratio,
     )
     print(f"wrote {written}")
     return 0
@@ -304,13 +320,7 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         return _example_table(args.example, args.formula, args.record)
     path, formula = _require_data_and_formula(args)
     frame = read_data(path)
-    per_fold = bool(getattr(args, "per_fold", False))
-    ratio = getattr(args, "test_train_ratio", None)
-    if ratio is not None and not per_fold:
-        raise CommandError(
-            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
-            "know their fold sizes"
-        )
+    per_fold, ratio = _score_options(args)
     return ResultsTable.from_formula(
         formula,
         frame,
@@ -319,6 +329,18 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         higher_is_better=getattr(args, "higher_is_better", None),
         test_train_ratio=ratio,
     )
+
+
+def _score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
+    """``--per-fold`` and ``--test-train-ratio``, checked together."""
+    per_fold = bool(getattr(args, "per_fold", False))
+    ratio = getattr(args, "test_train_ratio", None)
+    if ratio is not None and not per_fold:
+        raise CommandError(
+            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
+            "know their fold sizes"
+        )
+    return per_fold, ratio
 
 
 def _check_example(args: argparse.Namespace) -> None:

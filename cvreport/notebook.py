@@ -8,11 +8,13 @@ writing the same analysis twice gives the same file and diffs stay readable.
 The notebook is checked with :func:`nbformat.validate` before it is written,
 and written atomically.
 
-The command line offers the same: ``cvreport notebook DATA -f FORMULA -o analysis.ipynb``.
+The command line offers the same: ``cvreport notebook DATA -f FORMULA -o analysis.ipynb``
+(with ``--per-fold`` for one score per fold, e.g. an AUC, instead of per-record losses).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -55,6 +57,9 @@ def build(
     correction: str = "holm",
     title: str | None = None,
     data_reference: str | None = None,
+    per_fold: bool = False,
+    higher_is_better: bool | None = None,
+    test_train_ratio: float | None = None,
 ) -> Any:
     """Build the analysis notebook in memory (an ``nbformat.NotebookNode``, validated).
 
@@ -66,6 +71,9 @@ def build(
     >>> nb = build(data="example")
     >>> [cell.id for cell in nb.cells][:4]
     ['title', 'setup', 'load-data-intro', 'load-data']
+    >>> nb = build(data="auc.csv", formula="auc ~ model | replication + fold", per_fold=True)
+    >>> print(nb.cells[1].source.splitlines()[5])
+    HIGHER_IS_BETTER = True  # a score to maximise (AUC, F1, accuracy); negated into a loss
     """
     import nbformat
 
@@ -74,6 +82,9 @@ def build(
     tests_value: str | list[str] = tests if isinstance(tests, str) else list(tests)
     _check_tests(tests_value)
     _check_correction(correction)
+    _check_score_options(per_fold, higher_is_better, test_train_ratio)
+    if per_fold and higher_is_better is None:
+        higher_is_better = True  # as ResultsTable.from_formula(..., per_fold=True)
     is_example = str(data) == EXAMPLE
     if is_example:
         load = "df = cvreport.load_example()"
@@ -85,58 +96,138 @@ def build(
         source_text = f"`{spelled}`"
 
     heading = title or "Comparing classifiers from cross-validation results"
+    setup = ["import pandas as pd\n", "import cvreport\n", f"FORMULA = {formula!r}"]
+    if per_fold:
+        setup += [
+            f"HIGHER_IS_BETTER = {higher_is_better!r}  "
+            + (
+                "# a score to maximise (AUC, F1, accuracy); negated into a loss"
+                if higher_is_better
+                else "# a loss to minimise (error rate, log loss)"
+            ),
+            f"TEST_TRAIN_RATIO = {test_train_ratio!r}  # validation / training size (n2/n1); "
+            "None: from K where the design allows",
+        ]
+        build_table = (
+            "table = cvreport.ResultsTable.from_formula(\n"
+            "    FORMULA,\n"
+            "    df,\n"
+            "    per_fold=True,  # one score per replication, fold and model: no record column\n"
+            "    higher_is_better=HIGHER_IS_BETTER,\n"
+            "    test_train_ratio=TEST_TRAIN_RATIO,\n"
+            ")"
+        )
+    else:
+        setup.append(
+            f"RECORD = {record!r}  # the column identifying a record (row of the data set)"
+        )
+        if higher_is_better is None:
+            build_table = "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)"
+        else:
+            setup.append(
+                f"HIGHER_IS_BETTER = {higher_is_better!r}  "
+                + (
+                    "# the left side is a score to maximise; negated into a loss"
+                    if higher_is_better
+                    else "# the left side is a loss to minimise"
+                )
+            )
+            build_table = (
+                "table = cvreport.ResultsTable.from_formula(\n"
+                "    FORMULA, df, record=RECORD, higher_is_better=HIGHER_IS_BETTER\n)"
+            )
+    setup += [
+        f"TESTS = {tests_value!r}  # 'recommended', 'all' or a list of test names",
+        f"ALPHA = {alpha!r}",
+        f"CORRECTION = {correction!r}  # multiplicity correction across pairs of models",
+    ]
+    if higher_is_better:
+        fold_table = (
+            "folds = table.fold_errors()\n"
+            "if table.higher_is_better:  # the table holds the score negated; show it as given\n"
+            '    folds["loss"] = -folds["loss"]\n'
+            'folds.pivot_table(index=["replication", "fold"], columns="model", values="loss")'
+        )
+    else:
+        fold_table = (
+            'table.fold_errors().pivot_table(index=["replication", "fold"], '
+            'columns="model", values="loss")'
+        )
+    if per_fold:
+        formula_text = f"Formula: `{formula}`, one score per fold"
+        data_text = (
+            "Long format: one row per replication, fold and model, with the model's score "
+            "on that validation fold (an AUC, F1, accuracy …); no record column."
+        )
+        table_text = (
+            "cvreport validates the table once and recognises the cross-validation "
+            "design; below, the score of every model on every validation fold"
+            + (
+                " (as given: the tests see it negated into a loss, and the results say so)."
+                if higher_is_better
+                else "."
+            )
+        )
+        audit_text = (
+            " The audit needs to know which record was in which fold, that is per-record "
+            "losses; with one score per fold the cell below says so and the analysis goes "
+            "on without it."
+        )
+        audit_reason = "per-fold scores: the audit needs per-record losses"
+        tests_text = (
+            " With per-fold scores only the tests that need one value per fold run; "
+            "McNemar's tests and the CV confidence interval need per-record losses."
+        )
+    else:
+        formula_text = f"Formula: `{formula}`"
+        data_text = (
+            "Long format: one row per replication, fold, model and record, with the "
+            "record's loss (or what the formula's left side computes it from)."
+        )
+        table_text = (
+            "cvreport validates the table once and recognises the cross-validation "
+            "design; below, the mean loss of every model on every validation fold"
+            + (
+                " (the score as given: the tests see it negated into a loss)."
+                if higher_is_better
+                else "."
+            )
+        )
+        audit_text = ""
+        audit_reason = "e.g. one replication: nothing to compare"
+        tests_text = ""
     cells = [
         _markdown(
             "title",
             f"# {heading}\n\n"
             f"Data: {source_text}.  \n"
-            f"Formula: `{formula}`.\n\n"
+            f"{formula_text}.\n\n"
             "Run the cells top to bottom. Each step is one cvreport call; change the "
             "settings in the next cell and run again.",
         ),
-        _code(
-            "setup",
-            "import pandas as pd\n\n"
-            "import cvreport\n\n"
-            f"FORMULA = {formula!r}\n"
-            f"RECORD = {record!r}  # the column identifying a record (row of the data set)\n"
-            f"TESTS = {tests_value!r}  # 'recommended', 'all' or a list of test names\n"
-            f"ALPHA = {alpha!r}\n"
-            f"CORRECTION = {correction!r}  # multiplicity correction across pairs of models",
-        ),
-        _markdown(
-            "load-data-intro",
-            "## The data\n\n"
-            "Long format: one row per replication, fold, model and record, with the "
-            "record's loss (or what the formula's left side computes it from).",
-        ),
+        _code("setup", "\n".join(setup)),
+        _markdown("load-data-intro", f"## The data\n\n{data_text}"),
         _code("load-data", f"{load}\ndf.head()"),
-        _markdown(
-            "build-table-intro",
-            "## The results table\n\n"
-            "cvreport validates the table once and recognises the cross-validation "
-            "design; below, the mean loss of every model on every validation fold.",
-        ),
+        _markdown("build-table-intro", f"## The results table\n\n{table_text}"),
         _code(
             "build-table",
-            "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)\n"
+            f"{build_table}\n"
             "print(table.design.describe())\n"
             'print("models:", ", ".join(map(str, table.models)))\n'
-            'table.fold_errors().pivot_table(index=["replication", "fold"], '
-            'columns="model", values="loss")',
+            f"{fold_table}",
         ),
         _markdown(
             "audit-intro",
             "## How well were the partitions drawn?\n\n"
             "The overlap audit compares the training sets of every pair of "
             "replications: random partitions can overlap much more than n/4, which "
-            "distorts the tests; balanced and block-regularized designs do not.",
+            f"distorts the tests; balanced and block-regularized designs do not.{audit_text}",
         ),
         _code(
             "audit",
             "try:\n"
             "    audit = cvreport.audit_overlap(table)\n"
-            "except cvreport.DesignError as reason:  # e.g. one replication: nothing to compare\n"
+            f"except cvreport.DesignError as reason:  # {audit_reason}\n"
             '    print(f"No overlap audit: {reason}")\n'
             "else:\n"
             "    display(audit)",
@@ -145,7 +236,7 @@ def build(
             "tests-intro",
             "## The tests\n\n"
             "The report runs the tests the literature recommends for this design "
-            "(or those named in `TESTS`) on every pair of models.",
+            f"(or those named in `TESTS`) on every pair of models.{tests_text}",
         ),
         _code(
             "run-tests",
@@ -190,6 +281,9 @@ def write(
     title: str | None = None,
     overwrite: bool = False,
     check: bool = True,
+    per_fold: bool = False,
+    higher_is_better: bool | None = None,
+    test_train_ratio: float | None = None,
 ) -> Path:
     """Write a ready-to-run analysis notebook to ``path``.
 
@@ -205,7 +299,7 @@ def write(
         How the columns play their parts, e.g. ``"loss ~ model | replication + fold"``
         or ``"{pred != truth} ~ model | replication + fold"``.
     record : str
-        The column identifying a record.
+        The column identifying a record (not used with ``per_fold``).
     tests, alpha, correction
         Passed to :class:`cvreport.report.Report` in the notebook.
     title : str, optional
@@ -215,6 +309,18 @@ def write(
     check : bool
         Load the data and build the table now, so that a bad path, formula or
         column fails here with a clear message rather than in the notebook.
+    per_fold : bool
+        The formula's left side is one score per (replication, fold, model), e.g.
+        an AUC, rather than a loss per record (``--per-fold`` on the command line).
+        The notebook builds the table with ``ResultsTable.from_formula(...,
+        per_fold=True)``; its audit cell says that the overlap audit needs
+        per-record losses, and the report runs the tests that need only per-fold values.
+    higher_is_better : bool or None
+        Whether the left side is a score to maximise, negated into a loss. ``None``
+        means ``True`` for per-fold scores and ``False`` for per-record losses, as in
+        :meth:`cvreport.ResultsTable.from_formula`.
+    test_train_ratio : float, optional
+        Validation size over training size, for per-fold scores only.
 
     Returns
     -------
@@ -249,6 +355,7 @@ def write(
         )
     _check_tests(tests if isinstance(tests, str) else list(tests))
     _check_correction(correction)
+    _check_score_options(per_fold, higher_is_better, test_train_ratio)
     reference: str | None = None
     if str(data) != EXAMPLE:
         source = Path(data)
@@ -257,7 +364,14 @@ def write(
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
     if check:
-        _check(data, formula, record)
+        _check(
+            data,
+            formula,
+            record,
+            per_fold=per_fold,
+            higher_is_better=higher_is_better,
+            test_train_ratio=test_train_ratio,
+        )
     notebook = build(
         data=data,
         formula=formula,
@@ -267,6 +381,9 @@ def write(
         correction=correction,
         title=title,
         data_reference=reference,
+        per_fold=per_fold,
+        higher_is_better=higher_is_better,
+        test_train_ratio=test_train_ratio,
     )
     _write_atomically(target, nbformat.writes(notebook) + "\n", overwrite=overwrite)
     return target
@@ -383,7 +500,40 @@ def _check_correction(correction: str | None) -> None:
         )
 
 
-def _check(data: str | os.PathLike[str], formula: str, record: str) -> None:
+def _check_score_options(
+    per_fold: bool, higher_is_better: bool | None, test_train_ratio: float | None
+) -> None:
+    """Fail now, not in the notebook, on per-fold options that cannot be used as given."""
+    if higher_is_better is not None and not isinstance(higher_is_better, bool):
+        raise CVReportError(f"higher_is_better is True, False or None, got {higher_is_better!r}")
+    if test_train_ratio is None:
+        return
+    if not per_fold:
+        raise CVReportError(
+            "test_train_ratio applies to per-fold scores (per_fold=True); per-record tables "
+            "know their fold sizes"
+        )
+    if (
+        isinstance(test_train_ratio, bool)
+        or not isinstance(test_train_ratio, (int, float))
+        or not math.isfinite(test_train_ratio)
+        or test_train_ratio <= 0
+    ):
+        raise CVReportError(
+            "test_train_ratio must be a positive number (validation size / training size, "
+            f"e.g. 1.0 for 2-fold CV or 1/9 for 10-fold CV), got {test_train_ratio!r}"
+        )
+
+
+def _check(
+    data: str | os.PathLike[str],
+    formula: str,
+    record: str,
+    *,
+    per_fold: bool = False,
+    higher_is_better: bool | None = None,
+    test_train_ratio: float | None = None,
+) -> None:
     from cvreport.table import ResultsTable
 
     if str(data) == EXAMPLE:
@@ -394,4 +544,11 @@ def _check(data: str | os.PathLike[str], formula: str, record: str) -> None:
         from cvreport.cli import read_data
 
         frame = read_data(Path(data))
-    ResultsTable.from_formula(formula, frame, record=record)
+    ResultsTable.from_formula(
+        formula,
+        frame,
+        record=record,
+        per_fold=per_fold,
+        higher_is_better=higher_is_better,
+        test_train_ratio=test_train_ratio,
+    )

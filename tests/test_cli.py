@@ -510,3 +510,44 @@ def test_per_fold_scores_through_the_command_line(
         capsys,
     )  # fmt: skip
     assert status == 1 and "--test-train-ratio applies to per-fold scores" in stderr
+
+
+def test_notebook_takes_the_per_fold_options(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    scores = pd.DataFrame(
+        [
+            (i, j, model, auc)
+            for i in (1, 2)
+            for j in (1, 2, 3)
+            for model, auc in (("A", 0.9), ("B", 0.8 + 0.01 * j))
+        ],
+        columns=["replication", "fold", "model", "auc"],
+    )
+    data = tmp_path / "auc.csv"
+    scores.to_csv(data, index=False)
+    formula = "auc ~ model | replication + fold"
+    out = tmp_path / "analysis.ipynb"
+    status, stdout, stderr = run(
+        ["notebook", str(data), "-f", formula, "-o", str(out), "--per-fold",
+         "--lower-is-better", "--test-train-ratio", "0.5"],
+        capsys,
+    )  # fmt: skip
+    assert (status, stderr) == (0, ""), stderr
+    assert stdout == f"wrote {out}\n"
+    cells = {cell.id: cell.source for cell in nbformat.read(out, as_version=4).cells}
+    assert "per_fold=True" in cells["build-table"]
+    assert "HIGHER_IS_BETTER = False" in cells["setup"]
+    assert "TEST_TRAIN_RATIO = 0.5" in cells["setup"]
+
+    for args, message in [
+        ([str(data), "-f", formula], "--per-fold"),  # the record column is missing
+        ([str(data), "-f", formula, "--test-train-ratio", "0.5"], "applies to per-fold scores"),
+        ([str(data_files["csv"]), "-f", FORMULA, "--test-train-ratio", "0.5"], "--per-fold"),
+        (["--example", "--per-fold"], "the example holds per-record losses"),
+    ]:
+        target = tmp_path / "other.ipynb"
+        status, _, stderr = run(["notebook", *args, "-o", str(target)], capsys)
+        assert status == 1 and stderr.count("\n") == 1 and message in stderr, (args, stderr)
+        assert not target.exists()

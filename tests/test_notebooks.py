@@ -15,6 +15,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import numpy as np
@@ -78,6 +79,19 @@ def five_by_two_losses(n: int = 160, seed: int = 4) -> pd.DataFrame:
         frame["loss"] = wrong[frame["id"].to_numpy()]
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def repeated_kfold_auc(m: int = 10, k: int = 10, seed: int = 11) -> pd.DataFrame:
+    """One AUC per replication, fold and model: m×K cross-validation of two models."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for replication in range(1, m + 1):
+        for fold in range(1, k + 1):
+            shared = rng.normal(0, 0.02)  # a hard fold is hard for both models
+            for model, mean in (("forest", 0.86), ("logistic", 0.84)):
+                auc = mean + shared + rng.normal(0, 0.01)
+                rows.append((replication, fold, model, round(auc, 6)))
+    return pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
 
 
 # -- the kernel -------------------------------------------------------------------
@@ -168,6 +182,57 @@ def test_written_notebook_runs_on_the_example(tmp_path: Path) -> None:
     for result in cvreport.Report(table).results:
         assert format_number(result.statistic) in report_html
         assert format_pvalue(result.pvalue) in report_html
+    assert WIDGET_VIEW in outputs(nb, "explore")
+
+
+def test_written_notebook_runs_on_per_fold_scores(tmp_path: Path) -> None:
+    scores = repeated_kfold_auc()
+    csv = tmp_path / "auc.csv"
+    scores.to_csv(csv, index=False)
+    formula = "auc ~ model | replication + fold"
+    ratio = 1 / 9
+
+    target = notebook.write(
+        tmp_path / "auc.ipynb",
+        data=csv,
+        formula=formula,
+        per_fold=True,
+        test_train_ratio=ratio,
+        tests="all",
+    )
+    source = {c.id: c.source for c in nbformat.read(target, as_version=4).cells}
+    assert "per_fold=True" in source["build-table"] and "RECORD" not in source["setup"]
+    assert f"TEST_TRAIN_RATIO = {ratio!r}" in source["setup"]
+    assert "HIGHER_IS_BETTER = True" in source["setup"]
+    nb = execute(target, tmp_path)
+
+    table = cvreport.ResultsTable.from_formula(
+        formula, pd.read_csv(csv), per_fold=True, test_train_ratio=ratio
+    )
+    assert (table.design.kind, table.design.m, table.design.K) == ("repeated_kfold", 10, 10)
+    built = outputs(nb, "build-table")
+    assert table.design.describe() in built["stream"]
+    first = scores.iloc[0]  # the score as given, not negated into a loss
+    assert f"{first.auc:.6f}" in built["text/html"]
+    assert f"-{first.auc:.6f}" not in built["text/html"]
+
+    # the audit needs per-record losses: the cell says so instead of failing
+    audit = outputs(nb, "audit")
+    assert "text/html" not in audit
+    assert audit["stream"].startswith("No overlap audit:")
+    assert "needs per-record losses" in audit["stream"]
+    assert "one score per fold" in audit["stream"]
+
+    # the report in the notebook shows the numbers computed here
+    report_html = html.unescape(outputs(nb, "render-report")["text/html"])
+    expected = cvreport.Report(table, tests="all")
+    names = {outcome.name for outcome in expected.outcomes}
+    assert "corrected_repeated_kfold_ttest" in names and len(names) >= 2
+    for outcome in expected.outcomes:
+        assert f"{outcome.a} vs {outcome.b}" in report_html
+        assert format_number(outcome.result.statistic) in report_html
+        assert format_pvalue(outcome.result.pvalue) in report_html
+    assert "negated" in report_html or "higher is better" in report_html
     assert WIDGET_VIEW in outputs(nb, "explore")
 
 
@@ -263,3 +328,51 @@ def test_the_command_line_writes_the_same_notebook(tmp_path: Path) -> None:
     )
     assert out.read_bytes() == direct.read_bytes()
     assert main(["notebook", str(csv), "-f", formula, "--record", "id", "-o", str(out)]) != 0
+
+
+def test_the_command_line_writes_the_same_per_fold_notebook(tmp_path: Path) -> None:
+    from cvreport.cli import main
+
+    csv = tmp_path / "auc.csv"
+    repeated_kfold_auc(m=3, k=5).to_csv(csv, index=False)
+    formula = "auc ~ model | replication + fold"
+    cases: list[tuple[list[str], dict[str, Any]]] = [
+        (["--per-fold"], {}),
+        (["--per-fold", "--test-train-ratio", "0.25"], {"test_train_ratio": 0.25}),
+        (["--per-fold", "--lower-is-better"], {"higher_is_better": False}),
+        (["--per-fold", "--higher-is-better"], {"higher_is_better": True}),
+    ]
+    for flags, options in cases:
+        out = tmp_path / "cli.ipynb"
+        assert main(["notebook", str(csv), "-f", formula, "-o", str(out), *flags]) == 0
+        direct = notebook.write(
+            tmp_path / "direct.ipynb", data=csv, formula=formula, per_fold=True, **options
+        )
+        assert out.read_bytes() == direct.read_bytes(), flags
+        setup = nbformat.read(out, as_version=4).cells[1].source
+        ratio = options.get("test_train_ratio")
+        assert f"TEST_TRAIN_RATIO = {ratio!r}" in setup
+        assert f"HIGHER_IS_BETTER = {options.get('higher_is_better', True)!r}" in setup
+        out.unlink()
+        direct.unlink()
+
+
+def test_per_fold_options_are_checked_before_writing(tmp_path: Path) -> None:
+    csv = tmp_path / "auc.csv"
+    repeated_kfold_auc(m=2, k=5).to_csv(csv, index=False)
+    formula = "auc ~ model | replication + fold"
+    target = tmp_path / "nb.ipynb"
+    with pytest.raises(cvreport.CVReportError, match="per_fold=True"):  # the record column
+        notebook.write(target, data=csv, formula=formula)
+    with pytest.raises(cvreport.CVReportError, match="applies to per-fold scores"):
+        notebook.write(target, data=csv, formula=formula, test_train_ratio=0.25)
+    with pytest.raises(cvreport.CVReportError, match="positive number"):
+        notebook.write(target, data=csv, formula=formula, per_fold=True, test_train_ratio=-1)
+    assert not target.exists()
+    # a per-record notebook is the same file as before the per-fold options existed
+    losses = tmp_path / "losses.csv"
+    five_by_two_losses().to_csv(losses, index=False)
+    plain = notebook.build(data=losses, record="id")
+    assert plain == notebook.build(data=losses, record="id", per_fold=False)
+    setup = plain.cells[1].source
+    assert "HIGHER_IS_BETTER" not in setup and "TEST_TRAIN_RATIO" not in setup
