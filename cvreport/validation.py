@@ -55,6 +55,7 @@ _CHUNK = 1 << 16  # rows per chunk of the elementwise checks (keeps temporaries 
 _PROBE = 1 << 16  # rows inspected before trusting the blocked layout
 _CONSTANT_LABEL = 1  # label of a replication or fold the data does not name
 _DENSE_SLACK = 1 << 20  # cells a dense (replication × record) layout may leave empty
+_HEAD_ROWS = 1 << 12  # rows whose labels are read first when few labels are expected
 _LOOSE_KEY_SPAN = 256  # integer replication/fold labels spanning this many are coded by offset
 
 Order = Literal["sorted", "appearance"]
@@ -380,9 +381,6 @@ def _arrow_factorize(chunked: Any, dtype: Any) -> tuple[np.ndarray, pd.Index]:
     codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
     labels = pd.Index(pd.array(encoded.dictionary.to_pylist(), dtype=dtype))
     return codes, labels
-
-
-# --------------------------------------------------------------------------- key columns
 
 
 def _change_positions(series: pd.Series) -> np.ndarray | None:
@@ -870,13 +868,17 @@ def _regrouped_layout(
     n_models, n_records = len(models), len(record_labels)
 
     shape = (len(replications), len(folds), n_models)
-    cell_dtype = _code_dtype(shape[0] * shape[1] * n_models)
-    cell = rep_codes.astype(cell_dtype)
-    np.multiply(cell, shape[1] * n_models, out=cell)
-    np.add(cell, fold_codes.astype(cell_dtype) * n_models, out=cell)
-    np.add(cell, model_codes, out=cell)
-    present = (np.bincount(cell, minlength=int(np.prod(shape))) > 0).reshape(shape)
-    del cell
+    n_cells = int(np.prod(shape))
+    cell_counts = np.zeros(n_cells, dtype=np.int64)
+    for start in range(0, n_rows, _CHUNK):  # chunked: the cell codes stay in cache
+        stop = start + _CHUNK
+        cell = rep_codes[start:stop].astype(np.intp)
+        cell *= shape[1]
+        cell += fold_codes[start:stop]
+        cell *= n_models
+        cell += model_codes[start:stop]
+        cell_counts += np.bincount(cell, minlength=n_cells)
+    present = (cell_counts > 0).reshape(shape)
     # drop replication and fold labels of the range that no row uses
     used_reps = np.asarray(present.any(axis=(1, 2)))
     used_folds = np.asarray(present.any(axis=(0, 2)))
@@ -897,19 +899,15 @@ def _regrouped_layout(
     dense = m * n_records * n_models <= 2 * n_rows + _DENSE_SLACK
     slot_rep: np.ndarray | None = None
     slot_record: np.ndarray | None = None
+    inverse: np.ndarray | None = None
     if dense:
         n_slots = m * n_records
-        slot_dtype = np.int32 if n_slots * n_models < np.iinfo(np.int32).max else np.int64
-        slot = rep_codes.astype(slot_dtype)
-        np.multiply(slot, n_records, out=slot)
-        np.add(slot, record_codes, out=slot)
     else:
         pairs, inverse = np.unique(
             rep_codes.astype(np.int64) * n_records + record_codes, return_inverse=True
         )
         n_slots = pairs.shape[0]
-        slot_dtype = np.int32 if n_slots * n_models < np.iinfo(np.int32).max else np.int64
-        slot = inverse.astype(slot_dtype).ravel()
+        inverse = inverse.ravel()
         slot_rep, slot_record = np.divmod(pairs, n_records)
         # number only the records that occur, so that no array spans unused ids
         seen_records = np.unique(slot_record)
@@ -920,23 +918,37 @@ def _regrouped_layout(
     # scatter each row to its (model, slot) cell with the fold it was scored in; in a
     # regular table every cell of an occupied slot is written once and the models of
     # a slot agree on its fold (else a duplicate, a missing model or a record in two folds)
-    np.add(slot, model_codes.astype(slot_dtype) * n_slots, out=slot)
+    # (chunk by chunk, so that the intp cell indices stay in cache)
     packed = binary and n_folds <= 63
     if packed:  # fold and 0/1 loss share a byte (fold * 2 + loss): one scatter, little traffic
-        value = fold_codes.astype(np.int8) * np.int8(2)
-        value += loss.astype(np.int8)
         cube = np.full((n_models, n_slots), -1, dtype=np.int8)
-        cube.reshape(-1)[slot] = value
-        del value
-        fold_cube = cube >> 1
+        fold_flat = None
     else:
         fold_cube = np.full(
             (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
         )
-        fold_cube.reshape(-1)[slot] = fold_codes
+        fold_flat = fold_cube.reshape(-1)
         cube = np.empty((n_models, n_slots), dtype=np.int8 if binary else np.float64)
-        cube.reshape(-1)[slot] = loss
-    del slot
+    cube_flat = cube.reshape(-1)
+    for start in range(0, n_rows, _CHUNK):
+        stop = start + _CHUNK
+        if inverse is None:
+            slot = rep_codes[start:stop].astype(np.intp)
+            slot *= n_records
+            slot += record_codes[start:stop]
+        else:
+            slot = inverse[start:stop].astype(np.intp)
+        slot += model_codes[start:stop] * np.intp(n_slots)
+        if fold_flat is None:
+            value = fold_codes[start:stop].astype(np.int8) * np.int8(2)
+            value += loss[start:stop].astype(np.int8)
+            cube_flat[slot] = value
+        else:
+            fold_flat[slot] = fold_codes[start:stop]
+            cube_flat[slot] = loss[start:stop]
+    del inverse
+    if packed:
+        fold_cube = cube >> 1
     if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
         _diagnose(row_codes, all_labels, names, loss)
     fold_of = fold_cube[0]
