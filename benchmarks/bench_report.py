@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_table import _rss_high_water_reset, _status_kib, synthetic_5x2
 
-from cvreport.report import Report
-from cvreport.table import ResultsTable
+from cvreport.data.table import ResultsTable
+from cvreport.reporting.report import Report
 
 FORMULA = "loss ~ model | replication + fold"
 

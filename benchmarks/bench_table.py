@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.table import ResultsTable
+from cvreport.data.table import ResultsTable
 
 FORMULA = "loss ~ model | replication + fold"
 

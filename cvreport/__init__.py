@@ -16,9 +16,10 @@ Examples
 
 from __future__ import annotations
 
-from cvreport import arrays, notebook, options, simulate, splits
-from cvreport.audit import OverlapAudit, audit_overlap
-from cvreport.collect import collect
+from cvreport import arrays, options, simulate
+from cvreport.data.collect import collect
+from cvreport.data.examples import load_example
+from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -28,7 +29,8 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
-from cvreport.examples import load_example
+from cvreport.jupyter import notebook
+from cvreport.jupyter.widgets import explore
 from cvreport.methods import (
     bayesian_correlated_ttest,
     binomial_test,
@@ -49,13 +51,13 @@ from cvreport.methods import (
     proportion_test,
     ttest_error,
 )
-from cvreport.overlap import overlap_quantile
-from cvreport.report import Report, ReportExistsError, report
+from cvreport.partitions import splits
+from cvreport.partitions.audit import OverlapAudit, audit_overlap
+from cvreport.partitions.overlap import overlap_quantile
+from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
+from cvreport.rendering.summary import Summary
+from cvreport.reporting.report import Report, ReportExistsError, report
 from cvreport.results import TestResult
-from cvreport.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
-from cvreport.summary import Summary
-from cvreport.table import Design, ResultsTable
-from cvreport.widgets import explore
 
 __version__ = "0.1.0"
 

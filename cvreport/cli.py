@@ -35,7 +35,7 @@ from cvreport.errors import CVReportError, DataError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
 __all__ = ["build_parser", "main"]
 
@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # -- report ------------------------------------------------------------------
 def _run_report(args: argparse.Namespace) -> int:
-    from cvreport.report import FORMATS, Report
+    from cvreport.reporting.report import FORMATS, Report
 
     output = Path(args.output)
     fmt = args.format
@@ -256,12 +256,12 @@ def _run_notebook(args: argparse.Namespace) -> int:
     import importlib
 
     try:
-        notebook = importlib.import_module("cvreport.notebook")
+        notebook = importlib.import_module("cvreport.jupyter.notebook")
     except ImportError as exc:
-        if exc.name not in ("cvreport.notebook", "nbformat"):
+        if exc.name not in ("cvreport.jupyter.notebook", "nbformat"):
             raise
         raise CommandError(
-            "writing notebooks needs cvreport.notebook and nbformat, which are not available "
+            "writing notebooks needs cvreport.jupyter.notebook and nbformat, which are not available "
             f"in this installation ({exc}); reinstall cvreport"
         ) from exc
     output = Path(args.output)
@@ -313,7 +313,7 @@ def _require_data_and_formula(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _load_table(args: argparse.Namespace) -> ResultsTable:
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
     if args.example:
         _check_example(args)
@@ -344,7 +344,7 @@ def _score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
 
 
 def _check_example(args: argparse.Namespace) -> None:
-    from cvreport.examples import EXAMPLES
+    from cvreport.data.examples import EXAMPLES
 
     if args.data or Path(args.example).suffix.lower() in _READERS:
         raise CommandError("pass either DATA or --example, not both")
@@ -355,15 +355,15 @@ def _check_example(args: argparse.Namespace) -> None:
 
 
 def _example_formula() -> str:
-    from cvreport import examples
+    from cvreport.data import examples
 
     return str(getattr(examples, "FORMULA", DEFAULT_FORMULA))
 
 
 def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
     """A bundled example; with its predictions when it has them, for per-model metrics."""
-    from cvreport.examples import load_example
-    from cvreport.table import ResultsTable
+    from cvreport.data.examples import load_example
+    from cvreport.data.table import ResultsTable
 
     frame = load_example(name)
     if formula:

@@ -3,7 +3,7 @@
 A result is a frozen dataclass that unpacks as ``statistic, pvalue = res``, knows
 how it was computed (``method``, ``reference``, ``design``), says what went wrong
 in ``warnings`` instead of returning a silent NaN, and renders a
-:class:`~cvreport.summary.Summary`. Rendering is imported lazily so that the
+:class:`~cvreport.rendering.summary.Summary`. Rendering is imported lazily so that the
 statistics never depend on the templates.
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 from cvreport.errors import IntervalUndefinedError
 
 if TYPE_CHECKING:
-    from cvreport.summary import Summary, SummaryRow, SummaryTable
+    from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 
 __all__ = ["ALTERNATIVES", "TestResult", "check_alternative"]
 
@@ -188,7 +188,7 @@ class TestResult:
 
     # -- summary ---------------------------------------------------------
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = [
             SummaryRow(
@@ -213,8 +213,8 @@ class TestResult:
         return []
 
     def summary(self, alpha: float = 0.05) -> Summary:
-        """A :class:`~cvreport.summary.Summary` with text, Markdown, HTML and LaTeX views."""
-        from cvreport.summary import Summary
+        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
+        from cvreport.rendering.summary import Summary
 
         return Summary(
             title=self.method or type(self).__name__,
@@ -255,7 +255,7 @@ class TestResult:
             or cls._repr_latex_ is not TestResult._repr_latex_
         ):
             return None
-        from cvreport.summary import display_bundle
+        from cvreport.rendering.summary import display_bundle
 
         return display_bundle(self.summary(), include, exclude)
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import nbformat
-
 from cvreport.notebook import _code as code
 from cvreport.notebook import _markdown as md
 from cvreport.notebook import _notebook, _write_atomically

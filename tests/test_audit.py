@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvreport.audit import OverlapAudit, audit_overlap
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DesignError
-from cvreport.overlap import overlap_distribution, zmax_tail
-from cvreport.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
-from cvreport.table import ResultsTable
+from cvreport.partitions.audit import OverlapAudit, audit_overlap
+from cvreport.partitions.overlap import overlap_distribution, zmax_tail
+from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
 
 
 def _table(assignment: pd.DataFrame) -> ResultsTable:
@@ -261,7 +261,7 @@ def test_summary_protocol() -> None:
 
 # -- the bundled examples ---------------------------------------------------------
 def _example(name: str) -> pd.DataFrame:
-    from cvreport.examples import load_example
+    from cvreport.data.examples import load_example
 
     return load_example(name)
 

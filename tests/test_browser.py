@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvreport.formatting import format_number
+from cvreport.rendering.formatting import format_number
 
 SCRIPT = "<script>alert(1)</script>"
 CHROMIUM_ARGS = [
@@ -56,7 +56,7 @@ def browser() -> Iterator[Any]:
 
 
 def block_regularized_losses(n: int = 160, seed: int = 5) -> pd.DataFrame:
-    from cvreport.splits import BlockRegularizedCV
+    from cvreport.partitions.splits import BlockRegularizedCV
 
     folds = BlockRegularizedCV(m=5, random_state=0).assignment(n)
     rng = np.random.default_rng(seed)
@@ -72,8 +72,8 @@ def block_regularized_losses(n: int = 160, seed: int = 5) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
-    from cvreport.report import Report
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.reporting.report import Report
 
     report = Report(ResultsTable(block_regularized_losses()), tests="all")
     path = report.save(tmp_path_factory.mktemp("browser") / "report.html")

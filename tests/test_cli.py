@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from cvreport.cli import main
-from cvreport.formatting import format_pvalue
+from cvreport.rendering.formatting import format_pvalue
 
-report_module = importlib.import_module("cvreport.report")
+report_module = importlib.import_module("cvreport.reporting.report")
 
 FORMULA = "loss ~ model | replication + fold"
 
@@ -100,7 +100,7 @@ def test_report_from_csv_shows_the_same_numbers_as_the_api(
     )
     assert status == 0 and "error" not in stderr
     assert stdout.startswith(f"wrote {out} (")
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
     table = ResultsTable.from_formula(FORMULA, pd.read_csv(data_files["csv"]))
     expected = report_module.Report(table, tests="all")
@@ -396,12 +396,12 @@ def test_notebook_subcommand(
 def test_notebook_subcommand_without_the_module(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "cvreport.notebook", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "cvreport.jupyter.notebook", None)  # makes the import fail
     status, _, stderr = run(
         ["notebook", "x.csv", "-f", FORMULA, "-o", str(tmp_path / "a.ipynb")], capsys
     )
     assert status == 1
-    assert "writing notebooks needs cvreport.notebook" in stderr and stderr.count("\n") == 1
+    assert "writing notebooks needs cvreport.jupyter.notebook" in stderr and stderr.count("\n") == 1
 
 
 def test_usage_errors_and_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -460,8 +460,8 @@ def test_notebook_with_unknown_tests_or_correction_writes_nothing(
 
 
 def test_notebook_write_reports_an_unreadable_file_as_a_data_error(tmp_path: Path) -> None:
-    from cvreport import notebook
     from cvreport.errors import DataError
+    from cvreport.jupyter import notebook
 
     broken = tmp_path / "broken.csv"
     broken.write_text('a,b\n"unterminated', encoding="utf-8")
@@ -473,8 +473,8 @@ def test_notebook_write_reports_an_unreadable_file_as_a_data_error(tmp_path: Pat
 def test_per_fold_scores_through_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from cvreport.data.table import ResultsTable
     from cvreport.methods import corrected_repeated_kfold_ttest
-    from cvreport.table import ResultsTable
 
     rng = np.random.default_rng(0)
     scores = pd.DataFrame(

@@ -2,7 +2,7 @@
 
 ``IPython.core.formatters.format_display_data`` is what a kernel calls on the
 value of a cell. The HTML and Markdown it returns must carry the statistic and
-the p-value exactly as cvreport.formatting prints them; LaTeX is offered only
+the p-value exactly as cvreport.rendering.formatting prints them; LaTeX is offered only
 when the ``display.latex`` option is on (as pandas does); and one display
 builds the summary once, not once per format.
 """
@@ -18,9 +18,9 @@ from IPython.core.formatters import format_display_data
 
 import cvreport
 from cvreport import options
-from cvreport.formatting import escape_markdown, format_number, format_pvalue
+from cvreport.partitions.splits import RandomMx2CV
+from cvreport.rendering.formatting import escape_markdown, format_number, format_pvalue
 from cvreport.results import TestResult
-from cvreport.splits import RandomMx2CV
 
 
 def _table(models: tuple[str, ...] = ("logistic", "tree"), seed: int = 11, n: int = 200):

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cvreport import formatting
-from cvreport.formatting import (
+from cvreport.rendering import formatting
+from cvreport.rendering.environment import html_environment, latex_environment, text_environment
+from cvreport.rendering.formatting import (
     escape_latex,
     escape_markdown,
     format_df,
@@ -25,7 +26,6 @@ from cvreport.formatting import (
     format_value,
     significance_stars,
 )
-from cvreport.rendering import html_environment, latex_environment, text_environment
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cvreport.data.formula import ParsedFormula, evaluate_response, parse_formula
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DataError, FormulaError
-from cvreport.formula import ParsedFormula, evaluate_response, parse_formula
-from cvreport.table import ResultsTable
 
 
 @pytest.mark.parametrize(

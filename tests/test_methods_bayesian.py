@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DegenerateStatisticWarning, DesignError
 from cvreport.methods.bayesian import (
     BayesianCorrelatedTTestResult,
@@ -23,7 +24,6 @@ from cvreport.methods.corrected import (
     corrected_repeated_kfold_ttest_array,
     corrected_resampled_ttest_array,
 )
-from cvreport.table import ResultsTable
 
 SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
 FOUR = [0.02, -0.01, 0.03, 0.00]

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DataError, DegenerateStatisticWarning, DesignError
 from cvreport.methods.corrected import (
     ResampledTTestResult,
@@ -23,7 +24,6 @@ from cvreport.methods.corrected import (
     paired_ttest_resampled_array,
     paired_ttest_resampled_kernel,
 )
-from cvreport.table import ResultsTable
 
 # docs/methods.md differences, rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
 SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DegenerateStatisticWarning, DesignError
 from cvreport.methods.cv_interval import (
     CVIntervalResult,
@@ -17,7 +18,6 @@ from cvreport.methods.cv_interval import (
     cv_confidence_interval_kernel,
     cv_variance,
 )
-from cvreport.table import ResultsTable
 
 H = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
 FOLDS = [1] * 4 + [2] * 4 + [3] * 4

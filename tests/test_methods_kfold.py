@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats
 
 from cvreport import arrays
+from cvreport.data.table import ResultsTable
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -22,7 +23,6 @@ from cvreport.errors import (
     IntervalUndefinedError,
 )
 from cvreport.methods import kfold
-from cvreport.table import ResultsTable
 
 HAND = [0.03, 0.01, 0.02, 0.06]
 

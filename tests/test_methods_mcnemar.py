@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from cvreport import arrays
+from cvreport.data.table import ResultsTable
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -28,7 +29,6 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
-from cvreport.table import ResultsTable
 
 # the package re-exports the function ``mcnemar``, which shadows the module attribute
 mc = importlib.import_module("cvreport.methods.mcnemar")

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from cvreport import arrays, splits
+from cvreport.data.table import ResultsTable
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -27,7 +28,6 @@ from cvreport.errors import (
     PartitionWarning,
 )
 from cvreport.methods import mx2
-from cvreport.table import ResultsTable
 
 # docs/methods.md test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
 VECTOR = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]).reshape(5, 2)

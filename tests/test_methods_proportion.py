@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
@@ -21,7 +22,6 @@ from cvreport.methods.proportion import (
     proportion_test_array,
     proportion_test_kernel,
 )
-from cvreport.table import ResultsTable
 
 
 def as_printed(x: float, printed: str) -> bool:

@@ -26,9 +26,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 import cvreport
-from cvreport import notebook
-from cvreport.formatting import format_number, format_pvalue
-from cvreport.splits import BlockRegularizedCV
+from cvreport.jupyter import notebook
+from cvreport.partitions.splits import BlockRegularizedCV
+from cvreport.rendering.formatting import format_number, format_pvalue
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 WORKED = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -135,7 +135,7 @@ def test_worked_notebook_runs(path: Path, tmp_path: Path) -> None:
     assert all(c.execution_count is not None for c in code_cells)
 
 
-# -- notebooks written by cvreport.notebook.write -----------------------------------
+# -- notebooks written by cvreport.jupyter.notebook.write -----------------------------------
 def test_written_notebook_runs_on_a_csv(tmp_path: Path) -> None:
     data = five_by_two_losses()
     folder = tmp_path / "analysis"

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from cvreport import arrays
+from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, DegenerateStatisticWarning, DesignError
 from cvreport.methods import one_algorithm as one
-from cvreport.table import ResultsTable
 
 
 # ---------------------------------------------------------------- binomial test

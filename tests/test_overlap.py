@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvreport.errors import CVReportError
-from cvreport.overlap import (
+from cvreport.partitions.overlap import (
     _overlaps_by_cells,
     _overlaps_by_permutation,
     overlap_distribution,

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cvreport.data.table import ResultsTable
 from cvreport.methods.bayesian import bayesian_correlated_ttest, bayesian_correlated_ttest_array
 from cvreport.methods.corrected import (
     corrected_repeated_kfold_ttest,
@@ -26,7 +27,6 @@ from cvreport.methods.corrected import (
     paired_ttest_resampled,
 )
 from cvreport.methods.proportion import proportion_test_array
-from cvreport.table import ResultsTable
 
 
 # -- baycomp -------------------------------------------------------------------------------

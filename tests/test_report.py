@@ -1,6 +1,6 @@
 """Report: test selection for the design, multiplicity adjustment, readings, saving.
 
-Most tests here drive :class:`cvreport.report.Report` with a small stand-in
+Most tests here drive :class:`cvreport.reporting.report.Report` with a small stand-in
 table and stand-in test functions that return :class:`TestResult` objects
 with chosen p-values, so that every branch (recommendation, fallback,
 adjustment, disagreement, skipped tests) is exercised with known numbers.
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvreport import selection
 from cvreport.errors import CVReportError, DataError, DegenerateStatisticWarning, DesignError
+from cvreport.reporting import selection
 from cvreport.results import TestResult
 
-report_module = importlib.import_module("cvreport.report")
+report_module = importlib.import_module("cvreport.reporting.report")
 Report = report_module.Report
 
 
@@ -596,8 +596,8 @@ def test_atomic_write_uses_same_folder_and_normal_permissions(tmp_path: Path) ->
 
 # -- end to end on the real example data -------------------------------------------------
 def real_example_table() -> Any:
-    from cvreport import examples
-    from cvreport import table as table_module
+    from cvreport.data import examples
+    from cvreport.data import table as table_module
 
     frame = examples.load_example()
     return table_module.ResultsTable.from_formula(
@@ -678,9 +678,9 @@ def test_latex_display_only_behind_the_option(
 
 
 def test_cvreport_report_is_the_shortcut_even_after_importing_the_module() -> None:
-    """``cvreport.report`` stays the shortcut function after ``import cvreport.report``."""
+    """``cvreport.reporting.report`` stays the shortcut function after ``import cvreport.reporting.report``."""
     import cvreport
-    import cvreport.report  # must not rebind the package attribute
+    import cvreport.reporting.report  # must not rebind the package attribute
 
     table = real_example_table()
     made = cvreport.report(table, pairs=[("naive_bayes", "decision_tree")])
@@ -695,7 +695,7 @@ def small_table(
     m: int = 1, k: int = 2, n: int = 4, *, losses: dict[str, list[float]] | None = None
 ) -> Any:
     """A tiny real table: record r is in fold r % k of every replication."""
-    table_module = importlib.import_module("cvreport.table")
+    table_module = importlib.import_module("cvreport.data.table")
     losses = losses or {"a": [1.0, 1.0, 0.0, 0.0] * (n // 4), "b": [0.0] * n}
     rows = [
         (i + 1, r % k + 1, model, r, values[r])
@@ -759,7 +759,7 @@ def test_an_infinite_statistic_is_not_read_as_evidence() -> None:
 
 
 def test_per_model_scores_are_shown_as_given_not_negated() -> None:
-    table_module = importlib.import_module("cvreport.table")
+    table_module = importlib.import_module("cvreport.data.table")
     scores = pd.DataFrame(
         {
             "fold": [1, 1, 2, 2, 3, 3],
@@ -776,7 +776,7 @@ def test_per_model_scores_are_shown_as_given_not_negated() -> None:
 
 def test_a_negated_score_is_read_the_right_way_round() -> None:
     """A negative estimate of a negated score means A scored *higher*, in every output."""
-    table_module = importlib.import_module("cvreport.table")
+    table_module = importlib.import_module("cvreport.data.table")
     scores = pd.DataFrame(
         {
             "fold": [1, 1, 2, 2, 3, 3],

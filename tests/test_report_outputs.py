@@ -22,14 +22,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cvreport import selection
-from cvreport.formatting import (
+from cvreport.rendering.formatting import (
     escape_latex,
     format_df,
     format_interval,
     format_number,
     format_pvalue,
 )
+from cvreport.reporting import selection
 from cvreport.results import TestResult
 
 
@@ -48,7 +48,7 @@ PosteriorResult = _fakes.PosteriorResult
 make_result = _fakes.make_result
 with_audit = _fakes.with_audit
 
-report_module = importlib.import_module("cvreport.report")
+report_module = importlib.import_module("cvreport.reporting.report")
 Report = report_module.Report
 
 SCRIPT = "<script>alert(1)</script>"
@@ -439,8 +439,8 @@ def test_latex_fragment_compiles_inside_a_paper(rich_report: Any, tmp_path: Path
 # -- the real example ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def real_report() -> Any:
-    from cvreport import examples
-    from cvreport import table as table_module
+    from cvreport.data import examples
+    from cvreport.data import table as table_module
 
     frame = examples.load_example()
     table = table_module.ResultsTable.from_formula(
@@ -469,7 +469,7 @@ def svg_elements(svg: str) -> Page:
 
 
 def test_difference_plot_places_every_fold_on_a_shared_axis() -> None:
-    from cvreport.figures import difference_plot
+    from cvreport.rendering.figures import difference_plot
 
     diffs = [[0.02, -0.01], [0.03, 0.0], [0.01, 0.02]]
     svg = difference_plot(diffs, title=f"{SCRIPT} − B", mean=0.0117, interval=(-0.01, 0.04))
@@ -485,7 +485,7 @@ def test_difference_plot_places_every_fold_on_a_shared_axis() -> None:
 
 
 def test_difference_plot_strip_for_many_replications_and_degenerate_data() -> None:
-    from cvreport.figures import difference_plot
+    from cvreport.rendering.figures import difference_plot
 
     many = np.linspace(-0.05, 0.05, 30)[:, None]  # 30 hold-out splits: one strip
     svg = difference_plot(many, title="strip")
@@ -497,7 +497,7 @@ def test_difference_plot_strip_for_many_replications_and_degenerate_data() -> No
 
 
 def test_pvalue_plot_orders_by_log_p_and_marks_decisions() -> None:
-    from cvreport.figures import PValuePoint, pvalue_plot
+    from cvreport.rendering.figures import PValuePoint, pvalue_plot
 
     points = [
         PValuePoint("small", 1e-9, reject=True, group="A vs B"),
@@ -525,7 +525,7 @@ def test_pvalue_plot_orders_by_log_p_and_marks_decisions() -> None:
 
 
 def test_nice_ticks() -> None:
-    from cvreport.figures import nice_ticks
+    from cvreport.rendering.figures import nice_ticks
 
     assert nice_ticks(-0.03, 0.05) == [-0.04, -0.02, 0.0, 0.02, 0.04, 0.06]
     assert nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]

@@ -124,15 +124,15 @@ def test_summary_renders_everywhere(name):
     summary = res.summary()
     text = summary.as_text()
     assert res.method in text
-    assert cvreport.formatting.format_number(res.statistic) in text
-    assert cvreport.formatting.format_pvalue(res.pvalue) in text
+    assert cvreport.rendering.formatting.format_number(res.statistic) in text
+    assert cvreport.rendering.formatting.format_pvalue(res.pvalue) in text
     markdown = summary.as_markdown()
-    assert cvreport.formatting.format_pvalue(res.pvalue) in markdown
+    assert cvreport.rendering.formatting.format_pvalue(res.pvalue) in markdown
     html = res._repr_html_()
-    assert "<" in html and cvreport.formatting.format_number(res.statistic) in html
+    assert "<" in html and cvreport.rendering.formatting.format_number(res.statistic) in html
     assert res._repr_markdown_() == markdown
     latex = summary.as_latex()
-    assert cvreport.formatting.format_number(res.statistic) in latex
+    assert cvreport.rendering.formatting.format_number(res.statistic) in latex
     assert str(res) == text
 
 
@@ -148,7 +148,7 @@ def test_bcv_summary_shows_tables_and_posteriors():
     text = res.summary().as_text()
     assert "effective" in text and "n_e" in text
     assert "Beta posteriors" in text
-    assert cvreport.formatting.format_number(res.posterior("r").prob_above_half) in text
+    assert cvreport.rendering.formatting.format_number(res.posterior("r").prob_above_half) in text
     html = res.summary().as_html()
     assert "q_a" in html
 

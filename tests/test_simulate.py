@@ -13,6 +13,7 @@ import pytest
 
 import cvreport.methods as methods
 from cvreport import simulate
+from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, DesignError
 from cvreport.simulate.aggregate import code_losses, fold_indicator, fold_statistics
 from cvreport.simulate.learners import (
@@ -21,7 +22,6 @@ from cvreport.simulate.learners import (
     MajorityLearner,
 )
 from cvreport.simulate.runners import get_runner
-from cvreport.table import ResultsTable
 
 # ---------------------------------------------------------------- aggregation
 
@@ -210,7 +210,7 @@ def test_calibrate_counts_what_draw_shows():
 
 
 def test_drawn_bcv_partitions_pass_the_overlap_audit():
-    from cvreport.audit import audit_overlap
+    from cvreport.partitions.audit import audit_overlap
 
     data = simulate.draw("epsilon", ["5x2 BCV", "random 5x2"], reps=1, seed=1, n=296)
     assert audit_overlap(ResultsTable(data["5x2 BCV"].frame(0))).z_max == 0

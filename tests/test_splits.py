@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvreport.errors import CVReportError, DataError
-from cvreport.splits import (
+from cvreport.partitions.splits import (
     BALANCED_SIGNS,
     Balanced5x2CV,
     BlockRegularizedCV,
@@ -258,7 +258,7 @@ def test_repr() -> None:
 
 
 def test_importing_splits_does_not_import_sklearn() -> None:
-    code = "import sys, cvreport.splits, cvreport.overlap; print('sklearn' in sys.modules)"
+    code = "import sys, cvreport.partitions.splits, cvreport.partitions.overlap; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -19,14 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cvreport.validation as validation
-from cvreport.sufficient import (
+import cvreport.data.validation as validation
+from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
     fold_score_statistics,
     sufficient_statistics,
 )
-from cvreport.table import ResultsTable
+from cvreport.data.table import ResultsTable
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cvreport.data.examples import load_example
+from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import CVReportError, DataError, DesignError
-from cvreport.examples import load_example
-from cvreport.table import Design, ResultsTable
 
 # --------------------------------------------------------------------------- a hand-worked 2×2 table
 # replication 1: fold 1 = records {0, 1}, fold 2 = {2, 3}
@@ -664,7 +664,7 @@ def test_a_bool_is_not_a_test_train_ratio():
 
 
 def test_summary_shows_design_models_and_fold_sizes(table):
-    from cvreport.summary import Summary
+    from cvreport.rendering.summary import Summary
 
     summary = table.summary()
     assert isinstance(summary, Summary)
@@ -734,7 +734,7 @@ def test_example_random_is_a_5x2_run_of_three_classifiers():
 def test_unknown_and_missing_examples(monkeypatch):
     with pytest.raises(DataError, match="unknown example 'nope'; the examples are random, bcv"):
         load_example("nope")
-    import cvreport.examples as examples
+    import cvreport.data.examples as examples
 
     monkeypatch.setitem(examples.EXAMPLES, "absent", "never made")
     with pytest.raises(FileNotFoundError, match=r"example_absent\.csv\.gz"):

@@ -4,7 +4,7 @@ Each test sets control values the way a user would (``.value = ...``) and
 reads the report region back. The HTML report marks every test row with
 ``data-test`` inside a table marked ``data-pair``, and every cell with
 ``data-field``; the numbers found there must equal the result objects'
-numbers as cvreport.formatting prints them.
+numbers as cvreport.rendering.formatting prints them.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 import cvreport
-from cvreport.formatting import format_number, format_pvalue
-from cvreport.splits import RandomMx2CV
+from cvreport.partitions.splits import RandomMx2CV
+from cvreport.rendering.formatting import format_number, format_pvalue
 
 ipywidgets = pytest.importorskip("ipywidgets")
 
@@ -321,7 +321,7 @@ def test_a_formula_and_data_work_too() -> None:
 
 def test_import_cvreport_loads_no_front_end() -> None:
     code = (
-        "import sys, cvreport, cvreport.widgets, cvreport.notebook, cvreport.options\n"
+        "import sys, cvreport, cvreport.jupyter.widgets, cvreport.jupyter.notebook, cvreport.options\n"
         "loaded = [m for m in ('ipywidgets', 'nbformat', 'IPython') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )

@@ -7,7 +7,7 @@ Three layers meet here:
   what they did as an integer code per element (never a warning, never NaN);
 * **array-level** functions turn one kernel outcome into a result object and
   explain any degenerate code in words;
-* **table-level** functions pull arrays from a :class:`~cvreport.table.ResultsTable`,
+* **table-level** functions pull arrays from a :class:`~cvreport.data.table.ResultsTable`,
   check the design and fill in models, design and loss name.
 """
 
@@ -34,8 +34,8 @@ from cvreport.errors import (
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.summary import SummaryRow
-    from cvreport.table import Design, ResultsTable
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "NONZERO_OVER_ZERO",
@@ -75,8 +75,8 @@ R = TypeVar("R", bound=TestResult)
 
 # -- input handling ------------------------------------------------------------
 def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> ResultsTable:
-    """Accept a :class:`~cvreport.table.ResultsTable` or a formula string with ``data``."""
-    from cvreport.table import ResultsTable
+    """Accept a :class:`~cvreport.data.table.ResultsTable` or a formula string with ``data``."""
+    from cvreport.data.table import ResultsTable
 
     if isinstance(table, ResultsTable):
         if data is not None:
@@ -398,7 +398,7 @@ def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
         f"the partitions are not balanced: training sets of two replications share up to "
         f"{worst:g} records more or fewer than n/4 = {n / 4:g} (allowed: {tolerance:g}). "
         "The degrees of freedom assume balanced or block-regularized partitions "
-        "(cvreport.splits); with random partitions prefer combined_ftest_5x2cv"
+        "(cvreport.partitions.splits); with random partitions prefer combined_ftest_5x2cv"
     )
 
 
@@ -426,7 +426,7 @@ class TTestResult(TestResult):
         return t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))

@@ -57,8 +57,8 @@ from cvreport.methods.corrected import (
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.summary import Summary, SummaryRow
-    from cvreport.table import Design, ResultsTable
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.rendering.summary import Summary, SummaryRow
 
 __all__ = [
     "BayesianCorrelatedTTestResult",
@@ -247,7 +247,7 @@ class BayesianCorrelatedTTestResult(TestResult):
         )
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         a, b = self.models if self.models else ("A", "B")
         low, high = self.credible_interval(0.05)
@@ -467,7 +467,7 @@ def bayesian_correlated_ttest(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
     >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
     ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,

@@ -20,7 +20,7 @@ and differ only in the variance factor ``c``:
 Each test has three layers: a vectorised kernel (``*_kernel``) on arrays with
 arbitrary leading batch dimensions, an array-level function (``*_array``,
 exported as :mod:`cvreport.arrays` under the table-level name) and the
-table-level function taking a :class:`~cvreport.table.ResultsTable`.
+table-level function taking a :class:`~cvreport.data.table.ResultsTable`.
 
 When the split sizes differ, ``n2/n1`` is the ratio of the summed validation
 sizes to the summed training sizes, as Weka's corrected paired t-tester does.
@@ -52,8 +52,8 @@ from cvreport.methods._common import (
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.summary import SummaryRow
-    from cvreport.table import Design, ResultsTable
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "ResampledTTestKernel",
@@ -310,7 +310,7 @@ class ResampledTTestResult(TTestResult):
     variance_factor: float = math.nan
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         extra = [
@@ -594,7 +594,7 @@ def paired_ttest_resampled(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> df = pd.DataFrame({"model": ["A", "B"] * 4, "replication": [1, 1, 2, 2, 3, 3, 4, 4],
     ...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
     >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
@@ -656,7 +656,7 @@ def corrected_resampled_ttest(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> df = pd.DataFrame({"model": ["A", "B"] * 4, "replication": [1, 1, 2, 2, 3, 3, 4, 4],
     ...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
     >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
@@ -721,7 +721,7 @@ def corrected_repeated_kfold_ttest(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
     >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
     ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,

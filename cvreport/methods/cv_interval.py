@@ -51,8 +51,8 @@ from cvreport.methods.corrected import normal_pvalue
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.summary import SummaryRow
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "CVIntervalKernel",
@@ -212,7 +212,7 @@ class CVIntervalResult(TestResult):
         return (self.estimate - half, self.estimate + half)
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         extra = [
@@ -414,7 +414,7 @@ def cv_confidence_interval(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
     >>> rows = [{"model": "A", "record": i, "fold": i // 4, "loss": max(d, 0)} for i, d in enumerate(h)]
     >>> rows += [{"model": "B", "record": i, "fold": i // 4, "loss": max(-d, 0)} for i, d in enumerate(h)]

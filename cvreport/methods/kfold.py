@@ -24,7 +24,7 @@ from cvreport.results import check_alternative
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
 __all__ = [
     "paired_ttest_kfold",

@@ -40,8 +40,8 @@ from cvreport.results import TestResult
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.summary import SummaryRow, SummaryTable
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "MCNEMAR_METHODS",
@@ -437,7 +437,7 @@ class McNemarResult(TestResult):
     variant: str = "corrected"
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         rows.insert(2, SummaryRow("b = n01 (A wrong, B right)", self.b, "value"))
@@ -466,7 +466,7 @@ class McNemarKFoldResult(TestResult):
     fold_labels: tuple[str, ...] = ()
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.summary import SummaryTable
+        from cvreport.rendering.summary import SummaryTable
 
         rows = tuple(
             (fold, float(b), float(c), float(s))
@@ -531,7 +531,7 @@ class BCVMcNemarResult(TestResult):
         return self.posterior("r").prob_above_half
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         rows.append(SummaryRow("ρ1, ρ2", (self.rho1, self.rho2), "value"))
@@ -545,7 +545,7 @@ class BCVMcNemarResult(TestResult):
         return rows
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.summary import SummaryTable
+        from cvreport.rendering.summary import SummaryTable
 
         tables = [
             SummaryTable(

@@ -46,8 +46,8 @@ from cvreport.results import TestResult, check_alternative
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.summary import SummaryRow, SummaryTable
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "CALIBRATED_DF1_PAPER",
@@ -312,7 +312,7 @@ def _labels(values: Any, count: int) -> tuple[str, ...]:
 
 
 def _difference_rows(self: Any) -> list[SummaryTable]:
-    from cvreport.summary import SummaryTable
+    from cvreport.rendering.summary import SummaryTable
 
     if not self.differences:
         return []
@@ -380,7 +380,7 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         return int(np.sum(np.asarray(self.alternative_pvalues) <= alpha))
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         total = len(self.alternative_statistics) * 2
@@ -394,7 +394,7 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         return rows
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.summary import SummaryTable
+        from cvreport.rendering.summary import SummaryTable
 
         rows = tuple(
             (rep, fold, float(d), float(t), float(p), bool(p <= 0.05))
@@ -450,7 +450,7 @@ class CalibratedFTest5x2cvResult(FTest5x2cvResult):
     balanced: bool | None = None
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         rows.append(SummaryRow("ρ1 (within replication)", self.rho1, "number"))

@@ -37,8 +37,8 @@ from cvreport.results import TestResult, check_alternative
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.summary import SummaryRow
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "OneModelKernel",
@@ -201,7 +201,7 @@ class OneModelTestResult(TestResult):
 
 
 def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
-    from cvreport.summary import SummaryRow
+    from cvreport.rendering.summary import SummaryRow
 
     out = []
     for row in rows:

@@ -35,8 +35,8 @@ from cvreport.methods.corrected import normal_pvalue
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.summary import SummaryRow
-    from cvreport.table import Design, ResultsTable
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "ProportionKernel",
@@ -125,7 +125,7 @@ class ProportionTestResult(TestResult):
     pooled_error: float = math.nan
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = super()._summary_rows()
         extra = [
@@ -235,7 +235,7 @@ def proportion_test(
     Examples
     --------
     >>> import pandas as pd
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> errors = {"A": [1] * 15 + [0] * 85, "B": [1] * 10 + [0] * 90}
     >>> df = pd.DataFrame([{"model": m, "replication": 1, "fold": 1, "record": i, "loss": e}
     ...                    for m, losses in errors.items() for i, e in enumerate(losses)])

@@ -15,7 +15,7 @@ per replication, so each replication is its own group; K-fold and hold-out have
 one replication.
 
 The block-regularized and balanced templates come from the partition
-designers of :mod:`cvreport.splits` (Yang et al. Table III; Wang, Li & Li (2017) Table 1), so
+designers of :mod:`cvreport.partitions.splits` (Yang et al. Table III; Wang, Li & Li (2017) Table 1), so
 the simulation scores records with the same partitions a user would build.
 
 Examples
@@ -65,7 +65,7 @@ class SimulationDesign:
         Label used in result tables, e.g. ``"10-fold"``, ``"random 5x2"``,
         ``"5x2 BCV"``, ``"blocked 3x2"``, ``"hold-out 1/3"``.
     kind : str
-        The design kind a :class:`~cvreport.table.ResultsTable` would report:
+        The design kind a :class:`~cvreport.data.table.ResultsTable` would report:
         ``"kfold"``, ``"mx2"`` or ``"holdout"``.
     m, K : int
         Replications and folds per replication (``K = 1`` for hold-out).
@@ -278,12 +278,12 @@ def _build_template(design: SimulationDesign, n: int) -> np.ndarray:
 
 
 def _designed_template(design: SimulationDesign, n: int) -> np.ndarray:
-    """Block-regularized or balanced partitions from :mod:`cvreport.splits`.
+    """Block-regularized or balanced partitions from :mod:`cvreport.partitions.splits`.
 
     A fixed ``random_state`` makes the template reproducible; the simulator's own
     shuffle of every data set makes the partition of each data set uniformly random.
     """
-    from cvreport import splits
+    from cvreport.partitions import splits
 
     if design.partitions == "balanced":
         splitter: Any = splits.Balanced5x2CV(random_state=0)

@@ -1,7 +1,7 @@
 """Inline SVG power curves: rejection rate against a scenario parameter, one line per test.
 
 Drawn as plain markup (no display, no plotting library), in the style of
-:mod:`cvreport.figures`: an accessible ``<svg role="img">`` with ``<title>`` and
+:mod:`cvreport.rendering.figures`: an accessible ``<svg role="img">`` with ``<title>`` and
 ``<desc>``, every point carrying its exact value in a ``<title>``, colours from
 CSS classes with presentation attributes as a fallback, every text XML-escaped.
 Lines differ in dash pattern as well as colour, so the figure reads in black
@@ -25,8 +25,8 @@ from typing import Any
 
 import pandas as pd
 
-from cvreport.figures import FONT, nice_ticks
-from cvreport.formatting import format_number
+from cvreport.rendering.figures import FONT, nice_ticks
+from cvreport.rendering.formatting import format_number
 
 __all__ = ["PALETTE", "power_curve_plot"]
 

@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
-from cvreport.formatting import format_number
+from cvreport.rendering.formatting import format_number
 from cvreport.simulate.engine import COLUMNS
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 
@@ -53,7 +53,7 @@ def _value(value: float) -> str:
 
 def _label(test: str) -> str:
     try:
-        from cvreport.selection import get_spec
+        from cvreport.reporting.selection import get_spec
 
         return get_spec(test).label
     except CVReportError:
@@ -241,14 +241,14 @@ class CalibrationReport:
     # -- outputs ------------------------------------------------------------
     def to_html(self, *, standalone: bool = True) -> str:
         """A standalone HTML page (inline CSS and SVG), or a fragment for notebooks."""
-        from cvreport.rendering import html_environment
+        from cvreport.rendering.environment import html_environment
 
         template = html_environment().get_template("calibration.html.j2")
         return template.render(**self.context(), standalone=standalone)
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown (the figure becomes a table of rates by parameter)."""
-        from cvreport.rendering import text_environment
+        from cvreport.rendering.environment import text_environment
 
         return text_environment().get_template("calibration.md.j2").render(**self.context())
 

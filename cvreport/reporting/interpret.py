@@ -2,7 +2,7 @@
 
 Every function here turns numbers a report already holds into sentences; none
 computes a statistic. Numbers are written with the same formatting functions as
-the tables (:mod:`cvreport.formatting`), so a sentence and its table agree.
+the tables (:mod:`cvreport.rendering.formatting`), so a sentence and its table agree.
 
 Conventions follow docs/methods.md: a difference is loss(A) − loss(B), so a
 negative estimate means model A has the lower loss. When the loss is a negated
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from cvreport.formatting import format_interval, format_number, format_pvalue
+from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
 
 __all__ = [
     "audit_sentence",

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cvreport import formatting
+from cvreport.rendering import formatting
 
 __all__ = ["Summary", "SummaryRow", "SummaryTable", "display_bundle"]
 
@@ -71,7 +71,7 @@ class Summary:
 
     def as_text(self) -> str:
         """Plain text with aligned columns."""
-        from cvreport.rendering import text_environment
+        from cvreport.rendering.environment import text_environment
 
         labels = [r.label for r in self.rows]
         values = [_plain(r.value, r.kind) for r in self.rows]
@@ -105,19 +105,19 @@ class Summary:
 
     def as_markdown(self) -> str:
         """GitHub-flavoured Markdown."""
-        from cvreport.rendering import text_environment
+        from cvreport.rendering.environment import text_environment
 
         return text_environment().get_template("summary.md.j2").render(self._context())
 
     def as_html(self) -> str:
         """An HTML fragment (escaped), suitable for notebooks and reports."""
-        from cvreport.rendering import html_environment
+        from cvreport.rendering.environment import html_environment
 
         return html_environment().get_template("summary.html.j2").render(self._context())
 
     def as_latex(self) -> str:
         """A LaTeX fragment using booktabs."""
-        from cvreport.rendering import latex_environment
+        from cvreport.rendering.environment import latex_environment
 
         return latex_environment().get_template("summary.tex.j2").render(self._context())
 

@@ -13,14 +13,14 @@ from typing import Any
 
 import jinja2
 
-from cvreport import formatting
+from cvreport.rendering import formatting
 
 __all__ = ["html_environment", "latex_environment", "templates_dir", "text_environment"]
 
 
 def templates_dir() -> Path:
     """Return the folder holding cvreport's Jinja2 templates."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     for candidate in (package / "templates", package.parent / "templates"):
         if (candidate / "summary.html.j2").is_file():
             return candidate

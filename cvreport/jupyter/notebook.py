@@ -1,7 +1,7 @@
 """Write a ready-to-run analysis notebook (nbformat v4) for a table of cross-validation losses.
 
 :func:`write` produces a notebook that loads the data, builds the
-:class:`~cvreport.table.ResultsTable`, audits the partitions, runs the
+:class:`~cvreport.data.table.ResultsTable`, audits the partitions, runs the
 recommended tests, renders the report and opens the explorer. Cell ids are
 fixed names (``load-data``, ``build-table`` …) rather than random uuids, so
 writing the same analysis twice gives the same file and diffs stay readable.
@@ -301,7 +301,7 @@ def write(
     record : str
         The column identifying a record (not used with ``per_fold``).
     tests, alpha, correction
-        Passed to :class:`cvreport.report.Report` in the notebook.
+        Passed to :class:`cvreport.reporting.report.Report` in the notebook.
     title : str, optional
         The notebook's heading.
     overwrite : bool
@@ -475,7 +475,7 @@ def _relative_to_notebook(source: Path, notebook: Path) -> str:
 
 def _check_tests(tests: str | list[str]) -> None:
     """Fail now, not in the notebook, on test names cvreport does not know."""
-    from cvreport.selection import get_spec
+    from cvreport.reporting.selection import get_spec
 
     names = (
         [t.strip() for t in tests.split(",") if t.strip()]
@@ -492,7 +492,7 @@ def _check_tests(tests: str | list[str]) -> None:
 
 
 def _check_correction(correction: str | None) -> None:
-    from cvreport.report import CORRECTIONS
+    from cvreport.reporting.report import CORRECTIONS
 
     if correction is not None and correction not in CORRECTIONS:
         raise CVReportError(
@@ -534,10 +534,10 @@ def _check(
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
 ) -> None:
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
     if str(data) == EXAMPLE:
-        from cvreport.examples import load_example
+        from cvreport.data.examples import load_example
 
         frame = load_example()
     else:

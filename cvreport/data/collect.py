@@ -1,7 +1,7 @@
 """Run the cross-validation with scikit-learn and keep every record's loss.
 
 :func:`collect` fits each estimator on every training set of a splitter and
-returns a :class:`~cvreport.table.ResultsTable` of per-record 0/1 losses, with
+returns a :class:`~cvreport.data.table.ResultsTable` of per-record 0/1 losses, with
 the predictions and the truth kept, so that every test and the overlap audit
 can run on the result. scikit-learn is an optional dependency (the ``sklearn``
 extra) and is imported only when :func:`collect` is called.
@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError, DataError, describe_keys
-from cvreport.splits import _Mx2Splitter, record_labels
+from cvreport.partitions.splits import _Mx2Splitter, record_labels
 
 if TYPE_CHECKING:
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
 __all__ = ["collect", "split_labels"]
 
@@ -59,7 +59,7 @@ def split_labels(cv: Any, splits: list[tuple[np.ndarray, np.ndarray]]) -> list[t
     which case every split is its own replication with a single validation fold
     (repeated hold-out).
 
-    >>> from cvreport.splits import BlockRegularizedCV
+    >>> from cvreport.partitions.splits import BlockRegularizedCV
     >>> cv = BlockRegularizedCV(m=3, random_state=0)
     >>> split_labels(cv, list(cv.split(range(8))))
     [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)]
@@ -138,7 +138,7 @@ def collect(
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.dummy import DummyClassifier
     >>> from sklearn.naive_bayes import GaussianNB
-    >>> from cvreport.splits import BlockRegularizedCV
+    >>> from cvreport.partitions.splits import BlockRegularizedCV
     >>> X, y = load_iris(return_X_y=True)
     >>> table = collect({"nb": GaussianNB(), "majority": DummyClassifier()}, X, y,
     ...                 cv=BlockRegularizedCV(m=3, stratify=True, random_state=0))
@@ -194,6 +194,6 @@ def collect(
         )
     data = pd.concat(frames, ignore_index=True)
 
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
     return ResultsTable.from_predictions(data, truth="truth", prediction="prediction")

@@ -53,7 +53,7 @@ def load_example(name: str = "random") -> pd.DataFrame:
     >>> df = load_example()
     >>> sorted(df["model"].unique())
     ['decision_tree', 'logistic_regression', 'naive_bayes']
-    >>> from cvreport.table import ResultsTable
+    >>> from cvreport.data.table import ResultsTable
     >>> ResultsTable.from_formula("loss ~ model | replication + fold", df).design.describe()
     '5×2 cross-validation (m = 5, K = 2, n = 569 records, folds of 284–285)'
     """

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from cvreport.formatting import format_number, format_pvalue
+from cvreport.rendering.formatting import format_number, format_pvalue
 
 __all__ = ["PValuePoint", "difference_plot", "nice_ticks", "pvalue_plot"]
 

@@ -1,7 +1,7 @@
 """The report: every applicable test for every pair of models, the audit, and what it all means.
 
 :class:`Report` collects result objects (it computes no statistic itself: the
-tests come from :mod:`cvreport.methods`, the audit from :mod:`cvreport.audit`)
+tests come from :mod:`cvreport.methods`, the audit from :mod:`cvreport.partitions.audit`)
 into a plain context and renders it through the packaged Jinja2 templates as a
 standalone HTML page, GitHub-flavoured Markdown or LaTeX (booktabs). Sections:
 
@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cvreport import figures, interpret, selection
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -59,10 +58,12 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
+from cvreport.rendering import figures
+from cvreport.reporting import interpret, selection
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
 
 __all__ = [
     "CORRECTIONS",
@@ -220,7 +221,7 @@ class Report:
     tests : "recommended", "all" or sequence of str
         ``"recommended"`` runs the tests recommended for the design;
         ``"all"`` every registered test that fits the design; a list names test
-        functions (see :data:`cvreport.selection.TEST_SPECS`).
+        functions (see :data:`cvreport.reporting.selection.TEST_SPECS`).
     alpha : float
         Significance level for the decisions.
     correction : str
@@ -1188,13 +1189,13 @@ def _float_or_none(value: Any) -> float | None:
 
 def _audit(table: Any) -> Any:
     """Run the overlap audit (a seam for tests)."""
-    from cvreport.audit import audit_overlap
+    from cvreport.partitions.audit import audit_overlap
 
     return audit_overlap(table)
 
 
 def _num(value: float) -> str:
-    from cvreport.formatting import format_number
+    from cvreport.rendering.formatting import format_number
 
     return format_number(value)
 
@@ -1343,20 +1344,20 @@ def _format_kind(format: str) -> str:
 
 
 def _render_html(context: Mapping[str, Any], *, standalone: bool) -> str:
-    from cvreport.rendering import html_environment
+    from cvreport.rendering.environment import html_environment
 
     name = "report.html.j2" if standalone else "report_fragment.html.j2"
     return html_environment().get_template(name).render(context)
 
 
 def _render_markdown(context: Mapping[str, Any]) -> str:
-    from cvreport.rendering import text_environment
+    from cvreport.rendering.environment import text_environment
 
     return text_environment().get_template("report.md.j2").render(context)
 
 
 def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) -> str:
-    from cvreport.rendering import latex_environment
+    from cvreport.rendering.environment import latex_environment
 
     # a standalone document keeps each table where it belongs (float's [H]);
     # a fragment leaves placement to the paper

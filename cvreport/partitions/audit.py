@@ -18,8 +18,8 @@ overlap of 9n/20, and builds the calibrated F(7, 5) test on balanced partitions.
 Examples
 --------
 >>> import numpy as np, pandas as pd
->>> from cvreport.splits import BlockRegularizedCV
->>> from cvreport.table import ResultsTable
+>>> from cvreport.partitions.splits import BlockRegularizedCV
+>>> from cvreport.data.table import ResultsTable
 >>> folds = BlockRegularizedCV(m=5, random_state=0).assignment(40)
 >>> rows = pd.concat([folds.assign(model=m, loss=0.0) for m in ("A", "B")])
 >>> audit = audit_overlap(ResultsTable(rows))
@@ -37,14 +37,14 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import DesignError
-from cvreport.formatting import format_number
-from cvreport.overlap import REFERENCE as OVERLAP_REFERENCE
-from cvreport.overlap import overlap_distribution, overlap_quantile, zmax_sf
+from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
+from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
+from cvreport.rendering.formatting import format_number
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
-    from cvreport.summary import SummaryRow, SummaryTable
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = ["OverlapAudit", "PairOverlap", "audit_overlap"]
 
@@ -191,7 +191,7 @@ class OverlapAudit(TestResult):
         )
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.summary import SummaryRow
+        from cvreport.rendering.summary import SummaryRow
 
         rows = [
             SummaryRow("cross-validation design", self.cv_design, "text"),
@@ -215,7 +215,7 @@ class OverlapAudit(TestResult):
         return rows
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.summary import SummaryTable
+        from cvreport.rendering.summary import SummaryTable
 
         caption = (
             "Training-set overlap X of every pair of replications"
@@ -243,8 +243,8 @@ class OverlapAudit(TestResult):
         ]
 
     def summary(self, alpha: float = 0.05) -> Any:
-        """A :class:`~cvreport.summary.Summary` with text, Markdown, HTML and LaTeX views."""
-        from cvreport.summary import Summary
+        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
+        from cvreport.rendering.summary import Summary
 
         return Summary(
             title=self.method,
@@ -373,7 +373,7 @@ def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
     Li & Li's (2017) balanced 5×2 is told from Yang et al.'s by which triples of replications
     are aliased (their memberships multiply to the same sign on every block).
     """
-    from cvreport.splits import block_regularized_signs
+    from cvreport.partitions.splits import block_regularized_signs
 
     if K != 2:
         return "balanced" if z_max == 0 else "random"
@@ -449,7 +449,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
             "at n/4 and 0.055 with a largest overlap of n/4 + 9. Dietterich's t and "
             "Alpaydın's F keep their usual behaviour; the calibrated tests' balance "
             "assumption holds only approximately. Designed partitions "
-            "(cvreport.splits.BlockRegularizedCV) remove this source of variance in the "
+            "(cvreport.partitions.splits.BlockRegularizedCV) remove this source of variance in the "
             "next experiment."
         )
     return (
@@ -459,7 +459,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         "5×2cv F-test's type I error from 0.037 to 0.070 and its type II error from 0.050 "
         "to 0.086; Wang, Li & Li (2017) §3 reports the same for a largest overlap of 9n/20. Read the "
         "t and F tests on these partitions with caution and prefer balanced or "
-        "block-regularized partitions (cvreport.splits) when the experiment is rerun."
+        "block-regularized partitions (cvreport.partitions.splits) when the experiment is rerun."
     )
 
 

@@ -5,7 +5,7 @@ every replication, each model's loss — or, for
 :meth:`ResultsTable.from_fold_scores`, one score per fold. It is checked once
 on construction (typed errors that name the offending columns and keys), its
 design is detected (:class:`Design`), and its sufficient statistics
-(:mod:`cvreport.sufficient`) are computed in the same pass and cached; every
+(:mod:`cvreport.data.sufficient`) are computed in the same pass and cached; every
 test reads only those.
 
 Labels keep the user's values (0-based, 1-based or strings). Replications and
@@ -29,15 +29,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cvreport.errors import DataError, DesignError, describe_keys
-from cvreport.formula import evaluate_response, parse_formula
-from cvreport.sufficient import (
+from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
     fold_score_statistics,
     sufficient_statistics,
 )
-from cvreport.validation import (
+from cvreport.data.validation import (
     build_fold_score_layout,
     build_record_layout,
     encode_labels,
@@ -45,9 +44,10 @@ from cvreport.validation import (
     require_columns,
     show,
 )
+from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
-    from cvreport.summary import Summary
+    from cvreport.rendering.summary import Summary
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -726,7 +726,7 @@ class ResultsTable:
     """Replications listed in the fold-size table of :meth:`summary` (the rest are counted)."""
 
     def summary(self) -> Summary:
-        """A :class:`~cvreport.summary.Summary` of the design, the models and the fold sizes.
+        """A :class:`~cvreport.rendering.summary.Summary` of the design, the models and the fold sizes.
 
         It renders as text, Markdown, HTML and LaTeX, and is what Jupyter shows for
         the table.
@@ -741,7 +741,7 @@ class ResultsTable:
         >>> [table.caption for table in s.tables]
         ['Mean loss per model over the folds', 'Records per validation fold']
         """
-        from cvreport.summary import Summary, SummaryRow, SummaryTable
+        from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 
         design = self._design
         if self._per_record:
@@ -829,7 +829,7 @@ class ResultsTable:
         **kwargs: Any,
     ) -> dict[str, str]:
         """Every rich format for one Jupyter display from a single :meth:`summary` call."""
-        from cvreport.summary import display_bundle
+        from cvreport.rendering.summary import display_bundle
 
         return display_bundle(self.summary(), include, exclude)
 

@@ -2,7 +2,7 @@
 
 The input has one row per (replication, fold, model, record). This module
 checks it (typed errors whose messages name the offending columns and keys)
-and turns it into one :class:`~cvreport.sufficient.FoldBlock` per
+and turns it into one :class:`~cvreport.data.sufficient.FoldBlock` per
 (replication, fold): an ``(M, n)`` array of losses, one row per model, aligned
 by record.
 
@@ -34,8 +34,8 @@ from typing import Any, Literal, NoReturn
 import numpy as np
 import pandas as pd
 
+from cvreport.data.sufficient import FoldBlock
 from cvreport.errors import DataError, DesignError, describe_keys
-from cvreport.sufficient import FoldBlock
 
 __all__ = [
     "FoldScoreLayout",

@@ -6,9 +6,9 @@ attributes (``app.model_a``, ``app.alpha`` …) so that code and tests can set
 ``.value`` directly, without a browser or a kernel. ipywidgets is imported only
 when an explorer is built, so ``import cvreport`` needs no front end.
 
-The statistics come from :class:`cvreport.report.Report`; this module only
-wires controls to it (see :mod:`cvreport.report` for what a report contains and
-:mod:`cvreport.selection` for the paper behind each test and recommendation).
+The statistics come from :class:`cvreport.reporting.report.Report`; this module only
+wires controls to it (see :mod:`cvreport.reporting.report` for what a report contains and
+:mod:`cvreport.reporting.selection` for the paper behind each test and recommendation).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from cvreport.errors import CVReportError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.report import Report
-    from cvreport.table import ResultsTable
+    from cvreport.data.table import ResultsTable
+    from cvreport.reporting.report import Report
 
 __all__ = ["FORMATS", "Explorer", "explore"]
 
@@ -36,7 +36,7 @@ TEST_SETS = ("recommended", "all", "selected")
 
 
 class Explorer:
-    """An interactive report on one :class:`~cvreport.table.ResultsTable`.
+    """An interactive report on one :class:`~cvreport.data.table.ResultsTable`.
 
     Build it with :func:`explore`. Every control is an attribute; setting its
     ``value`` (in the browser or in code) re-renders :attr:`output`.
@@ -65,7 +65,7 @@ class Explorer:
     overwrite : ipywidgets.Checkbox
         Allow replacing an existing file.
     save_button : ipywidgets.Button
-        Writes the report atomically through :meth:`cvreport.report.Report.save`.
+        Writes the report atomically through :meth:`cvreport.reporting.report.Report.save`.
     status : ipywidgets.HTML
         The outcome of the last save, or the error message.
     widget : ipywidgets.VBox
@@ -225,7 +225,7 @@ class Explorer:
     # -- rendering -------------------------------------------------------
     def build_report(self) -> Report:
         """The report for the current choices (cached, so a format change recomputes nothing)."""
-        from cvreport.report import Report
+        from cvreport.reporting.report import Report
 
         pairs = self.pairs
         if pairs is not None and pairs[0][0] == pairs[0][1]:
@@ -378,14 +378,14 @@ def explore(
 
 def _available_tests(table: ResultsTable) -> dict[str, str]:
     """The tests that fit the table's design: function name -> label, in the report's order."""
-    from cvreport.selection import specs_for
+    from cvreport.reporting.selection import specs_for
 
     specs = specs_for(table.design.kind, binary=table.is_binary, per_record=table.per_record)
     return {spec.name: spec.label for spec in specs}
 
 
 def _corrections() -> tuple[str, ...]:
-    from cvreport.report import CORRECTIONS
+    from cvreport.reporting.report import CORRECTIONS
 
     return tuple(CORRECTIONS)
 
