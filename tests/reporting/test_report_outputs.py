@@ -31,22 +31,13 @@ from cvreport.rendering.formatting import (
 )
 from cvreport.reporting import selection
 from cvreport.results import TestResult
-
-
-def _sibling(name: str) -> Any:
-    """A module beside this file: pytest puts tests/ on sys.path (or imports it as a package)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:  # pragma: no cover - tests/ is a package
-        return importlib.import_module(f"tests.{name}")
-
-
-_fakes = _sibling("test_report")
-FakeTable = _fakes.FakeTable
-IntervalResult = _fakes.IntervalResult
-PosteriorResult = _fakes.PosteriorResult
-make_result = _fakes.make_result
-with_audit = _fakes.with_audit
+from tests.reporting.test_report import (
+    FakeTable,
+    IntervalResult,
+    PosteriorResult,
+    make_result,
+    with_audit,
+)
 
 report_module = importlib.import_module("cvreport.reporting.report")
 Report = report_module.Report

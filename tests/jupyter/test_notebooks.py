@@ -30,7 +30,7 @@ from cvreport.jupyter import notebook
 from cvreport.partitions.splits import BlockRegularizedCV
 from cvreport.rendering.formatting import format_number, format_pvalue
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 WORKED = sorted(NOTEBOOKS.glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
