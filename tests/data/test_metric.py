@@ -34,5 +34,5 @@ def test_metric_turns_internal_loss_differences_into_the_users_units() -> None:
 
 
 def test_metric_refuses_an_unknown_direction() -> None:
-    with pytest.raises(DataError, match="'lower'.*'higher'"):
+    with pytest.raises(DataError, match=r"'lower'.*'higher'"):
         Metric("auc", "up")  # type: ignore[arg-type]
