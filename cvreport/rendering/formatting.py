@@ -148,6 +148,12 @@ _LATEX_SPECIAL = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # a "[" opening a table cell or an \item would be read as an optional argument
+    "[": "{[}",
+    "]": "{]}",
+    # T1 fonts turn `` '' ,, !` ?` into quotes and marks; keep the characters typed
+    "`": r"\textasciigrave{}",
+    '"': r"\textquotedbl{}",
 }
 # Symbols pdflatex cannot typeset from UTF-8 input without extra packages, spelled
 # as LaTeX commands so that a fragment can be \input into any paper. Math symbols
@@ -243,6 +249,8 @@ for _digit, (_sup, _sub) in enumerate(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "₀₁
     _LATEX_MATH[_sub] = f"_{{{_digit}}}"
 _LATEX_MATH.update({"⁺": "^{+}", "⁻": "^{-}", "ⁿ": "^{n}", "₊": "_{+}", "₋": "_{-}"})
 
+# a permitted line break that may stretch a little (a word has no other glue)
+_BREAK_GLUE = r"{\hskip0pt plus6pt}"
 _LATEX_TEXT = {
     "—": "---",
     "–": "--",
@@ -273,9 +281,14 @@ _LATEX_TEXT = {
     "\u00a0": "~",
     "\t": " ",
     "\r": " ",
+    # a blank line would end the paragraph (or break the table cell it is in)
+    "\n": " ",
+    "\u200b": _BREAK_GLUE,
 }
 _ACCENTS = {"\u0302": r"\hat", "\u0304": r"\bar", "\u0303": r"\tilde", "\u0307": r"\dot"}
 _LATEX_RE = re.compile(
+    # "--", "''" and ",," would become a dash or quotes: separate the pair
+    "(?P<ligature>[-',](?=[-',]))|"
     "(?P<base>[A-Za-z" + re.escape("".join(k for k in _LATEX_MATH if len(k) == 1)) + "])"
     "(?P<accent>[" + "".join(_ACCENTS) + "])"
     "|(?P<char>[\\s\\S])"
@@ -290,14 +303,21 @@ def _latex_char(ch: str) -> str:
     if ch in _LATEX_TEXT:
         return _LATEX_TEXT[ch]
     code = ord(ch)
-    if ch == "\n" or 32 <= code < 127 or 0xA0 <= code <= 0x17F:
+    if 32 <= code < 127 or 0xA0 <= code <= 0x17F:
         return ch  # ASCII, Latin-1 and Latin Extended-A: pdflatex sets them with T1 fonts
-    if unicodedata.category(ch) == "Mn":
-        return ""  # a combining mark without a base the table knows
-    return f"[U+{code:04X}]"  # anything else would stop pdflatex; keep it legible instead
+    if unicodedata.category(ch) in ("Mn", "Me", "Cf", "Cc", "Cs", "Co", "Cn"):
+        return ""  # a combining mark without a base the table knows, or an invisible control
+    if unicodedata.category(ch).startswith("Z"):
+        return " "
+    # anything else would stop pdflatex; keep it legible, in braces so that it
+    # can open a table row or an \item
+    return f"{{[}}U+{code:04X}{{]}}{_BREAK_GLUE}"
 
 
 def _latex_match(match: re.Match[str]) -> str:
+    ligature = match.group("ligature")
+    if ligature is not None:
+        return ligature + "{}"
     base = match.group("base")
     if base is not None:
         inner = _LATEX_MATH.get(base, base)
@@ -319,7 +339,20 @@ def escape_latex(text: Any) -> str:
     >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
     '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
     """
-    return _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, str(text)))
+    breakable = _LONG_WORD.sub(_breakable, str(text))
+    return _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, breakable))
+
+
+# A word longer than a line stops pdflatex ("Dimension too large") or runs off
+# the page: a zero-width space every few characters of a long run becomes a
+# permitted line break.
+_LONG_WORD = re.compile(r"\S{60,}")
+_BREAK_EVERY = 8
+
+
+def _breakable(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return "\u200b".join(word[i : i + _BREAK_EVERY] for i in range(0, len(word), _BREAK_EVERY))
 
 
 # "$\\rho$$^{2}$" reads better as "$\\rho^{2}$"; an escaped dollar "\\$" is never merged

@@ -276,6 +276,12 @@ class Report:
             from cvreport.methods._common import as_table
 
             table = as_table(table, data)
+        if isinstance(table, pd.DataFrame):
+            raise DataError(
+                "Report needs a ResultsTable or a formula with data=, got a DataFrame: pass "
+                "Report('loss ~ model | replication + fold', data=df) or "
+                "Report(ResultsTable.from_formula(...))"
+            )
         self.table = table
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
