@@ -652,7 +652,11 @@ class ResultsTable:
     @property
     def models(self) -> tuple[Any, ...]:
         """Model labels, in order of first appearance in the data."""
-        return _labels(self._models)
+        cached = self.__dict__.get("_model_labels")
+        if cached is None or cached[0] is not self._models:  # asked for every pair of a report
+            cached = (self._models, _labels(self._models))
+            self.__dict__["_model_labels"] = cached
+        return cached[1]
 
     @property
     def replications(self) -> tuple[Any, ...]:
@@ -1046,6 +1050,14 @@ class ResultsTable:
             When the training-set size cannot be known: a single hold-out split, or
             per-fold scores without ``test_train_ratio``.
         """
+        cached = self.__dict__.get("_train_sizes")
+        if cached is not None:  # asked once per pair of models in a report
+            return cached.copy()
+        frame = self._compute_train_sizes()
+        self.__dict__["_train_sizes"] = frame
+        return frame.copy()
+
+    def _compute_train_sizes(self) -> pd.DataFrame:
         m, n_folds, _ = self._stats.shape
         i, j = np.indices((m, n_folds)).reshape(2, -1)
         frame = pd.DataFrame(

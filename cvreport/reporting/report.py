@@ -1250,6 +1250,11 @@ def _audit_pairs(audit: Any) -> dict[str, Any] | None:
     frame = pairs if isinstance(pairs, pd.DataFrame) else pd.DataFrame(list(pairs))
     if frame.empty:
         return None
+    from cvreport.partitions import audit_summary
+
+    total = len(frame)
+    bins = audit_summary.histogram(frame) if total > audit_summary.SHOWN_PAIRS else None
+    frame = audit_summary.worst_pairs(frame)
     columns = [str(c) for c in frame.columns]
     labels = [_AUDIT_COLUMNS.get(c, (c, "value"))[0] for c in columns]
     kinds = [_AUDIT_COLUMNS.get(c, (c, "value"))[1] for c in columns]
@@ -1257,7 +1262,8 @@ def _audit_pairs(audit: Any) -> dict[str, Any] | None:
         [_plain_value(v, kind) for v, kind in zip(row, kinds)]
         for row in frame.itertuples(index=False, name=None)
     ]
-    return {"columns": labels, "kinds": kinds, "rows": rows}
+    histogram = None if bins is None else [list(row) for row in bins.to_numpy().tolist()]
+    return {"columns": labels, "kinds": kinds, "rows": rows, "total": total, "histogram": histogram}
 
 
 def _plain_value(value: Any, kind: str) -> Any:
