@@ -59,7 +59,7 @@ from cvreport.errors import (
     describe_keys,
 )
 from cvreport.rendering import figures
-from cvreport.reporting import interpret, selection
+from cvreport.reporting import interpret, overview, selection
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -313,6 +313,16 @@ class Report:
             selection.get_spec(name).name: dict(options)
             for name, options in (test_options or {}).items()
         }
+        # many models: every pair in one overview, details for the best model's pairs
+        self.overview: pd.DataFrame | None = None
+        if pairs is None and len(self.pairs) > overview.DETAIL_LIMIT and self.recommendation.names:
+            self.overview = overview.pair_overview(
+                self.table,
+                self.recommendation.names[0],
+                alpha=self.alpha,
+                correction=self.correction,
+            )
+            self.pairs = overview.detailed_pairs(self.table)
         self.comparisons = [self._compare(a, b) for a, b in self.pairs]
         self._adjust_and_interpret()
         self._context_cache: dict[str, Any] | None = None
@@ -659,6 +669,7 @@ class Report:
             "any_adjusted": any_adjusted,
             "data": self._data_context(),
             "audit": self._audit_context(),
+            "overview": overview.context(self.overview, self.correction),
             "model_losses": _model_losses(table),
             "metrics": _confusion_metrics(table),
             "recommendation": {
