@@ -19,6 +19,7 @@ from cvreport.cli import main
 from cvreport.rendering.formatting import format_pvalue
 
 report_module = importlib.import_module("cvreport.reporting.report")
+writer_module = importlib.import_module("cvreport.rendering.writer")
 
 FORMULA = "loss ~ model | replication + fold"
 
@@ -267,15 +268,18 @@ def test_unwritable_target_exits_with_one_line(
 ) -> None:
     """Whatever the OS refuses while writing (here simulated) ends in one line naming the file."""
 
-    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
-        raise PermissionError(13, "Permission denied", str(tmp_path / "r.html"))
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".r.html.123.tmp"))
 
-    monkeypatch.setattr(report_module.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(writer_module, "_write_all", refuse)
     status, _, stderr = run(
         ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(tmp_path / "r.html")], capsys
     )
     assert status == 1
-    assert stderr == f"cvreport: error: {tmp_path / 'r.html'}: Permission denied\n"
+    assert stderr == (
+        f"cvreport: error: {tmp_path / 'r.html'}: Permission denied; the folder is not writable\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no temporary file left
 
 
 def test_path_the_system_refuses(

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cvreport.errors import CVReportError, DataError
+from cvreport.rendering.writer import OutputExistsError, write_text
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
@@ -33,15 +33,8 @@ DEFAULT_FORMULA = "loss ~ model | replication + fold"
 _READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 
 
-class NotebookExistsError(CVReportError, FileExistsError):
+class NotebookExistsError(OutputExistsError):
     """The notebook's target file exists and ``overwrite`` was not set."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
-        super().__init__(message)
-        self.filename = os.fspath(path)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 _KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -421,40 +414,8 @@ def _notebook(cells: Iterable[Any]) -> Any:
 
 
 def _write_atomically(target: Path, text: str, *, overwrite: bool = True) -> None:
-    """Write ``text`` beside ``target`` and move it into place; never half a file.
-
-    Without ``overwrite`` the move is a hard link, which fails if ``target``
-    appeared in the meantime.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; use the umask
-        if overwrite:
-            os.replace(temporary, target)
-            return
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            raise NotebookExistsError(
-                f"{target} exists; pass overwrite=True (--overwrite on the command line) "
-                "to replace it",
-                target,
-            ) from None
-        except OSError:  # a file system without hard links
-            if target.exists():
-                raise NotebookExistsError(
-                    f"{target} exists; pass overwrite=True to replace it", target
-                ) from None
-            os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
+    write_text(target, text, overwrite=overwrite, exists_error=NotebookExistsError)
 
 
 def _reader_for(source: Path) -> str:

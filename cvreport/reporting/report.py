@@ -40,7 +40,6 @@ import copy
 import hashlib
 import math
 import os
-import tempfile
 import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from cvreport.errors import (
     describe_keys,
 )
 from cvreport.rendering import figures
+from cvreport.rendering.writer import OutputExistsError, write_text
 from cvreport.reporting import interpret, overview, selection
 from cvreport.results import TestResult
 
@@ -111,15 +111,8 @@ OVERLAP_REFERENCE = (
 )
 
 
-class ReportExistsError(CVReportError, FileExistsError):
+class ReportExistsError(OutputExistsError):
     """The report's target file exists and ``overwrite`` was not set."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
-        super().__init__(message)
-        self.filename = os.fspath(path)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -1390,40 +1383,5 @@ def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) 
 
 
 def _write_atomically(target: Path, text: str, *, overwrite: bool) -> None:
-    """Write ``text`` to a temporary file beside ``target`` and move it into place."""
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"cannot write {target}: the folder {folder} does not exist; create it first"
-        )
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:  # name the report, not the temporary file
-        raise type(exc)(exc.errno, exc.strerror, os.fspath(target)) from exc
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        if overwrite:
-            os.replace(temporary, target)
-        else:
-            try:
-                os.link(temporary, target)  # fails if the target appeared meanwhile
-            except FileExistsError:
-                raise ReportExistsError(
-                    f"{target} exists; pass overwrite=True (--overwrite on the command line) "
-                    "to replace it",
-                    target,
-                ) from None
-            except OSError:  # a file system without hard links
-                if target.exists():
-                    raise ReportExistsError(
-                        f"{target} exists; pass overwrite=True to replace it", target
-                    ) from None
-                os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
+    write_text(target, text, overwrite=overwrite, exists_error=ReportExistsError)
