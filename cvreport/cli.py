@@ -167,7 +167,17 @@ def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", nargs="?", metavar="DATA", help="CSV or Parquet file of losses")
+    parser.add_argument(
+        "data",
+        nargs="?",
+        metavar="DATA",
+        help="CSV (also .csv.gz, .csv.bz2, ...) or Parquet file of losses",
+    )
+    parser.add_argument(
+        "--sep",
+        metavar="CHAR",
+        help="field separator of a CSV file (',' by default; e.g. ';')",
+    )
     parser.add_argument(
         "-f",
         "--formula",
@@ -296,6 +306,7 @@ def _run_notebook(args: argparse.Namespace) -> int:
         per_fold=per_fold,
         higher_is_better=args.higher_is_better,
         test_train_ratio=ratio,
+        sep=args.sep,
     )
     print(f"wrote {written}")
     return 0
@@ -319,7 +330,7 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         _check_example(args)
         return _example_table(args.example, args.formula, args.record)
     path, formula = _require_data_and_formula(args)
-    frame = read_data(path)
+    frame = read_data(path, sep=args.sep)
     per_fold, ratio = _score_options(args)
     return ResultsTable.from_formula(
         formula,
@@ -343,10 +354,20 @@ def _score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
     return per_fold, ratio
 
 
+def _looks_like_data(name: str) -> bool:
+    from cvreport.data.io import data_format
+
+    try:
+        data_format(name)
+    except DataError:
+        return False
+    return True
+
+
 def _check_example(args: argparse.Namespace) -> None:
     from cvreport.data.examples import EXAMPLES
 
-    if args.data or Path(args.example).suffix.lower() in _READERS:
+    if args.data or _looks_like_data(args.example):
         raise CommandError("pass either DATA or --example, not both")
     if args.example not in EXAMPLES:
         raise CommandError(
@@ -375,25 +396,11 @@ def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
     return ResultsTable.from_formula(_example_formula(), frame, record=record)
 
 
-def read_data(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file of losses, with a one-line error when it cannot be read."""
-    import pandas as pd
+def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV or Parquet file of losses (:func:`cvreport.data.io.read_results`)."""
+    from cvreport.data.io import read_results
 
-    source = Path(path)
-    reader = _READERS.get(source.suffix.lower())
-    if reader is None:
-        raise DataError(f"cannot read {str(source)!r}: DATA must be a .csv or .parquet file")
-    if not source.is_file():
-        raise DataError(f"data file {str(source)!r} not found")
-    try:
-        frame: pd.DataFrame = getattr(pd, reader)(source)
-    except ImportError as exc:
-        raise DataError(
-            f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({exc})"
-        ) from exc
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise DataError(f"cannot read {str(source)!r}: {_one_line(exc)}") from exc
-    return frame
+    return read_results(path, sep=sep)
 
 
 def _check_output(output: Path, *, overwrite: bool) -> None:

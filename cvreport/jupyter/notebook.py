@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.io import data_format, read_results
 from cvreport.errors import CVReportError, DataError
 from cvreport.rendering.writer import OutputExistsError, write_text
 
@@ -29,8 +30,6 @@ EXAMPLE = "example"
 """Pass ``data=EXAMPLE`` to analyse the bundled example (``cvreport.load_example()``)."""
 
 DEFAULT_FORMULA = "loss ~ model | replication + fold"
-
-_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 
 
 class NotebookExistsError(OutputExistsError):
@@ -53,6 +52,7 @@ def build(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> Any:
     """Build the analysis notebook in memory (an ``nbformat.NotebookNode``, validated).
 
@@ -83,9 +83,13 @@ def build(
         load = "df = cvreport.load_example()"
         source_text = "the example data bundled with cvreport (`cvreport.load_example()`)"
     else:
-        reader = _reader_for(Path(data))
+        data_format(Path(data))
         spelled = data_reference if data_reference is not None else str(data)
-        load = f"DATA = {spelled!r}\ndf = pd.{reader}(DATA)"
+        options = "" if sep is None else f", sep={sep!r}"
+        load = (
+            "from cvreport.data.io import read_results\n\n"
+            f"DATA = {spelled!r}\ndf = read_results(DATA{options})"
+        )
         source_text = f"`{spelled}`"
 
     heading = title or "Comparing classifiers from cross-validation results"
@@ -277,6 +281,7 @@ def write(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> Path:
     """Write a ready-to-run analysis notebook to ``path``.
 
@@ -314,6 +319,9 @@ def write(
         :meth:`cvreport.ResultsTable.from_formula`.
     test_train_ratio : float, optional
         Validation size over training size, for per-fold scores only.
+    sep : str, optional
+        The field separator of a CSV file (``","`` by default), as
+        :func:`cvreport.data.io.read_results`.
 
     Returns
     -------
@@ -352,7 +360,7 @@ def write(
     reference: str | None = None
     if str(data) != EXAMPLE:
         source = Path(data)
-        _reader_for(source)
+        data_format(source)
         if not source.is_file():
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
@@ -364,6 +372,7 @@ def write(
             per_fold=per_fold,
             higher_is_better=higher_is_better,
             test_train_ratio=test_train_ratio,
+            sep=sep,
         )
     notebook = build(
         data=data,
@@ -377,6 +386,7 @@ def write(
         per_fold=per_fold,
         higher_is_better=higher_is_better,
         test_train_ratio=test_train_ratio,
+        sep=sep,
     )
     _write_atomically(target, nbformat.writes(notebook) + "\n", overwrite=overwrite)
     return target
@@ -416,16 +426,6 @@ def _notebook(cells: Iterable[Any]) -> Any:
 def _write_atomically(target: Path, text: str, *, overwrite: bool = True) -> None:
     """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
     write_text(target, text, overwrite=overwrite, exists_error=NotebookExistsError)
-
-
-def _reader_for(source: Path) -> str:
-    reader = _READERS.get(source.suffix.lower())
-    if reader is None:
-        raise DataError(
-            f"cannot read {str(source)!r}: the data must be a .csv or .parquet file "
-            f"(or the string {EXAMPLE!r} for the bundled example)"
-        )
-    return reader
 
 
 def _relative_to_notebook(source: Path, notebook: Path) -> str:
@@ -494,6 +494,7 @@ def _check(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> None:
     from cvreport.data.table import ResultsTable
 
@@ -502,9 +503,7 @@ def _check(
 
         frame = load_example()
     else:
-        from cvreport.cli import read_data
-
-        frame = read_data(Path(data))
+        frame = read_results(Path(data), sep=sep)
     ResultsTable.from_formula(
         formula,
         frame,

@@ -265,7 +265,7 @@ def test_writing_twice_gives_the_same_file(tmp_path: Path) -> None:
     ]
     assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
     source = {c.id: c.source for c in nb.cells}
-    assert "pd.read_parquet(DATA)" in source["load-data"]
+    assert "df = read_results(DATA)" in source["load-data"]
     assert f"DATA = {str(tmp_path / 'losses.parquet')!r}" in source["load-data"]
     assert "ALPHA = 0.1" in source["setup"] and "RECORD = 'id'" in source["setup"]
     assert nb.metadata.kernelspec == {
