@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -430,6 +430,17 @@ def parse_formula(text: str) -> ParsedFormula:
     )
 
 
+def _require_unique(data: pd.DataFrame, columns: Sequence[str]) -> None:
+    from cvreport.errors import DataError
+
+    repeated = [column for column in columns if not isinstance(data[column], pd.Series)]
+    if repeated:
+        raise DataError(
+            f"the data has several columns named {describe_keys(repeated)}; rename them so "
+            "that each name is unique"
+        )
+
+
 def _all_numbers(values: np.ndarray) -> bool:
     return all(
         value is None or (isinstance(value, (int, float, np.number)) and not isinstance(value, str))
@@ -458,6 +469,7 @@ def evaluate_response(parsed: ParsedFormula, data: pd.DataFrame) -> pd.Series:
                 f"the loss column {parsed.response!r} of the formula {parsed.text!r} is not in "
                 f"the data (columns {describe_keys(data.columns, 12)})"
             )
+        _require_unique(data, [parsed.response])
         return data[parsed.response]
     checked = check_expression(parsed.response)
     missing = [column for column in checked.columns if column not in data]
@@ -468,6 +480,7 @@ def evaluate_response(parsed: ParsedFormula, data: pd.DataFrame) -> pd.Series:
             f"a column of the data (columns {describe_keys(data.columns, 12)}) nor one of the "
             f"allowed functions {', '.join(ALLOWED_FUNCTIONS)}"
         )
+    _require_unique(data, checked.columns)
     columns = {column: data[column] for column in checked.columns}
     try:
         with np.errstate(all="ignore"):

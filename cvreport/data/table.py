@@ -396,8 +396,17 @@ class ResultsTable:
             )
         else:
             values = loss_values(response, f"loss {parsed.response!r}")
-            if higher_is_better:
+            loss_name, how = parsed.response, ")"
+            # a per-record 0/1 score (1 = correct) becomes the 0/1 loss 1 − score, which
+            # McNemar's tests can read; negation would give −1/0
+            complement = bool(higher_is_better) and bool(np.isin(values, (0.0, 1.0)).all())
+            if complement:
+                values = 1.0 - values
+                loss_name = f"1 − {parsed.response}"
+                how = ", a 0/1 score turned into the 0/1 loss 1 − score)"
+            elif higher_is_better:
                 values = -values
+                how = ", a score negated into a loss)"
             table._setup_records(
                 data,
                 response,
@@ -406,12 +415,12 @@ class ResultsTable:
                 replication=replication,
                 fold=fold,
                 record=record,
-                loss_name=parsed.response,
+                loss_name=loss_name,
                 source=(
                     f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r}"
-                    + (", a score negated into a loss)" if higher_is_better else ")")
+                    + how
                 ),
-                higher_is_better=True if higher_is_better else None,
+                higher_is_better=True if higher_is_better and not complement else None,
             )
         table._formula = formula
         return table
@@ -1144,6 +1153,19 @@ def _misclassified(
             f"{prediction_name!r} ({prediction.dtype}) hold different kinds of labels, so no "
             "prediction could ever match; convert them to the same type"
         )
+    if numeric[1] and not pd.api.types.is_bool_dtype(prediction.dtype):
+        values = prediction.to_numpy(dtype=np.float64)
+        fractional = values != np.round(values)
+        if fractional.any():
+            labels = set(pd.unique(truth.astype(object)))
+            foreign = [v for v in pd.unique(values[fractional]) if v not in labels]
+            if foreign:
+                raise DataError(
+                    f"prediction column {prediction_name!r} holds fractional values such as "
+                    f"{describe_keys([float(v) for v in foreign[:3]])}, which are no label of truth column "
+                    f"{truth_name!r}: probabilities or scores? A prediction must be a class "
+                    "label; threshold them first, e.g. (proba >= 0.5).astype(int)"
+                )
     try:
         differs = truth != prediction
     except TypeError:  # e.g. categoricals with different categories
