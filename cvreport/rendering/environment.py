@@ -88,6 +88,7 @@ def text_environment() -> jinja2.Environment:
     env.filters["fmt"] = _format_filter
     env.filters["pvalue"] = formatting.format_pvalue
     env.filters["md"] = formatting.escape_markdown
+    env.filters["md_code"] = formatting.markdown_table_code
     return env
 
 

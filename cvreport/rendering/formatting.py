@@ -16,6 +16,7 @@ __all__ = [
     "STAT_DIGITS",
     "escape_latex",
     "escape_markdown",
+    "markdown_table_code",
     "format_df",
     "format_interval",
     "format_number",
@@ -359,7 +360,7 @@ def _breakable(match: re.Match[str]) -> str:
 _ADJACENT_MATH = re.compile(r"(?<!\\)\$\$")
 
 
-_MD_RE = re.compile(r"([\\`*_\[\]<>|$])")
+_MD_RE = re.compile(r"([\\`*_\[\]<>|$&~])")
 
 
 _LINE_BREAK_RE = re.compile(r"\s*[\r\n]+\s*")
@@ -374,3 +375,22 @@ def escape_markdown(text: Any) -> str:
     'a\\\\|b c\\\\_d'
     """
     return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", str(text)))
+
+
+def markdown_table_code(text: Any) -> str:
+    r"""A code span that stays one table cell in GitHub Markdown, whatever ``text`` holds.
+
+    A code span does not protect ``|`` inside a GFM table (the row is split
+    first), so pipes are escaped; line breaks become spaces; the fence is one
+    backtick longer than the longest run of backticks in ``text``.
+
+    >>> print(markdown_table_code("a|b\nc"))
+    `a\|b c`
+    >>> print(markdown_table_code("x `y` z"))
+    ``x `y` z``
+    """
+    code = " ".join(str(text).split()).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
