@@ -16,12 +16,12 @@ __all__ = [
     "STAT_DIGITS",
     "escape_latex",
     "escape_markdown",
-    "markdown_table_code",
     "format_df",
     "format_interval",
     "format_number",
     "format_pvalue",
     "format_value",
+    "markdown_table_code",
     "significance_stars",
 ]
 

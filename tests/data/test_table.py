@@ -640,7 +640,7 @@ def test_predictions_that_never_match_any_truth_label_are_refused():
     # probabilities passed as predictions: every row would silently count as an error
     df = hand_frame().assign(truth=1, prediction=lambda d: 0.25 + 0.5 * d["loss"])
     with pytest.raises(
-        DataError, match="holds fractional values such as 0.75, 0.25.*probabilities"
+        DataError, match=r"holds fractional values such as 0\.75, 0\.25.*probabilities"
     ):
         ResultsTable.from_predictions(df, truth="truth", prediction="prediction")
     # a model that really is always wrong on a tiny table is still accepted

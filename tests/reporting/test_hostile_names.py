@@ -71,8 +71,10 @@ def visible(name: str) -> str:
 
 # -- HTML ------------------------------------------------------------------------------------
 def test_html_in_chromium_shows_every_name_and_runs_nothing(
-    browser: Any, hostile_report: Report, tmp_path: Path
-) -> None:  # noqa: F811
+    browser: Any,  # noqa: F811 (the fixture imported above)
+    hostile_report: Report,
+    tmp_path: Path,
+) -> None:
     path = hostile_report.save(tmp_path / "hostile.html")
     page, seen = open_page(browser, path)
     try:
