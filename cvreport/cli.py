@@ -106,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--title", help="the report's heading")
     report.add_argument(
+        "--pairs-csv",
+        metavar="FILE",
+        help="also write every pair of models (tests, p-values) as CSV; with many models the "
+        "report itself shows an overview",
+    )
+    report.add_argument(
+        "--audit-csv",
+        metavar="FILE",
+        help="also write the overlap audit of every pair of replications as CSV",
+    )
+    report.add_argument(
         "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
     )
     _add_score_arguments(report)
@@ -244,6 +255,8 @@ def _run_report(args: argparse.Namespace) -> int:
             raise CommandError("--stars applies to LaTeX output (.tex or --format tex) only")
         options["stars"] = True
     written = report.save(output, overwrite=args.overwrite, format=fmt, **options)
+    for path in _write_tables(report, args):
+        print(f"wrote {path}")
     pairs = len(report.comparisons)
     summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
     print(f"wrote {written} ({summary})")
@@ -260,6 +273,28 @@ def _run_report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _write_tables(report: Any, args: argparse.Namespace) -> list[Path]:
+    """The complete tables behind a report's summaries, as CSV files."""
+    from cvreport.rendering.writer import write_text
+
+    written = []
+    if args.pairs_csv:
+        frame = report.overview if report.overview is not None else report.to_frame()
+        written.append(
+            write_text(args.pairs_csv, frame.to_csv(index=False), overwrite=args.overwrite)
+        )
+    if args.audit_csv:
+        if report.audit is None:
+            why = report.audit_note or "it needs per-record losses of an m×2 or K-fold design"
+            raise CommandError(f"--audit-csv: this report has no overlap audit ({why})")
+        written.append(
+            write_text(
+                args.audit_csv, report.audit.pairs.to_csv(index=False), overwrite=args.overwrite
+            )
+        )
+    return written
 
 
 def _run_notebook(args: argparse.Namespace) -> int:
