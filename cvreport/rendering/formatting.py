@@ -22,6 +22,7 @@ __all__ = [
     "format_pvalue",
     "format_value",
     "markdown_table_code",
+    "strip_bidi_controls",
     "significance_stars",
 ]
 
@@ -366,6 +367,20 @@ _MD_RE = re.compile(r"([\\`*_\[\]<>|$&~])")
 _LINE_BREAK_RE = re.compile(r"\s*[\r\n]+\s*")
 
 
+# Explicit direction controls in a name would reorder the text after it (a p-value, the
+# other model's name): "Trojan Source"-style spoofing of a report.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_bidi_controls(text: str) -> str:
+    """Remove the Unicode bidirectional embedding, override and isolate controls.
+
+    >>> strip_bidi_controls("model\u202eA")
+    'modelA'
+    """
+    return _BIDI_CONTROLS.sub("", text)
+
+
 def escape_markdown(text: Any) -> str:
     """Escape characters that Markdown (GitHub flavour) would interpret, including ``|``.
 
@@ -374,7 +389,7 @@ def escape_markdown(text: Any) -> str:
     >>> escape_markdown("a|b\\nc_d")
     'a\\\\|b c\\\\_d'
     """
-    return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", str(text)))
+    return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", strip_bidi_controls(str(text))))
 
 
 def markdown_table_code(text: Any) -> str:

@@ -215,7 +215,12 @@ def pair_overview(
             "b": [b for _, b in pairs],
             "mean_a": overall[first],
             "mean_b": overall[second],
-            "estimate": overall[first] - overall[second],
+            # means that agree to rounding error differ by exactly zero
+            "estimate": np.where(
+                np.isclose(overall[first], overall[second], rtol=1e-12, atol=1e-14),
+                0.0,
+                overall[first] - overall[second],
+            ),
             "test": test,
             "statistic": statistic,
             "pvalue": pvalue,
@@ -246,7 +251,7 @@ def detailed_pairs(table: ResultsTable, count: int = DETAILED_PAIRS) -> list[tup
     return [(best, models[int(k)]) for k in order[1 : count + 1]]
 
 
-TEXT_ROWS = 50
+TEXT_ROWS = 30
 """Rows of the overview in Markdown and LaTeX (smallest adjusted p-values first); HTML has all."""
 
 

@@ -37,6 +37,7 @@ HOSTILE = (
     "$x$ & 100% #1 _a ^b ~c {d}",
     "|pipe| *star* [link](http://x)",
     "مرحبا\u200bé\u0301",
+    "evil\u202eA\u2066",
     LONG,
 )
 
@@ -65,8 +66,8 @@ def hostile_report() -> Report:
 
 
 def visible(name: str) -> str:
-    """A name as a reader sees it: whitespace runs as one space."""
-    return " ".join(name.split())
+    """A name as a reader sees it: whitespace runs as one space, no direction controls."""
+    return " ".join(re.sub("[\u202a-\u202e\u2066-\u2069]", "", name).split())
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -79,6 +80,7 @@ def test_html_in_chromium_shows_every_name_and_runs_nothing(
     page, seen = open_page(browser, path)
     try:
         assert page.evaluate("window.pwned") is None
+        assert "\u202e" not in page.content()  # a name cannot reverse the text after it
         assert page.evaluate("document.scripts.length") == 0
         assert seen["dialogs"] == [] and seen["errors"] == []
         assert all(url.startswith("file:") or url.startswith("data:") for url in seen["requests"])
