@@ -22,8 +22,8 @@ __all__ = [
     "format_pvalue",
     "format_value",
     "markdown_table_code",
-    "strip_bidi_controls",
     "significance_stars",
+    "strip_bidi_controls",
 ]
 
 STAT_DIGITS = 4
