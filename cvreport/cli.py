@@ -255,11 +255,11 @@ def _run_report(args: argparse.Namespace) -> int:
             raise CommandError("--stars applies to LaTeX output (.tex or --format tex) only")
         options["stars"] = True
     written = report.save(output, overwrite=args.overwrite, format=fmt, **options)
-    for path in _write_tables(report, args):
-        print(f"wrote {path}")
     pairs = len(report.comparisons)
     summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
     print(f"wrote {written} ({summary})")
+    for path in _write_tables(report, args):
+        print(f"wrote {path}")
     if rope is not None and "bayesian_correlated_ttest" not in report.test_names:
         print(
             f"{PROG}: note: --rope applies to the Bayesian correlated t test, which this report "

@@ -137,6 +137,7 @@ def test_overview_numbers_equal_the_per_pair_tests(
     assert frame_["significant"].tolist() == (expected <= 0.05).tolist()
 
 
+@pytest.mark.filterwarnings("ignore::cvreport.PartitionWarning")  # random partitions
 @pytest.mark.parametrize("test", ["combined_ftest_5x2cv", "calibrated_ftest_5x2cv"])
 def test_overview_of_mx2_tests_equals_the_per_pair_tests(test: str) -> None:
     base = replications(5)
