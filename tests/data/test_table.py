@@ -133,7 +133,8 @@ def test_train_sizes(table):
 
 def test_descriptors(table):
     assert table.is_binary and table.per_record
-    assert table.higher_is_better is None
+    assert table.higher_is_better is False
+    assert table.metric.direction == "lower" and table.metric.name == "error rate"
     assert table.loss_name == "loss"
     assert table.formula is None
     assert table.test_train_ratio is None
