@@ -325,7 +325,7 @@ class Analysis:
 
     def _shown_statistic(self, result: TestResult) -> float | None:
         statistic = _float_or_none(result.statistic)
-        if statistic is None or result.distribution not in _SIGNED:
+        if statistic is None or str(result.distribution).split(" ")[0] not in _SIGNED:
             return statistic
         return self.metric.sign * statistic if statistic != 0 else 0.0
 
