@@ -380,7 +380,7 @@ def test_from_fold_scores():
     assert errors["n"].isna().all()
     assert table.stats.counts.tolist() == [[[1, 1]] * 2] * 2
     assert table.stats.membership is None and table.stats.both_wrong is None
-    assert "higher is better" in table.source
+    assert table.metric.direction == "higher" and "negated" not in table.source
     assert table.design.fold_sizes["n"].isna().all()
 
 
