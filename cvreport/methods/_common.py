@@ -346,7 +346,7 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
     table holds per-fold scores and the partitions cannot be seen.
     """
-    from cvreport.partitions.audit import balance_verdict
+    from cvreport.partitions.balance import balance_verdict
 
     return balance_verdict(table)
 

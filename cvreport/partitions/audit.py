@@ -30,7 +30,6 @@ Examples
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
-__all__ = ["OverlapAudit", "PairOverlap", "audit_overlap", "balance_verdict"]
+__all__ = ["OverlapAudit", "PairOverlap", "audit_overlap"]
 
 REFERENCE = "\n".join(
     [
@@ -644,69 +643,3 @@ def audit_overlap(
         alpha=alpha,
     )
 
-
-_VERDICT_CACHE: weakref.WeakKeyDictionary[Any, tuple[bool | None, str]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
-    """Whether the partitions are balanced: the one verdict the tests, the audit and the report use.
-
-    Balanced means :func:`audit_overlap` recognises balanced or block-regularized
-    partitions (its ``verdict == "balanced"``): every two replications' training
-    sets share their expected number of records, as near as the number of records
-    allows. The explanation quotes ``Z_max``, the largest ``Z = |X − E X|`` over
-    pairs of replications (Wang, Li & Li 2015), exactly as the audit's table does.
-    Computed once per table.
-
-    Returns
-    -------
-    (bool or None, str)
-        ``None`` when the table holds per-fold scores and the partitions cannot be seen.
-
-    Examples
-    --------
-    >>> import cvreport
-    >>> table = cvreport.ResultsTable.from_formula(
-    ...     "loss ~ model | replication + fold", cvreport.load_example("bcv"))
-    >>> balance_verdict(table)[0]
-    True
-    """
-    try:
-        return _VERDICT_CACHE[table]
-    except (KeyError, TypeError):
-        pass
-    verdict = _balance_verdict(table)
-    try:
-        _VERDICT_CACHE[table] = verdict
-    except TypeError:  # a table type that cannot be weakly referenced
-        pass
-    return verdict
-
-
-def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
-    if not table.per_record:
-        return None, (
-            "the partitions cannot be checked from per-fold scores; the calibration assumes "
-            "balanced (block-regularized) partitions"
-        )
-    if table.design.m < 2:
-        return True, "a single replication: nothing to balance"
-    try:
-        audit = audit_overlap(table)
-    except DesignError as exc:
-        return False, f"the partitions cannot be audited ({exc}), so they cannot be called balanced"
-    z_text = f"{audit.z_max:g}" if float(audit.z_max).is_integer() else format_number(audit.z_max)
-    if audit.verdict == "balanced":
-        return True, (
-            f"balanced partitions ({audit.design}): Z_max = {z_text}, the largest |X − E X| "
-            "over pairs of replications"
-        )
-    return False, (
-        f"the partitions are not balanced ({audit.design}): two replications' training sets "
-        f"share up to Z_max = {z_text} records more or fewer than expected (Z = |X − E X|, "
-        "Wang, Li & Li 2015). The degrees of freedom assume balanced or block-regularized "
-        "partitions (cvreport.partitions.splits); with random partitions prefer "
-        "combined_ftest_5x2cv"
-    )

@@ -133,7 +133,10 @@ def test_swapping_a_and_b_mirrors_every_number_and_keeps_every_decision(
         assert one.result.pvalue == pytest.approx(other.result.pvalue, rel=1e-9, abs=1e-12)
         if one.shown_estimate is not None:
             assert one.shown_estimate == pytest.approx(-other.shown_estimate, abs=1e-12)
-        if one.shown_statistic is not None and one.result.distribution.split()[0] in ("t", "normal"):
+        if one.shown_statistic is not None and one.result.distribution.split()[0] in (
+            "t",
+            "normal",
+        ):
             assert one.shown_statistic == pytest.approx(-other.shown_statistic, abs=1e-9)
         elif one.shown_statistic is not None:
             assert one.shown_statistic == pytest.approx(other.shown_statistic, abs=1e-9)
