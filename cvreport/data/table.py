@@ -226,6 +226,8 @@ class ResultsTable:
         for one validation set per replication (hold-out, repeated hold-out).
     record : str
         Column identifying the data point, used to pair the models' losses.
+    direction : {"lower", "higher"} or None
+        Which way is better for ``loss``, as in :meth:`from_formula`.
 
     Raises
     ------

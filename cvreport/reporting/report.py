@@ -2,13 +2,17 @@
 
 :class:`Report` collects result objects (it computes no statistic itself: the
 tests come from :mod:`cvreport.methods`, the audit from :mod:`cvreport.partitions.audit`)
-into a plain context and renders it through the packaged Jinja2 templates as a
-standalone HTML page, GitHub-flavoured Markdown or LaTeX (booktabs). Sections:
+through :mod:`~cvreport.reporting.analysis` (run two-sided, adjust, read) and
+:mod:`~cvreport.reporting.view` (the plain context) and renders it through the
+packaged Jinja2 templates as a standalone HTML page, GitHub-flavoured Markdown or
+LaTeX (booktabs). Every number shown is in the table's metric and direction
+(:attr:`Report.metric`): estimates and intervals are metric(A) − metric(B).
+Sections:
 
 1. the data: models, records, design (m, K, fold sizes), where the numbers came from;
 2. the overlap audit of m×2 partitions (Wang, Li and Li 2015) with its verdict;
-3. per-model loss: mean and spread over folds, and confusion-derived metrics
-   when predictions are available;
+3. per-model metric: mean and spread over folds, and accuracy, balanced
+   accuracy, precision, recall and F1 when truth and predictions are known;
 4. the recommended test for the design, with the reason;
 5. for each pair: every test that ran, with statistic, df, p-value, decision at
    α, multiplicity-adjusted p-value (statsmodels ``multipletests``, Holm by
@@ -113,7 +117,7 @@ class ReportExistsError(CVReportError, FileExistsError):
 
 
 class Report:
-    """Compare models from a table of cross-validation losses, and render the comparison.
+    """Compare models from a table of cross-validation results, and render the comparison.
 
     Parameters
     ----------
@@ -139,7 +143,8 @@ class Report:
     test_options : mapping of str to mapping, optional
         Keyword arguments for individual tests, e.g.
         ``{"bayesian_correlated_ttest": {"rope": 0.01}}`` (a region of practical
-        equivalence of ±0.01 in loss units).
+        equivalence of ±0.01 in the metric's units, the default). Tests that take an
+        ``alternative`` run two-sided unless it is given here.
 
     Attributes
     ----------
