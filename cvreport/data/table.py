@@ -493,9 +493,10 @@ class ResultsTable:
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=f"{prediction} != {truth}",
+            loss_name=f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}",
             source=(
-                f"0/1 loss ({prediction} != {truth}) from a {data.shape[0]:,}-row DataFrame: "
+                f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
+                "DataFrame: "
                 f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
             ),
         )
@@ -805,7 +806,8 @@ class ResultsTable:
 
         design = self._design
         if self._per_record:
-            loss_text = self._loss_name + (" (0/1: 1 marks an error)" if self._is_binary else "")
+            marks = "a hit" if self._metric.higher_is_better else "an error"
+            loss_text = self._loss_name + (f" (0/1: 1 marks {marks})" if self._is_binary else "")
         else:
             loss_text = f"{self._loss_name} (one score per fold)"
         loss_text += f" ({self._metric.direction} is better: {self._direction_note})"

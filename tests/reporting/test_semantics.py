@@ -260,3 +260,18 @@ def test_the_default_direction_is_said_in_the_report(bc: pd.DataFrame) -> None:
     assert table.metric.direction == "lower"
     text = quiet_report(table, ("alpha", "beta")).to_markdown()
     assert "read as a loss (lower is better), the default" in text
+
+
+def test_predictions_read_as_accuracy_give_the_error_rates_decisions(bc: pd.DataFrame) -> None:
+    common = {"truth": "y_true", "prediction": "y_pred", "model": "clf", "replication": "rep",
+              "fold": "k", "record": "idx"}  # fmt: skip
+    errors = ResultsTable.from_predictions(bc, **common)
+    hits = ResultsTable.from_predictions(bc, direction="higher", **common)
+    assert (errors.metric.name, hits.metric.name) == ("error rate", "accuracy")
+    one = quiet_report(errors, ("alpha", "beta"))
+    other = quiet_report(hits, ("alpha", "beta"))
+    assert [o.result.pvalue for o in one.outcomes] == [o.result.pvalue for o in other.outcomes]
+    means = {r["model"]: r["mean"] for r in other.context()["model_losses"]}
+    accuracy = bc.groupby("clf")["accuracy"].mean()
+    assert means == pytest.approx(accuracy.to_dict(), abs=0.02)  # fold means of near-equal folds
+    assert "1 marks a hit" in hits.summary().as_text()
