@@ -23,7 +23,6 @@ from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
 
 __all__ = [
-    "audit_sentence",
     "bayesian_sentence",
     "correction_name",
     "decision_sentence",
@@ -417,56 +416,6 @@ def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def audit_sentence(
-    *,
-    partitions: str | None,
-    z_max: float | None,
-    pvalue: float | None,
-    alpha: float,
-    verdict: str | None = None,
-) -> str:
-    """What the overlap audit of m×2 partitions means for the tests.
-
-    >>> print(audit_sentence(partitions="random", z_max=14.0, pvalue=0.01, alpha=0.05))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    The partitions look random. The largest deviation of a training-set overlap from its ideal
-    (Z_max = 14) would be this large in only 1.0% of random partitionings (p = 0.010): the
-    replications overlap unevenly, which can inflate the variance of the 5×2 tests and change
-    their decisions. Balanced or block-regularized partitions (cvreport's splitters) avoid this
-    in the next experiment.
-    """
-    parts = []
-    if partitions in ("balanced", "block-regularized"):
-        parts.append(
-            f"The partitions are {partitions}: every two replications' training sets share "
-            "(almost) exactly a quarter of the records, as the calibrated tests assume."
-        )
-    elif partitions == "random":
-        parts.append("The partitions look random.")
-    elif partitions:
-        parts.append(f"The partitions were recognised as {partitions}.")
-    if z_max is not None and pvalue is not None:
-        z_text = format_number(z_max) if not float(z_max).is_integer() else str(int(z_max))
-        if pvalue <= alpha:
-            parts.append(
-                f"The largest deviation of a training-set overlap from its ideal (Z_max = "
-                f"{z_text}) would be this large in only {pvalue:.1%} of random partitionings "
-                f"({p_equals(pvalue)}): the replications overlap unevenly, which can "
-                "inflate the variance of the 5×2 tests and change their decisions. Balanced or "
-                "block-regularized partitions (cvreport's splitters) avoid this in the next "
-                "experiment."
-            )
-        else:
-            parts.append(
-                f"The largest deviation of a training-set overlap from its ideal is Z_max = "
-                f"{z_text} ({p_equals(pvalue)} under random partitioning), "
-                "which is unremarkable."
-            )
-    if verdict and not parts:
-        parts.append(verdict)
-    return " ".join(parts)
 
 
 def general_caveats(

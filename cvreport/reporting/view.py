@@ -315,10 +315,7 @@ def _difference_figure(report: Report, index: int) -> str | None:
     interval = band.shown_interval if band else None
     interval_label = f"{1 - report.alpha:.0%} interval ({band.method})" if band else "interval"
     metric = report.metric
-    xlabel = (
-        f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b} "
-        f"(positive: {comparison.a} has the higher {metric.name})"
-    )
+    xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
     return figures.difference_plot(
         differences,
         title=f"Per-fold differences in {metric.name}: {comparison.a} − {comparison.b}",
