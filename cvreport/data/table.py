@@ -778,7 +778,7 @@ class ResultsTable:
     def __repr__(self) -> str:
         return (
             f"<ResultsTable: {self._design.describe()}; models {describe_keys(self.models)}; "
-            f"loss {self._loss_name!r}>"
+            f"{self._metric.name} {self._loss_name!r}, {self._metric.direction} is better>"
         )
 
     # ------------------------------------------------------------------ display

@@ -308,9 +308,7 @@ def _difference_figure(report: Report, index: int) -> str | None:
     differences = analysis.mean_differences(report.table, comparison.a, comparison.b)
     if differences is None:
         return None
-    values = differences.to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    mean = float(finite.mean()) if finite.size else None
+    mean = _mean_difference(comparison)
     band = band_outcome(comparison)
     interval = band.shown_interval if band else None
     interval_label = f"{1 - report.alpha:.0%} interval ({band.method})" if band else "interval"
