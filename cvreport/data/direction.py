@@ -26,7 +26,7 @@ Examples
 >>> import numpy as np
 >>> metric, how = resolve_metric("auc", np.array([0.9, 0.8]), per_record=False)
 >>> metric, how
-(Metric(name='auc', direction='higher', unit=''), 'its name says higher is better')
+(Metric(name='auc', direction='higher', unit=''), 'by its name')
 >>> resolve_metric("auc", np.array([0.9]), direction="lower", per_record=False)
 Traceback (most recent call last):
 ...
@@ -147,7 +147,8 @@ def resolve_metric(
     -------
     metric : Metric
     how : str
-        ``"given"``, ``"its name says …"`` or the default's explanation.
+        Why this direction: ``"given"``, ``"by its name"``, what ``!=``/``==`` marks, or
+        the default's explanation.
 
     Raises
     ------
@@ -169,19 +170,18 @@ def resolve_metric(
         chosen: Direction = direction
         how = "given"
     elif by_name is not None:
-        chosen, how = by_name, f"its name says {by_name} is better"
+        chosen, how = by_name, "by its name"
         if comparison_columns(name) is not None:
             how = (
-                "'!=' marks a wrong prediction, an error, so lower is better"
+                "'!=' marks a wrong prediction, an error"
                 if by_name == "lower"
-                else "'==' marks a right prediction, a hit, so higher is better"
+                else "'==' marks a right prediction, a hit"
             )
     else:
         chosen = DEFAULT_DIRECTION
         how = (
-            "neither its name nor a direction said which way is better, so it is read as a "
-            "loss (lower is better), the default; pass direction='higher' (--direction "
-            "higher) if it is a score"
+            "the default: neither its name nor a direction said which way is better, so it "
+            "is read as a loss; pass direction='higher' (--direction higher) if it is a score"
         )
         if by_values is not None and by_values != chosen:
             raise DataError(_values_message(name, chosen, by_values, flag))

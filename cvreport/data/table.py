@@ -481,7 +481,7 @@ class ResultsTable:
         wanted = check_direction(direction)
         metric = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
                         "proportion")
-        how = "given" if wanted else "predictions give 0/1 errors, so lower is better"
+        how = "given" if wanted else "predictions give 0/1 errors"
         table = cls.__new__(cls)
         table._setup_records(
             data,
@@ -810,7 +810,7 @@ class ResultsTable:
             loss_text = self._loss_name + (f" (0/1: 1 marks {marks})" if self._is_binary else "")
         else:
             loss_text = f"{self._loss_name} (one score per fold)"
-        loss_text += f" ({self._metric.direction} is better: {self._direction_note})"
+        loss_text += f" ({self._metric.direction} is better, {self._direction_note})"
         rows = [
             SummaryRow("design", design.describe(), "text"),
             SummaryRow("models", ", ".join(str(m) for m in self.models), "text"),

@@ -450,8 +450,8 @@ def general_caveats(
             )
     if direction_note and direction_note != "given":
         caveats.append(
-            f"The values are read as {metric.name}, where {metric.better_word} is better: "
-            f"{direction_note}."
+            f"The values are read as {metric.name}, where {metric.better_word} is better "
+            f"({direction_note})."
         )
     if rope is not None and not rope_given:
         caveats.append(

@@ -259,7 +259,7 @@ def test_the_default_direction_is_said_in_the_report(bc: pd.DataFrame) -> None:
     table = ResultsTable.from_formula("value ~ clf | rep + k", frame, record="idx")
     assert table.metric.direction == "lower"
     text = quiet_report(table, ("alpha", "beta")).to_markdown()
-    assert "read as a loss (lower is better), the default" in text
+    assert "lower is better (the default: neither its name nor a direction said" in text
 
 
 def test_predictions_read_as_accuracy_give_the_error_rates_decisions(bc: pd.DataFrame) -> None:
