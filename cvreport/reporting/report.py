@@ -357,13 +357,24 @@ class Report:
         return [s for c in self.comparisons for s in c.skipped]
 
     def to_frame(self) -> pd.DataFrame:
-        """One tidy row per test and pair, with the adjusted p-value and the stated decision."""
+        """One tidy row per test and pair, with the adjusted p-value and the stated decision.
+
+        The result's own columns are in internal loss units; ``metric``, ``direction``
+        and the ``shown_*`` columns are what the report prints, in the user's metric.
+        """
         frames = []
         for outcome in self.outcomes:
             row = outcome.result.to_frame(self.alpha)
             row["recommended"] = outcome.recommended
             row["pvalue_adjusted"] = outcome.adjusted if outcome.adjusted is not None else math.nan
             row["decision"] = outcome.reject
+            low, high = outcome.shown_interval or (math.nan, math.nan)
+            row["metric"] = self.metric.name
+            row["direction"] = self.metric.direction
+            row["shown_statistic"] = _nan_if_none(outcome.shown_statistic)
+            row["shown_estimate"] = _nan_if_none(outcome.shown_estimate)
+            row["shown_estimate_is"] = outcome.estimate_label
+            row["shown_ci_low"], row["shown_ci_high"] = low, high
             frames.append(row)
         if not frames:
             return pd.DataFrame(
@@ -586,6 +597,10 @@ def _default_title(pairs: Sequence[tuple[Any, Any]]) -> str:
         return f"Comparison of {pairs[0][0]} and {pairs[0][1]}"
     models = {m for pair in pairs for m in pair}
     return f"Comparison of {len(models)} models"
+
+
+def _nan_if_none(value: float | None) -> float:
+    return math.nan if value is None else float(value)
 
 
 def _audit(table: Any) -> Any:

@@ -166,6 +166,10 @@ def test_per_fold_auc_is_shown_as_auc_never_negated(breast_cancer_5x2: pd.DataFr
             assert outcome.shown_estimate == pytest.approx(mean["nb"] - mean["tree"])
     figure = report.context()["pairs"][0]["figure"]
     assert "auc of nb − auc of tree" in figure
+    frame = report.to_frame()  # the export carries the numbers as shown, beside the internal ones
+    assert set(frame["metric"]) == {"auc"} and set(frame["direction"]) == {"higher"}
+    means = frame[frame["shown_estimate_is"] == "mean difference"]
+    np.testing.assert_allclose(means["shown_estimate"], -means["estimate"])
 
 
 def test_the_bayesian_test_has_a_stated_rope_and_no_practical_claim_without_one(
