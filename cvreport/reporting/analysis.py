@@ -383,6 +383,11 @@ class Analysis:
                 alpha=self.alpha,
                 recommended=[o.method for o in decided if o.recommended],
             )
+            bayes_note = _bayes_versus_tests(comparison, self.alpha)
+            if bayes_note:
+                comparison.disagreement = " ".join(
+                    filter(None, [comparison.disagreement, bayes_note])
+                )
 
     def _read(self, outcome: TestOutcome, adj: float | None, n_pairs: int) -> TestOutcome:
         result = outcome.result
@@ -444,6 +449,29 @@ class Analysis:
     @property
     def outcomes(self) -> list[TestOutcome]:
         return [o for c in self.comparisons for o in c.outcomes]
+
+
+def _bayes_versus_tests(comparison: Comparison, alpha: float) -> str | None:
+    """A note when the Bayesian test calls one model practically better but the recommended
+    (two-sided) test finds no difference: both are true, and the reader should know why."""
+    threshold = interpret.POSTERIOR_THRESHOLD
+    not_rejecting = [o.method for o in comparison.recommended if o.reject is False]
+    if not not_rejecting:
+        return None
+    for outcome in comparison.outcomes:
+        post = outcome.posterior
+        if post is None or _infinite(outcome.result.statistic):
+            continue
+        for p, model in ((post.p_a_better, comparison.a), (post.p_b_better, comparison.b)):
+            if p > threshold:
+                return (
+                    f"{outcome.method} gives {model} a posterior probability above "
+                    f"{threshold:g} of being better while {interpret._join(not_rejecting)} "
+                    f"finds no significant difference at α = {alpha:g}: a one-sided "
+                    "probability above 0.95 is weaker evidence than a two-sided test at "
+                    "α = 0.05 asks for, so the evidence is borderline."
+                )
+    return None
 
 
 # -- descriptive statistics -------------------------------------------------------

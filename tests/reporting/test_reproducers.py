@@ -315,3 +315,29 @@ def test_descriptive_metrics_from_a_comparison_formula(breast_cancer_5x2: pd.Dat
     assert rows["nb"]["f1"] == pytest.approx(
         metrics.f1_score(nb["y_true"], nb["y_pred"], average="macro")
     )
+
+
+def test_a_bayesian_claim_beside_a_non_significant_recommended_test_is_explained() -> None:
+    """Was: "with probability above 0.95 svm is better" beside a non-significant recommended test."""
+    noise = np.random.default_rng(5).normal(0, 0.02, 10)
+    for shift in np.linspace(0.0, 0.03, 61):
+        scores = pd.DataFrame(
+            {"k": np.repeat(np.arange(1, 11), 2), "clf": ["svm", "rf"] * 10,
+             "auc": np.ravel(np.column_stack([0.9 + shift + noise, np.full(10, 0.9)]))}
+        )  # fmt: skip
+        table = ResultsTable.from_formula("auc ~ clf | k", scores, per_fold=True)
+        report = quiet(
+            table,
+            tests=["corrected_repeated_kfold_ttest", "bayesian_correlated_ttest"],
+            test_options={"bayesian_correlated_ttest": {"rope": 0.0}},
+        )
+        frequentist, bayesian = report.outcomes
+        if 0.05 < frequentist.result.pvalue < 0.1:
+            break
+    else:  # pragma: no cover - the search always lands in the window
+        pytest.fail("no shift gave a borderline p-value")
+    assert frequentist.recommended and frequentist.reject is False
+    assert bayesian.posterior.p_a_better > 0.95
+    note = report.comparisons[0].disagreement
+    assert note is not None and "svm a posterior probability above 0.95" in note
+    assert "the evidence is borderline" in note
