@@ -526,47 +526,49 @@ def holdout_counts(table: ResultsTable, a: str, b: str) -> dict[str, int] | None
 def confusion_metrics(table: ResultsTable) -> dict[str, Any] | None:
     """Accuracy, balanced accuracy and macro precision/recall/F1 per model, pooled over folds.
 
-    Computed with :mod:`sklearn.metrics` on the kept truth and predictions (tables
-    from :meth:`~cvreport.data.table.ResultsTable.from_predictions` or a formula
-    ``{prediction != truth} ~ …``).
+    From the kept truth and predictions (tables from
+    :meth:`~cvreport.data.table.ResultsTable.from_predictions` or a formula
+    ``{prediction != truth} ~ …``), with scikit-learn's definitions: macro averages
+    over the classes seen in the truth or the predictions, 0 for a class never
+    predicted, balanced accuracy the mean recall over the classes in the truth.
     """
     predictions = getattr(table, "predictions", None)
     frame = predictions() if callable(predictions) else None
     if frame is None or len(frame) == 0:
         return None
-    from sklearn import metrics
-
     classes = sorted(
         pd.unique(pd.concat([frame["truth"], frame["prediction"]]).astype(object)).tolist(),
         key=str,
     )
-    # integer codes: sklearn refuses columns of mixed or object labels
     index = pd.Index(classes, dtype=object)
     truth_all = index.get_indexer(frame["truth"].astype(object))
     predicted_all = index.get_indexer(frame["prediction"].astype(object))
+    n_classes = len(classes)
     rows = []
     for model in table.models:
         mask = (frame["model"] == model).to_numpy()
-        truth = truth_all[mask]
-        predicted = predicted_all[mask]
+        truth, predicted = truth_all[mask], predicted_all[mask]
         if not len(truth):
             continue
-        labels = np.union1d(truth, predicted)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a class never predicted: precision 0, as sklearn says
-            precision, recall, f1, _ = metrics.precision_recall_fscore_support(
-                truth, predicted, labels=labels, average="macro", zero_division=0
-            )
-            balanced = metrics.balanced_accuracy_score(truth, predicted)
+        confusion = np.bincount(
+            truth * n_classes + predicted, minlength=n_classes * n_classes
+        ).reshape(n_classes, n_classes)
+        hits = np.diag(confusion).astype(float)
+        actual, called = confusion.sum(axis=1), confusion.sum(axis=0)
+        seen = (actual + called) > 0
+        recall = np.divide(hits, actual, out=np.zeros(n_classes), where=actual > 0)
+        precision = np.divide(hits, called, out=np.zeros(n_classes), where=called > 0)
+        total = precision + recall
+        f1 = np.divide(2 * precision * recall, total, out=np.zeros(n_classes), where=total > 0)
         rows.append(
             {
                 "model": str(model),
                 "n": int(mask.sum()),
-                "accuracy": float(metrics.accuracy_score(truth, predicted)),
-                "balanced_accuracy": float(balanced),
-                "precision": float(precision),
-                "recall": float(recall),
-                "f1": float(f1),
+                "accuracy": float(hits.sum() / len(truth)),
+                "balanced_accuracy": float(recall[actual > 0].mean()),
+                "precision": float(precision[seen].mean()),
+                "recall": float(recall[seen].mean()),
+                "f1": float(f1[seen].mean()),
             }
         )
     return {"classes": [str(c) for c in classes], "rows": rows}

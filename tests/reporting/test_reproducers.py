@@ -317,6 +317,27 @@ def test_descriptive_metrics_from_a_comparison_formula(breast_cancer_5x2: pd.Dat
     )
 
 
+def test_descriptive_metrics_equal_sklearns_on_ten_classes(digits_10fold: pd.DataFrame) -> None:
+    from sklearn import metrics
+
+    table = ResultsTable.from_formula("{y_pred != y_true} ~ clf | k", digits_10fold, record="idx")
+    rows = {r["model"]: r for r in quiet(table).context()["metrics"]["rows"]}
+    for model, sub in digits_10fold.groupby("clf"):
+        truth, predicted = sub["y_true"], sub["y_pred"]
+        precision, recall, f1, _ = metrics.precision_recall_fscore_support(
+            truth, predicted, average="macro", zero_division=0
+        )
+        assert rows[model]["accuracy"] == pytest.approx(metrics.accuracy_score(truth, predicted))
+        assert rows[model]["balanced_accuracy"] == pytest.approx(
+            metrics.balanced_accuracy_score(truth, predicted)
+        )
+        assert (rows[model]["precision"], rows[model]["recall"], rows[model]["f1"]) == (
+            pytest.approx(precision),
+            pytest.approx(recall),
+            pytest.approx(f1),
+        )
+
+
 def test_a_bayesian_claim_beside_a_non_significant_recommended_test_is_explained() -> None:
     """Was: "with probability above 0.95 svm is better" beside a non-significant recommended test."""
     noise = np.random.default_rng(5).normal(0, 0.02, 10)
