@@ -204,9 +204,9 @@ def test_markdown_loss_name_with_pipes_and_newlines_stays_one_cell(loss_name: st
     pytest.importorskip("markdown_it")
     frame = losses(("a", "b")).rename(columns={"loss": loss_name})
     report = Report(ResultsTable(frame, loss=loss_name))
-    data = next(t for t in gfm_tables(report.to_markdown()) if any(r[0] == "Loss" for r in t))
+    data = next(t for t in gfm_tables(report.to_markdown()) if any(r[0] == "Metric" for r in t))
     assert all(len(row) == 2 for row in data)
-    loss_row = next(row for row in data if row[0] == "Loss")
+    loss_row = next(row for row in data if row[0] == "Metric")
     assert visible(loss_name) in loss_row[1]
 
 
