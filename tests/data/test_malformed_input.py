@@ -64,6 +64,7 @@ def test_probabilities_are_refused_as_predictions() -> None:
         cvreport.ResultsTable.from_predictions(probed, truth="truth", prediction="prediction")
 
 
+@pytest.mark.filterwarnings("ignore:higher_is_better is deprecated:DeprecationWarning")
 def test_a_01_score_with_higher_is_better_is_the_01_loss_mcnemar_reads() -> None:
     frame = cvreport.load_example().assign(correct=lambda d: 1 - d["loss"])
     score = cvreport.ResultsTable.from_formula(
