@@ -684,4 +684,3 @@ def audit_overlap(
         pair_table=pair_table,
         alpha=alpha,
     )
-
