@@ -255,8 +255,14 @@ TEXT_ROWS = 30
 """Rows of the overview in Markdown and LaTeX (smallest adjusted p-values first); HTML has all."""
 
 
-def context(frame: pd.DataFrame | None, correction: str | None) -> dict[str, Any] | None:
-    """What the templates show of an overview: every row for HTML, the first rows for text."""
+def context(
+    frame: pd.DataFrame | None, correction: str | None, label: str | None = None
+) -> dict[str, Any] | None:
+    """What the templates show of an overview: every row for HTML, the first rows for text.
+
+    ``label`` names the test as the detailed sections do (default: its label in
+    :mod:`cvreport.reporting.selection`).
+    """
     if frame is None:
         return None
     from cvreport.reporting import interpret, selection
@@ -277,7 +283,7 @@ def context(frame: pd.DataFrame | None, correction: str | None) -> dict[str, Any
     return {
         "total": len(frame),
         "models": len(models),
-        "test": selection.get_spec(test).label if test else "",
+        "test": label or (selection.get_spec(test).label if test else ""),
         "correction_name": interpret.correction_name(correction) if correction else None,
         "significant": int(frame["significant"].sum()),
         "rows": rows,

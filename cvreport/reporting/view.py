@@ -61,7 +61,7 @@ def build_context(report: Report) -> dict[str, Any]:
         },
         "bottom_line": _bottom_line(report),
         "overview": _overview(report),
-        "all_pairs": overview.context(report.overview, report.correction),
+        "all_pairs": overview.context(report.overview, report.correction, _all_pairs_label(report)),
         "pairs": [_pair_context(report, i, c) for i, c in enumerate(report.comparisons)],
         "pvalue_figure": _pvalue_figure(report),
         "caveats": _caveats(report, audit),
@@ -180,6 +180,15 @@ def _mean_difference(comparison: analysis.Comparison) -> float | None:
         if outcome.estimate_label == "mean difference" and outcome.shown_estimate is not None:
             return outcome.shown_estimate
     return None
+
+
+def _all_pairs_label(report: Report) -> str | None:
+    """The all-pairs test as the detailed sections name it."""
+    if report.overview is None or report.overview.empty:
+        return None
+    test = str(report.overview["test"].iloc[0])
+    methods = (o.method for c in report.comparisons for o in c.outcomes if o.name == test)
+    return next(methods, None)
 
 
 def _overview(report: Report) -> list[dict[str, Any]] | None:
