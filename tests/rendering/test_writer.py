@@ -115,3 +115,22 @@ def test_report_notebook_and_simulation_report_share_the_policy(tmp_path: Path) 
     with pytest.raises(notebook.NotebookExistsError):
         notebook.write(tmp_path / "n.ipynb", data="example")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["n.ipynb", "r.html"]
+
+
+def test_simulation_report_uses_the_same_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cvreport import simulate
+
+    frame = simulate.calibrate("epsilon", reps=200, seed=4, progress=False)
+    report = simulate.calibration_report(frame)
+    with pytest.raises(MissingFolderError):
+        report.save(tmp_path / "missing" / "calibration.html")
+
+    def full(descriptor: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writer, "_write_all", full)
+    with pytest.raises(OutputWriteError, match=r"cannot write .*calibration\.md: No space"):
+        report.save(tmp_path / "calibration.md")
+    assert list(tmp_path.iterdir()) == []
