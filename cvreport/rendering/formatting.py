@@ -155,7 +155,7 @@ _LATEX_SPECIAL = {
     "]": "{]}",
     # T1 fonts turn `` '' ,, !` ?` into quotes and marks; keep the characters typed
     "`": r"\textasciigrave{}",
-    '"': r"\textquotedbl{}",
+    '"': r"{\ttfamily\char34}",  # a straight quote in T1 and OT1 (\textquotedbl is T1 only)
 }
 # Symbols pdflatex cannot typeset from UTF-8 input without extra packages, spelled
 # as LaTeX commands so that a fragment can be \input into any paper. Math symbols
