@@ -164,9 +164,7 @@ class DatasetsTable:
     '5×2 cross-validation (m = 5, K = 2, n = 178 records, folds of 89)'
     """
 
-    def __init__(
-        self, tables: Mapping[Any, ResultsTable], *, metric: Metric | None = None
-    ) -> None:
+    def __init__(self, tables: Mapping[Any, ResultsTable], *, metric: Metric | None = None) -> None:
         if not isinstance(tables, Mapping):
             raise DataError(
                 f"tables must map each data set's name to its ResultsTable, got "
@@ -189,9 +187,7 @@ class DatasetsTable:
             frame = table.fold_errors()
             values = -frame["loss"] if table.higher_is_better else frame["loss"]
             summaries.append(
-                pd.DataFrame(
-                    {"dataset": name, "model": frame["model"], "value": values.to_numpy()}
-                )
+                pd.DataFrame({"dataset": name, "model": frame["model"], "value": values.to_numpy()})
             )
         long = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
         self._setup(long, metric, level="record" if self._tables else "dataset")

@@ -275,9 +275,7 @@ def per_dataset_tests(
     higher = table.metric.higher_is_better
     rows = []
     for name, dataset_table in table.tables.items():
-        rows += _one_dataset(
-            name, dataset_table, pairs, means.loc[name], higher, alpha, correction
-        )
+        rows += _one_dataset(name, dataset_table, pairs, means.loc[name], higher, alpha, correction)
     return PerDatasetTests(
         comparisons=pd.DataFrame(rows, columns=COLUMNS),
         baseline=baseline,

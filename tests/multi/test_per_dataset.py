@@ -55,7 +55,9 @@ def test_win_tie_loss_counts_follow_the_decisions_and_direction(multi, against_l
     for model, (win, tie, loss) in counts.iterrows():
         mine = rows[rows["a"] == model]
         rejected = mine[mine["reject"]]
-        lower = [means.loc[d, model] < means.loc[d, "logistic_regression"] for d in rejected["dataset"]]
+        lower = [
+            means.loc[d, model] < means.loc[d, "logistic_regression"] for d in rejected["dataset"]
+        ]
         assert win == sum(lower) and loss == len(rejected) - sum(lower)
         assert win + tie + loss == len(multi.datasets)
     # uncorrected decisions reject at least as often as Holm's
