@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_example import collect_losses, dietterich_5x2_splits, write_example  # noqa: E402
+from make_example import collect_losses, dietterich_5x2_splits, write_example
 
 COLUMNS = ["dataset", "replication", "fold", "model", "record", "loss"]
 

@@ -240,7 +240,7 @@ def _set_partitions(k: int) -> np.ndarray:
     """Every partition of k items as a row of block labels (restricted growth strings)."""
     rows: list[list[int]] = [[0]]
     for _ in range(1, k):
-        rows = [row + [label] for row in rows for label in range(max(row) + 2)]
+        rows = [[*row, label] for row in rows for label in range(max(row) + 2)]
     return np.array(rows, dtype=np.int64)
 
 

@@ -97,7 +97,7 @@ def test_errors_name_the_dataset(example):
     unnamed = example.assign(dataset=example["dataset"].where(example.index != 5))
     with pytest.raises(DataError, match="missing on 1 row"):
         DatasetsTable.from_formula("loss ~ model | replication + fold | dataset", unnamed)
-    with pytest.raises(DataError, match="'task' .* is not in the data"):
+    with pytest.raises(DataError, match=r"'task' .* is not in the data"):
         DatasetsTable.from_formula("loss ~ model | replication + fold | task", example)
     twice = pd.DataFrame({"d": ["a", "a", "b"], "m": ["x", "x", "x"], "auc": [0.1, 0.2, 0.3]})
     with pytest.raises(DataError, match="more than one"):
