@@ -204,7 +204,7 @@ def compare_datasets(
         means, metric.direction, baseline=baseline, correction=chosen, alpha=alpha
     )
     pairs = (
-        [(m, baseline) for m in models if m != baseline]
+        [(baseline, m) for m in models if m != baseline]
         if baseline is not None
         else list(itertools.combinations(models, 2))
     )

@@ -215,8 +215,10 @@ def wilcoxon_signed_rank(
             )
         if tied_magnitudes:
             parts.append("equal absolute differences share their average rank")
+        sentence = "; ".join(parts)
         notes.append(
-            "; ".join(parts).capitalize()
+            sentence[0].upper()
+            + sentence[1:]
             + "; the p-value uses the normal approximation with the tie correction, since the "
             "exact null distribution assumes no ties."
         )
