@@ -199,7 +199,7 @@ def friedman_test(
         chi2 = 0.0
         notes.append(
             "Every data set ties all models: the ranks carry no evidence of a difference "
-            "(χ²_F = 0, p = 1)."
+            "(χ² = 0, p = 1)."
         )
     else:
         chi2 = uncorrected / factor if tie_correction else uncorrected
@@ -208,14 +208,14 @@ def friedman_test(
             f"{tied_sets} of {n} data sets have tied scores; tied models share the average of "
             "their ranks"
             + (
-                " and χ²_F is divided by the tie factor (as scipy.stats.friedmanchisquare)."
+                " and the statistic is divided by the tie factor (as scipy.stats.friedmanchisquare)."
                 if tie_correction
-                else "; χ²_F is not corrected for ties (Demšar's formula)."
+                else "; the statistic is not corrected for ties (Demšar's formula)."
             )
         )
     if n <= 10 or k <= 5:
         notes.append(
-            f"With N = {n} data sets and k = {k} models the χ² approximation of χ²_F is rough "
+            f"With N = {n} data sets and k = {k} models the χ² approximation of the Friedman statistic is rough "
             "(Demšar's rule of thumb asks for N > 10 and k > 5); the Iman–Davenport F is the "
             "better guide."
         )

@@ -132,7 +132,11 @@ class DatasetsReport:
             if data is None:
                 raise CVReportError(f"the formula {table!r} needs data=: the long-format results")
             table = DatasetsTable.from_formula(
-                table, data, per_fold=per_fold, record=record, direction=direction  # type: ignore[arg-type]
+                table,
+                data,
+                per_fold=per_fold,
+                record=record,
+                direction=direction,  # type: ignore[arg-type]
             )
             direction = None
         self.table = table if isinstance(table, DatasetsTable) else None
@@ -317,9 +321,7 @@ class DatasetsReport:
         if result.bonferroni_dunn is not None:
             dunn = result.bonferroni_dunn
             separated = [
-                str(m)
-                for m in order.index
-                if m != dunn.control and dunn.different(m, dunn.control)
+                str(m) for m in order.index if m != dunn.control and dunn.different(m, dunn.control)
             ]
             nemenyi_text += (
                 f" Against {dunn.control}, Bonferroni–Dunn's CD = {dunn.cd:.3f} separates "
@@ -448,7 +450,7 @@ class DatasetsReport:
 def _p(pvalue: float) -> str:
     """``p = 0.012`` or ``p < 0.001``."""
     text = formatting.format_pvalue(pvalue)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
+    return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"
 
 
 def _version() -> str:
