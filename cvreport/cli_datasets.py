@@ -41,7 +41,9 @@ def add_datasets_command(commands: Any) -> None:
         help=f"columns and their parts, the data set last, e.g. '{DEFAULT_DATASETS_FORMULA}'",
     )
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help=".html, .md or .tex")
-    parser.add_argument("--baseline", metavar="MODEL", help="the proposed model (default: all pairs)")
+    parser.add_argument(
+        "--baseline", metavar="MODEL", help="the proposed model (default: all pairs)"
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     parser.add_argument(
         "--correction", default="holm", help="correction within a data set (holm; none)"
@@ -91,8 +93,7 @@ def run_datasets(args: argparse.Namespace) -> int:
     else:
         if args.data is None or args.formula is None:
             raise CommandError(
-                "give DATA and -f FORMULA (e.g. -f "
-                f"'{DEFAULT_DATASETS_FORMULA}'), or --example"
+                f"give DATA and -f FORMULA (e.g. -f '{DEFAULT_DATASETS_FORMULA}'), or --example"
             )
         frame = read_data(args.data)
         formula = args.formula
@@ -113,7 +114,5 @@ def run_datasets(args: argparse.Namespace) -> int:
     )
     written = report.save(output, overwrite=args.overwrite)
     result = report.analysis
-    print(
-        f"wrote {written} ({len(result.models)} models on {len(result.datasets)} data sets)"
-    )
+    print(f"wrote {written} ({len(result.models)} models on {len(result.datasets)} data sets)")
     return 0

@@ -373,6 +373,7 @@ class DatasetsTable:
         return table
 
     _formula: str | None = None
+    _level: str
 
     # ------------------------------------------------------------------ descriptors
 

@@ -152,12 +152,14 @@ def compare_datasets(
 
     Examples
     --------
-    >>> import cvreport
-    >>> multi = DatasetsTable.from_formula(
-    ...     "loss ~ model | replication + fold | dataset", cvreport.load_example("multi"))
-    >>> result = compare_datasets(multi, baseline="logistic_regression", n_samples=2000)
-    >>> result.friedman.average_ranks.idxmin(), result.friedman.reject(0.05)
-    ('logistic_regression', True)
+    >>> scores = pd.DataFrame({"new": [.91, .85, .78, .95, .70, .88, .81],
+    ...                        "old": [.89, .80, .75, .94, .66, .86, .80],
+    ...                        "base": [.85, .79, .70, .90, .67, .80, .74]})
+    >>> result = compare_datasets(scores, direction="higher", baseline="new", n_samples=2000)
+    >>> result.friedman.average_ranks.tolist(), result.friedman.reject(0.05)
+    ([1.0, 2.142857142857143, 2.857142857142857], True)
+    >>> result.wilcoxon[["b", "r_minus", "better"]].values.tolist()
+    [['old', 28.0, 'new'], ['base', 28.0, 'new']]
     """
     alpha = _check_alpha(alpha)
     if isinstance(data, DatasetsTable):

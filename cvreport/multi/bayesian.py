@@ -188,7 +188,7 @@ def bayesian_signed_rank(
         n_samples=int(n_samples),
         seed=seed,
         mc_standard_error=se,
-        models=tuple(models),  # type: ignore[arg-type]
+        models=tuple(models),
         n_datasets=n,
         warnings=tuple(notes),
     )

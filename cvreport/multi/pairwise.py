@@ -195,7 +195,7 @@ def wilcoxon_signed_rank(
             r_plus=r_plus,
             r_minus=r_minus,
             n_datasets=n,
-            models=tuple(models),  # type: ignore[arg-type]
+            models=tuple(models),
             wins_a=0,
             wins_b=0,
             ties=n,
@@ -230,7 +230,7 @@ def wilcoxon_signed_rank(
         r_plus=r_plus,
         r_minus=r_minus,
         n_datasets=n,
-        models=tuple(models),  # type: ignore[arg-type]
+        models=tuple(models),
         wins_a=int((advantage < 0).sum()),
         wins_b=int((advantage > 0).sum()),
         ties=int(zero.sum()),

@@ -36,7 +36,7 @@ def _check_direction(direction: Any) -> Direction:
             f"direction must be 'lower' (a loss: lower is better) or 'higher' (a score), "
             f"got {direction!r}"
         )
-    return direction  # type: ignore[no-any-return]
+    return direction
 
 
 def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:

@@ -17,13 +17,14 @@ templates, as a standalone HTML page, Markdown or LaTeX (booktabs):
 
 Examples
 --------
->>> import cvreport
+>>> import pandas as pd
 >>> from cvreport.reporting.multi_report import DatasetsReport
->>> report = DatasetsReport("loss ~ model | replication + fold | dataset",
-...                         data=cvreport.load_example("multi"),
-...                         baseline="logistic_regression", n_samples=2000)
+>>> auc = pd.DataFrame({"new_model": [.91, .85, .78, .95, .70, .88],
+...                     "svm": [.89, .80, .75, .94, .66, .86]},
+...                    index=["iris", "wine", "digits", "cancer", "liver", "vote"])
+>>> report = DatasetsReport(auc, direction="higher", baseline="new_model", n_samples=2000)
 >>> print(report.to_markdown().splitlines()[0])
-# logistic\\_regression against 4 models on 10 data sets
+# new\\_model against 1 models on 6 data sets
 """
 
 from __future__ import annotations
@@ -267,7 +268,7 @@ class DatasetsReport:
         friedman = result.friedman
         nemenyi = result.nemenyi
         per = result.per_dataset
-        tests_by_dataset = {}
+        tests_by_dataset: dict[Any, set[str]] = {}
         if per is not None:
             for row in per.comparisons.itertuples():
                 tests_by_dataset.setdefault(row.dataset, set()).add(row.label or "could not run")

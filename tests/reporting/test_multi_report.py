@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import cvreport
 from cvreport.cli import main
 from cvreport.data.datasets import DatasetsTable
 from cvreport.rendering.cd_diagram import cd_diagram
@@ -240,9 +239,12 @@ def test_example_report_and_command_line(
     assert "Critical-difference diagram" in text and "win/tie/loss" in text
     assert main(["datasets", "--example", "-o", str(out)]) == 1  # exists, no --overwrite
     assert "exists" in capsys.readouterr().err
-    every_pair = DatasetsReport(
-        "loss ~ model | replication + fold | dataset",
-        data=cvreport.load_example("multi"),
-        n_samples=2000,
+
+
+def test_every_pair_uses_bergmann_hommel() -> None:
+    table = DatasetsTable.from_formula(
+        "accuracy ~ clf | fold | task", hostile_scores(), per_fold=True, test_train_ratio=1 / 9
     )
+    every_pair = DatasetsReport(table, n_samples=1000)
+    assert every_pair.analysis.wilcoxon_correction == "bergmann-hommel"
     assert "Bergmann and Hommel" in every_pair.to_markdown()
