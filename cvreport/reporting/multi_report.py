@@ -388,7 +388,7 @@ class DatasetsReport:
         """The report as a standalone HTML page (or a fragment for a notebook)."""
         from cvreport.rendering.environment import html_environment
 
-        name = "multi_report.html.j2" if standalone else "multi_report_body.html.j2"
+        name = "multi_report.html.j2" if standalone else "multi_report_fragment.html.j2"
         return html_environment().get_template(name).render(**self.context())
 
     def to_markdown(self) -> str:
