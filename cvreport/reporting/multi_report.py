@@ -330,6 +330,16 @@ class DatasetsReport:
                 + "."
             )
         bayes = result.bayesian[0] if result.bayesian else None
+        matrix = None
+        if per is not None and per.baseline is None:
+            wtl = per.win_tie_loss_matrix()
+            matrix = {
+                "models": [str(m) for m in wtl.columns],
+                "rows": [
+                    {"model": str(m), "cells": [text or "—" for text in wtl.loc[m]]}
+                    for m in wtl.index
+                ],
+            }
         return {
             "title": self.title,
             "intro": (
@@ -339,6 +349,7 @@ class DatasetsReport:
             ),
             "table": self.table_context(),
             "designs": designs,
+            "wtl_matrix": matrix,
             "ranks": [{"model": str(m), "rank": f"{v:.3f}"} for m, v in order.items()],
             "friedman_text": friedman_text,
             "nemenyi_text": nemenyi_text,

@@ -241,10 +241,17 @@ def test_example_report_and_command_line(
     assert "exists" in capsys.readouterr().err
 
 
-def test_every_pair_uses_bergmann_hommel() -> None:
+def test_every_pair_uses_bergmann_hommel(tmp_path: Path) -> None:
     table = DatasetsTable.from_formula(
         "accuracy ~ clf | fold | task", hostile_scores(), per_fold=True, test_train_ratio=1 / 9
     )
     every_pair = DatasetsReport(table, n_samples=1000)
     assert every_pair.analysis.wilcoxon_correction == "bergmann-hommel"
-    assert "Bergmann and Hommel" in every_pair.to_markdown()
+    text = every_pair.to_markdown()
+    assert "Bergmann and Hommel" in text
+    # the win/tie/loss matrix of every pair: the best model wins on all 7 data sets
+    matrix = every_pair.analysis.per_dataset.win_tie_loss_matrix()
+    assert matrix.loc["naïve ~ bayes", "a_b & c%"] == "7/0/0"
+    assert "| naïve ~ bayes | 7/0/0 |" in text
+    exe = pdflatex_or_skip()
+    compile_latex(exe, every_pair.to_latex(), tmp_path)
