@@ -350,6 +350,9 @@ class DatasetsReport:
             "table": self.table_context(),
             "designs": designs,
             "wtl_matrix": matrix,
+            "test_header": (
+                "Test against the baseline" if result.baseline is not None else "Test of each pair"
+            ),
             "ranks": [{"model": str(m), "rank": f"{v:.3f}"} for m, v in order.items()],
             "friedman_text": friedman_text,
             "nemenyi_text": nemenyi_text,
