@@ -144,8 +144,7 @@ class DatasetsTable:
     tables : mapping of str to ResultsTable
         One table per data set, in the order to show them.
     metric : Metric, optional
-        What the tables measure; default from the first table (its loss name,
-        and ``"higher"`` when a score was negated into its loss).
+        What the tables measure; default the first table's metric.
 
     Raises
     ------
@@ -176,11 +175,7 @@ class DatasetsTable:
                     f"data set {name!r}: expected a ResultsTable, got {type(table).__name__}"
                 )
         if metric is None and tables:
-            first = next(iter(tables.values()))
-            metric = Metric(
-                "error rate" if first.is_binary and not first.higher_is_better else first.loss_name,
-                "higher" if first.higher_is_better else "lower",
-            )
+            metric = next(iter(tables.values())).metric
         self._tables = dict(tables)
         summaries = []
         for name, table in self._tables.items():
@@ -322,16 +317,12 @@ class DatasetsTable:
                     part,
                     record=record,
                     per_fold=per_fold,
-                    higher_is_better=chosen == "higher",
+                    direction=chosen,
                     test_train_ratio=ratio,
                 )
             except CVReportError as error:
                 raise _named(name, error) from error
-        metric_name = parsed.response
-        first = next(iter(tables.values()))
-        if first.is_binary and chosen == "lower" and not per_fold:
-            metric_name = "error rate"
-        table = cls(tables, metric=Metric(metric_name, chosen))
+        table = cls(tables, metric=next(iter(tables.values())).metric)
         table._formula = formula
         return table
 
