@@ -29,6 +29,7 @@ from cvreport.multi.friedman import (
     _check_alpha,
     critical_difference,
     friedman_test,
+    nemenyi_cliques,
 )
 from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS, pairwise_wilcoxon
 from cvreport.multi.per_dataset import PerDatasetTests, per_dataset_tests
@@ -70,6 +71,10 @@ class DatasetsAnalysis:
         Each data set's own tests (None for one score per data set).
     notes : tuple of str
         Where assumptions fail, in words.
+    wilcoxon_cliques : tuple of tuple
+        With every pair compared: maximal runs of models, consecutive in average
+        rank, that no adjusted Wilcoxon test separates (Benavoli, Corani and
+        Mangili 2016 prefer them to the mean-rank cliques).
     """
 
     metric: Metric
@@ -87,6 +92,7 @@ class DatasetsAnalysis:
     per_dataset: PerDatasetTests | None
     correction: str | None
     notes: tuple[str, ...] = field(default=())
+    wilcoxon_cliques: tuple[tuple[Any, ...], ...] = field(default=())
 
     @property
     def models(self) -> tuple[Any, ...]:
@@ -222,6 +228,12 @@ def compare_datasets(
         )
         for a, b in pairs
     ]
+    wilcoxon_cliques: tuple[tuple[Any, ...], ...] = ()
+    if baseline is None:
+        separated = pd.DataFrame(False, index=models, columns=models)
+        for row in wilcoxon.itertuples():
+            separated.loc[row.a, row.b] = separated.loc[row.b, row.a] = bool(row.reject)
+        wilcoxon_cliques = nemenyi_cliques(friedman.average_ranks, separated)
     notes = list(friedman.warnings)
     for result in wilcoxon["result"]:
         notes += [w for w in result.warnings if w not in notes]
@@ -246,4 +258,5 @@ def compare_datasets(
         per_dataset=per_dataset,
         correction=correction,
         notes=tuple(notes),
+        wilcoxon_cliques=wilcoxon_cliques,
     )

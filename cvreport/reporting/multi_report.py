@@ -315,6 +315,9 @@ class DatasetsReport:
             f"average ranks of the {k} models over the {n} data sets at α = {result.alpha:g}."
         )
         cliques = [", ".join(map(str, c)) for c in nemenyi.cliques]
+        wilcoxon_groups = "; ".join(
+            "{" + ", ".join(map(str, c)) + "}" for c in result.wilcoxon_cliques
+        )
         nemenyi_text = (
             f"Nemenyi's critical difference at α = {result.alpha:g}: CD = {nemenyi.q_alpha:.3f} "
             f"× √(k(k+1)/(6N)) = {nemenyi.cd:.3f}."
@@ -362,6 +365,12 @@ class DatasetsReport:
                 f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
                 "ranks where B is better, R−: where A is better; zero differences split evenly), "
                 f"p-values adjusted with {_correction_name(result.wilcoxon_correction)}."
+                + (
+                    f" Groups of models, consecutive in rank, that no adjusted Wilcoxon test "
+                    f"separates: {wilcoxon_groups}."
+                    if wilcoxon_groups
+                    else ""
+                )
             ),
             "bayesian": bayesian,
             "bayesian_text": (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
@@ -100,3 +102,8 @@ def test_compare_datasets_on_the_example(multi, three_models):
     every_pair = compare_datasets(three_models, n_samples=2000)
     assert every_pair.wilcoxon_correction == "bergmann-hommel"
     assert len(every_pair.wilcoxon) == 3
+    # the Wilcoxon cliques: no rejected pair inside a group
+    rejected = {frozenset((r.a, r.b)) for r in every_pair.wilcoxon.itertuples() if r.reject}
+    for group in every_pair.wilcoxon_cliques:
+        assert not any(frozenset(p) in rejected for p in itertools.combinations(group, 2))
+    assert result.wilcoxon_cliques == ()  # against a baseline there are none
