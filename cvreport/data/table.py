@@ -22,14 +22,14 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
@@ -278,6 +278,7 @@ class ResultsTable:
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        cluster: str | None = None,
     ) -> None:
         roles = {
             "loss": loss,
@@ -302,6 +303,10 @@ class ResultsTable:
                 f"replication {replication!r}, fold {fold!r}, record {record!r}"
             ),
         )
+        if cluster is not None:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(self, data, record, cluster)
 
     # ------------------------------------------------------------------ constructors
 
@@ -315,6 +320,7 @@ class ResultsTable:
         per_fold: bool = False,
         higher_is_better: bool | None = None,
         test_train_ratio: float | None = None,
+        cluster: str | None = None,
     ) -> ResultsTable:
         """Build a table from an R-style formula naming the columns.
 
@@ -358,6 +364,15 @@ class ResultsTable:
         >>> table.loss_name, table.models, table.design.kind
         ('pred != truth', ('a', 'b'), 'holdout')
         """
+        given = formula
+        formula, named_cluster = split_cluster_term(formula)
+        cluster = named_cluster or cluster
+        from cvreport.data.predictions import metric_formula
+
+        from_metric = metric_formula(cls, formula, data, record=record, cluster=cluster)
+        if from_metric is not None:
+            from_metric._formula = given
+            return from_metric
         parsed = parse_formula(formula)
         roles: dict[str, str | None] = {"model": parsed.model}
         roles.update(zip(("replication", "fold"), parsed.blocks))
@@ -413,7 +428,11 @@ class ResultsTable:
                 ),
                 higher_is_better=True if higher_is_better else None,
             )
-        table._formula = formula
+        table._formula = given
+        if cluster is not None and not per_fold:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(table, data, record, cluster)
         return table
 
     @classmethod
@@ -422,16 +441,31 @@ class ResultsTable:
         data: pd.DataFrame,
         *,
         truth: str,
-        prediction: str,
+        prediction: str | None = None,
         model: str = "model",
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        metric: str | Callable[..., float] | None = None,
+        score: str | Sequence[str] | Mapping[Any, str] | None = None,
+        cluster: str | None = None,
+        pos_label: Any = None,
+        higher_is_better: bool | None = None,
     ) -> ResultsTable:
         """Build a table of 0/1 losses (misclassifications) from predictions and the truth.
 
         The truth and predictions are kept (:meth:`predictions`) for per-model
         descriptive metrics.
+
+        With ``metric=`` (a sklearn name such as ``"roc_auc"``, ``"f1_macro"``,
+        ``"matthews_corrcoef"``, ``"log_loss"``, or a function ``(y_true, y) -> float``)
+        the table holds that metric instead, in its direction: per-record values
+        for a mean of per-record values (accuracy, log loss, Brier score), else one
+        value per (replication, fold, model) computed from the predictions or from
+        the scores named by ``score=`` (one column: the positive class, by default
+        the larger label or ``pos_label``; several: one per class in sorted order, or
+        ``{label: column}``). ``cluster=`` names a column of clusters of records.
+        See :mod:`cvreport.data.metrics`.
 
         Examples
         --------
@@ -450,6 +484,26 @@ class ResultsTable:
             "fold": fold,
             "record": record,
         }
+        if metric is not None or score is not None or cluster is not None:
+            from cvreport.data.predictions import build_metric_table
+
+            return build_metric_table(
+                cls,
+                data,
+                metric="zero_one_loss" if metric is None else metric,
+                truth=truth,
+                prediction=prediction,
+                score=score,
+                model=model,
+                replication=replication,
+                fold=fold,
+                record=record,
+                cluster=cluster,
+                pos_label=pos_label,
+                higher_is_better=higher_is_better,
+            )
+        if prediction is None:
+            raise DataError("name the column of predicted labels with prediction=")
         require_columns(data, roles, _HOW_TO_NAME)
         loss = _misclassified(data[truth], data[prediction], truth, prediction, data.index)
         table = cls.__new__(cls)

@@ -1,0 +1,290 @@
+"""A metric difference of two models under many record weightings at once.
+
+A bootstrap resample is a weighting of the records (how often each was drawn);
+a jackknife sample, a weighting with one record or cluster left out; a
+permutation swaps the two models' predictions on some records. The
+:class:`PairedRecords` below computes ``metric(A) − metric(B)`` averaged over
+the folds for a batch of such weightings in a few array passes per metric
+family, so that 10,000 resamples of 100,000 records take seconds:
+
+* record means: one matrix product ``W @ (values_A − values_B)``;
+* confusion-count metrics: one weighted ``bincount`` into per-row confusion matrices;
+* binary ROC AUC: each model's records are sorted once; a weighting then needs one
+  cumulative sum of the negatives' weights in that order
+  (U = Σ positive weight × negative weight below, ties counted ½);
+* anything else (average precision, one-vs-rest AUC, a user's function): the
+  weighted records are expanded row by row and computed as groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cvreport.data.metrics import (
+    MetricSpec,
+    confusion_counts,
+    confusion_metric,
+    grouped_auc,
+    grouped_metric_values,
+    order_keys,
+    record_values,
+)
+from cvreport.errors import DataError
+
+__all__ = ["PairedRecords"]
+
+
+@dataclass(frozen=True)
+class _SortedFold:
+    order: np.ndarray  # positions of the fold's records, by increasing score
+    positive: np.ndarray  # bool, in that order
+    run_starts: np.ndarray | None  # starts of runs of tied scores (None: no ties)
+
+
+@dataclass
+class PairedRecords:
+    """Two models' predictions on the same records, grouped in folds.
+
+    Parameters
+    ----------
+    spec : MetricSpec
+    truth : numpy.ndarray
+        Class codes, ``(n,)``.
+    x_a, x_b : numpy.ndarray
+        What the metric reads of each model: class codes, or scores ``(n,)``/``(n, C)``.
+    n_classes, positive : int
+    fold : numpy.ndarray
+        Fold code of each record (``0 … F − 1``); records of a fold are contiguous.
+    labels : list, optional
+        Class labels (for a user's function).
+    """
+
+    spec: MetricSpec
+    truth: np.ndarray
+    x_a: np.ndarray
+    x_b: np.ndarray
+    n_classes: int
+    positive: int
+    fold: np.ndarray
+    labels: list[Any] | None = None
+    _sorted: dict[tuple[int, str], _SortedFold] = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        return int(self.truth.shape[0])
+
+    @property
+    def n_folds(self) -> int:
+        """Number of folds."""
+        return int(self.fold.max()) + 1 if self.n else 0
+
+    def _bounds(self) -> np.ndarray:
+        return np.searchsorted(self.fold, np.arange(self.n_folds + 1))
+
+    # -- the statistic -------------------------------------------------------
+    def observed(self) -> float:
+        """``metric(A) − metric(B)`` on the data, averaged over folds."""
+        return float(self.weighted(np.ones((1, self.n)))[0])
+
+    def metric_values(self) -> tuple[float, float]:
+        """The metric of A and of B (averaged over folds)."""
+        ones = np.ones((1, self.n))
+        a = self._per_fold(ones, self.x_a).mean()
+        b = self._per_fold(ones, self.x_b).mean()
+        return float(a), float(b)
+
+    def weighted(self, weights: np.ndarray) -> np.ndarray:
+        """``(B,)`` differences A − B (mean over folds) under each row of ``weights`` ``(B, n)``."""
+        diff = self._per_fold(weights, self.x_a) - self._per_fold(weights, self.x_b)
+        return diff.mean(axis=1)
+
+    def swapped(self, swap: np.ndarray) -> np.ndarray:
+        """``(B,)`` differences with A's and B's predictions exchanged where ``swap`` ``(B, n)``."""
+        spec = self.spec
+        if spec.kind == "record":
+            d = self._record(self.x_a) - self._record(self.x_b)
+            signed = np.where(swap, -d, d)
+            return self._fold_means(signed)
+        side = swap if self.x_a.ndim == 1 else swap[..., None]
+        first = np.where(side, self.x_b, self.x_a)
+        second = np.where(side, self.x_a, self.x_b)
+        return (self._rows(first) - self._rows(second)).mean(axis=1)
+
+    # -- internals -------------------------------------------------------------
+    def _record(self, x: np.ndarray) -> np.ndarray:
+        if self.spec.needs == "score":
+            return record_values(self.spec, self.truth, scores=x, positive=self.positive)
+        return record_values(self.spec, self.truth, prediction=x, positive=self.positive)
+
+    def _fold_means(self, values: np.ndarray) -> np.ndarray:
+        bounds = self._bounds()
+        sums = np.add.reduceat(values, bounds[:-1], axis=1)
+        return (sums / np.diff(bounds)).mean(axis=1)
+
+    def _per_fold(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``(B, F)`` metric of the model reading ``x`` under each weighting."""
+        spec = self.spec
+        b = weights.shape[0]
+        n_folds = self.n_folds
+        bounds = self._bounds()
+        if spec.kind == "record":
+            values = self._record(x)
+            total = np.add.reduceat(weights * values, bounds[:-1], axis=1)
+            return total / np.add.reduceat(weights, bounds[:-1], axis=1)
+        if spec.kind == "confusion":
+            c = self.n_classes
+            cells = self.truth * c + x
+            groups = np.arange(b)[:, None] * n_folds + self.fold
+            flat = (groups * (c * c) + cells).ravel()
+            counts = np.bincount(flat, weights=weights.ravel(), minlength=b * n_folds * c * c)
+            counts = counts.reshape(b, n_folds, c, c)
+            return confusion_metric(spec.name, counts, self.positive)
+        if spec.name == "roc_auc" and x.ndim == 1:
+            out = np.empty((b, n_folds))
+            for f in range(n_folds):
+                out[:, f] = self._weighted_auc(weights, x, f, bounds)
+            return out
+        return self._expanded(weights, x)
+
+    def _weighted_auc(
+        self, weights: np.ndarray, x: np.ndarray, f: int, bounds: np.ndarray
+    ) -> np.ndarray:
+        key = (f, "a" if x is self.x_a else "b")
+        if key not in self._sorted:
+            lo, hi = bounds[f], bounds[f + 1]
+            keys = order_keys(x[lo:hi])
+            order = np.argsort(keys, kind="stable")
+            sorted_keys = keys[order]
+            starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+            self._sorted[key] = _SortedFold(
+                order=order + lo,
+                positive=self.truth[lo:hi][order] == self.positive,
+                run_starts=None if starts.shape[0] == hi - lo else starts,
+            )
+        fold = self._sorted[key]
+        w = np.take(weights, fold.order, axis=1)
+        w_pos = np.where(fold.positive, w, 0)
+        w_neg = w - w_pos
+        if fold.run_starts is None:
+            # w_pos · w_neg = 0 elementwise, so the inclusive cumulative sum counts
+            # exactly the negatives below each positive
+            u = (w_pos * np.cumsum(w_neg, axis=1)).sum(axis=1)
+        else:
+            run_pos = np.add.reduceat(w_pos, fold.run_starts, axis=1)
+            run_neg = np.add.reduceat(w_neg, fold.run_starts, axis=1)
+            below = np.cumsum(run_neg, axis=1) - run_neg
+            u = np.einsum("ij,ij->i", run_pos, below + 0.5 * run_neg)
+        n_pos = w_pos.sum(axis=1).astype(np.float64)
+        n_neg = w_neg.sum(axis=1).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
+
+    def _expanded(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+        counts = np.rint(weights).astype(np.int64)
+        if not np.array_equal(counts, weights):
+            raise DataError(f"{self.spec.name} takes integer record weights only")
+        b, n_folds = weights.shape[0], self.n_folds
+        rows = np.repeat(np.arange(b), counts.sum(axis=1))
+        records = np.repeat(np.tile(np.arange(self.n), b), counts.ravel())
+        groups = rows * n_folds + self.fold[records]
+        values = grouped_metric_values(
+            self.spec,
+            groups,
+            b * n_folds,
+            self.truth[records],
+            self.n_classes,
+            prediction=x[records] if self.spec.needs == "prediction" else None,
+            scores=x[records] if self.spec.needs == "score" else None,
+            positive=self.positive,
+            labels=self.labels,
+        )
+        return values.reshape(b, n_folds)
+
+    def _rows(self, x_rows: np.ndarray) -> np.ndarray:
+        """``(B, F)`` metric of per-row predictions ``x_rows`` ``(B, n[, C])`` (permutations)."""
+        b, n_folds = x_rows.shape[0], self.n_folds
+        spec = self.spec
+        groups = (np.arange(b)[:, None] * n_folds + self.fold).ravel()
+        truth = np.broadcast_to(self.truth, (b, self.n)).ravel()
+        flat = x_rows.reshape(b * self.n, *x_rows.shape[2:])
+        if spec.kind == "confusion":
+            counts = confusion_counts(groups, b * n_folds, truth, flat, self.n_classes)
+            return confusion_metric(spec.name, counts, self.positive).reshape(b, n_folds)
+        if spec.name == "roc_auc" and flat.ndim == 1:
+            return grouped_auc(groups, b * n_folds, truth == self.positive, flat).reshape(
+                b, n_folds
+            )
+        values = grouped_metric_values(
+            spec,
+            groups,
+            b * n_folds,
+            truth,
+            self.n_classes,
+            prediction=flat if spec.needs == "prediction" else None,
+            scores=flat if spec.needs == "score" else None,
+            positive=self.positive,
+            labels=self.labels,
+        )
+        return values.reshape(b, n_folds)
+
+    # -- leave-one-unit-out (jackknife) ------------------------------------------
+    def jackknife(self, units: np.ndarray, n_units: int) -> np.ndarray:
+        """``(n_units,)`` differences with each unit (record or cluster) left out; one fold only.
+
+        Closed forms: record means and confusion counts subtract the unit's share;
+        the AUC subtracts the unit's pairs through DeLong's structural components.
+        Other metrics recompute every leave-one-out sample (n² work).
+        """
+        spec = self.spec
+        if spec.kind == "record":
+            d = self._record(self.x_a) - self._record(self.x_b)
+            sums = np.bincount(units, weights=d, minlength=n_units)
+            sizes = np.bincount(units, minlength=n_units)
+            return (d.sum() - sums) / (self.n - sizes)
+        if spec.kind == "confusion":
+            c = self.n_classes
+            out = []
+            for x in (self.x_a, self.x_b):
+                per_unit = confusion_counts(units, n_units, self.truth, x, c)
+                out.append(
+                    confusion_metric(spec.name, per_unit.sum(axis=0) - per_unit, self.positive)
+                )
+            return out[0] - out[1]
+        if spec.name == "roc_auc" and self.x_a.ndim == 1:
+            return self._auc_jackknife(self.x_a, units, n_units) - self._auc_jackknife(
+                self.x_b, units, n_units
+            )
+        if n_units > 3000:
+            raise DataError(
+                f"a BCa interval of {spec.name} needs {n_units} leave-one-out recomputations of "
+                "the whole sample; use method='percentile' for this metric and sample size"
+            )
+        out = np.empty(n_units)
+        for start in range(0, n_units, 64):
+            stop = min(n_units, start + 64)
+            w = np.ones((stop - start, self.n))
+            w[units[None, :] == np.arange(start, stop)[:, None]] = 0.0
+            out[start:stop] = self.weighted(w)
+        return out
+
+    def _auc_jackknife(self, x: np.ndarray, units: np.ndarray, n_units: int) -> np.ndarray:
+        from cvreport.methods.delong import delong_components
+
+        positive = self.truth == self.positive
+        auc, v10, v01 = delong_components(positive, x[None, :])
+        m, n = int(positive.sum()), int((~positive).sum())
+        u_total = auc[0] * m * n
+        credit = np.empty(self.n)
+        credit[positive] = v10[0] * n
+        credit[~positive] = v01[0] * m
+        removed = np.bincount(units, weights=credit, minlength=n_units)
+        pos_u = np.bincount(units, weights=positive, minlength=n_units)
+        neg_u = np.bincount(units, weights=~positive, minlength=n_units)
+        within = grouped_auc(units, n_units, positive, x)
+        within = np.where(np.isnan(within), 0.0, within) * pos_u * neg_u
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (u_total - removed + within) / ((m - pos_u) * (n - neg_u))
