@@ -60,6 +60,7 @@ def split_cluster_term(text: str) -> tuple[str, str | None]:
     rest = re.sub(r"\s*\|\s*$", "", rest)
     return rest.strip(), matches[0]
 
+
 EXPECTED_SHAPES = (
     "'loss ~ model | replication + fold' (m replications of K-fold CV), "
     "'loss ~ model | fold' (one run of K-fold CV, or repeated hold-out when records repeat), "
