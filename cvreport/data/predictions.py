@@ -222,8 +222,11 @@ def build_metric_table(
         attach_clusters(
             table, data, record, cluster, (layout.records.to_numpy(), layout.membership)
         )
-    table._prediction_columns = _kept_columns(
-        data, model, replication, fold, record, truth, prediction, cluster
+    # the report's confusion table reads these; a table of scores only has no predicted labels
+    table._prediction_columns = (
+        None
+        if prediction is None
+        else _kept_columns(data, model, replication, fold, record, truth, prediction, cluster)
     )
     table._record_predictions = RecordPredictions(  # type: ignore[attr-defined]
         spec=spec,

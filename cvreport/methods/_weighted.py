@@ -18,10 +18,17 @@ family, so that 10,000 resamples of 100,000 records take seconds:
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy import stats
 
 from cvreport.data.metrics import (
     MetricSpec,
@@ -30,11 +37,21 @@ from cvreport.data.metrics import (
     grouped_auc,
     grouped_metric_values,
     order_keys,
+    positive_code,
     record_values,
+    resolve_metric,
 )
 from cvreport.errors import DataError
 
-__all__ = ["PairedRecords"]
+__all__ = [
+    "PairedRecords",
+    "Prepared",
+    "default_batch",
+    "prepare_pair",
+    "progress_bar",
+    "rng_keyword",
+    "threaded",
+]
 
 
 @dataclass(frozen=True)
@@ -288,3 +305,104 @@ class PairedRecords:
         within = np.where(np.isnan(within), 0.0, within) * pos_u * neg_u
         with np.errstate(invalid="ignore", divide="ignore"):
             return (u_total - removed + within) / ((m - pos_u) * (n - neg_u))
+
+
+# ---------------------------------------------------------------------------- inputs of the tests
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    paired: PairedRecords
+    units: np.ndarray  # unit code of each record (record or cluster), global
+    fold_units: list[np.ndarray]  # per fold: the global unit codes of that fold, sorted
+    n_units: int
+    clustered: bool
+
+
+def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_label: Any):
+    y = np.asarray(truth)
+    if spec.needs == "prediction":
+        stacked = pd.Series(np.concatenate([y, np.asarray(a), np.asarray(b)]))
+        codes, classes = pd.factorize(stacked, sort=True)
+        n = y.shape[0]
+        return codes[:n], codes[n : 2 * n], codes[2 * n :], pd.Index(classes)
+    codes, classes = pd.factorize(pd.Series(y), sort=True)
+    xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
+        raise DataError("the scores hold NaN or infinite values; every record needs a score")
+    return codes, xa, xb, pd.Index(classes)
+
+
+def prepare_pair(
+    truth: ArrayLike,
+    a: ArrayLike,
+    b: ArrayLike,
+    metric: Any,
+    pos_label: Any,
+    folds: ArrayLike | None,
+    clusters: ArrayLike | None,
+) -> Prepared:
+    spec = resolve_metric(metric)
+    t, xa, xb, classes = _encode(truth, a, b, spec, pos_label)
+    n = t.shape[0]
+    if xa.shape[0] != n or xb.shape[0] != n:
+        raise DataError(
+            f"truth, a and b must describe the same records: lengths {n}, {xa.shape[0]}, "
+            f"{xb.shape[0]}"
+        )
+    if n < 2:
+        raise DataError(f"a resampling test needs at least 2 records, got {n}")
+    fold_codes = (
+        np.zeros(n, dtype=np.int64)
+        if folds is None
+        else pd.factorize(pd.Series(np.asarray(folds)), sort=True)[0]
+    )
+    order = np.argsort(fold_codes, kind="stable")
+    t, xa, xb, fold_codes = t[order], xa[order], xb[order], fold_codes[order]
+    if clusters is None:
+        units = np.arange(n)
+    else:
+        keyed = pd.Series(np.asarray(clusters)[order])
+        if keyed.isna().any():
+            raise DataError("the cluster labels hold missing values; give every record a cluster")
+        units = pd.factorize(pd.Series(list(zip(fold_codes, keyed))), sort=False)[0]
+    n_units = int(units.max()) + 1
+    paired = PairedRecords(
+        spec=spec,
+        truth=t,
+        x_a=xa,
+        x_b=xb,
+        n_classes=len(classes),
+        positive=positive_code(classes, pos_label),
+        fold=fold_codes,
+        labels=list(classes),
+    )
+    bounds = np.searchsorted(fold_codes, np.arange(paired.n_folds + 1))
+    fold_units = [np.unique(units[bounds[f] : bounds[f + 1]]) for f in range(paired.n_folds)]
+    return Prepared(paired, units, fold_units, n_units, clusters is not None)
+
+
+def rng_keyword() -> str:
+    return "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+
+def progress_bar(total: int, enabled: bool | None, work: float, what: str) -> Any:
+    if enabled is False or (enabled is None and work < 5e8):
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=what, unit="resample")
+
+
+def threaded(function: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """Apply a row-wise numpy function on two threads when the batch is large."""
+    if rows.shape[0] < 4 or rows.size < 4_000_000:
+        return function(rows)
+    halves = np.array_split(np.arange(rows.shape[0]), 2)
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(lambda index: function(rows[index]), halves))
+    return np.concatenate(parts)
+
+
+def default_batch(n: int, n_resamples: int) -> int:
+    return int(max(1, min(n_resamples, 20_000_000 // max(n, 1))))

@@ -44,20 +44,24 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397):171–185.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from cvreport.data.metrics import MetricSpec, positive_code, resolve_metric
+from cvreport.data.metrics import resolve_metric
 from cvreport.errors import CVReportError, DataError
-from cvreport.methods._weighted import PairedRecords
+from cvreport.methods._weighted import (
+    Prepared,
+    default_batch,
+    prepare_pair,
+    progress_bar,
+    rng_keyword,
+    threaded,
+)
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -94,107 +98,6 @@ NOTE_DIRECTION = (
     "The estimate and interval are metric(A) − metric(B) in the metric's own units; "
     "'greater' is H1: metric(A) > metric(B)."
 )
-
-
-# ---------------------------------------------------------------------------- inputs
-
-
-@dataclasses.dataclass(frozen=True)
-class _Prepared:
-    paired: PairedRecords
-    units: np.ndarray  # unit code of each record (record or cluster), global
-    fold_units: list[np.ndarray]  # per fold: the global unit codes of that fold, sorted
-    n_units: int
-    clustered: bool
-
-
-def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_label: Any):
-    y = np.asarray(truth)
-    if spec.needs == "prediction":
-        stacked = pd.Series(np.concatenate([y, np.asarray(a), np.asarray(b)]))
-        codes, classes = pd.factorize(stacked, sort=True)
-        n = y.shape[0]
-        return codes[:n], codes[n : 2 * n], codes[2 * n :], pd.Index(classes)
-    codes, classes = pd.factorize(pd.Series(y), sort=True)
-    xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
-        raise DataError("the scores hold NaN or infinite values; every record needs a score")
-    return codes, xa, xb, pd.Index(classes)
-
-
-def _prepare(
-    truth: ArrayLike,
-    a: ArrayLike,
-    b: ArrayLike,
-    metric: Any,
-    pos_label: Any,
-    folds: ArrayLike | None,
-    clusters: ArrayLike | None,
-) -> _Prepared:
-    spec = resolve_metric(metric)
-    t, xa, xb, classes = _encode(truth, a, b, spec, pos_label)
-    n = t.shape[0]
-    if xa.shape[0] != n or xb.shape[0] != n:
-        raise DataError(
-            f"truth, a and b must describe the same records: lengths {n}, {xa.shape[0]}, "
-            f"{xb.shape[0]}"
-        )
-    if n < 2:
-        raise DataError(f"a resampling test needs at least 2 records, got {n}")
-    fold_codes = (
-        np.zeros(n, dtype=np.int64)
-        if folds is None
-        else pd.factorize(pd.Series(np.asarray(folds)), sort=True)[0]
-    )
-    order = np.argsort(fold_codes, kind="stable")
-    t, xa, xb, fold_codes = t[order], xa[order], xb[order], fold_codes[order]
-    if clusters is None:
-        units = np.arange(n)
-    else:
-        keyed = pd.Series(np.asarray(clusters)[order])
-        if keyed.isna().any():
-            raise DataError("the cluster labels hold missing values; give every record a cluster")
-        units = pd.factorize(pd.Series(list(zip(fold_codes, keyed))), sort=False)[0]
-    n_units = int(units.max()) + 1
-    paired = PairedRecords(
-        spec=spec,
-        truth=t,
-        x_a=xa,
-        x_b=xb,
-        n_classes=len(classes),
-        positive=positive_code(classes, pos_label),
-        fold=fold_codes,
-        labels=list(classes),
-    )
-    bounds = np.searchsorted(fold_codes, np.arange(paired.n_folds + 1))
-    fold_units = [np.unique(units[bounds[f] : bounds[f + 1]]) for f in range(paired.n_folds)]
-    return _Prepared(paired, units, fold_units, n_units, clusters is not None)
-
-
-def _rng_keyword() -> str:
-    return "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
-
-
-def _progress(total: int, enabled: bool | None, work: float, what: str) -> Any:
-    if enabled is False or (enabled is None and work < 5e8):
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=what, unit="resample")
-
-
-def _threaded(function: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """Apply a row-wise numpy function on two threads when the batch is large."""
-    if rows.shape[0] < 4 or rows.size < 4_000_000:
-        return function(rows)
-    halves = np.array_split(np.arange(rows.shape[0]), 2)
-    with ThreadPoolExecutor(2) as pool:
-        parts = list(pool.map(lambda index: function(rows[index]), halves))
-    return np.concatenate(parts)
-
-
-def _default_batch(n: int, n_resamples: int) -> int:
-    return int(max(1, min(n_resamples, 20_000_000 // max(n, 1))))
 
 
 # ---------------------------------------------------------------------------- results
@@ -339,7 +242,7 @@ def _bca_parameters(
 
 
 def _run_bootstrap(
-    prep: _Prepared,
+    prep: Prepared,
     *,
     n_resamples: int,
     confidence_level: float,
@@ -364,8 +267,8 @@ def _run_bootstrap(
         np.searchsorted(units, prep.units[bounds[f] : bounds[f + 1]])
         for f, units in enumerate(prep.fold_units)
     ]
-    batch = batch or _default_batch(n, n_resamples)
-    bar = _progress(n_resamples, progress, float(n_resamples) * n, "paired bootstrap")
+    batch = batch or default_batch(n, n_resamples)
+    bar = progress_bar(n_resamples, progress, float(n_resamples) * n, "paired bootstrap")
 
     by_record = not prep.clustered
 
@@ -383,7 +286,7 @@ def _run_bootstrap(
     def statistic(*draws: np.ndarray, axis: int = -1) -> np.ndarray:
         if draws[0].ndim == 1:  # scipy's call on the original sample
             return np.asarray(observed)
-        result = _threaded(paired.weighted, weights_of(draws))
+        result = threaded(paired.weighted, weights_of(draws))
         if bar is not None:
             bar.update(result.shape[0])
         return result
@@ -400,7 +303,7 @@ def _run_bootstrap(
             axis=-1,
             confidence_level=confidence_level,
             method="percentile",
-            **{_rng_keyword(): random_state},
+            **{rng_keyword(): random_state},
         )
     finally:
         if bar is not None:
@@ -521,7 +424,7 @@ def paired_bootstrap_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = _prepare(truth, a, b, metric, pos_label, folds, clusters)
+    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
     return _run_bootstrap(
         prep,
         n_resamples=n_resamples,
@@ -538,7 +441,7 @@ def paired_bootstrap_test_array(
 
 
 def _run_permutation(
-    prep: _Prepared,
+    prep: Prepared,
     *,
     n_resamples: int,
     alternative: str,
@@ -551,14 +454,14 @@ def _run_permutation(
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
     n_units = prep.n_units
-    batch = batch or _default_batch(paired.n, n_resamples)
-    bar = _progress(n_resamples, progress, float(n_resamples) * paired.n, "paired permutation")
+    batch = batch or default_batch(paired.n, n_resamples)
+    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired permutation")
 
     def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         if x.ndim == 1:
             return np.asarray(observed)
         swap = (x >= n_units)[:, prep.units]
-        result = _threaded(paired.swapped, swap)
+        result = threaded(paired.swapped, swap)
         if bar is not None:
             bar.update(result.shape[0])
         return result
@@ -574,7 +477,7 @@ def _run_permutation(
             batch=batch,
             alternative=alternative,
             axis=-1,
-            **{_rng_keyword(): random_state},
+            **{rng_keyword(): random_state},
         )
     finally:
         if bar is not None:
@@ -651,7 +554,7 @@ def paired_permutation_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = _prepare(truth, a, b, metric, pos_label, folds, clusters)
+    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
     return _run_permutation(
         prep,
         n_resamples=n_resamples,
