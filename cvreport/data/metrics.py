@@ -324,10 +324,13 @@ def order_keys(scores: np.ndarray) -> np.ndarray:
     >>> np.argsort(keys, kind="stable").tolist(), bool(keys[2] == keys[3])
     ([1, 2, 3, 0, 4], True)
     """
-    values = np.asarray(scores, dtype=np.float64) + 0.0  # −0.0 + 0.0 is +0.0
-    bits = values.view(np.uint64)
-    negative = (bits >> np.uint64(63)).astype(bool)
-    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
+    keys = np.array(scores, dtype=np.float64)  # a copy, turned into keys in place
+    keys += 0.0  # −0.0 + 0.0 is +0.0
+    mask = (keys.view(np.int64) >> 63).view(np.uint64)  # all ones for negatives, else 0
+    mask |= np.uint64(1 << 63)
+    bits = keys.view(np.uint64)
+    bits ^= mask  # negatives: every bit flipped; others: the sign bit set
+    return bits
 
 
 def _argsort_rows(keys: np.ndarray) -> np.ndarray:
@@ -353,7 +356,7 @@ def _sorted_groups(
 
     Padding has the largest key and label −1. One row-wise sort does every group.
     """
-    groups = np.asarray(groups, dtype=np.int64)
+    groups = np.asarray(groups)
     keys = order_keys(scores)
     sizes = np.bincount(groups, minlength=n_groups)
     width = int(sizes.max()) if sizes.size else 0
@@ -361,7 +364,9 @@ def _sorted_groups(
         order = None
         sorted_groups = groups
     else:
-        order = np.argsort(groups, kind="stable")
+        # a stable sort of 16-bit keys is a radix sort: linear in the number of rows
+        small = groups.astype(np.uint16) if n_groups <= 1 << 16 else groups
+        order = np.argsort(small, kind="stable")
         sorted_groups = groups[order]
     if np.all(sizes == width):
         row_keys = (keys if order is None else keys[order]).reshape(n_groups, width)
@@ -580,8 +585,10 @@ def grouped_metric_values(
     >>> grouped_metric_values(resolve_metric("f1"), g, 2, y, 2, prediction=yhat).round(6).tolist()
     [0.666667, 0.8]
     """
-    groups = np.asarray(groups, dtype=np.int64)
-    truth = np.asarray(truth, dtype=np.int64)
+    groups = np.asarray(groups)
+    truth = np.asarray(truth)
+    if groups.dtype.kind not in "iu" or truth.dtype.kind not in "iu":
+        groups, truth = groups.astype(np.int64), truth.astype(np.int64)
     if spec.kind == "confusion":
         assert prediction is not None
         counts = confusion_counts(groups, n_groups, truth, np.asarray(prediction), n_classes)
@@ -599,7 +606,7 @@ def grouped_metric_values(
         else:  # one-vs-rest: every (group, class) is a group of its own
             n = s.shape[0]
             classes = np.arange(n_classes)
-            expanded = (groups[:, None] * n_classes + classes).ravel()
+            expanded = (groups.astype(np.int64)[:, None] * n_classes + classes).ravel()
             per_class = compute(
                 expanded, n_groups * n_classes, (truth[:, None] == classes).ravel(), s.ravel()
             ).reshape(n_groups, n_classes)
@@ -611,7 +618,9 @@ def grouped_metric_values(
                 )
             values = per_class.mean(axis=1)
             if spec.name.endswith("weighted"):
-                support = np.bincount(groups * n_classes + truth, minlength=n_groups * n_classes)
+                support = np.bincount(
+                    groups.astype(np.int64) * n_classes + truth, minlength=n_groups * n_classes
+                )
                 weights = support.reshape(n_groups, n_classes).astype(np.float64)
                 values = (per_class * weights).sum(axis=1) / weights.sum(axis=1)
         return values

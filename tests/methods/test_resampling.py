@@ -266,3 +266,34 @@ def test_bad_inputs_raise_typed_errors():
         arrays.paired_bootstrap_test(y, a, b, method="basic")
     with pytest.raises(CVReportError, match="alternative"):
         arrays.paired_permutation_test(y, a, b, alternative="bigger")
+
+
+def test_cv_table_resamples_within_each_replication_and_fold():
+    rng = np.random.default_rng(9)
+    n = 60
+    y = rng.integers(0, 2, n)
+    frames = []
+    for replication in (1, 2):
+        fold = rng.permutation(np.arange(n) % 2)
+        for model, accuracy in (("A", 0.8), ("B", 0.7)):
+            yhat = np.where(rng.random(n) < accuracy, y, 1 - y)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "replication": replication,
+                        "fold": fold,
+                        "model": model,
+                        "record": np.arange(n),
+                        "y": y,
+                        "yhat": yhat,
+                    }
+                )
+            )
+    df = pd.concat(frames, ignore_index=True)
+    table = cvreport.ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="f1")
+    res = cvreport.paired_bootstrap_test(table, n_resamples=99, random_state=0)
+    per_fold = -table.differences("A", "B").to_numpy()  # f1 is a score, negated internally
+    assert res.estimate == pytest.approx(per_fold.mean(), abs=1e-12)
+    assert res.interval_method == "percentile" and res.nobs == 2 * n
+    perm = cvreport.paired_permutation_test(table, n_resamples=99, random_state=0)
+    assert perm.estimate == pytest.approx(res.estimate)
