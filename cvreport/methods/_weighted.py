@@ -396,7 +396,7 @@ def progress_bar(total: int, enabled: bool | None, work: float, what: str) -> An
 
 def threaded(function: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> np.ndarray:
     """Apply a row-wise numpy function on two threads when the batch is large."""
-    if rows.shape[0] < 4 or rows.size < 4_000_000:
+    if rows.shape[0] < 4 or rows.size < 1_000_000:
         return function(rows)
     halves = np.array_split(np.arange(rows.shape[0]), 2)
     with ThreadPoolExecutor(2) as pool:
@@ -405,4 +405,6 @@ def threaded(function: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> 
 
 
 def default_batch(n: int, n_resamples: int) -> int:
-    return int(max(1, min(n_resamples, 20_000_000 // max(n, 1))))
+    # arrays of (batch, n) stay under glibc's 32 MB mmap threshold, so each batch reuses
+    # the memory of the last instead of faulting in fresh pages
+    return int(max(1, min(n_resamples, 3_000_000 // max(n, 1))))

@@ -403,7 +403,7 @@ def paired_bootstrap_test_array(
     random_state : None, int or numpy.random.Generator
         Passed to :func:`scipy.stats.bootstrap`: the same seed draws the same resamples.
     batch : int, optional
-        Resamples per vectorised call (default: about 2·10⁷ record weights per call).
+        Resamples per vectorised call (default: about 3·10⁶ record weights per call).
     progress : bool, optional
         Show a progress bar (default: when the run is long).
 
