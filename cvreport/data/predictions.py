@@ -24,14 +24,11 @@ import pandas as pd
 from cvreport.data.metrics import (
     MetricSpec,
     grouped_metric_values,
-    positive_code,
     record_values,
     resolve_metric,
-    score_matrix,
-    undefined_groups_error,
 )
 from cvreport.data.validation import build_record_layout, encode_labels, require_columns
-from cvreport.errors import DataError, DesignError
+from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -446,3 +443,66 @@ def _scores(frame: pd.DataFrame, columns: list[str]) -> np.ndarray | None:
         return None
     values = frame[columns].to_numpy(dtype=np.float64)
     return values[:, 0] if values.shape[1] == 1 else values
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def undefined_groups_error(spec: MetricSpec, keys: Sequence[Any]) -> DataError:
+    """The error for groups where the metric is undefined (one class only)."""
+    return DataError(
+        f"{spec.name} is undefined on (replication, fold, model) {describe_keys(keys)}: "
+        "the fold holds records of one class only (an AUC or average precision needs both). "
+        "Use folds stratified by the class, or a metric defined on every fold"
+    )
+
+
+def positive_code(classes: pd.Index, pos_label: Any = None) -> int:
+    """Code of the positive class: ``pos_label``, or the larger of two sorted labels."""
+    if pos_label is None:
+        return len(classes) - 1
+    matches = [i for i, c in enumerate(classes) if c == pos_label or str(c) == str(pos_label)]
+    if not matches:
+        raise DataError(
+            f"pos_label {pos_label!r} is not one of the class labels {describe_keys(list(classes))}"
+        )
+    return matches[0]
+
+
+def score_matrix(
+    data: pd.DataFrame, score: str | Sequence[str] | Mapping[Any, str], classes: pd.Index
+) -> np.ndarray:
+    """Scores as ``(n,)`` (one column: the positive class) or ``(n, C)`` in class order."""
+    if isinstance(score, str):
+        columns: list[str] = [score]
+    elif isinstance(score, Mapping):
+        missing = [c for c in classes if c not in score and str(c) not in map(str, score)]
+        if missing:
+            raise DataError(
+                f"score= names no column for class(es) {describe_keys(missing)}; give one "
+                "column per class label"
+            )
+        by_text = {str(k): v for k, v in score.items()}
+        columns = [score[c] if c in score else by_text[str(c)] for c in classes]
+    else:
+        columns = list(score)
+    absent = [c for c in columns if c not in data]
+    if absent:
+        raise DataError(f"score column(s) {describe_keys(absent)} are not in the data")
+    values = data[columns].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = data.index[bad.any(axis=1)][:5].tolist()
+        raise DataError(
+            f"score column(s) {describe_keys(columns)} hold missing or infinite values (rows "
+            f"{describe_keys(rows)}); every record needs a finite score"
+        )
+    if len(columns) == 1:
+        return values[:, 0]
+    if len(columns) != len(classes):
+        raise DataError(
+            f"{len(columns)} score columns were given for {len(classes)} classes "
+            f"({describe_keys(list(classes))}); give one per class, in the sorted class order "
+            "or as a mapping {label: column}"
+        )
+    return values

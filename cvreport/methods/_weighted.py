@@ -37,10 +37,10 @@ from cvreport.data.metrics import (
     grouped_auc,
     grouped_metric_values,
     order_keys,
-    positive_code,
     record_values,
     resolve_metric,
 )
+from cvreport.data.predictions import positive_code
 from cvreport.errors import DataError
 
 __all__ = [
