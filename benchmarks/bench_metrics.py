@@ -125,6 +125,9 @@ def null_type_one(sims: int, n: int, n_resamples: int) -> None:
         counts["permutation f1"] += perm.pvalue <= 0.05
         counts["bootstrap auc"] += boot_auc.pvalue <= 0.05
         counts["permutation auc"] += perm_auc.pvalue <= 0.05
+        if (s + 1) % max(1, sims // 10) == 0:
+            shown = ", ".join(f"{k} {v / (s + 1):.3f}" for k, v in counts.items())
+            print(f"    {s + 1} of {sims} simulations: {shown}", flush=True)
     for key, value in counts.items():
         print(f"  {key:16s} type I error at α = 0.05: {_rate(value, sims)}")
 

@@ -264,13 +264,13 @@ class PairedRecords:
             return (d.sum() - sums) / (self.n - sizes)
         if spec.kind == "confusion":
             c = self.n_classes
-            out = []
+            left_out = []
             for x in (self.x_a, self.x_b):
                 per_unit = confusion_counts(units, n_units, self.truth, x, c)
-                out.append(
+                left_out.append(
                     confusion_metric(spec.name, per_unit.sum(axis=0) - per_unit, self.positive)
                 )
-            return out[0] - out[1]
+            return left_out[0] - left_out[1]
         if spec.name == "roc_auc" and self.x_a.ndim == 1:
             return self._auc_jackknife(self.x_a, units, n_units) - self._auc_jackknife(
                 self.x_b, units, n_units
