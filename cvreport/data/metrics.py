@@ -348,15 +348,40 @@ def _argsort_rows(keys: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sort_rows(rows: np.ndarray) -> None:
+    """Sort each row in place, split over the machine's cores for large arrays."""
+    workers = min(os.cpu_count() or 1, 8)
+    if rows.size < 2_000_000 or workers == 1 or rows.shape[0] < 2:
+        rows.sort(axis=1)
+        return
+    chunks = np.array_split(np.arange(rows.shape[0]), min(rows.shape[0], workers * 4))
+
+    def work(index: np.ndarray) -> None:
+        rows[index[0] : index[-1] + 1].sort(axis=1)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(work, [c for c in chunks if c.size]))
+
+
 def _sorted_groups(
     groups: np.ndarray, n_groups: int, labels: np.ndarray, scores: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Keys and labels of every group in a padded ``(n_groups, L)`` array, each row sorted.
 
     Padding has the largest key and label −1. One row-wise sort does every group.
+    When every score has the same sign (probabilities), the keys' top bit is the
+    same everywhere, so the label takes its place in the lowest bit and a plain
+    sort of the packed keys orders both at once (no index array, no gathers);
+    otherwise the rows are argsorted.
     """
     groups = np.asarray(groups)
+    labels = np.asarray(labels, dtype=np.int8)
     keys = order_keys(scores)
+    scores = np.asarray(scores)
+    packed = scores.size > 0 and (scores.min() >= 0 or scores.max() < 0)
+    if packed:
+        keys <<= np.uint64(1)
+        keys |= labels.astype(np.uint64)
     sizes = np.bincount(groups, minlength=n_groups)
     width = int(sizes.max()) if sizes.size else 0
     if np.all(groups[1:] >= groups[:-1]):  # already laid out group by group
@@ -367,16 +392,25 @@ def _sorted_groups(
         small = groups.astype(np.uint16) if n_groups <= 1 << 16 else groups
         order = np.argsort(small, kind="stable")
         sorted_groups = groups[order]
-    if np.all(sizes == width):
+    equal = bool(np.all(sizes == width))
+    if equal:
         row_keys = (keys if order is None else keys[order]).reshape(n_groups, width)
-        row_labels = (labels if order is None else labels[order]).reshape(n_groups, width)
-        row_labels = row_labels.astype(np.int8)
     else:
         starts = np.cumsum(sizes) - sizes
         column = np.arange(groups.shape[0]) - starts[sorted_groups]
         row_keys = np.full((n_groups, width), _MAX_KEY, dtype=np.uint64)
-        row_labels = np.full((n_groups, width), -1, dtype=np.int8)
         row_keys[sorted_groups, column] = keys if order is None else keys[order]
+    if packed:
+        _sort_rows(row_keys)
+        row_labels = (row_keys & np.uint64(1)).astype(np.int8)
+        row_keys >>= np.uint64(1)
+        if not equal:
+            row_labels[np.arange(width) >= sizes[:, None]] = -1
+        return row_keys, row_labels
+    if equal:
+        row_labels = (labels if order is None else labels[order]).reshape(n_groups, width)
+    else:
+        row_labels = np.full((n_groups, width), -1, dtype=np.int8)
         row_labels[sorted_groups, column] = labels if order is None else labels[order]
     index = _argsort_rows(row_keys)
     return np.take_along_axis(row_keys, index, axis=1), np.take_along_axis(

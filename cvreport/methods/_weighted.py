@@ -56,9 +56,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _SortedFold:
-    order: np.ndarray  # positions of the fold's records, by increasing score
-    positive: np.ndarray  # bool, in that order
-    run_starts: np.ndarray | None  # starts of runs of tied scores (None: no ties)
+    negatives: np.ndarray  # positions of the fold's negatives, by increasing score
+    positives: np.ndarray  # positions of its positives
+    below: np.ndarray  # for each positive: negatives with a lower score
+    not_above: np.ndarray  # for each positive: negatives with a lower or equal score
+    ties: bool  # whether a positive ties with a negative
 
 
 @dataclass
@@ -170,33 +172,42 @@ class PairedRecords:
     def _weighted_auc(
         self, weights: np.ndarray, x: np.ndarray, f: int, bounds: np.ndarray
     ) -> np.ndarray:
+        """Weighted Mann–Whitney AUC: each positive's weight times the weight of negatives below.
+
+        The negatives are sorted once; a weighting then needs one cumulative sum of
+        their weights, read at each positive's place among them (ties count ½).
+        """
         key = (f, "a" if x is self.x_a else "b")
         if key not in self._sorted:
             lo, hi = bounds[f], bounds[f + 1]
             keys = order_keys(x[lo:hi])
-            order = np.argsort(keys, kind="stable")
-            sorted_keys = keys[order]
-            starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+            is_pos = self.truth[lo:hi] == self.positive
+            negatives = np.flatnonzero(~is_pos)
+            negatives = negatives[np.argsort(keys[negatives], kind="stable")]
+            negative_keys = keys[negatives]
+            positives = np.flatnonzero(is_pos)
+            below = np.searchsorted(negative_keys, keys[positives], side="left")
+            not_above = np.searchsorted(negative_keys, keys[positives], side="right")
             self._sorted[key] = _SortedFold(
-                order=order + lo,
-                positive=self.truth[lo:hi][order] == self.positive,
-                run_starts=None if starts.shape[0] == hi - lo else starts,
+                negatives=negatives + lo,
+                positives=positives + lo,
+                below=below,
+                not_above=not_above,
+                ties=bool(np.any(below != not_above)),
             )
         fold = self._sorted[key]
-        w = np.take(weights, fold.order, axis=1)
-        w_pos = np.where(fold.positive, w, 0)
-        w_neg = w - w_pos
-        if fold.run_starts is None:
-            # w_pos · w_neg = 0 elementwise, so the inclusive cumulative sum counts
-            # exactly the negatives below each positive
-            u = (w_pos * np.cumsum(w_neg, axis=1)).sum(axis=1)
+        w_neg = np.take(weights, fold.negatives, axis=1)
+        cumulative = np.zeros((weights.shape[0], w_neg.shape[1] + 1), dtype=w_neg.dtype)
+        np.cumsum(w_neg, axis=1, out=cumulative[:, 1:])
+        w_pos = np.take(weights, fold.positives, axis=1)
+        credit = np.take(cumulative, fold.below, axis=1)
+        if fold.ties:
+            credit += np.take(cumulative, fold.not_above, axis=1)
+            u = (w_pos * credit).sum(axis=1) / 2.0
         else:
-            run_pos = np.add.reduceat(w_pos, fold.run_starts, axis=1)
-            run_neg = np.add.reduceat(w_neg, fold.run_starts, axis=1)
-            below = np.cumsum(run_neg, axis=1) - run_neg
-            u = np.einsum("ij,ij->i", run_pos, below + 0.5 * run_neg)
+            u = (w_pos * credit).sum(axis=1)
         n_pos = w_pos.sum(axis=1).astype(np.float64)
-        n_neg = w_neg.sum(axis=1).astype(np.float64)
+        n_neg = cumulative[:, -1].astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
 
