@@ -172,12 +172,14 @@ def test_record_mean_metric_keeps_per_record_values_and_record_tests():
 @given(
     st.lists(
         st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 6)), min_size=1, max_size=60
-    )
+    ),
+    st.sampled_from([-0.5, 0.0]),
 )
-def test_grouped_auc_and_average_precision_equal_sklearn_with_ties(rows):
+def test_grouped_auc_and_average_precision_equal_sklearn_with_ties(rows, shift):
+    # shift 0: non-negative scores take the packed-key sort; -0.5: mixed signs, the argsort
     groups = np.array([r[0] for r in rows])
     positive = np.array([r[1] for r in rows])
-    scores = np.array([r[2] / 4.0 - 0.5 for r in rows])
+    scores = np.array([r[2] / 4.0 + shift for r in rows])
     auc = grouped_auc(groups, 4, positive, scores)
     ap = grouped_average_precision(groups, 4, positive, scores)
     for g in range(4):
