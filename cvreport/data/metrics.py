@@ -57,6 +57,7 @@ __all__ = [
 
 Kind = Literal["confusion", "rank", "record", "callable"]
 _MAX_KEY = np.iinfo(np.uint64).max
+_LITTLE = np.little_endian
 
 
 @dataclass(frozen=True)
@@ -381,7 +382,7 @@ def _sorted_groups(
     packed = scores.size > 0 and (scores.min() >= 0 or scores.max() < 0)
     if packed:
         keys <<= np.uint64(1)
-        keys |= labels.astype(np.uint64)
+        keys |= labels.view(np.uint8)
     sizes = np.bincount(groups, minlength=n_groups)
     width = int(sizes.max()) if sizes.size else 0
     if np.all(groups[1:] >= groups[:-1]):  # already laid out group by group
@@ -402,7 +403,9 @@ def _sorted_groups(
         row_keys[sorted_groups, column] = keys if order is None else keys[order]
     if packed:
         _sort_rows(row_keys)
-        row_labels = (row_keys & np.uint64(1)).astype(np.int8)
+        # the lowest byte of each little-endian key holds the label bit
+        lowest = row_keys.view(np.uint8)[:, ::8] if _LITTLE else row_keys.view(np.uint8)[:, 7::8]
+        row_labels = (lowest & 1).view(np.int8)
         row_keys >>= np.uint64(1)
         if not equal:
             row_labels[np.arange(width) >= sizes[:, None]] = -1
@@ -457,12 +460,16 @@ def grouped_auc(
     keys, labels = _sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
     negative = labels == 0
     is_positive = labels == 1
-    below = np.cumsum(negative, axis=1, dtype=np.int64)
-    below -= negative  # negatives strictly before each position
+    n_pos = is_positive.sum(axis=1).astype(np.float64)
     starts = _run_starts(keys)
-    if starts.all():
-        u = np.where(is_positive, below, 0).sum(axis=1).astype(np.float64)
+    if (starts | (labels < 0)).all():  # padding may tie with padding
+        # no ties and padding last: a positive in column j has j − (positives before it)
+        # negatives below it, so U = Σ_positives j − n₊(n₊ − 1)/2 (one pass, no cumsum)
+        columns = np.arange(keys.shape[1], dtype=np.float64)
+        u = np.einsum("ij,j->i", is_positive, columns) - n_pos * (n_pos - 1) / 2.0
     else:
+        below = np.cumsum(negative, axis=1, dtype=np.int64)
+        below -= negative  # negatives strictly before each position
         flat_starts = starts.ravel()
         run = np.cumsum(flat_starts) - 1
         first = np.flatnonzero(flat_starts)
@@ -474,7 +481,6 @@ def grouped_auc(
         tied = inclusive[last] - before
         credit = before[run] + 0.5 * tied[run]
         u = np.where(is_positive.ravel(), credit, 0.0).reshape(keys.shape).sum(axis=1)
-    n_pos = is_positive.sum(axis=1).astype(np.float64)
     n_neg = negative.sum(axis=1).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
