@@ -118,6 +118,15 @@ class PairedRecords:
 
     def weighted(self, weights: np.ndarray) -> np.ndarray:
         """``(B,)`` differences A − B (mean over folds) under each row of ``weights`` ``(B, n)``."""
+        if self.spec.name == "roc_auc" and self.x_a.ndim == 1:
+            bounds = self._bounds()
+            diff = np.empty((weights.shape[0], self.n_folds))
+            for f in range(self.n_folds):
+                w_pos = self._positive_weights(weights, f, bounds)  # shared by both models
+                diff[:, f] = self._weighted_auc(
+                    weights, w_pos, self.x_a, f, bounds
+                ) - self._weighted_auc(weights, w_pos, self.x_b, f, bounds)
+            return diff.mean(axis=1)
         diff = self._per_fold(weights, self.x_a) - self._per_fold(weights, self.x_b)
         return diff.mean(axis=1)
 
@@ -165,12 +174,23 @@ class PairedRecords:
         if spec.name == "roc_auc" and x.ndim == 1:
             out = np.empty((b, n_folds))
             for f in range(n_folds):
-                out[:, f] = self._weighted_auc(weights, x, f, bounds)
+                positives = self._positive_weights(weights, f, bounds)
+                out[:, f] = self._weighted_auc(weights, positives, x, f, bounds)
             return out
         return self._expanded(weights, x)
 
+    def _positive_weights(self, weights: np.ndarray, f: int, bounds: np.ndarray) -> np.ndarray:
+        """The weights of fold ``f``'s positives (in record order, the same for both models)."""
+        lo, hi = bounds[f], bounds[f + 1]
+        return np.take(weights, lo + np.flatnonzero(self.truth[lo:hi] == self.positive), axis=1)
+
     def _weighted_auc(
-        self, weights: np.ndarray, x: np.ndarray, f: int, bounds: np.ndarray
+        self,
+        weights: np.ndarray,
+        w_pos: np.ndarray,
+        x: np.ndarray,
+        f: int,
+        bounds: np.ndarray,
     ) -> np.ndarray:
         """Weighted Mann–Whitney AUC: each positive's weight times the weight of negatives below.
 
@@ -199,13 +219,12 @@ class PairedRecords:
         w_neg = np.take(weights, fold.negatives, axis=1)
         cumulative = np.zeros((weights.shape[0], w_neg.shape[1] + 1), dtype=w_neg.dtype)
         np.cumsum(w_neg, axis=1, out=cumulative[:, 1:])
-        w_pos = np.take(weights, fold.positives, axis=1)
         credit = np.take(cumulative, fold.below, axis=1)
         if fold.ties:
             credit += np.take(cumulative, fold.not_above, axis=1)
-            u = (w_pos * credit).sum(axis=1) / 2.0
+            u = np.einsum("ij,ij->i", w_pos, credit) / 2.0
         else:
-            u = (w_pos * credit).sum(axis=1)
+            u = np.einsum("ij,ij->i", w_pos, credit)
         n_pos = w_pos.sum(axis=1).astype(np.float64)
         n_neg = cumulative[:, -1].astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
