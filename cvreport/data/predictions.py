@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
     grouped_metric_values,
@@ -101,12 +102,23 @@ def build_metric_table(
     record: str,
     cluster: str | None = None,
     pos_label: Any = None,
-    higher_is_better: bool | None = None,
+    direction: str | None = None,
 ) -> ResultsTable:
-    """The table of ``metric`` from per-record predictions (see :meth:`ResultsTable.from_predictions`)."""
+    """The table of ``metric`` from per-record predictions (see :meth:`ResultsTable.from_predictions`).
+
+    ``direction`` is needed only for a function whose name does not tell it;
+    for a named metric it must agree with the metric's own.
+    """
     spec = resolve_metric(
-        metric, higher_is_better=higher_is_better, needs="score" if score is not None else None
+        metric,
+        higher_is_better=None if direction is None else direction == "higher",
+        needs="score" if score is not None else None,
     )
+    if direction is not None and direction != spec.metric.direction:
+        raise DataError(
+            f"direction={direction!r} contradicts the metric {spec.name!r}, for which "
+            f"{spec.metric.direction} is better; leave direction out"
+        )
     roles: dict[str, str | None] = {
         "truth": truth,
         "model": model,
@@ -153,17 +165,22 @@ def build_metric_table(
         values = record_values(
             spec, truth_codes, prediction=prediction_codes, scores=scores, positive=positive
         )
+        proportion = spec.name in ("accuracy", "zero_one_loss")
+        shown = Metric(spec.name, spec.metric.direction, "proportion" if proportion else "")
+        # the internal loss: 0/1 hits become 0/1 errors (McNemar's tests apply), a loss stays
+        losses = 1.0 - values if spec.metric.higher_is_better else values
         table._setup_records(
             data,
             None,
-            -values if spec.metric.higher_is_better else values,
+            losses,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
             loss_name=spec.name,
             source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
-            higher_is_better=True if spec.metric.higher_is_better else None,
+            metric=shown,
+            direction_note="the metric's own",
         )
     else:
         rep_codes, reps = _codes(data, replication, "replication", "sorted")
@@ -204,7 +221,7 @@ def build_metric_table(
             model="model",
             replication="replication",
             fold="fold",
-            higher_is_better=spec.metric.higher_is_better,
+            direction=spec.metric.direction,
             test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
             score_name=spec.name,
             source=(

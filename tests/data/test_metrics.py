@@ -91,8 +91,7 @@ def _check_every_fold(df: pd.DataFrame, name: str, n_classes: int) -> int:
         df, truth="y", prediction="yhat", score=score, metric=name
     )
     values = table.fold_errors()
-    if table.higher_is_better:
-        values["loss"] = -values["loss"]
+    values["loss"] = table.to_metric(values["loss"].to_numpy())
     checked = 0
     classes = list(range(n_classes))
     with warnings.catch_warnings():
@@ -139,6 +138,7 @@ def test_callable_metric_is_called_per_fold_with_the_labels():
     first = df[(df.replication == 1) & (df.fold == 0) & (df.model == "lr")]
     expected = skm.hamming_loss(first.y, first.yhat)
     assert table.fold_errors()["loss"].iloc[0] == pytest.approx(expected, abs=TOL)
+    assert table.metric.name == "hamming_loss" and table.metric.direction == "lower"
 
 
 def test_per_fold_metric_table_feeds_the_fold_level_tests():

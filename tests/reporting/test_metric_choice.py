@@ -45,7 +45,8 @@ def _table(folds: int, **kwargs) -> cvreport.ResultsTable:
     [
         (1, {"score": "p", "metric": "roc_auc"}, ("delong_test",), "DeLong"),
         (1, {"prediction": "yhat", "metric": "f1"}, ("paired_bootstrap_test",), "bootstrap"),
-        (1, {"prediction": "yhat", "metric": "accuracy"}, (), "mean of per-record values"),
+        # accuracy's 0/1 hits are 0/1 errors inside: McNemar's test, as for any 0/1 loss
+        (1, {"prediction": "yhat", "metric": "accuracy"}, ("mcnemar",), "mean of per-record"),
         (
             1,
             {"prediction": "yhat", "metric": "accuracy", "cluster": "doc"},
