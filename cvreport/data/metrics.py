@@ -153,7 +153,7 @@ def metric_names() -> tuple[str, ...]:
 def resolve_metric(
     metric: str | Callable[..., float] | MetricSpec,
     *,
-    higher_is_better: bool | None = None,
+    direction: str | None = None,
     needs: Literal["prediction", "score"] | None = None,
 ) -> MetricSpec:
     """The :class:`MetricSpec` of a sklearn metric name or of a callable.
@@ -164,7 +164,7 @@ def resolve_metric(
         A name of :func:`metric_names` (``"roc_auc"``, ``"f1_macro"``, ...; ``"auc"``,
         ``"mcc"`` and ``"cohen_kappa"`` are aliases), or a function
         ``(y_true, y_pred_or_score) -> float`` called once per fold.
-    higher_is_better : bool, optional
+    direction : {"lower", "higher"}, optional
         The direction of a callable; by default read from its name
         (:func:`~cvreport.data.metric.direction_from_name`).
     needs : {"prediction", "score"}, optional
@@ -201,17 +201,14 @@ def resolve_metric(
         return NAMED_METRICS[key]
     if callable(metric):
         name = getattr(metric, "__name__", type(metric).__name__)
-        if higher_is_better is None:
-            direction = direction_from_name(name)
-            if direction is None:
-                raise DataError(
-                    f"the name of metric function {name!r} does not say whether higher is "
-                    "better; pass higher_is_better=True (a score) or False (a loss)"
-                )
-        else:
-            direction = "higher" if higher_is_better else "lower"
+        chosen = direction or direction_from_name(name)
+        if chosen is None:
+            raise DataError(
+                f"the name of metric function {name!r} does not say whether higher is "
+                "better; pass direction='higher' (a score) or direction='lower' (a loss)"
+            )
         return MetricSpec(
-            Metric(name, direction),
+            Metric(name, chosen),  # type: ignore[arg-type]
             "callable",
             needs or "prediction",
             sklearn=f"{name}(y_true, y) per fold",

@@ -111,7 +111,7 @@ def build_metric_table(
     """
     spec = resolve_metric(
         metric,
-        higher_is_better=None if direction is None else direction == "higher",
+        direction=direction,
         needs="score" if score is not None else None,
     )
     if direction is not None and direction != spec.metric.direction:

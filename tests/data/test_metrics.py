@@ -211,7 +211,7 @@ def test_bad_metric_inputs_raise_typed_errors():
         )
     with pytest.raises(DataError, match="negated sklearn scorer"):
         resolve_metric("neg_log_loss")
-    with pytest.raises(DataError, match="higher_is_better"):
+    with pytest.raises(DataError, match="direction='higher'"):
         resolve_metric(lambda y, p: 0.0)
     binary = _cv_predictions(2, seed=8)
     binary.loc[(binary.fold == 0) & (binary.replication == 1), "y"] = 1
