@@ -532,21 +532,21 @@ class ResultsTable:
         require_columns(data, roles, _HOW_TO_NAME)
         loss = _misclassified(data[truth], data[prediction], truth, prediction, data.index)
         wanted = check_direction(direction)
-        metric = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
-                        "proportion")
+        shown = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
+                       "proportion")
         how = "given" if wanted else "predictions give 0/1 errors"
         table = cls.__new__(cls)
         table._setup_records(
             data,
             None,
             loss,
-            metric=metric,
+            metric=shown,
             direction_note=how,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}",
+            loss_name=f"{prediction} {'==' if shown.higher_is_better else '!='} {truth}",
             source=(
                 f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
                 "DataFrame: "
