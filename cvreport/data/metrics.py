@@ -389,8 +389,10 @@ def _sorted_groups(
         # a stable sort of 16-bit keys is a radix sort: linear in the number of rows
         small = groups.astype(np.uint16) if n_groups <= 1 << 16 else groups
         order = np.argsort(small, kind="stable")
-        sorted_groups = groups[order]
+        sorted_groups = None  # taken only when the rows need padding
     equal = bool(np.all(sizes == width))
+    if not equal and sorted_groups is None:
+        sorted_groups = groups[order]
     if equal:
         row_keys = (keys if order is None else keys[order]).reshape(n_groups, width)
     else:
