@@ -233,3 +233,23 @@ def test_formula_route_names_metric_truth_and_scores():
     assert f1.loss_name == "f1_macro" and f1.higher_is_better
     with pytest.raises(FormulaError):
         cvreport.ResultsTable.from_formula("loss ~ model | cluster(a) + cluster(b)", df)
+
+
+def test_bad_scores_and_labels_are_named():
+    df = _cv_predictions(2, seed=10)
+    df.loc[df.index[5], "p1"] = np.nan
+    with pytest.raises(DataError, match="missing or infinite"):
+        cvreport.ResultsTable.from_predictions(df, truth="y", score="p1", metric="roc_auc")
+    multi = _cv_predictions(3, seed=11)
+    with pytest.raises(DataError, match="2 score columns were given for 3 classes"):
+        cvreport.ResultsTable.from_predictions(
+            multi, truth="y", score=["p0", "p1"], metric="roc_auc_ovr"
+        )
+    with pytest.raises(DataError, match="pos_label 'cat'"):
+        cvreport.ResultsTable.from_predictions(
+            _cv_predictions(2, seed=12), truth="y", score="p1", metric="roc_auc", pos_label="cat"
+        )
+    with pytest.raises(DataError, match="contradicts"):
+        cvreport.ResultsTable.from_predictions(
+            _cv_predictions(2, seed=12), truth="y", score="p1", metric="roc_auc", direction="lower"
+        )
