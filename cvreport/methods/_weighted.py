@@ -222,9 +222,11 @@ class PairedRecords:
         credit = np.take(cumulative, fold.below, axis=1)
         if fold.ties:
             credit += np.take(cumulative, fold.not_above, axis=1)
-            u = np.einsum("ij,ij->i", w_pos, credit) / 2.0
-        else:
-            u = np.einsum("ij,ij->i", w_pos, credit)
+        # integer weights sum exactly in int64; real weights in float64
+        total = np.int64 if w_pos.dtype.kind in "iu" else np.float64
+        u = np.einsum("ij,ij->i", w_pos, credit, dtype=total).astype(np.float64)
+        if fold.ties:
+            u /= 2.0
         n_pos = w_pos.sum(axis=1).astype(np.float64)
         n_neg = cumulative[:, -1].astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):

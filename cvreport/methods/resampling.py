@@ -275,7 +275,7 @@ def _run_bootstrap(
     def weights_of(draws: tuple[np.ndarray, ...]) -> np.ndarray:
         """Integer record weights (B, n): how often each record was drawn in each resample."""
         rows = draws[0].shape[0]
-        out = np.empty((rows, n), dtype=np.int64)
+        out = np.empty((rows, n), dtype=np.int32)  # counts ≤ n: half the memory traffic
         for f, drawn in enumerate(draws):
             size = prep.fold_units[f].shape[0]
             for r in range(rows):  # one small bincount per row stays in cache
