@@ -99,3 +99,15 @@ def test_the_payload_runs_nowhere(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "r.html").exists()
     assert not (tmp_path / "n.ipynb").exists()
     assert not (tmp_path / "n2.ipynb").exists()
+
+
+def test_the_payload_is_refused_per_data_set_too(tmp_path, monkeypatch):
+    from cvreport.data.datasets import DatasetsTable
+
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame({"loss": [0.1, 0.2], "model": ["a", "b"], "task": ["t", "t"]})
+    with pytest.raises(FormulaError, match="a subscript"):
+        DatasetsTable.from_formula(
+            "{(__import__('os').system('touch pwned.txt'), loss)[1]} ~ model | task", frame
+        )
+    assert not (tmp_path / "pwned.txt").exists()
