@@ -10,6 +10,7 @@ statistics never depend on the templates.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -133,6 +134,10 @@ class TestResult:
     # -- decisions -------------------------------------------------------
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             from cvreport.errors import CVReportError
 
@@ -147,6 +152,10 @@ class TestResult:
         IntervalUndefinedError
             When the method defines no interval.
         """
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             from cvreport.errors import CVReportError
 
