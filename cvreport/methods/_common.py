@@ -372,7 +372,7 @@ def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
             "the partitions cannot be checked from per-fold scores; the calibration assumes "
             "balanced (block-regularized) partitions"
         )
-    _, folds = table.membership()
+    folds, weights = table.membership_patterns()  # distinct rows and their record counts
     folds = np.asarray(folds)
     m = folds.shape[1]
     if m < 2:
@@ -382,13 +382,13 @@ def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
             "some records are missing from some replications, so the replications do not "
             "partition the same data and cannot be balanced"
         )
-    n = folds.shape[0]
+    n = int(np.sum(weights))
     blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (docs/methods.md)
     tolerance = 0.0 if n % blocks == 0 else blocks / 4.0
-    first = folds == 0  # records in the first fold of each replication: (n, m)
+    first = folds == 0  # patterns in the first fold of each replication: (P, m)
     # float64 takes the BLAS path; counts up to 2**53 are exact
     as_float = first.astype(np.float64)
-    overlap = as_float.T @ as_float  # |S_i ∩ S_j|
+    overlap = (as_float * np.asarray(weights, dtype=np.float64)[:, None]).T @ as_float
     iu = np.triu_indices(m, 1)
     deviation = np.abs(overlap[iu] - n / 4.0)
     worst = float(deviation.max())

@@ -266,9 +266,11 @@ class OverlapAudit(TestResult):
 # --------------------------------------------------------------------------
 # pieces
 # --------------------------------------------------------------------------
-def _pair_table(fi: np.ndarray, fj: np.ndarray, K: int) -> np.ndarray:
+def _pair_table(fi: np.ndarray, fj: np.ndarray, K: int, weights: np.ndarray) -> np.ndarray:
     """``(K, K)`` counts of records by fold in replication i (rows) and j (columns)."""
-    return np.bincount(fi * K + fj, minlength=K * K).reshape(K, K)
+    table = np.zeros(K * K, dtype=np.int64)
+    np.add.at(table, fi * K + fj, weights)
+    return table.reshape(K, K)
 
 
 def _kfold_max_deviation(
@@ -314,9 +316,15 @@ class _PairLaw:
 
 
 def _measure_pairs(
-    membership: np.ndarray, K: int
+    membership: np.ndarray, K: int, weights: np.ndarray | None = None
 ) -> list[tuple[int, int, int, int, float, float, _PairLaw]]:
-    """``(i, j, n, X, E X, Z, law)`` for every pair of replications ``i < j``."""
+    """``(i, j, n, X, E X, Z, law)`` for every pair of replications ``i < j``.
+
+    ``membership`` rows are records, or distinct patterns of records when
+    ``weights`` gives how many records share each.
+    """
+    if weights is None:
+        weights = np.ones(membership.shape[0], dtype=np.int64)
     rng = np.random.default_rng(_KFOLD_SEED)
     simulated: dict[tuple[Any, ...], np.ndarray] = {}
     out = []
@@ -324,8 +332,8 @@ def _measure_pairs(
     for i in range(m):
         for j in range(i + 1, m):
             both = (membership[:, i] >= 0) & (membership[:, j] >= 0)
-            n = int(both.sum())
-            counts = _pair_table(membership[both, i], membership[both, j], K)
+            n = int(weights[both].sum())
+            counts = _pair_table(membership[both, i], membership[both, j], K, weights[both])
             rows, cols = counts.sum(axis=1), counts.sum(axis=0)
             if K == 2:
                 # training sets of the first splits: the records of the second fold
@@ -350,21 +358,26 @@ def _measure_pairs(
     return out
 
 
-def _membership_patterns(signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _membership_patterns(
+    signs: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of the ±1 membership matrix and how many records share each.
 
     Rows are packed into one integer each first: ``np.unique(axis=0)`` sorts
     whole rows and is about a hundred times slower on a million records.
     """
     m = signs.shape[1]
+    if weights is None:
+        weights = np.ones(signs.shape[0], dtype=np.int64)
     if m > 62:
-        return np.unique(signs, axis=0, return_counts=True)
+        rows, inverse = np.unique(signs, axis=0, return_inverse=True)
+        return rows, np.bincount(inverse.ravel(), weights=weights).astype(np.int64)
     codes = (signs > 0).astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
-    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    return signs[first], counts
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return signs[first], np.bincount(inverse.ravel(), weights=weights).astype(np.int64)
 
 
-def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
+def _recognise(signs: np.ndarray, z_max: float, K: int, weights: np.ndarray | None = None) -> str:
     """Random, balanced or block-regularized, from the records' membership patterns.
 
     A block design puts the records into at most ``N`` membership patterns of
@@ -378,7 +391,7 @@ def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
     if K != 2:
         return "balanced" if z_max == 0 else "random"
     m = signs.shape[1]
-    patterns, counts = _membership_patterns(signs)
+    patterns, counts = _membership_patterns(signs, weights)
     n_blocks = block_regularized_signs(m).shape[0]
     blocky = len(patterns) <= n_blocks and counts.max() - counts.min() <= 1
     if blocky and len(patterns) % 4 == 0:
@@ -551,8 +564,11 @@ def audit_overlap(
             f"(2-fold or K-fold); this is {design.describe()}, whose training sets are not "
             "in the table"
         )
-    _, membership = table.membership()
+    # the distinct membership patterns and their record counts: a few rows, however
+    # many records (computed where the data lives)
+    membership, weights = table.membership_patterns()
     membership = np.asarray(membership, dtype=np.int64)
+    weights = np.asarray(weights, dtype=np.int64)
     replications = list(table.replications)
     warnings_: list[str] = []
     notes: list[str] = []
@@ -571,7 +587,7 @@ def audit_overlap(
             "some pairs of replications validate no record in common, so their training "
             "sets cannot be compared; check the record column"
         )
-    measured = _measure_pairs(membership, K)
+    measured = _measure_pairs(membership, K, weights)
     z_max = max(z for _, _, _, _, _, z, _ in measured)
     pairs = tuple(
         PairOverlap(
@@ -589,10 +605,10 @@ def audit_overlap(
     tails = [law.tail(z_max) for *_, law in measured]
     pvalue = 1.0 if max(tails) >= 1.0 else float(-math.expm1(sum(math.log1p(-t) for t in tails)))
 
-    n_records = int(membership.shape[0])
+    n_records = int(weights.sum())
     complete = np.all(membership >= 0, axis=1)
     signs = np.where(membership[complete] == 1, 1, -1)
-    recognised = _recognise(signs, z_max, K) if len(signs) else "random"
+    recognised = _recognise(signs, z_max, K, weights[complete]) if len(signs) else "random"
     if recognised in ("balanced", "block-regularized"):
         verdict = "balanced"
     else:
