@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cvreport.errors import DataError
@@ -73,7 +74,12 @@ class EngineSource:
     def to_pandas(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows (of some columns) as a pandas DataFrame, in the engine's row order."""
         frame = self.frame if columns is None else self.frame.select(list(dict.fromkeys(columns)))
-        return frame.collect().to_pandas().reset_index(drop=True)
+        result = frame.collect().to_pandas().reset_index(drop=True)
+        for column in result.columns:  # text as pandas' default string dtype, whatever the engine
+            dtype = result[column].dtype
+            if isinstance(dtype, pd.StringDtype) and dtype != pd.StringDtype(na_value=np.nan):
+                result[column] = result[column].astype(pd.StringDtype(na_value=np.nan))
+        return result
 
     def records_repeat_across(self, block: str, record: str) -> bool:
         """Whether some record appears in more than one group of ``block``."""
@@ -122,7 +128,7 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     paths = _paths(data)
     _check_files(paths)
     csv = _is_csv(paths)
-    what = f"{'CSV' if csv else 'Parquet'} files {paths[0]!r}" + (
+    what = f"table of {'CSV' if csv else 'Parquet'} files {paths[0]!r}" + (
         f" and {len(paths) - 1} more" if len(paths) > 1 else ""
     )
     if engine == "auto":
