@@ -210,6 +210,7 @@ def check_ratio(test_train_ratio: float | None) -> float | None:
         )
     return ratio
 
+
 def key_or_constant(data: pd.DataFrame, column: str | None) -> pd.Series:
     if column is None:
         return pd.Series(np.ones(data.shape[0], dtype=np.int64), index=data.index)

@@ -144,4 +144,3 @@ class Design:
 
     def __str__(self) -> str:
         return self.describe()
-

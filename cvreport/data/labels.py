@@ -238,4 +238,3 @@ class KeyColumn:
         if self.series is None or self.column is None:
             return np.zeros(self.n_rows, dtype=np.int8), pd.Index([CONSTANT_LABEL])
         return encode_labels(self.series, self.column, self.role, order, loose_span=loose_span)
-

@@ -82,7 +82,6 @@ class RecordLayout:
     route: str
 
 
-
 def _compress_records(
     by_replication: np.ndarray,
     blocks: list[FoldBlock],

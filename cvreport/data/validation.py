@@ -206,7 +206,6 @@ def check_magnitude(values: np.ndarray, what: str) -> None:
         )
 
 
-
 # --------------------------------------------------------------------------- the design
 
 
@@ -429,5 +428,3 @@ def diagnose(
         "the table could not be laid out as one row per (replication, fold, model, record); "
         f"check the columns {key_columns}"
     )
-
-
