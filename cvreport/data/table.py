@@ -66,8 +66,12 @@ class ResultsTable(TableViews):
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        Long format, one row per (replication, fold, model, record).
+    data : DataFrame, LazyFrame, relation or path
+        Long format, one row per (replication, fold, model, record): a pandas,
+        Polars (eager or lazy), PyArrow, DuckDB, Dask, PySpark or Ibis frame, or
+        the path (a glob, or a list) of Parquet or CSV files. Outside pandas the
+        checks and statistics run in the frame's engine
+        (:mod:`cvreport.data.pushdown`); results and errors are the same.
     loss : str
         Column of per-record losses (any real loss; 0/1 for misclassification).
     model : str
@@ -80,6 +84,10 @@ class ResultsTable(TableViews):
         for one validation set per replication (hold-out, repeated hold-out).
     record : str
         Column identifying the data point, used to pair the models' losses.
+    engine : {"auto", "pandas", "duckdb", "polars"}, optional
+        Where the aggregations run (:func:`cvreport.data.engines.resolve_source`):
+        by default the frame's own engine, DuckDB for files and for pandas frames
+        of 20 million rows or more.
 
     Raises
     ------

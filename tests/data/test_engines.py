@@ -395,3 +395,44 @@ def test_the_command_line_scans_a_glob_with_the_named_engine(engine, tmp_path, c
     assert [line for line in ours.splitlines() if "Source" not in line] == [
         line for line in theirs.splitlines() if "Source" not in line
     ]
+
+
+def test_bit_patterns_give_every_pairs_2x2_table():
+    # independent recomputation: counts of records per (pattern of 0/1 losses), as
+    # an engine returns them, against the pairwise products of the aligned losses
+    from cvreport.data.sufficient import (
+        FoldBlock,
+        membership_patterns,
+        pattern_statistics,
+        sufficient_statistics,
+    )
+
+    rng = np.random.default_rng(9)
+    m, K, n_models, n = 3, 2, 6, 40
+    membership = np.stack([rng.permutation(n) % K for _ in range(m)], axis=1).astype(np.int32)
+    blocks, rows = [], []
+    for i in range(m):
+        for j in range(K):
+            records = np.flatnonzero(membership[:, i] == j).astype(np.int32)
+            losses = (rng.random((n_models, records.shape[0])) < 0.4).astype(np.float64)
+            blocks.append(FoldBlock(i, j, records, losses))
+            bits = (losses.astype(np.int64) << np.arange(n_models)[:, None]).sum(axis=0)
+            patterns, counts = np.unique(bits, return_counts=True)
+            rows += [(i, j, p, c) for p, c in zip(patterns, counts)]
+    expected = sufficient_statistics(blocks, (m, K, n_models), binary=True, membership=membership)
+    got = pattern_statistics(
+        expected.sums,
+        expected.sumsq,
+        expected.counts,
+        np.array(rows),
+        membership_patterns(membership, K),
+    )
+    np.testing.assert_array_equal(got.both_wrong, expected.both_wrong)
+    for a in range(n_models):
+        for b in range(n_models):
+            if a != b:
+                np.testing.assert_array_equal(got.pair_counts(a, b), expected.pair_counts(a, b))
+    assert expected.patterns is not None
+    assert expected.patterns.n_records == n
+    # every record's pattern is one row of the membership
+    assert {tuple(r) for r in expected.patterns.patterns} == {tuple(r) for r in membership}
