@@ -19,8 +19,10 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.design import Design, design_kind
+from cvreport.data.direction import resolve_metric
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_fold_score_layout, build_record_layout
+from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
@@ -32,12 +34,17 @@ from cvreport.errors import DataError, describe_keys
 
 __all__ = [
     "TableContents",
+    "as_loss",
     "check_ratio",
     "fold_score_contents",
     "key_or_constant",
     "misclassified",
+    "prediction_frame",
     "record_contents",
+    "record_metric",
     "records_repeat_across",
+    "score_offset",
+    "truth_and_prediction",
 ]
 
 
@@ -66,7 +73,8 @@ class TableContents:
     source: str
     n_rows: int
     route: str
-    higher_is_better: bool | None = None
+    metric: Metric = field(default_factory=lambda: Metric("loss", "lower"))
+    direction_note: str = ""
     records: pd.Index | None = None
     blocks: tuple[FoldBlock, ...] | None = None
     formula: str | None = None
@@ -110,9 +118,13 @@ def record_contents(
     record: str,
     loss_name: str,
     source: str,
-    higher_is_better: bool | None = None,
+    metric: Metric,
+    direction_note: str,
 ) -> TableContents:
-    """Validate per-record losses of a pandas DataFrame and summarise them."""
+    """Validate per-record losses of a pandas DataFrame and summarise them.
+
+    ``values`` are the internal losses (:func:`as_loss` of the user's metric).
+    """
     layout = build_record_layout(
         data,
         values,
@@ -138,7 +150,8 @@ def record_contents(
         source=source,
         n_rows=data.shape[0],
         route=layout.route,
-        higher_is_better=higher_is_better,
+        metric=metric,
+        direction_note=direction_note,
         records=layout.records,
         blocks=layout.blocks,
         kept=() if kept is None else (kept,),
@@ -152,13 +165,17 @@ def fold_score_contents(
     model: str,
     replication: str | None,
     fold: str | None,
-    higher_is_better: bool,
+    direction: Direction | None,
     test_train_ratio: float | None,
     score_name: str,
     source: str,
 ) -> TableContents:
     """Validate one score per (replication, fold, model) and summarise it."""
     values = loss_values(scores, f"score {score_name!r}")
+    metric, direction_note = resolve_metric(
+        score_name, values, direction=direction, per_record=False
+    )
+    higher_is_better = metric.higher_is_better
     layout = build_fold_score_layout(
         data,
         values,
@@ -188,10 +205,11 @@ def fold_score_contents(
         is_binary=bool(np.isin(losses, (0.0, 1.0)).all()),
         per_record=False,
         loss_name=score_name,
-        source=source + (" (higher is better: negated into a loss)" if higher_is_better else ""),
+        source=source,
         n_rows=data.shape[0],
         route="fold scores",
-        higher_is_better=higher_is_better,
+        metric=metric,
+        direction_note=direction_note,
         test_train_ratio=check_ratio(test_train_ratio),
     )
 
@@ -262,3 +280,62 @@ def misclassified(
                 "in the same coding as the truth"
             )
     return loss
+
+
+def score_offset(metric: Metric) -> float:
+    """0/1 hits become 0/1 errors (1 − hit), so McNemar's tests still apply; 0 otherwise."""
+    return 1.0 if metric.higher_is_better and metric.unit == "proportion" else 0.0
+
+
+def record_metric(
+    name: str, values: np.ndarray, models: pd.Series, direction: Direction | None
+) -> tuple[Metric, str]:
+    """The metric of per-record values, with each model's mean for the 0/1 check."""
+    codes, _ = pd.factorize(models, sort=False)
+    valid = codes >= 0
+    counts = np.bincount(codes[valid])
+    sums = np.bincount(codes[valid], weights=np.asarray(values, dtype=np.float64)[valid])
+    means = sums[counts > 0] / counts[counts > 0]
+    return resolve_metric(name, values, direction=direction, per_record=True, model_means=means)
+
+
+def as_loss(values: np.ndarray, metric: Metric) -> np.ndarray:
+    """The internal loss: a loss as is; 0/1 hits as 1 − hit; any other score negated."""
+    if not metric.higher_is_better:
+        return values
+    return 1.0 - values if metric.unit == "proportion" else -values
+
+
+_TRUTH_WORDS = ("true", "truth", "label", "target", "gold", "actual", "observed")
+
+
+def truth_and_prediction(left: str, right: str) -> tuple[str, str]:
+    """Which of two compared columns is the truth: by its name, else the right one."""
+
+    def says_truth(name: str) -> bool:
+        lowered = name.lower()
+        return lowered == "y" or any(word in lowered for word in _TRUTH_WORDS)
+
+    if says_truth(left) and not says_truth(right):
+        return left, right
+    return right, left
+
+
+def prediction_frame(
+    data: pd.DataFrame,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: str,
+    prediction: str,
+) -> dict[str, pd.Series]:
+    """The keys, truth and prediction of every row, kept for descriptive metrics."""
+    return {
+        "replication": key_or_constant(data, replication),
+        "fold": key_or_constant(data, fold),
+        "model": data[model],
+        "record": data[record],
+        "truth": data[truth],
+        "prediction": data[prediction],
+    }

@@ -39,11 +39,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.data.build import TableContents, key_or_constant, record_design
+from cvreport.data.build import (
+    TableContents,
+    prediction_frame,
+    record_design,
+    truth_and_prediction,
+)
+from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engines import EngineSource, narwhals, response_expression
 from cvreport.data.formula import ParsedFormula
 from cvreport.data.labels import CONSTANT_LABEL, sorted_order
 from cvreport.data.layout import RecordLayout, build_record_layout
+from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
@@ -118,10 +125,9 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     return pd.Index(order + rest, dtype=labels.dtype) if order else labels
 
 
-def _cells(frame: Any, negate: bool) -> tuple[pd.DataFrame, Any]:
+def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
     nw = narwhals()
-    y = nw.col(_Y).cast(nw.Float64)
-    lazy = frame.with_columns((-y if negate else y).alias(_Y))
+    lazy = frame.with_columns(nw.col(_Y).cast(nw.Float64).alias(_Y))
     stats = lazy.with_columns(
         (nw.col(_Y) * nw.col(_Y)).alias("_y2"),
         nw.col(_Y).is_finite().cast(nw.Int64).alias("_ok"),
@@ -291,7 +297,7 @@ def _materialised_layout(
     source: EngineSource,
     response: Any,
     names: tuple[str, str | None, str | None, str],
-    negate: bool,
+    to_loss: tuple[float, float],
     contents_models: pd.Index,
     loss_name: str,
 ) -> Callable[[], RecordLayout]:
@@ -303,7 +309,7 @@ def _materialised_layout(
         values = frame[_Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,
-            -values if negate else values,
+            to_loss[0] + to_loss[1] * values,
             loss_what=f"loss {loss_name!r}",
             model=_M,
             replication=_R,
@@ -328,6 +334,26 @@ def _materialised_layout(
     return fetch
 
 
+def _metric_of(
+    cells: pd.DataFrame, binary: bool, loss_name: str, direction: Direction | None
+) -> tuple[Metric, str]:
+    """The metric, decided as in pandas: from the direction, the name, or each model's mean."""
+    per_model = cells.groupby(_M, sort=False)[["sum", "n"]].sum()
+    means = per_model["sum"].to_numpy(dtype=np.float64) / per_model["n"].to_numpy(dtype=np.float64)
+    # resolve_metric reads the values only to see whether they are all 0 or 1
+    sample = np.array([0.0, 1.0]) if binary else np.array([0.5])
+    return resolve_metric(
+        loss_name, sample, direction=direction, per_record=True, model_means=means
+    )
+
+
+def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
+    """``(a, b)`` of the internal loss ``a + b · value`` (as :func:`~cvreport.data.build.as_loss`)."""
+    if not metric.higher_is_better:
+        return 0.0, 1.0
+    return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
+
+
 def engine_contents(
     source: EngineSource,
     *,
@@ -340,32 +366,40 @@ def engine_contents(
     describe: Callable[[int], str],
     explain: Callable[[pd.DataFrame], TableContents],
     needed: Sequence[str],
-    negate: bool = False,
+    direction: Direction | None = None,
+    metric: Metric | None = None,
+    direction_note: str = "",
     all_wrong_suspect: bool = False,
 ) -> TableContents:
-    """Validate and summarise per-record losses inside the engine that holds them.
+    """Validate and summarise per-record values inside the engine that holds them.
 
     Parameters
     ----------
     source : EngineSource
         The frame.
     response : narwhals expression or None
-        The loss of each row; ``None`` when it cannot be computed in the engine
+        The value of each row; ``None`` when it cannot be computed in the engine
         (then the rows are brought into pandas).
     model, replication, fold, record : str or None
         Column names, as for :class:`~cvreport.data.table.ResultsTable`.
     loss_name : str
-        Name of the loss.
+        Name of the values.
     describe : callable
         ``describe(n_rows)``: the table's source line.
     explain : callable
         Builds the contents from the rows in pandas: used when the engine finds
         a problem (it raises the in-memory validation's precise error) or cannot
-        compute the loss.
+        compute the values.
     needed : sequence of str
         The columns ``explain`` reads.
-    negate : bool
-        Whether the loss is a higher-is-better score to negate.
+    direction : {"lower", "higher"} or None
+        Which way is better, as given; decided as in pandas
+        (:func:`~cvreport.data.direction.resolve_metric`) from the name and the
+        models' means. A score is turned into the internal loss in the engine.
+    metric : Metric, optional
+        The metric when the values are already 0/1 errors (from predictions).
+    direction_note : str
+        How ``metric``'s direction was decided.
     all_wrong_suspect : bool
         For 0/1 losses from predictions: let pandas look at a table whose every
         row is wrong (it checks that the labels share a coding).
@@ -374,7 +408,7 @@ def engine_contents(
         return explain(source.to_pandas(needed))
     frame = _canonical(source, response, model, replication, fold, record)
     try:
-        cells, lazy = _cells(frame, negate)
+        cells, lazy = _cells(frame)
         binary = _check_cells(cells)
         n_rows = int(cells["n"].sum())
         if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
@@ -384,6 +418,11 @@ def engine_contents(
         models = _first_appearance(lazy, _label_index(cells[_M]))
     except _Irregular:
         return explain(source.to_pandas(needed))
+    if metric is None:
+        metric, direction_note = _metric_of(cells, binary, loss_name, direction)
+        offset, sign = _to_loss(metric, binary)
+    else:
+        offset, sign = 0.0, 1.0
     i, j, k = _codes(cells[_R], replications), _codes(cells[_F], folds), _codes(cells[_M], models)
     shape = (len(replications), len(folds), len(models))
     present = np.zeros(shape, dtype=bool)
@@ -391,9 +430,17 @@ def engine_contents(
     check_design_grid(present, replications, folds, models, model)
     sums, sumsq = np.zeros(shape), np.zeros(shape)
     counts = np.zeros(shape, dtype=np.int64)
-    sums[i, j, k] = cells["sum"].to_numpy(dtype=np.float64)
-    sumsq[i, j, k] = cells["sumsq"].to_numpy(dtype=np.float64)
-    counts[i, j, k] = cells["n"].to_numpy(dtype=np.int64)
+    raw_sums = cells["sum"].to_numpy(dtype=np.float64)
+    n = cells["n"].to_numpy(dtype=np.int64)
+    # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
+    sums[i, j, k] = offset * n + sign * raw_sums
+    sumsq[i, j, k] = (
+        offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
+    )
+    counts[i, j, k] = n
+    if (offset, sign) != (0.0, 1.0):
+        nw = narwhals()
+        lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
     try:
         if len(models) > _MAX_BITS:
             raise _Irregular  # more models than bits: laid out in memory instead
@@ -414,8 +461,15 @@ def engine_contents(
         source=describe(n_rows),
         n_rows=n_rows,
         route=f"engine ({source.frame.implementation.name.lower()})",
+        metric=metric,
+        direction_note=direction_note,
         layout=_materialised_layout(
-            source, response, (model, replication, fold, record), negate, models, loss_name
+            source,
+            response,
+            (model, replication, fold, record),
+            (offset, sign),
+            models,
+            loss_name,
         ),
     )
 
@@ -436,10 +490,10 @@ def formula_contents(
     parsed: ParsedFormula,
     *,
     record: str,
-    higher_is_better: bool | None,
+    direction: Direction | None,
     explain: Callable[[pd.DataFrame], TableContents],
 ) -> TableContents:
-    """Contents of a formula's per-record losses, aggregated inside the engine."""
+    """Contents of a formula's per-record values, aggregated inside the engine."""
     columns = source.columns
     replication: str | None = None
     fold: str | None = None
@@ -465,22 +519,53 @@ def formula_contents(
         record=record,
         loss_name=parsed.response,
         describe=lambda n: (
-            f"formula {formula!r} on a {n:,}-row {source.kind} (record column {record!r}"
-            + (", a score negated into a loss)" if higher_is_better else ")")
+            f"formula {formula!r} on a {n:,}-row {source.kind} (record column {record!r})"
         ),
         explain=explain,
         needed=[*keys, *inputs],
-        negate=bool(higher_is_better),
+        direction=direction,
     )
     if contents.formula is not None:  # built in pandas, from the formula
         return contents
-    return replace(contents, formula=formula, higher_is_better=True if higher_is_better else None)
+    compared = comparison_columns(parsed.response)
+    if compared is not None and compared[0] in columns and compared[2] in columns:
+        truth, prediction = truth_and_prediction(compared[0], compared[2])
+        fetch = _prediction_fetcher(
+            source, parsed.model, replication, fold, record, truth, prediction
+        )
+        contents = replace(contents, fetch_predictions=fetch)
+    return replace(contents, formula=formula)
+
+
+def _prediction_fetcher(
+    source: EngineSource,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: str,
+    prediction: str,
+) -> Callable[[], pd.DataFrame]:
+    """A function that fetches the keys, truth and prediction of every row, on demand."""
+    needed = [c for c in (replication, fold, model, record, truth, prediction) if c is not None]
+
+    def fetch() -> pd.DataFrame:
+        frame = source.to_pandas(needed)
+        return pd.DataFrame(
+            prediction_frame(frame, model, replication, fold, record, truth, prediction)
+        )
+
+    return fetch
 
 
 def prediction_contents(
     source: EngineSource,
     roles: dict[str, str | None],
     explain: Callable[[pd.DataFrame], TableContents],
+    *,
+    metric: Metric,
+    direction_note: str,
+    loss_name: str,
 ) -> TableContents:
     """Contents of 0/1 losses from predictions, aggregated inside the engine."""
     nw = narwhals()
@@ -493,19 +578,6 @@ def prediction_contents(
         response = (nw.col(prediction) != nw.col(truth)).cast(nw.Float64)
     needed = [c for c in roles.values() if c is not None]
 
-    def fetch_predictions() -> pd.DataFrame:
-        frame = source.to_pandas(needed)
-        return pd.DataFrame(
-            {
-                "replication": key_or_constant(frame, replication),
-                "fold": key_or_constant(frame, fold),
-                "model": frame[model],
-                "record": frame[record],
-                "truth": frame[truth],
-                "prediction": frame[prediction],
-            }
-        )
-
     contents = engine_contents(
         source,
         response=response,
@@ -513,15 +585,18 @@ def prediction_contents(
         replication=replication,
         fold=fold,
         record=record,
-        loss_name=f"{prediction} != {truth}",
+        loss_name=loss_name,
         describe=lambda n: (
-            f"0/1 loss ({prediction} != {truth}) from a {n:,}-row {source.kind}: "
+            f"predictions {prediction!r} and truth {truth!r} of a {n:,}-row {source.kind}: "
             f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
         ),
         explain=explain,
         needed=needed,
+        metric=metric,
+        direction_note=direction_note,
         all_wrong_suspect=True,
     )
-    if contents.prediction_columns is not None:
+    if contents.prediction_columns is not None:  # built in pandas
         return contents
-    return replace(contents, fetch_predictions=fetch_predictions)
+    fetch = _prediction_fetcher(source, model, replication, fold, record, truth, prediction)
+    return replace(contents, fetch_predictions=fetch)

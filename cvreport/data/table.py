@@ -22,23 +22,29 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.build import (
     TableContents,
+    as_loss,
     fold_score_contents,
-    key_or_constant,
     labels_of,
     misclassified,
+    prediction_frame,
     record_contents,
+    record_metric,
     records_repeat_across,
+    score_offset,
+    truth_and_prediction,
 )
 from cvreport.data.design import DESIGN_KINDS, Design
+from cvreport.data.direction import check_direction, comparison_columns
 from cvreport.data.engines import EngineSource, resolve_source
 from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.metric import Direction, Metric
 from cvreport.data.pushdown import (
     engine_column,
     engine_contents,
@@ -49,9 +55,6 @@ from cvreport.data.sufficient import FoldBlock, SufficientStatistics
 from cvreport.data.validation import loss_values, require_columns, require_named_columns, show
 from cvreport.data.views import TableViews
 from cvreport.errors import DataError, DesignError, describe_keys
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -88,6 +91,8 @@ class ResultsTable(TableViews):
         Where the aggregations run (:func:`cvreport.data.engines.resolve_source`):
         by default the frame's own engine, DuckDB for files and for pandas frames
         of 20 million rows or more.
+    direction : {"lower", "higher"} or None
+        Which way is better for ``loss``, as in :meth:`from_formula`.
 
     Raises
     ------
@@ -124,6 +129,9 @@ class ResultsTable(TableViews):
     _is_binary: bool
     _per_record: bool
     _higher_is_better: bool | None
+    _metric: Metric
+    _direction_note: str
+    _score_offset: float
     _loss_name: str
     _formula: str | None
     _source: str
@@ -143,8 +151,10 @@ class ResultsTable(TableViews):
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        direction: Direction | None = None,
         engine: str | None = None,
     ) -> None:
+        wanted = check_direction(direction)
         roles = {
             "loss": loss,
             "model": model,
@@ -169,19 +179,30 @@ class ResultsTable(TableViews):
                         f"columns of a {n:,}-row {source.kind}: loss {loss!r}, model {model!r}, "
                         f"replication {replication!r}, fold {fold!r}, record {record!r}"
                     ),
-                    explain=lambda frame: ResultsTable(frame, **roles)._contents,  # type: ignore[arg-type]
+                    explain=lambda frame: (
+                        ResultsTable(
+                            frame,
+                            direction=wanted,
+                            **roles,  # type: ignore[arg-type]
+                        )._contents
+                    ),
                     needed=columns,
+                    direction=wanted,
                 )
             )
             return
         data = source
         require_columns(data, roles, _HOW_TO_NAME)
         series = data[loss]
+        values = loss_values(series, f"loss column {loss!r}")
+        metric, how = record_metric(str(loss), values, data[model], wanted)
         self._adopt(
             record_contents(
                 data,
                 series,
-                loss_values(series, f"loss column {loss!r}"),
+                as_loss(values, metric),
+                metric=metric,
+                direction_note=how,
                 model=model,
                 replication=replication,
                 fold=fold,
@@ -212,7 +233,10 @@ class ResultsTable(TableViews):
         self._design = contents.design
         self._is_binary = contents.is_binary
         self._per_record = contents.per_record
-        self._higher_is_better = contents.higher_is_better
+        self._metric = contents.metric
+        self._direction_note = contents.direction_note
+        self._score_offset = score_offset(contents.metric)
+        self._higher_is_better = contents.metric.higher_is_better
         self._loss_name = contents.loss_name
         self._formula = contents.formula
         self._source = contents.source
@@ -245,8 +269,9 @@ class ResultsTable(TableViews):
         *,
         record: str = "record",
         per_fold: bool = False,
-        higher_is_better: bool | None = None,
+        direction: Direction | None = None,
         test_train_ratio: float | None = None,
+        higher_is_better: bool | None = None,
         engine: str | None = None,
     ) -> ResultsTable:
         """Build a table from an R-style formula naming the columns.
@@ -272,12 +297,15 @@ class ResultsTable(TableViews):
         per_fold : bool
             The left side is one score per (replication, fold, model), e.g. an AUC,
             as in :meth:`from_fold_scores`.
-        higher_is_better : bool or None
-            Whether the left side is a score to maximise, turned into a loss by
-            negation (results say so). ``None`` means ``True`` for per-fold scores
-            (as :meth:`from_fold_scores`) and ``False`` for per-record losses.
+        direction : {"lower", "higher"} or None
+            ``"lower"`` when the left side is a loss, ``"higher"`` when it is a score
+            (accuracy, AUC, …). ``None`` lets the name decide and otherwise reads it as
+            a loss (:mod:`cvreport.data.direction`). The same for per-record and per-fold
+            values; reports show every number in this metric and direction.
         test_train_ratio : float, optional
             Validation size over training size, for per-fold scores.
+        higher_is_better : bool or None
+            Deprecated spelling of ``direction`` (``True`` is ``"higher"``).
         engine : {"auto", "pandas", "duckdb", "polars"}, optional
             Where the aggregations run (:func:`cvreport.data.engines.resolve_source`):
             by default a frame's own engine, DuckDB for files.
@@ -286,6 +314,8 @@ class ResultsTable(TableViews):
         ------
         FormulaError
             The formula does not have the shape ``loss ~ model | replication + fold``.
+        DataError
+            The name or the values of the left side contradict ``direction``.
 
         Examples
         --------
@@ -296,6 +326,7 @@ class ResultsTable(TableViews):
         ('pred != truth', ('a', 'b'), 'holdout')
         """
         parsed = parse_formula(formula)
+        wanted = check_direction(direction, higher_is_better)
         roles: dict[str, str | None] = {"model": parsed.model}
         roles.update(zip(("replication", "fold"), parsed.blocks))
         how_to_fix = f"The formula {formula!r} names them."
@@ -321,11 +352,9 @@ class ResultsTable(TableViews):
                     formula,
                     parsed,
                     record=record,
-                    higher_is_better=higher_is_better,
+                    direction=wanted,
                     explain=lambda frame: (
-                        cls.from_formula(
-                            formula, frame, record=record, higher_is_better=higher_is_better
-                        )._contents
+                        cls.from_formula(formula, frame, record=record, direction=wanted)._contents
                     ),
                 )
             )
@@ -348,30 +377,38 @@ class ResultsTable(TableViews):
                 model=parsed.model,
                 replication=replication,
                 fold=fold,
-                higher_is_better=True if higher_is_better is None else bool(higher_is_better),
+                direction=wanted,
                 test_train_ratio=test_train_ratio,
                 score_name=parsed.response,
                 source=f"formula {formula!r} on a {n_rows:,}-row DataFrame of per-fold scores",
             )
         else:
             values = loss_values(response, f"loss {parsed.response!r}")
-            if higher_is_better:
-                values = -values
+            metric, how = record_metric(parsed.response, values, data[parsed.model], wanted)
             contents = record_contents(
                 data,
                 response,
-                values,
+                as_loss(values, metric),
+                metric=metric,
+                direction_note=how,
                 model=parsed.model,
                 replication=replication,
                 fold=fold,
                 record=record,
                 loss_name=parsed.response,
                 source=(
-                    f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r}"
-                    + (", a score negated into a loss)" if higher_is_better else ")")
+                    f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r})"
                 ),
-                higher_is_better=True if higher_is_better else None,
             )
+            compared = comparison_columns(parsed.response)
+            if compared is not None and compared[0] in data and compared[2] in data:
+                truth, prediction = truth_and_prediction(compared[0], compared[2])
+                contents = replace(
+                    contents,
+                    prediction_columns=prediction_frame(
+                        data, parsed.model, replication, fold, record, truth, prediction
+                    ),
+                )
         return cls._from_contents(replace(contents, formula=formula))
 
     @classmethod
@@ -385,12 +422,14 @@ class ResultsTable(TableViews):
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        direction: Direction | None = None,
         engine: str | None = None,
     ) -> ResultsTable:
         """Build a table of 0/1 losses (misclassifications) from predictions and the truth.
 
         The truth and predictions are kept (:meth:`predictions`) for per-model
-        descriptive metrics.
+        descriptive metrics. The metric is the error rate (``direction="lower"``, the
+        default) or, with ``direction="higher"``, the accuracy; tests are the same.
 
         Examples
         --------
@@ -409,6 +448,12 @@ class ResultsTable(TableViews):
             "fold": fold,
             "record": record,
         }
+        wanted = check_direction(direction)
+        metric = Metric(
+            "accuracy" if wanted == "higher" else "error rate", wanted or "lower", "proportion"
+        )
+        how = "given" if wanted else "predictions give 0/1 errors"
+        loss_name = f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}"
         source = resolve_source(data, engine)
         if isinstance(source, EngineSource):
             require_named_columns(source.columns, roles, _HOW_TO_NAME)
@@ -416,7 +461,16 @@ class ResultsTable(TableViews):
                 prediction_contents(
                     source,
                     roles,
-                    lambda frame: cls.from_predictions(frame, **roles)._contents,  # type: ignore[arg-type]
+                    lambda frame: (
+                        cls.from_predictions(
+                            frame,
+                            direction=wanted,
+                            **roles,  # type: ignore[arg-type]
+                        )._contents
+                    ),
+                    metric=metric,
+                    direction_note=how,
+                    loss_name=loss_name,
                 )
             )
         data = source
@@ -426,24 +480,22 @@ class ResultsTable(TableViews):
             data,
             None,
             loss,
+            metric=metric,
+            direction_note=how,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=f"{prediction} != {truth}",
+            loss_name=loss_name,
             source=(
-                f"0/1 loss ({prediction} != {truth}) from a {data.shape[0]:,}-row DataFrame: "
+                f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
+                "DataFrame: "
                 f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
             ),
         )
-        prediction_columns = {
-            "replication": key_or_constant(data, replication),
-            "fold": key_or_constant(data, fold),
-            "model": data[model],
-            "record": data[record],
-            "truth": data[truth],
-            "prediction": data[prediction],
-        }
+        prediction_columns = prediction_frame(
+            data, model, replication, fold, record, truth, prediction
+        )
         return cls._from_contents(replace(contents, prediction_columns=prediction_columns))
 
     @classmethod
@@ -455,8 +507,9 @@ class ResultsTable(TableViews):
         model: str = "model",
         replication: str | None = "replication",
         fold: str | None = "fold",
-        higher_is_better: bool = True,
+        direction: Direction | None = None,
         test_train_ratio: float | None = None,
+        higher_is_better: bool | None = None,
         engine: str | None = None,
     ) -> ResultsTable:
         """Build a table from one score per (replication, fold, model), e.g. AUC or F1.
@@ -464,11 +517,17 @@ class ResultsTable(TableViews):
         Tests that need only per-fold values (t and F tests, corrected t tests,
         the Bayesian correlated t test) run on it; McNemar's tests, the CV
         confidence interval and the overlap audit need per-record losses and raise
-        :class:`DesignError`. A score that is higher-is-better is negated into a
-        loss (``higher_is_better`` is then ``True`` on the table, and results say so).
+        :class:`DesignError`. ``direction`` works as in :meth:`from_formula`: given,
+        or read from the column's name (``auc``, ``f1``, ``accuracy`` are scores), or
+        else the column is a loss. Internally a score is negated into a loss; reports
+        show it as given.
 
         Parameters
         ----------
+        direction : {"lower", "higher"} or None
+            Which way is better (see :meth:`from_formula`).
+        higher_is_better : bool or None
+            Deprecated spelling of ``direction``.
         test_train_ratio : float, optional
             Validation size over training size (n2/n1 of Nadeau & Bengio), which a
             per-fold table cannot infer.
@@ -494,7 +553,7 @@ class ResultsTable(TableViews):
             model=model,
             replication=replication,
             fold=fold,
-            higher_is_better=bool(higher_is_better),
+            direction=check_direction(direction, higher_is_better),
             test_train_ratio=test_train_ratio,
             score_name=str(score),
             source=(
@@ -542,9 +601,25 @@ class ResultsTable(TableViews):
         return self._per_record
 
     @property
-    def higher_is_better(self) -> bool | None:
-        """``True`` when a higher-is-better score was negated into the loss."""
-        return self._higher_is_better
+    def metric(self) -> Metric:
+        """What the values measure: name, unit and direction (``"lower"`` or ``"higher"``)."""
+        return self._metric
+
+    @property
+    def direction_note(self) -> str:
+        """How the direction was decided: ``"given"``, from the name, or the default."""
+        return self._direction_note
+
+    @property
+    def higher_is_better(self) -> bool:
+        """``True`` for a score (negated into a loss internally); prefer :attr:`metric`."""
+        return self._metric.higher_is_better
+
+    def to_metric(self, losses: Any) -> Any:
+        """Internal mean losses back in the user's metric (a score as given, a loss as is)."""
+        if not self._metric.higher_is_better:
+            return losses
+        return self._score_offset - losses
 
     @property
     def loss_name(self) -> str:
@@ -574,7 +649,7 @@ class ResultsTable(TableViews):
     def __repr__(self) -> str:
         return (
             f"<ResultsTable: {self._design.describe()}; models {describe_keys(self.models)}; "
-            f"loss {self._loss_name!r}>"
+            f"{self._metric.name} {self._loss_name!r}, {self._metric.direction} is better>"
         )
 
     # ------------------------------------------------------------------ checks

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.design import Design, size_range
+from cvreport.data.metric import Metric
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics
 from cvreport.errors import DesignError
 
@@ -38,6 +39,8 @@ class TableViews:
     _is_binary: bool
     _per_record: bool
     _higher_is_better: bool | None
+    _metric: Metric
+    _direction_note: str
     _loss_name: str
     _formula: str | None
     _source: str
@@ -55,6 +58,9 @@ class TableViews:
         raise NotImplementedError
 
     def require_per_record(self, what: str) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def to_metric(self, losses: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
     def require_binary(self, what: str) -> None:  # pragma: no cover
@@ -91,11 +97,11 @@ class TableViews:
 
         design = self._design
         if self._per_record:
-            loss_text = self._loss_name + (" (0/1: 1 marks an error)" if self._is_binary else "")
+            marks = "a hit" if self._metric.higher_is_better else "an error"
+            loss_text = self._loss_name + (f" (0/1: 1 marks {marks})" if self._is_binary else "")
         else:
             loss_text = f"{self._loss_name} (one score per fold)"
-        if self._higher_is_better:
-            loss_text += ", a higher-is-better score negated into a loss"
+        loss_text += f" ({self._metric.direction} is better, {self._direction_note})"
         rows = [
             SummaryRow("design", design.describe(), "text"),
             SummaryRow("models", ", ".join(str(m) for m in self.models), "text"),
@@ -115,8 +121,8 @@ class TableViews:
         errors = self._stats.means.reshape(-1, self._stats.shape[2])
         caption = "Mean loss per model over the folds"
         if self._higher_is_better:  # show the score as the user gave it
-            errors = -errors
-            caption = f"Mean {self._loss_name} per model over the folds (higher is better)"
+            errors = self.to_metric(errors)
+            caption = f"Mean {self._metric.name} per model over the folds (higher is better)"
         model_table = SummaryTable(
             caption=caption,
             columns=("model", "mean", "min", "max", "folds"),

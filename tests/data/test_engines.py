@@ -264,11 +264,16 @@ def test_formula_expressions_and_predictions_in_every_engine(engine, convert):
     )
     reference = ResultsTable.from_predictions(frame, truth="truth", prediction="pred")
     assert_same_tables(by_predictions, reference, exact=True)
-    # a score negated into a loss, and a single block read as repeated hold-out
+    # hits (a score, by the '==' of its name) turned into the internal loss, and a
+    # single block read as repeated hold-out
+    hits = "{pred == truth} ~ model | replication + fold"
     data, options = convert(engine, frame)
-    negated = ResultsTable.from_formula(formula, data, higher_is_better=True, **options)
-    np.testing.assert_array_equal(negated.stats.sums, -reference.stats.sums)
-    assert negated.higher_is_better is True
+    accuracy = ResultsTable.from_formula(hits, data, **options)
+    expected = ResultsTable.from_formula(hits, frame)
+    assert accuracy.metric == expected.metric and accuracy.higher_is_better
+    assert accuracy.direction_note == expected.direction_note
+    assert_same_tables(accuracy, expected, exact=True)
+    np.testing.assert_array_equal(accuracy.stats.sums, reference.stats.sums)
     holdout = frame[frame["fold"] == 1].drop(columns="fold")
     data, options = convert(engine, holdout)
     repeated = ResultsTable.from_formula("loss ~ model | replication", data, **options)
