@@ -36,6 +36,9 @@ __all__ = ["ENGINES", "EngineSource", "narwhals", "resolve_source", "response_ex
 ENGINES = ("auto", "pandas", "duckdb", "polars")
 """Engines that can be asked for by name (``engine=`` and ``--engine``)."""
 
+DUCKDB_MEMORY_LIMIT = "2GB"
+"""Memory DuckDB may use when it scans files for a table; beyond it, it spills to disk."""
+
 PANDAS_VIA_DUCKDB_ROWS = 20_000_000
 """A pandas frame at least this long goes through Arrow into DuckDB (when installed)."""
 
@@ -136,7 +139,9 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     if engine == "duckdb":
         import duckdb
 
-        relation = duckdb.read_csv(paths) if csv else duckdb.read_parquet(paths)
+        # a connection of its own, whose hash tables spill to disk past the limit
+        connection = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT})
+        relation = connection.read_csv(paths) if csv else connection.read_parquet(paths)
         return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)")
     if engine == "polars":
         import polars as pl
