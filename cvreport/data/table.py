@@ -52,9 +52,9 @@ from cvreport.data.pushdown import (
     prediction_contents,
 )
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics
-from cvreport.data.validation import loss_values, require_columns, require_named_columns, show
+from cvreport.data.validation import loss_values, require_columns, require_named_columns
 from cvreport.data.views import TableViews
-from cvreport.errors import DataError, DesignError, describe_keys
+from cvreport.errors import describe_keys
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -651,78 +651,3 @@ class ResultsTable(TableViews):
             f"<ResultsTable: {self._design.describe()}; models {describe_keys(self.models)}; "
             f"{self._metric.name} {self._loss_name!r}, {self._metric.direction} is better>"
         )
-
-    # ------------------------------------------------------------------ checks
-
-    def resolve_pair(self, a: Any = None, b: Any = None) -> tuple[Any, Any]:
-        """The two models to compare, A and B (defaults to the only two models).
-
-        A label that is not found is also matched by its text (``"1"`` finds the
-        model ``1``), which helps on the command line.
-
-        Raises
-        ------
-        DataError
-            An unknown model, the same model twice, or no choice given while the
-            table holds more than two models.
-
-        Examples
-        --------
-        >>> df = pd.DataFrame({"model": ["x", "y"], "record": [0, 0], "loss": [0, 1]})
-        >>> ResultsTable(df, replication=None, fold=None).resolve_pair()
-        ('x', 'y')
-        """
-        models = self.models
-        if a is None and b is None:
-            if len(models) == 2:
-                return models
-            raise DataError(
-                f"the table holds {len(models)} models ({describe_keys(models, 10)}); say which "
-                "two to compare, e.g. a=..., b=..."
-            )
-        if a is None or b is None:
-            given = self._model_label(a if a is not None else b)
-            others = [m for m in models if m != given]
-            if len(others) != 1:
-                raise DataError(
-                    f"only one model ({show(given)}) was named but the table holds {len(models)} "
-                    f"({describe_keys(models, 10)}); name both a= and b="
-                )
-            return (given, others[0]) if a is not None else (others[0], given)
-        first, second = self._model_label(a), self._model_label(b)
-        if first == second:
-            raise DataError(f"a and b are both {show(first)}; compare two different models")
-        return first, second
-
-    def _model_label(self, label: Any) -> Any:
-        models = self.models
-        if label in models:
-            return models[models.index(label)]
-        matches = [m for m in models if str(m) == str(label)]
-        if len(matches) == 1:
-            return matches[0]
-        raise DataError(
-            f"unknown model {show(label)}; the table's models are {describe_keys(models, 10)}"
-        )
-
-    def _model_position(self, label: Any) -> int:
-        return self.models.index(self._model_label(label))
-
-    def require_per_record(self, what: str) -> None:
-        """Raise :class:`DesignError` unless the table holds per-record losses."""
-        if not self._per_record:
-            raise DesignError(
-                f"{what} needs per-record losses, but this table holds one score per fold "
-                f"({self._source}); build the table from per-record losses "
-                "(ResultsTable(...), from_formula or from_predictions) to use it"
-            )
-
-    def require_binary(self, what: str) -> None:
-        """Raise unless every loss is 0 or 1 (:class:`DataError`; per-fold tables: DesignError)."""
-        self.require_per_record(what)
-        if not self._is_binary:
-            raise DataError(
-                f"{what} needs 0/1 losses (1 = misclassified), but the loss {self._loss_name!r} "
-                "takes other values; build the table with from_predictions(...) or a formula "
-                "such as '{pred != truth} ~ model | replication + fold'"
-            )
