@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from cvreport import arrays, options, simulate
 from cvreport.data.collect import collect
+from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
 from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
@@ -51,11 +52,13 @@ from cvreport.methods import (
     proportion_test,
     ttest_error,
 )
+from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
 from cvreport.partitions.overlap import overlap_quantile
 from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
 from cvreport.rendering.summary import Summary
+from cvreport.reporting.multi_report import DatasetsReport
 from cvreport.reporting.report import Report, ReportExistsError, report
 from cvreport.results import TestResult
 
@@ -66,6 +69,8 @@ __all__ = [
     "BlockRegularizedCV",
     "CVReportError",
     "DataError",
+    "DatasetsReport",
+    "DatasetsTable",
     "DegenerateStatisticWarning",
     "Design",
     "DesignError",
@@ -89,6 +94,7 @@ __all__ = [
     "collect",
     "combined_ftest_5x2cv",
     "combined_ttest_5x2cv",
+    "compare_datasets",
     "corrected_repeated_kfold_ttest",
     "corrected_resampled_ttest",
     "cv_confidence_interval",
