@@ -36,7 +36,7 @@ __all__ = ["ENGINES", "EngineSource", "narwhals", "resolve_source", "response_ex
 ENGINES = ("auto", "pandas", "duckdb", "polars")
 """Engines that can be asked for by name (``engine=`` and ``--engine``)."""
 
-DUCKDB_MEMORY_LIMIT = "2GB"
+DUCKDB_MEMORY_LIMIT = "3GB"
 """Memory DuckDB may use when it scans files for a table; beyond it, it spills to disk."""
 
 PANDAS_VIA_DUCKDB_ROWS = 20_000_000
