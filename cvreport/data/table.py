@@ -21,10 +21,10 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from cvreport.data.build import (
@@ -37,13 +37,12 @@ from cvreport.data.build import (
     record_contents,
     record_metric,
     records_repeat_across,
-    score_offset,
     truth_and_prediction,
 )
 from cvreport.data.design import DESIGN_KINDS, Design
 from cvreport.data.direction import check_direction, comparison_columns
 from cvreport.data.engines import EngineSource, resolve_source
-from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.pushdown import (
     engine_column,
@@ -54,7 +53,7 @@ from cvreport.data.pushdown import (
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics
 from cvreport.data.validation import loss_values, require_columns, require_named_columns
 from cvreport.data.views import TableViews
-from cvreport.errors import describe_keys
+from cvreport.errors import DataError, describe_keys
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -153,6 +152,7 @@ class ResultsTable(TableViews):
         record: str = "record",
         direction: Direction | None = None,
         engine: str | None = None,
+        cluster: str | None = None,
     ) -> None:
         wanted = check_direction(direction)
         roles = {
@@ -214,6 +214,10 @@ class ResultsTable(TableViews):
                 ),
             )
         )
+        if cluster is not None:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(self, data, record, cluster)
 
     @classmethod
     def _from_contents(cls, contents: TableContents) -> ResultsTable:
@@ -221,43 +225,6 @@ class ResultsTable(TableViews):
         table = cls.__new__(cls)
         table._adopt(contents)
         return table
-
-    def _adopt(self, contents: TableContents) -> None:
-        self._contents = contents
-        self._models = contents.models
-        self._replications = contents.replications
-        self._folds = contents.folds
-        self._records = contents.records
-        self._blocks = contents.blocks
-        self._stats = contents.stats
-        self._design = contents.design
-        self._is_binary = contents.is_binary
-        self._per_record = contents.per_record
-        self._metric = contents.metric
-        self._direction_note = contents.direction_note
-        self._score_offset = score_offset(contents.metric)
-        self._higher_is_better = contents.metric.higher_is_better
-        self._loss_name = contents.loss_name
-        self._formula = contents.formula
-        self._source = contents.source
-        self._test_train_ratio = contents.test_train_ratio
-        self._prediction_columns = contents.prediction_columns
-        self._kept = contents.kept
-        self._n_rows = contents.n_rows
-        self._route = contents.route
-
-    def _record_layout(self) -> tuple[pd.Index, tuple[FoldBlock, ...], np.ndarray]:
-        """Records, fold blocks and membership (fetched from the engine on first use)."""
-        if self._blocks is None:
-            assert self._contents.layout is not None
-            layout = self._contents.layout()
-            self._records, self._blocks = layout.records, layout.blocks
-            self._membership = layout.membership
-        assert self._records is not None
-        membership = self._stats.membership
-        if membership is None:
-            membership = self._membership
-        return self._records, self._blocks, membership
 
     # ------------------------------------------------------------------ constructors
 
@@ -273,6 +240,7 @@ class ResultsTable(TableViews):
         test_train_ratio: float | None = None,
         higher_is_better: bool | None = None,
         engine: str | None = None,
+        cluster: str | None = None,
     ) -> ResultsTable:
         """Build a table from an R-style formula naming the columns.
 
@@ -325,6 +293,16 @@ class ResultsTable(TableViews):
         >>> table.loss_name, table.models, table.design.kind
         ('pred != truth', ('a', 'b'), 'holdout')
         """
+        given = formula
+        formula, named_cluster = split_cluster_term(formula)
+        cluster = named_cluster or cluster
+        if isinstance(data, pd.DataFrame) and engine in (None, "auto", "pandas"):
+            from cvreport.data.predictions import metric_formula
+
+            from_metric = metric_formula(cls, formula, data, record=record, cluster=cluster)
+            if from_metric is not None:
+                from_metric._formula = given
+                return from_metric
         parsed = parse_formula(formula)
         wanted = check_direction(direction, higher_is_better)
         roles: dict[str, str | None] = {"model": parsed.model}
@@ -409,7 +387,12 @@ class ResultsTable(TableViews):
                         data, parsed.model, replication, fold, record, truth, prediction
                     ),
                 )
-        return cls._from_contents(replace(contents, formula=formula))
+        table = cls._from_contents(replace(contents, formula=given))
+        if cluster is not None and not per_fold:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(table, data, record, cluster)
+        return table
 
     @classmethod
     def from_predictions(
@@ -417,12 +400,16 @@ class ResultsTable(TableViews):
         data: Any,
         *,
         truth: str,
-        prediction: str,
+        prediction: str | None = None,
         model: str = "model",
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
         direction: Direction | None = None,
+        metric: str | Callable[..., float] | None = None,
+        score: str | Sequence[str] | Mapping[Any, str] | None = None,
+        cluster: str | None = None,
+        pos_label: Any = None,
         engine: str | None = None,
     ) -> ResultsTable:
         """Build a table of 0/1 losses (misclassifications) from predictions and the truth.
@@ -430,6 +417,16 @@ class ResultsTable(TableViews):
         The truth and predictions are kept (:meth:`predictions`) for per-model
         descriptive metrics. The metric is the error rate (``direction="lower"``, the
         default) or, with ``direction="higher"``, the accuracy; tests are the same.
+
+        With ``metric=`` (a sklearn name such as ``"roc_auc"``, ``"f1_macro"``,
+        ``"matthews_corrcoef"``, ``"log_loss"``, or a function ``(y_true, y) -> float``)
+        the table holds that metric instead, in its direction: per-record values
+        for a mean of per-record values (accuracy, log loss, Brier score), else one
+        value per (replication, fold, model) computed from the predictions or from
+        the scores named by ``score=`` (one column: the positive class, by default
+        the larger label or ``pos_label``; several: one per class in sorted order, or
+        ``{label: column}``). ``cluster=`` names a column of clusters of records.
+        See :mod:`cvreport.data.metrics`.
 
         Examples
         --------
@@ -448,12 +445,34 @@ class ResultsTable(TableViews):
             "fold": fold,
             "record": record,
         }
+        if metric is not None or score is not None or cluster is not None:
+            from cvreport.data.predictions import build_metric_table
+
+            source = resolve_source(data, engine)
+            frame = source.to_pandas() if isinstance(source, EngineSource) else source
+            return build_metric_table(
+                cls,
+                frame,
+                metric=metric or ("accuracy" if direction == "higher" else "zero_one_loss"),
+                truth=truth,
+                prediction=prediction,
+                score=score,
+                model=model,
+                replication=replication,
+                fold=fold,
+                record=record,
+                cluster=cluster,
+                pos_label=pos_label,
+                direction=check_direction(direction),
+            )
+        if prediction is None:
+            raise DataError("name the column of predicted labels with prediction=")
         wanted = check_direction(direction)
-        metric = Metric(
+        shown = Metric(
             "accuracy" if wanted == "higher" else "error rate", wanted or "lower", "proportion"
         )
         how = "given" if wanted else "predictions give 0/1 errors"
-        loss_name = f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}"
+        loss_name = f"{prediction} {'==' if shown.higher_is_better else '!='} {truth}"
         source = resolve_source(data, engine)
         if isinstance(source, EngineSource):
             require_named_columns(source.columns, roles, _HOW_TO_NAME)
@@ -468,7 +487,7 @@ class ResultsTable(TableViews):
                             **roles,  # type: ignore[arg-type]
                         )._contents
                     ),
-                    metric=metric,
+                    metric=shown,
                     direction_note=how,
                     loss_name=loss_name,
                 )
@@ -480,7 +499,7 @@ class ResultsTable(TableViews):
             data,
             None,
             loss,
-            metric=metric,
+            metric=shown,
             direction_note=how,
             model=model,
             replication=replication,

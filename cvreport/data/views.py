@@ -55,10 +55,42 @@ class TableViews:
     def to_metric(self, losses: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
-    def _record_layout(
-        self,
-    ) -> tuple[pd.Index, tuple[FoldBlock, ...], np.ndarray]:  # pragma: no cover
-        raise NotImplementedError
+    def _adopt(self, contents: TableContents) -> None:
+        self._contents = contents
+        self._models = contents.models
+        self._replications = contents.replications
+        self._folds = contents.folds
+        self._records = contents.records
+        self._blocks = contents.blocks
+        self._stats = contents.stats
+        self._design = contents.design
+        self._is_binary = contents.is_binary
+        self._per_record = contents.per_record
+        self._metric = contents.metric
+        self._direction_note = contents.direction_note
+        self._score_offset = _score_offset(contents.metric)
+        self._higher_is_better = contents.metric.higher_is_better
+        self._loss_name = contents.loss_name
+        self._formula = contents.formula
+        self._source = contents.source
+        self._test_train_ratio = contents.test_train_ratio
+        self._prediction_columns = contents.prediction_columns
+        self._kept = contents.kept
+        self._n_rows = contents.n_rows
+        self._route = contents.route
+
+    def _record_layout(self) -> tuple[pd.Index, tuple[FoldBlock, ...], np.ndarray]:
+        """Records, fold blocks and membership (fetched from the engine on first use)."""
+        if self._blocks is None:
+            assert self._contents.layout is not None
+            layout = self._contents.layout()
+            self._records, self._blocks = layout.records, layout.blocks
+            self._membership = layout.membership
+        assert self._records is not None
+        membership = self._stats.membership
+        if membership is None:
+            membership = self._membership
+        return self._records, self._blocks, membership
 
     # ------------------------------------------------------------------ checks
 
@@ -468,3 +500,9 @@ class TableViews:
                 for name, series in self._prediction_columns.items()
             }
         )
+
+
+def _score_offset(metric: Metric) -> float:
+    from cvreport.data.build import score_offset
+
+    return score_offset(metric)

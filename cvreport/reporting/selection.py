@@ -206,6 +206,12 @@ TEST_SPECS: tuple[TestSpec, ...] = (
         ("kfold", "repeated_kfold", "mx2", "repeated_holdout"),
         bayesian=True,
     ),
+    # tests on the records of a table built from predictions (cvreport.reporting.metric_choice
+    # recommends them); they need the predictions, which the design kind does not show
+    TestSpec("delong_test", "DeLong's test of two AUCs", ()),
+    TestSpec("paired_bootstrap_test", "Paired bootstrap test", ()),
+    TestSpec("paired_permutation_test", "Paired permutation test", ()),
+    TestSpec("clustered_paired_test", "Clustered paired test", ()),
 )
 
 _BY_NAME = {spec.name: spec for spec in TEST_SPECS}
