@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.labels import encode_labels
+from cvreport.data.layout import build_record_layout
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
@@ -28,7 +30,7 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
-from cvreport.data.validation import build_record_layout, encode_labels, require_columns
+from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
