@@ -220,6 +220,15 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
         help="use a bundled example instead of DATA ('random' 5×2 CV, default, or 'bcv' "
         "block-regularized 5×2 CV); DATA and -f may then be left out",
     )
+    parser.add_argument(
+        "--engine",
+        choices=("pandas", "duckdb", "polars"),
+        default=None,
+        help="where the statistics are computed: 'pandas' reads DATA into memory (the "
+        "default for one file); 'duckdb' or 'polars' scan the file(s) lazily with bounded "
+        "memory (DATA may then be a glob such as 'results/*.parquet', scanned by DuckDB "
+        "unless 'polars' is named)",
+    )
     metric = parser.add_argument_group(
         "metrics from predictions",
         "with --metric the formula's left side names the truth column, e.g. "
@@ -411,7 +420,9 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         _check_example(args)
         return _example_table(args.example, args.formula, args.record)
     path, formula = _require_data_and_formula(args)
-    frame = read_data(path, sep=args.sep)
+    engine = getattr(args, "engine", None)
+    lazily = engine in ("duckdb", "polars") or any(c in path for c in "*?[")
+    frame = path if lazily else read_data(path, sep=args.sep)  # a path is scanned where it lies
     per_fold, ratio = _score_options(args)
     return ResultsTable.from_formula(
         _metric_formula(formula, args),
@@ -420,6 +431,7 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         per_fold=per_fold,
         direction=getattr(args, "direction", None),
         test_train_ratio=ratio,
+        engine=engine if lazily else None,
         cluster=getattr(args, "cluster", None),
     )
 

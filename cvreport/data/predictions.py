@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.labels import encode_labels
+from cvreport.data.layout import build_record_layout
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
@@ -28,7 +30,7 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
-from cvreport.data.validation import build_record_layout, encode_labels, require_columns
+from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
@@ -158,7 +160,6 @@ def build_metric_table(
         fold=fold,
         record=record,
     )
-    table = cls.__new__(cls)
     n_rows = data.shape[0]
     where = f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
     if spec.decomposable:
@@ -169,18 +170,22 @@ def build_metric_table(
         shown = Metric(spec.name, spec.metric.direction, "proportion" if proportion else "")
         # the internal loss: 0/1 hits become 0/1 errors (McNemar's tests apply), a loss stays
         losses = 1.0 - values if spec.metric.higher_is_better else values
-        table._setup_records(
-            data,
-            None,
-            losses,
-            model=model,
-            replication=replication,
-            fold=fold,
-            record=record,
-            loss_name=spec.name,
-            source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
-            metric=shown,
-            direction_note="the metric's own",
+        from cvreport.data.build import record_contents
+
+        table = cls._from_contents(
+            record_contents(
+                data,
+                None,
+                losses,
+                model=model,
+                replication=replication,
+                fold=fold,
+                record=record,
+                loss_name=spec.name,
+                source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
+                metric=shown,
+                direction_note="the metric's own",
+            )
         )
     else:
         rep_codes, reps = _codes(data, replication, "replication", "sorted")
@@ -215,19 +220,23 @@ def build_metric_table(
                 frame.loc[undefined, ["replication", "fold", "model"]].itertuples(index=False)
             )
             raise undefined_groups_error(spec, [tuple(key) for key in keys])
-        table._setup_fold_scores(
-            frame,
-            frame["value"],
-            model="model",
-            replication="replication",
-            fold="fold",
-            direction=spec.metric.direction,
-            test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
-            score_name=spec.name,
-            source=(
-                f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
-                f"DataFrame: {where}"
-            ),
+        from cvreport.data.build import fold_score_contents
+
+        table = cls._from_contents(
+            fold_score_contents(
+                frame,
+                frame["value"],
+                model="model",
+                replication="replication",
+                fold="fold",
+                direction=spec.metric.direction,
+                test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
+                score_name=spec.name,
+                source=(
+                    f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
+                    f"DataFrame: {where}"
+                ),
+            )
         )
         table._n_rows = n_rows
     if cluster is not None:

@@ -9,8 +9,15 @@ Every test in cvreport needs only a few small arrays, never the raw rows again:
   two models both misclassify (wrong counts on the diagonal), from which the
   2×2 table ``n00, n01, n10, n11`` of every model pair follows (McNemar's test,
   Dietterich 1998; the 5×2 BCV McNemar test of Wang, Li, Yang & Wang);
-* per record, the fold it was validated in, in each replication (the overlap
-  audit of Wang, Wang, Li & Yang).
+* per record, the fold it was validated in, in each replication, and the
+  distinct such membership patterns with how many records share each (the
+  overlap audit of Wang, Wang, Li & Yang needs only the patterns and counts).
+
+The same arrays come from a table held in another engine
+(:mod:`cvreport.data.engines`) as group-by aggregations: per (replication,
+fold, record) an integer whose bits are the models' 0/1 losses, counted per
+fold, gives every pair's 2×2 table (:func:`pattern_statistics`), and an integer
+coding a record's fold in each replication, counted, gives the patterns.
 
 The losses of one fold are held as an ``(M, n)`` array with one row per model,
 aligned by record, so that one matrix product ``X @ X.T`` (a single BLAS call
@@ -32,9 +39,14 @@ import numpy as np
 
 __all__ = [
     "FoldBlock",
+    "MembershipPatterns",
     "SufficientStatistics",
     "fold_score_statistics",
+    "membership_patterns",
+    "pattern_statistics",
+    "sorted_patterns",
     "sufficient_statistics",
+    "unpack_patterns",
 ]
 
 
@@ -67,6 +79,95 @@ class FoldBlock:
 
 
 @dataclass(frozen=True, eq=False)
+class MembershipPatterns:
+    """The distinct fold-membership patterns of the records, and how many share each.
+
+    Attributes
+    ----------
+    patterns : numpy.ndarray
+        ``(P, m)`` int32: the fold position of the records of pattern ``p`` in
+        each replication, ``-1`` where they are absent; rows sorted.
+    counts : numpy.ndarray
+        ``(P,)`` int64: records with that pattern.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mp = membership_patterns(np.array([[0, 1], [1, 0], [0, 1]], dtype=np.int32), 2)
+    >>> mp.patterns.tolist(), mp.counts.tolist(), mp.n_records
+    ([[0, 1], [1, 0]], [2, 1], 3)
+    """
+
+    patterns: np.ndarray
+    counts: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.patterns.setflags(write=False)
+        self.counts.setflags(write=False)
+
+    @property
+    def n_records(self) -> int:
+        """Number of records."""
+        return int(self.counts.sum())
+
+
+def membership_patterns(membership: np.ndarray, K: int) -> MembershipPatterns:
+    """Count the distinct rows of an ``(n_records, m)`` fold-membership array.
+
+    Each row is packed into one integer (base ``K + 1``, ``-1`` → digit 0) and the
+    integers are counted, by ``np.bincount`` when the code space is small (m×2
+    designs up to m = 14 and similar), else by ``np.unique``.
+    """
+    n, m = membership.shape
+    base = K + 1
+    if m == 0 or n == 0:
+        return MembershipPatterns(np.zeros((0, m), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    if m * np.log2(base) < 62:
+        codes = np.zeros(n, dtype=np.int64)
+        for i in range(m - 1, -1, -1):  # replication 0 is the most significant digit
+            codes *= base
+            codes += membership[:, i]
+            codes += 1
+        space = base**m
+        if space <= max(1 << 22, 4 * n):
+            tally = np.bincount(codes, minlength=space)
+            used = np.flatnonzero(tally)
+            counts = tally[used]
+        else:
+            used, counts = np.unique(codes, return_counts=True)
+        return sorted_patterns(unpack_patterns(used, m, base), counts)
+    rows, counts = np.unique(membership, axis=0, return_counts=True)
+    return MembershipPatterns(rows.astype(np.int32), counts.astype(np.int64))
+
+
+def unpack_patterns(codes: np.ndarray, m: int, base: int) -> np.ndarray:
+    """Rows of fold positions from codes ``Σ_i (fold_i + 1) · base**i`` (``-1``: absent).
+
+    The inverse of the packing in :func:`membership_patterns`.
+
+    Examples
+    --------
+    >>> unpack_patterns(np.array([1 + 2 * 3, 0]), 2, 3).tolist()
+    [[0, 1], [-1, -1]]
+    """
+    out = np.empty((codes.shape[0], m), dtype=np.int32)
+    rest = codes.astype(np.int64)
+    for i in range(m):
+        rest, digit = np.divmod(rest, base)
+        out[:, i] = digit - 1
+    return out
+
+
+def sorted_patterns(patterns: np.ndarray, counts: np.ndarray) -> MembershipPatterns:
+    """Membership patterns with their rows (and counts) in lexicographic order."""
+    order = np.lexsort(patterns.T[::-1])
+    return MembershipPatterns(
+        np.ascontiguousarray(patterns[order], dtype=np.int32),
+        np.asarray(counts, dtype=np.int64)[order],
+    )
+
+
+@dataclass(frozen=True, eq=False)
 class SufficientStatistics:
     """Per-fold sums from which every cvreport statistic is computed.
 
@@ -87,7 +188,11 @@ class SufficientStatistics:
         holds each model's number of errors. ``None`` for other losses.
     membership : numpy.ndarray or None
         ``(n_records, m)`` int32: the fold position of each record in each
-        replication, ``-1`` where the record is absent. ``None`` for per-fold scores.
+        replication, ``-1`` where the record is absent. ``None`` for per-fold
+        scores, and for a table held in another engine (the patterns suffice).
+    patterns : MembershipPatterns or None
+        The distinct rows of the membership and their counts. ``None`` for
+        per-fold scores.
 
     Examples
     --------
@@ -103,6 +208,7 @@ class SufficientStatistics:
     counts: np.ndarray
     both_wrong: np.ndarray | None = None
     membership: np.ndarray | None = None
+    patterns: MembershipPatterns | None = None
 
     def __post_init__(self) -> None:
         for array in (self.sums, self.sumsq, self.counts, self.both_wrong, self.membership):
@@ -181,7 +287,8 @@ def sufficient_statistics(
     binary : bool
         Whether every loss is 0 or 1 (then the both-wrong counts are computed).
     membership : numpy.ndarray, optional
-        ``(n_records, m)`` fold positions, stored as given.
+        ``(n_records, m)`` fold positions, stored as given (and counted into
+        :class:`MembershipPatterns`).
 
     Examples
     --------
@@ -211,7 +318,65 @@ def sufficient_statistics(
         else:
             sums[i, j] = x.sum(axis=1)
     return SufficientStatistics(
-        sums=sums, sumsq=sumsq, counts=counts, both_wrong=both_wrong, membership=membership
+        sums=sums,
+        sumsq=sumsq,
+        counts=counts,
+        both_wrong=both_wrong,
+        membership=membership,
+        patterns=None if membership is None else membership_patterns(membership, n_folds),
+    )
+
+
+def pattern_statistics(
+    sums: np.ndarray,
+    sumsq: np.ndarray,
+    counts: np.ndarray,
+    loss_patterns: np.ndarray | None,
+    patterns: MembershipPatterns,
+) -> SufficientStatistics:
+    """Sufficient statistics from aggregates computed where the data lives.
+
+    Parameters
+    ----------
+    sums, sumsq, counts : numpy.ndarray
+        ``(m, K, M)`` per-fold sums, sums of squares and record counts.
+    loss_patterns : numpy.ndarray or None
+        For 0/1 losses, rows ``(i, j, bits, n)``: ``n`` records of fold ``(i, j)``
+        on which exactly the models whose bit is set in ``bits`` (bit ``k`` for
+        model ``k``) are wrong. Every pair's both-wrong count is the sum of ``n``
+        over the bit patterns that hold both bits. ``None`` for other losses.
+    patterns : MembershipPatterns
+        The records' fold-membership patterns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ones = np.ones((1, 1, 2))
+    >>> rows = np.array([[0, 0, 0b11, 1], [0, 0, 0b01, 1], [0, 0, 0b10, 1], [0, 0, 0, 1]])
+    >>> mp = MembershipPatterns(np.zeros((1, 1), dtype=np.int32), np.array([4]))
+    >>> stats = pattern_statistics(2 * ones, 2 * ones, 4 * ones.astype(int), rows, mp)
+    >>> stats.pair_counts(0, 1)[0, 0].tolist()
+    [1, 1, 1, 1]
+    """
+    m, n_folds, n_models = sums.shape
+    both_wrong = None
+    if loss_patterns is not None:
+        both_wrong = np.zeros((m, n_folds, n_models, n_models), dtype=np.int64)
+        rows = np.asarray(loss_patterns, dtype=np.int64).reshape(-1, 4)
+        bits = (rows[:, 2:3] >> np.arange(n_models, dtype=np.int64)) & 1  # (P, M) wrong flags
+        weighted = bits * rows[:, 3:4]
+        cell = rows[:, 0] * n_folds + rows[:, 1]
+        flat = both_wrong.reshape(m * n_folds, n_models, n_models)
+        for c in np.unique(cell):
+            here = cell == c
+            flat[c] = weighted[here].T @ bits[here]
+    return SufficientStatistics(
+        sums=np.asarray(sums, dtype=np.float64),
+        sumsq=np.asarray(sumsq, dtype=np.float64),
+        counts=np.asarray(counts, dtype=np.int64),
+        both_wrong=both_wrong,
+        membership=None,
+        patterns=patterns,
     )
 
 

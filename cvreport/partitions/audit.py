@@ -251,9 +251,11 @@ class OverlapAudit(TestResult):
 # --------------------------------------------------------------------------
 # pieces
 # --------------------------------------------------------------------------
-def _pair_table(fi: np.ndarray, fj: np.ndarray, K: int) -> np.ndarray:
+def _pair_table(fi: np.ndarray, fj: np.ndarray, K: int, weights: np.ndarray) -> np.ndarray:
     """``(K, K)`` counts of records by fold in replication i (rows) and j (columns)."""
-    return np.bincount(fi * K + fj, minlength=K * K).reshape(K, K)
+    table = np.zeros(K * K, dtype=np.int64)
+    np.add.at(table, fi * K + fj, weights)
+    return table.reshape(K, K)
 
 
 def _kfold_max_deviation(
@@ -334,22 +336,28 @@ class _MeasuredPairs:
         return out
 
 
-def _measure_pairs(membership: np.ndarray, K: int) -> _MeasuredPairs:
+def _measure_pairs(
+    membership: np.ndarray, K: int, weights: np.ndarray | None = None
+) -> _MeasuredPairs:
     """Overlaps of every pair of replications ``i < j``.
 
     For two folds the counts of all pairs come from three matrix products of
     the records' membership indicators (a few milliseconds for m = 1,000);
-    K folds loop over pairs.
+    K folds loop over pairs. ``membership`` rows are records, or distinct patterns
+    of records when ``weights`` gives how many records share each.
     """
+    if weights is None:
+        weights = np.ones(membership.shape[0], dtype=np.int64)
+    w = weights.astype(np.float64)[:, None]
     m = membership.shape[1]
     i, j = np.triu_indices(m, k=1)
     if K == 2:
         validated = (membership >= 0).astype(np.float64)
         second = (membership == 1).astype(np.float64)
-        n = np.rint(validated.T @ validated)[i, j].astype(np.int64)
-        a = np.rint(second.T @ validated)[i, j].astype(np.int64)
-        b = np.rint(validated.T @ second)[i, j].astype(np.int64)
-        x = np.rint(second.T @ second)[i, j].astype(np.int64)
+        n = np.rint(validated.T @ (validated * w))[i, j].astype(np.int64)
+        a = np.rint(second.T @ (validated * w))[i, j].astype(np.int64)
+        b = np.rint(validated.T @ (second * w))[i, j].astype(np.int64)
+        x = np.rint(second.T @ (second * w))[i, j].astype(np.int64)
         expected = a * b / n
         z = np.abs(x * n - a * b) / n
         base = int(n.max()) + 1  # one integer per (n, a, b): 1-D unique is fast
@@ -365,8 +373,10 @@ def _measure_pairs(membership: np.ndarray, K: int) -> _MeasuredPairs:
     columns: list[list[float]] = [[], [], [], [], []]
     for first, second_ in zip(i.tolist(), j.tolist()):
         both = (membership[:, first] >= 0) & (membership[:, second_] >= 0)
-        n_pair = int(both.sum())
-        counts = _pair_table(membership[both, first], membership[both, second_], K)
+        n_pair = int(weights[both].sum())
+        counts = _pair_table(
+            membership[both, first], membership[both, second_], K, weights[both]
+        )
         rows, cols = counts.sum(axis=1), counts.sum(axis=0)
         # training overlap n − r_a − c_b + V_ab deviates from its expectation
         # exactly as the validation overlap V_ab does from r_a c_b / n
@@ -395,21 +405,26 @@ def _measure_pairs(membership: np.ndarray, K: int) -> _MeasuredPairs:
     )
 
 
-def _membership_patterns(signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _membership_patterns(
+    signs: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of the ±1 membership matrix and how many records share each.
 
     Rows are packed into one integer each first: ``np.unique(axis=0)`` sorts
     whole rows and is about a hundred times slower on a million records.
     """
     m = signs.shape[1]
+    if weights is None:
+        weights = np.ones(signs.shape[0], dtype=np.int64)
     if m > 62:
-        return np.unique(signs, axis=0, return_counts=True)
+        rows, inverse = np.unique(signs, axis=0, return_inverse=True)
+        return rows, np.bincount(inverse.ravel(), weights=weights).astype(np.int64)
     codes = (signs > 0).astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
-    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    return signs[first], counts
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return signs[first], np.bincount(inverse.ravel(), weights=weights).astype(np.int64)
 
 
-def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
+def _recognise(signs: np.ndarray, z_max: float, K: int, weights: np.ndarray | None = None) -> str:
     """Random, balanced or block-regularized, from the records' membership patterns.
 
     A block design puts the records into at most ``N`` membership patterns of
@@ -423,7 +438,7 @@ def _recognise(signs: np.ndarray, z_max: float, K: int) -> str:
     if K != 2:
         return "balanced" if z_max == 0 else "random"
     m = signs.shape[1]
-    patterns, counts = _membership_patterns(signs)
+    patterns, counts = _membership_patterns(signs, weights)
     n_blocks = block_regularized_signs(m).shape[0]
     blocky = len(patterns) <= n_blocks and counts.max() - counts.min() <= 1
     if blocky and len(patterns) % 4 == 0:
@@ -596,8 +611,11 @@ def audit_overlap(
             f"(2-fold or K-fold); this is {design.describe()}, whose training sets are not "
             "in the table"
         )
-    _, membership = table.membership()
+    # the distinct membership patterns and their record counts: a few rows, however
+    # many records (computed where the data lives)
+    membership, weights = table.membership_patterns()
     membership = np.asarray(membership, dtype=np.int64)
+    weights = np.asarray(weights, dtype=np.int64)
     replications = list(table.replications)
     warnings_: list[str] = []
     notes: list[str] = []
@@ -613,7 +631,7 @@ def audit_overlap(
             "some pairs of replications validate no record in common, so their training "
             "sets cannot be compared; check the record column"
         )
-    measured = _measure_pairs(membership, K)
+    measured = _measure_pairs(membership, K, weights)
     z_max = float(measured.z.max())
     labels = np.asarray(replications, dtype=object)
     pair_table = pd.DataFrame(
@@ -631,10 +649,10 @@ def audit_overlap(
     tails = measured.tails(z_max)
     pvalue = 1.0 if tails.max() >= 1.0 else float(-np.expm1(np.log1p(-tails).sum()))
 
-    n_records = int(membership.shape[0])
+    n_records = int(weights.sum())
     complete = np.all(membership >= 0, axis=1)
     signs = np.where(membership[complete] == 1, 1, -1)
-    recognised = _recognise(signs, z_max, K) if len(signs) else "random"
+    recognised = _recognise(signs, z_max, K, weights[complete]) if len(signs) else "random"
     if recognised in ("balanced", "block-regularized"):
         verdict = "balanced"
     else:

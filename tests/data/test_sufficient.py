@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cvreport.data.validation as validation
+import cvreport.data.layout as validation
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,

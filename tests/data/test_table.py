@@ -711,7 +711,7 @@ def test_summary_lists_the_first_replications_only():
 
 
 def test_not_a_dataframe():
-    with pytest.raises(DataError, match="expected a pandas DataFrame"):
+    with pytest.raises(DataError, match="expected a DataFrame"):
         ResultsTable({"loss": [1]})  # type: ignore[arg-type]
 
 

@@ -1,0 +1,363 @@
+"""Speed and memory of the table build in every engine, against the engines' own group-bys.
+
+Three studies, each case in its own process (peak memory is that process's
+resident set, sampled every 10 ms, minus what it held before the timed call):
+
+* ``memory``: 10M rows in pandas (5×2 CV, 2 models, 1M records): integer and
+  string record ids in CV-loop order, shuffled rows, against one bare
+  ``np.bincount`` over the rows' cell codes (the floor); the overlap audit.
+* ``pandas50``: 50M shuffled rows in pandas with string model labels and record
+  ids (5×2, 5 models, 2M records): cvreport against pandas' own
+  ``groupby().agg`` on the same frame (per (replication, fold, model) and per
+  (replication, fold, record)).
+* ``parquet``: 200M rows written on the fly as Parquet (5 models × 10
+  replications × 4M records of 2-fold CV, 0/1 losses, row groups in shuffled
+  order), then: cvreport's full analysis (validation, sufficient statistics,
+  the recommended tests for all pairs, the audit) through DuckDB on the path,
+  DuckDB's own bare ``GROUP BY replication, fold, record``, and the same
+  analysis through Polars' streaming engine. The files are deleted afterwards.
+
+Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet ...]
+[--scale 0.1]``; ``--scale`` shrinks every size (for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+FORMULA = "loss ~ model | replication + fold"
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def measure(call: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Seconds and peak extra resident memory (GiB) of one call."""
+    gc.collect()
+    before = _rss()
+    peak = [before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss())
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    start = time.perf_counter()
+    result = call()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    peak[0] = max(peak[0], _rss())
+    return seconds, (peak[0] - before) / 2**30, result
+
+
+def _in_child(target: Callable[..., Any], *args: Any) -> Any:
+    """Run ``target(queue, *args)`` in a fresh process; return what it puts."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    process = ctx.Process(target=target, args=(queue, *args))
+    process.start()
+    while True:
+        try:
+            return queue.get(timeout=5)
+        except Exception:  # queue.Empty: is the child still alive?
+            if not process.is_alive():
+                raise RuntimeError(f"{target.__name__}{args} failed") from None
+
+
+def _report(rows: list[tuple[str, float, float]], title: str) -> None:
+    print(f"\n{title}")
+    print(f"{'case':<58} {'seconds':>9} {'extra GiB':>10}")
+    for name, seconds, gib in rows:
+        print(f"{name:<58} {seconds:>9.2f} {gib:>10.2f}")
+
+
+# --------------------------------------------------------------------------- data
+
+
+def cv_rows(
+    n_records: int, m: int, n_models: int, *, rng: np.random.Generator, string_ids: bool
+) -> pd.DataFrame:
+    """m×2 CV of n_models models, rows in CV-loop order (replication, fold, model)."""
+    pieces = []
+    models = [f"model_{k}" for k in range(n_models)]
+    for r in range(m):
+        order = rng.permutation(n_records).astype(np.int64)
+        for f, records in enumerate((order[: n_records // 2], order[n_records // 2 :])):
+            for k in range(n_models):
+                pieces.append(
+                    pd.DataFrame(
+                        {
+                            "replication": np.int64(r + 1),
+                            "fold": np.int64(f + 1),
+                            "model": models[k],
+                            "record": records,
+                            "loss": (rng.random(records.shape[0]) < 0.2 + 0.02 * k).astype(np.int8),
+                        }
+                    )
+                )
+    frame = pd.concat(pieces, ignore_index=True)
+    if string_ids:
+        ids = pd.Series([f"r{i:08d}" for i in range(n_records)], dtype="str")
+        frame["record"] = ids.take(frame["record"].to_numpy()).reset_index(drop=True)
+    frame["model"] = frame["model"].astype("category")
+    return frame
+
+
+def _small(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a few records: a valid table for warming up imports and caches."""
+    kept = frame["record"].drop_duplicates().sample(200, random_state=0)
+    return frame[frame["record"].isin(kept)].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- 10M in memory
+
+
+def _memory_case(queue: Any, case: str, scale: float) -> None:
+    import cvreport
+    from cvreport.data.table import ResultsTable
+
+    rng = np.random.default_rng(0)
+    n_records = int(1_000_000 * scale)
+    frame = cv_rows(n_records, 5, 2, rng=rng, string_ids=case == "string")
+    if case == "shuffled":
+        frame["model"] = frame["model"].astype(str)
+        frame["record"] = frame["record"].map(lambda i: f"r{i:08d}").astype("str")
+        frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    if case == "floor":
+        rep, fold = frame["replication"].to_numpy(), frame["fold"].to_numpy()
+        model = frame["model"].cat.codes.to_numpy()
+        seconds, gib, _ = measure(
+            lambda: np.bincount(((rep - 1) * 2 + fold - 1) * 2 + model, minlength=20)
+        )
+        queue.put((f"np.bincount floor ({len(frame):,} rows)", seconds, gib))
+        return
+    ResultsTable(_small(frame))  # imports and first-call costs out of the timing
+    seconds, gib, table = measure(lambda: ResultsTable(frame))
+    rows = [(f"table build, {case} ({len(frame):,} rows, route {table._route})", seconds, gib)]
+    if case == "integer":
+        seconds, gib, _ = measure(lambda: cvreport.audit_overlap(table))
+        rows.append((f"overlap audit ({table.design.n_records:,} records)", seconds, gib))
+    queue.put(rows)
+
+
+def study_memory(scale: float) -> None:
+    rows: list[tuple[str, float, float]] = []
+    for case in ("floor", "integer", "string", "shuffled"):
+        result = _in_child(_memory_case, case, scale)
+        rows += result if isinstance(result, list) else [result]
+    _report(rows, "In-memory pandas, 10M rows (5×2 CV, 2 models)")
+    floor, integer, string, shuffled = (rows[0][1], rows[1][1], rows[3][1], rows[4][1])
+    print(
+        f"string ids / integer ids = {string / integer:.2f} (target ≤ 3); "
+        f"shuffled / bincount floor = {shuffled / floor:.1f} (target ≤ 5); "
+        f"audit / table build = {rows[2][1] / integer:.4f} (target ≤ 1)"
+    )
+
+
+# --------------------------------------------------------------------------- 50M in pandas
+
+
+def _pandas50_case(queue: Any, case: str, scale: float) -> None:
+    from cvreport.data.table import ResultsTable
+
+    rng = np.random.default_rng(1)
+    n_records = int(2_000_000 * scale)
+    frame = cv_rows(n_records, 5, 5, rng=rng, string_ids=True)
+    frame["model"] = frame["model"].astype("str")
+    frame = frame.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    gc.collect()
+    if case == "cvreport":
+        ResultsTable(_small(frame))
+        seconds, gib, table = measure(lambda: ResultsTable(frame))
+        queue.put((f"cvreport ({len(frame):,} rows, route {table._route})", seconds, gib))
+    elif case == "pandas-model":
+        seconds, gib, _ = measure(
+            lambda: frame.groupby(["replication", "fold", "model"])["loss"].agg(["sum", "count"])
+        )
+        queue.put(("pandas groupby(replication, fold, model).agg", seconds, gib))
+    else:
+        seconds, gib, _ = measure(
+            lambda: frame.groupby(["replication", "fold", "record"])["loss"].agg(["sum", "count"])
+        )
+        queue.put(("pandas groupby(replication, fold, record).agg", seconds, gib))
+
+
+def study_pandas50(scale: float) -> None:
+    rows = [
+        _in_child(_pandas50_case, c, scale) for c in ("cvreport", "pandas-model", "pandas-record")
+    ]
+    _report(rows, "50M shuffled rows in pandas, string model labels and record ids")
+    print(
+        f"cvreport / pandas groupby(model) = {rows[0][1] / rows[1][1]:.2f}, "
+        f"/ groupby(record) = {rows[0][1] / rows[2][1]:.2f} (target < 2); "
+        f"extra memory {rows[0][2]:.2f} GiB (target < 3)"
+    )
+
+
+# --------------------------------------------------------------------------- 200M from Parquet
+
+
+def write_parquet(path: Path, n_records: int, m: int, n_models: int, rows_per_group: int) -> int:
+    """Write m×2 CV of n_models models with row groups in shuffled order; return rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(2)
+    schema = pa.schema(
+        [
+            ("replication", pa.int16()),
+            ("fold", pa.int8()),
+            ("model", pa.dictionary(pa.int8(), pa.string())),
+            ("record", pa.int32()),
+            ("loss", pa.int8()),
+        ]
+    )
+    models = pa.array([f"model_{k}" for k in range(n_models)])
+    groups: list[tuple[int, int, int]] = []  # (replication, start, stop) over a shuffled rep
+    per_rep = n_records * n_models
+    for r in range(m):
+        for start in range(0, per_rep, rows_per_group):
+            groups.append((r, start, min(per_rep, start + rows_per_group)))
+    order = rng.permutation(len(groups))
+    shuffles = {}
+    total = 0
+    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
+        for g in order:
+            r, start, stop = groups[g]
+            if r not in shuffles:  # one shuffle of each replication's rows, drawn once
+                fold_of = np.zeros(n_records, dtype=np.int8)
+                fold_of[np.random.default_rng(100 + r).permutation(n_records)[n_records // 2 :]] = 1
+                shuffles[r] = (np.random.default_rng(200 + r).permutation(per_rep), fold_of)
+            rows, fold_of = shuffles[r]
+            picked = rows[start:stop]
+            model_code, record = np.divmod(picked, n_records)
+            loss = (
+                np.random.default_rng(300 + g).random(picked.shape[0]) < 0.2 + 0.02 * model_code
+            ).astype(np.int8)
+            batch = pa.table(
+                {
+                    "replication": pa.array(np.full(picked.shape[0], r + 1, dtype=np.int16)),
+                    "fold": pa.array(fold_of[record] + 1),
+                    "model": pa.DictionaryArray.from_arrays(
+                        pa.array(model_code.astype(np.int8)), models
+                    ),
+                    "record": pa.array(record.astype(np.int32)),
+                    "loss": pa.array(loss),
+                },
+                schema=schema,
+            )
+            writer.write_table(batch, row_group_size=rows_per_group)
+            total += picked.shape[0]
+            if len(shuffles) > 2:
+                shuffles.pop(next(iter(shuffles)))
+    return total
+
+
+def _parquet_case(queue: Any, case: str, path: str) -> None:
+    if case == "duckdb-bare":
+        import duckdb
+
+        sql = (
+            "SELECT replication, fold, record, count(*) AS n FROM read_parquet(?) "
+            "GROUP BY replication, fold, record"
+        )
+        con = duckdb.connect()
+        seconds, gib, _ = measure(lambda: con.sql(sql, params=[path]).to_arrow_table().num_rows)
+        queue.put(("DuckDB bare GROUP BY replication, fold, record", seconds, gib))
+        return
+    import warnings
+
+    import cvreport
+    from cvreport.data.table import ResultsTable
+
+    engine = "duckdb" if case == "cvreport-duckdb" else "polars"
+    small = cv_rows(400, 10, 5, rng=np.random.default_rng(3), string_ids=False)
+    with warnings.catch_warnings():  # imports and first calls out of the timing
+        warnings.simplefilter("ignore")
+        cvreport.Report(ResultsTable.from_formula(FORMULA, small)).to_frame()
+
+    def analysis() -> Any:
+        table = ResultsTable.from_formula(FORMULA, path, engine=engine)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = cvreport.Report(table)  # every pair, the recommended tests, the audit
+        return table, report.to_frame()
+
+    seconds, gib, (table, frame) = measure(analysis)
+    queue.put(
+        (
+            f"cvreport full analysis via {engine} ({table.n_rows:,} rows, {len(frame)} results)",
+            seconds,
+            gib,
+        )
+    )
+
+
+def study_parquet(scale: float, keep: bool) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
+    path = folder / "results.parquet"
+    free = shutil.disk_usage(folder).free / 2**30
+    print(f"\nwriting Parquet to {path} ({free:.0f} GiB free)")
+    try:
+        start = time.perf_counter()
+        n_rows = write_parquet(path, int(4_000_000 * scale), 10, 5, 1 << 20)
+        size = path.stat().st_size / 2**30
+        print(f"wrote {n_rows:,} rows ({size:.2f} GiB) in {time.perf_counter() - start:.0f} s")
+        rows = [
+            _in_child(_parquet_case, case, str(path))
+            for case in ("duckdb-bare", "cvreport-duckdb", "cvreport-polars")
+        ]
+        _report(rows, f"{n_rows:,} rows from Parquet (5 models × 10 replications × 2 folds)")
+        print(
+            f"cvreport via DuckDB / DuckDB bare group-by = {rows[1][1] / rows[0][1]:.2f} "
+            f"(target ≤ 3); peak extra memory {rows[1][2]:.2f} GiB (target < 4)"
+        )
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("studies", nargs="*", default=["memory", "pandas50", "parquet"])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
+    args = parser.parse_args()
+    for study in args.studies:
+        if study == "memory":
+            study_memory(args.scale)
+        elif study == "pandas50":
+            study_pandas50(args.scale)
+        elif study == "parquet":
+            study_parquet(args.scale, args.keep)
+        else:
+            raise SystemExit(f"unknown study {study!r}")
+
+
+if __name__ == "__main__":
+    main()

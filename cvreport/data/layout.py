@@ -1,0 +1,550 @@
+"""Lay a validated long table of losses out as aligned fold blocks.
+
+The input has one row per (replication, fold, model, record); the result is
+one :class:`~cvreport.data.sufficient.FoldBlock` per (replication, fold): an
+``(M, n)`` array of losses, one row per model, aligned by record.
+
+Two routes lead to the same blocks:
+
+* the *blocked* route, for data laid out as a cross-validation loop writes it
+  (each (replication, fold, model) a contiguous run of rows, the models of a
+  fold listing the same records in the same order): run boundaries are found
+  by comparing neighbouring rows, the losses stay where they are and only the
+  first model's records of each fold are encoded;
+* the *regrouping* route, for rows in any order: every key is encoded to a
+  small integer code and each loss is scattered, with the fold it was scored
+  in, to its (model, replication, record) cell; a cell written twice, an
+  occupied record missing a model, or models disagreeing on a record's fold
+  shows up in one vectorised check over the cells.
+
+The blocked route gives up (returns ``None``) at the first irregularity and
+leaves the diagnosis to the regrouping route, which raises the precise error
+(found, only then, by sorting the keys, in :func:`cvreport.data.validation.diagnose`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.labels import KEY_ORDERS, KeyColumn, encode_labels, relabel_used
+from cvreport.data.sufficient import FoldBlock
+from cvreport.data.validation import (
+    Names,
+    check_design_grid,
+    check_magnitude,
+    diagnose,
+    first_nonfinite,
+    is_binary,
+    nonfinite_error,
+    show,
+)
+from cvreport.errors import DataError
+
+__all__ = ["FoldScoreLayout", "RecordLayout", "build_fold_score_layout", "build_record_layout"]
+
+_CHUNK = 1 << 16  # rows per chunk of the scatter (keeps the cell indices in cache)
+_PROBE = 1 << 16  # rows inspected before trusting the blocked layout
+_DENSE_SLACK = 1 << 20  # cells a dense (replication × record) layout may leave empty
+_LOOSE_KEY_SPAN = 256  # integer replication/fold labels spanning this many are coded by offset
+
+
+@dataclass(frozen=True, eq=False)
+class RecordLayout:
+    """A validated table of per-record losses, as aligned fold blocks.
+
+    Attributes
+    ----------
+    replications, folds, models, records : pandas.Index
+        Labels in the user's values: replications and folds sorted, models in
+        order of first appearance.
+    blocks : tuple of FoldBlock
+        One block per (replication, fold), in (replication, fold) order.
+    membership : numpy.ndarray
+        ``(n_records, m)`` int32 fold position of each record per replication (-1: absent).
+    is_binary : bool
+        Whether every loss is 0 or 1.
+    route : str
+        ``"blocked"`` or ``"regrouped"`` (how the rows were laid out).
+    """
+
+    replications: pd.Index
+    folds: pd.Index
+    models: pd.Index
+    records: pd.Index
+    blocks: tuple[FoldBlock, ...]
+    membership: np.ndarray
+    is_binary: bool
+    route: str
+
+
+def _compress_records(
+    by_replication: np.ndarray,
+    blocks: list[FoldBlock],
+    labels_of: Callable[[np.ndarray], pd.Index],
+) -> tuple[np.ndarray, list[FoldBlock], pd.Index]:
+    """Drop record codes no replication uses, renumbering the rest.
+
+    ``by_replication`` is the ``(m, n_codes)`` fold of each record code per
+    replication (-1: absent); the result's membership is ``(n_records, m)`` int32.
+    """
+    used = (by_replication >= 0).any(axis=0)
+    if used.all():
+        membership = np.ascontiguousarray(by_replication.T, dtype=np.int32)
+        return membership, blocks, labels_of(np.arange(used.shape[0]))
+    kept = np.flatnonzero(used)
+    lookup = np.full(used.shape[0], -1, dtype=np.int32)
+    lookup[kept] = np.arange(kept.shape[0], dtype=np.int32)
+    blocks = [FoldBlock(b.replication, b.fold, lookup[b.records], b.losses) for b in blocks]
+    membership = np.ascontiguousarray(by_replication[:, kept].T, dtype=np.int32)
+    return membership, blocks, labels_of(kept)
+
+
+# ----------------------------------------------------- route 1: rows already in fold blocks
+
+
+def _blocked_starts(keys: Sequence[KeyColumn], n_rows: int) -> np.ndarray | None:
+    """First row of each run of equal (replication, fold, model), or None if not blocked."""
+    probe = min(n_rows, _PROBE)
+    for key in keys:
+        found = key.change_positions(probe)
+        if found is None or found.shape[0] > max(64, probe // 32):
+            return None
+    limit = max(64, n_rows // 32)
+    changes = []
+    for key in keys:
+        found = key.change_positions()
+        if found is None or found.shape[0] > limit:
+            return None
+        changes.append(found)
+    starts = np.union1d(np.zeros(1, dtype=np.int64), np.concatenate(changes))
+    return starts if starts.shape[0] <= limit else None
+
+
+def _record_codes(
+    pieces: Sequence[np.ndarray],
+    series: pd.Series,
+    column: str,
+    categories: pd.Index | None,
+    n_replications: int,
+) -> tuple[list[np.ndarray], int, Callable[[np.ndarray], pd.Index]]:
+    """int32 codes of the record keys of some runs of rows.
+
+    ``pieces`` hold raw integer records, or category codes when ``categories`` is
+    given. Integers whose range is small enough for an ``(n_replications, range)``
+    membership array are coded by offset, others are hashed.
+    Returns the codes of each piece, the size of the code space and a function
+    giving the labels of a set of codes.
+    """
+    if categories is not None:
+        return [piece.astype(np.int32) for piece in pieces], len(categories), categories.take
+    total = sum(piece.shape[0] for piece in pieces)
+    dtype = series.dtype
+    low = min(piece.min() for piece in pieces)
+    high = max(piece.max() for piece in pieces)
+    span = int(high) - int(low) + 1
+    if n_replications * span <= 4 * total + _DENSE_SLACK and span < np.iinfo(np.int32).max:
+        codes = [
+            np.subtract(piece, low, out=np.empty(piece.shape[0], np.int32), casting="unsafe")
+            for piece in pieces
+        ]
+        return codes, span, lambda used: pd.Index(used.astype(dtype) + low, dtype=dtype)
+    joined = pd.Series(np.concatenate(pieces))
+    raw, labels = encode_labels(joined, column, "record", "sorted", code_dtype=np.int32)
+    bounds = np.cumsum([0] + [piece.shape[0] for piece in pieces])
+    return [raw[a:b] for a, b in itertools.pairwise(bounds)], len(labels), labels.take
+
+
+def _blocked_layout(
+    loss: np.ndarray,
+    keys: Sequence[KeyColumn],
+    record_series: pd.Series,
+    names: Names,
+    binary: bool,
+) -> RecordLayout | None:
+    """Lay out rows written fold by fold and model by model; None at any irregularity."""
+    n_rows = loss.shape[0]
+    categories: pd.Index | None = None
+    if isinstance(record_series.dtype, pd.CategoricalDtype):
+        record_values = record_series.cat.codes.to_numpy()
+        if n_rows and record_values.min() < 0:
+            return None  # the regrouping route names the missing records
+        categories = record_series.cat.categories
+    elif isinstance(record_series.dtype, np.dtype) and record_series.dtype.kind in "iu":
+        record_values = record_series.to_numpy()
+    else:
+        return None  # text records are hashed once, on the regrouping route
+    starts = _blocked_starts(keys, n_rows)
+    if starts is None:
+        return None
+    run_values = [key.values_at(starts) for key in keys]
+    if any(values.isna().any() for values in run_values):
+        return None  # the regrouping route names the missing keys
+    (run_rep, replications), (run_fold, folds), (run_model, models) = (
+        encode_labels(values, key.column or key.role, key.role, order)
+        for values, key, order in zip(run_values, keys, KEY_ORDERS)
+    )
+    lengths = np.diff(np.r_[starts, n_rows])
+    shape = (len(replications), len(folds), len(models))
+    m, n_folds, n_models = shape
+    cell = (run_rep.astype(np.int64) * n_folds + run_fold) * n_models + run_model
+    run_at = np.full(m * n_folds * n_models, -1, dtype=np.int64)
+    run_at[cell] = np.arange(cell.shape[0])
+    if np.count_nonzero(run_at >= 0) != cell.shape[0]:
+        return None  # a (replication, fold, model) in several runs
+    run_at = run_at.reshape(shape)
+    check_design_grid(run_at >= 0, replications, folds, models, names.model)
+
+    cells = np.argwhere(run_at[:, :, 0] >= 0)
+    references = []
+    for i, j in cells:
+        runs = run_at[i, j]
+        first, n = starts[runs[0]], lengths[runs[0]]
+        if (lengths[runs] != n).any():
+            return None
+        reference = record_values[first : first + n]
+        for run in runs[1:]:
+            if not np.array_equal(record_values[starts[run] : starts[run] + n], reference):
+                return None
+        references.append(reference)
+
+    codes, space, labels_of = _record_codes(references, record_series, names.record, categories, m)
+    by_replication = np.full((m, space), -1, dtype=np.int32)
+    expected = np.zeros(m, dtype=np.int64)
+    for (i, j), code in zip(cells, codes):
+        by_replication[i, code] = j
+        expected[i] += code.shape[0]
+    if any(np.count_nonzero(by_replication[i] >= 0) != expected[i] for i in range(m)):
+        return None  # a record twice in a replication
+
+    blocks = []
+    for (i, j), code in zip(cells, codes):
+        runs = run_at[i, j]
+        first, n = int(starts[runs[0]]), int(lengths[runs[0]])
+        if np.array_equal(starts[runs], first + n * np.arange(n_models)):
+            x = loss[first : first + n * n_models].reshape(n_models, n)  # a view
+        else:
+            x = np.stack([loss[starts[run] : starts[run] + n] for run in runs])
+        blocks.append(FoldBlock(int(i), int(j), code, x))
+    membership, blocks, records = _compress_records(by_replication, blocks, labels_of)
+    return RecordLayout(
+        replications, folds, models, records, tuple(blocks), membership, binary, "blocked"
+    )
+
+
+# ----------------------------------------------------- route 2: any order of rows
+
+
+def _regrouped_layout(
+    loss: np.ndarray,
+    keys: Sequence[KeyColumn],
+    record_series: pd.Series,
+    names: Names,
+    binary: bool,
+) -> RecordLayout:
+    """Lay out rows in any order by scattering each loss to its (model, replication, record)."""
+    n_rows = loss.shape[0]
+    rep_codes, replications = keys[0].encode("sorted", loose_span=_LOOSE_KEY_SPAN)
+    fold_codes, folds = keys[1].encode("sorted", loose_span=_LOOSE_KEY_SPAN)
+    model_codes, models = keys[2].encode("appearance")
+    record_codes, record_labels = encode_labels(
+        record_series, names.record, "record", "sorted", code_dtype=np.int32, loose_span=n_rows
+    )
+    n_models, n_records = len(models), len(record_labels)
+
+    shape = (len(replications), len(folds), n_models)
+    n_cells = int(np.prod(shape))
+    cell_counts = np.zeros(n_cells, dtype=np.int64)
+    for start in range(0, n_rows, _CHUNK):  # chunked: the cell codes stay in cache
+        stop = start + _CHUNK
+        cell = rep_codes[start:stop].astype(np.intp)
+        cell *= shape[1]
+        cell += fold_codes[start:stop]
+        cell *= n_models
+        cell += model_codes[start:stop]
+        cell_counts += np.bincount(cell, minlength=n_cells)
+    present = (cell_counts > 0).reshape(shape)
+    # drop replication and fold labels of the range that no row uses
+    used_reps = np.asarray(present.any(axis=(1, 2)))
+    used_folds = np.asarray(present.any(axis=(0, 2)))
+    if not used_reps.all():
+        rep_codes = relabel_used(rep_codes, used_reps)
+        replications = replications[used_reps]
+    if not used_folds.all():
+        fold_codes = relabel_used(fold_codes, used_folds)
+        folds = folds[used_folds]
+    present = present[used_reps][:, used_folds]
+    check_design_grid(present, replications, folds, models, names.model)
+    m, n_folds = len(replications), len(folds)
+
+    row_codes = (rep_codes, fold_codes, model_codes, record_codes)
+    all_labels = (replications, folds, models, record_labels)
+
+    # one slot per (replication, record): dense when the table fills most of them
+    dense = m * n_records * n_models <= 2 * n_rows + _DENSE_SLACK
+    slot_rep: np.ndarray | None = None
+    slot_record: np.ndarray | None = None
+    inverse: np.ndarray | None = None
+    if dense:
+        n_slots = m * n_records
+    else:
+        pairs, inverse = np.unique(
+            rep_codes.astype(np.int64) * n_records + record_codes, return_inverse=True
+        )
+        n_slots = pairs.shape[0]
+        inverse = inverse.ravel()
+        slot_rep, slot_record = np.divmod(pairs, n_records)
+        # number only the records that occur, so that no array spans unused ids
+        seen_records = np.unique(slot_record)
+        slot_record = np.searchsorted(seen_records, slot_record)
+        record_labels = record_labels.take(seen_records)
+        n_records = seen_records.shape[0]
+
+    # scatter each row to its (model, slot) cell with the fold it was scored in; in a
+    # regular table every cell of an occupied slot is written once and the models of
+    # a slot agree on its fold (else a duplicate, a missing model or a record in two folds)
+    # (chunk by chunk, so that the intp cell indices stay in cache)
+    packed = binary and n_folds <= 63
+    if packed:  # fold and 0/1 loss share a byte (fold * 2 + loss): one scatter, little traffic
+        cube = np.full((n_models, n_slots), -1, dtype=np.int8)
+        fold_flat = None
+    else:
+        fold_cube = np.full(
+            (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
+        )
+        fold_flat = fold_cube.reshape(-1)
+        cube = np.empty((n_models, n_slots), dtype=np.int8 if binary else np.float64)
+    cube_flat = cube.reshape(-1)
+    for start in range(0, n_rows, _CHUNK):
+        stop = start + _CHUNK
+        if inverse is None:
+            slot = rep_codes[start:stop].astype(np.intp)
+            slot *= n_records
+            slot += record_codes[start:stop]
+        else:
+            slot = inverse[start:stop].astype(np.intp)
+        slot += model_codes[start:stop] * np.intp(n_slots)
+        if fold_flat is None:
+            value = fold_codes[start:stop].astype(np.int8) * np.int8(2)
+            value += loss[start:stop].astype(np.int8)
+            cube_flat[slot] = value
+        else:
+            fold_flat[slot] = fold_codes[start:stop]
+            cube_flat[slot] = loss[start:stop]
+    del inverse
+    if packed:
+        fold_cube = cube >> 1
+    if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
+        diagnose(row_codes, all_labels, names, loss)
+    fold_of = fold_cube[0]
+    del fold_cube
+
+    blocks = []
+    for i in range(m):
+        if dense:
+            low, high = i * n_records, (i + 1) * n_records
+        else:
+            assert slot_rep is not None
+            low, high = np.searchsorted(slot_rep, [i, i + 1])
+        folds_here = fold_of[low:high]
+        if n_folds <= 8:
+            fold_rows = [np.flatnonzero(folds_here == j) for j in range(n_folds)]
+        else:
+            order = np.argsort(folds_here, kind="stable")  # radix sort of small codes
+            bounds = np.searchsorted(folds_here[order], np.arange(n_folds + 1) - 0.5)
+            fold_rows = [order[bounds[j] : bounds[j + 1]] for j in range(n_folds)]
+        for j, rows in enumerate(fold_rows):
+            if rows.shape[0] == 0:
+                continue
+            if dense:
+                records = rows.astype(np.int32)
+            else:
+                assert slot_record is not None
+                records = slot_record[low + rows].astype(np.int32)
+            x = np.take(cube[:, low:high], rows, axis=1)
+            if packed:
+                x &= 1
+            blocks.append(FoldBlock(i, j, records, x.astype(np.float64)))
+    if dense:
+        by_replication = fold_of.reshape(m, n_records)
+    else:
+        assert slot_rep is not None and slot_record is not None
+        by_replication = np.full((m, n_records), -1, dtype=fold_of.dtype)
+        by_replication[slot_rep, slot_record] = fold_of
+    membership, blocks, records_index = _compress_records(
+        by_replication, blocks, record_labels.take
+    )
+    return RecordLayout(
+        replications,
+        folds,
+        models,
+        records_index,
+        tuple(blocks),
+        membership,
+        binary,
+        "regrouped",
+    )
+
+
+def build_record_layout(
+    data: pd.DataFrame,
+    loss: np.ndarray,
+    *,
+    loss_what: str,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    allow_blocked: bool = True,
+) -> RecordLayout:
+    """Validate a long table of per-record losses and lay it out as aligned fold blocks.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per (replication, fold, model, record).
+    loss : numpy.ndarray
+        The float64 loss of each row (a column of ``data`` or an evaluated formula).
+    loss_what : str
+        How to name the loss in messages, e.g. ``"loss 'loss'"``.
+    model, replication, fold, record : str or None
+        Column names; ``replication=None`` means a single replication and
+        ``fold=None`` a single validation fold per replication.
+    allow_blocked : bool
+        Try the blocked route first (the regrouping route gives the same layout).
+
+    Raises
+    ------
+    DataError, DesignError
+        When the table is not a valid set of cross-validation results.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "record": [1, 2, 1, 2],
+    ...                    "loss": [0.0, 1.0, 1.0, 1.0]})
+    >>> layout = build_record_layout(df, df["loss"].to_numpy(), loss_what="loss",
+    ...                              model="model", replication=None, fold=None, record="record")
+    >>> layout.blocks[0].losses.tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
+    """
+    n_rows = data.shape[0]
+    if n_rows == 0:
+        raise DataError("the table has no rows; give at least one loss per model and record")
+    keys = [
+        KeyColumn.of(data, "replication", replication),
+        KeyColumn.of(data, "fold", fold),
+        KeyColumn.of(data, "model", model),
+    ]
+    names = Names(replication, fold, model, record)
+    record_series = data[record]
+
+    binary = is_binary(loss)
+    if not binary and first_nonfinite(loss) >= 0:
+
+        def describe_rows(positions: np.ndarray) -> list[str]:
+            return [
+                f"row {show(data.index[p])} ("
+                + ", ".join(
+                    f"{k.column}={show(k.series.iloc[p])}" for k in keys if k.series is not None
+                )
+                + f", {record}={show(record_series.iloc[p])})"
+                for p in positions
+            ]
+
+        raise nonfinite_error(loss, loss_what, describe_rows)
+    if not binary:
+        check_magnitude(loss, loss_what)
+
+    if allow_blocked:
+        layout = _blocked_layout(loss, keys, record_series, names, binary)
+        if layout is not None:
+            return layout
+    return _regrouped_layout(loss, keys, record_series, names, binary)
+
+
+# --------------------------------------------------------------------------- per-fold scores
+
+
+@dataclass(frozen=True, eq=False)
+class FoldScoreLayout:
+    """A validated table of one score per (replication, fold, model)."""
+
+    replications: pd.Index
+    folds: pd.Index
+    models: pd.Index
+    values: np.ndarray  # (m, K, M) float64
+
+
+def build_fold_score_layout(
+    data: pd.DataFrame,
+    values: np.ndarray,
+    *,
+    value_what: str,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+) -> FoldScoreLayout:
+    """Validate a table with one score per (replication, fold, model) and arrange it.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b", "a", "b"],
+    ...                    "auc": [0.9, 0.8, 0.85, 0.8]})
+    >>> layout = build_fold_score_layout(df, df["auc"].to_numpy(), value_what="auc",
+    ...                                  model="model", replication=None, fold="fold")
+    >>> layout.values.shape
+    (1, 2, 2)
+    """
+    n_rows = data.shape[0]
+    if n_rows == 0:
+        raise DataError("the table has no rows; give one score per (replication, fold, model)")
+    keys = [
+        KeyColumn.of(data, "replication", replication),
+        KeyColumn.of(data, "fold", fold),
+        KeyColumn.of(data, "model", model),
+    ]
+    if first_nonfinite(values) >= 0:
+
+        def describe_rows(positions: np.ndarray) -> list[str]:
+            return [
+                f"row {show(data.index[p])} ("
+                + ", ".join(
+                    f"{k.column}={show(k.series.iloc[p])}" for k in keys if k.series is not None
+                )
+                + ")"
+                for p in positions
+            ]
+
+        raise nonfinite_error(values, value_what, describe_rows)
+    check_magnitude(values, value_what)
+    (rep_codes, replications), (fold_codes, folds), (model_codes, models) = (
+        key.encode(order) for key, order in zip(keys, KEY_ORDERS)
+    )
+    shape = (len(replications), len(folds), len(models))
+    cell = (rep_codes.astype(np.int64) * shape[1] + fold_codes) * shape[2] + model_codes
+    counts = np.bincount(cell, minlength=shape[0] * shape[1] * shape[2])
+    repeated = np.flatnonzero(counts > 1)
+    if repeated.shape[0]:
+        shown = []
+        for c in repeated[:3]:
+            i, rest = divmod(int(c), shape[1] * shape[2])
+            j, k = divmod(rest, shape[2])
+            shown.append(
+                f"{keys[0].column or 'replication'}={show(replications[i])}, "
+                f"{keys[1].column or 'fold'}={show(folds[j])}, {model}={show(models[k])} "
+                f"({counts[c]} rows)"
+            )
+        raise DataError(
+            f"{repeated.shape[0]} (replication, fold, model) key(s) have more than one score: "
+            f"{'; '.join(shown)}; a per-fold table holds one score per fold and model — "
+            "aggregate or drop the extra rows (for per-record losses use ResultsTable(...) or "
+            "from_formula without per_fold=True, i.e. without --per-fold on the command line)"
+        )
+    check_design_grid(counts.reshape(shape) > 0, replications, folds, models, model)
+    grid = np.zeros(shape[0] * shape[1] * shape[2])
+    grid[cell] = values
+    return FoldScoreLayout(replications, folds, models, grid.reshape(shape))

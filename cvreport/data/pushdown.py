@@ -1,0 +1,602 @@
+"""Summarise a results table inside the engine that holds it, through narwhals.
+
+A pandas DataFrame is laid out in memory (:mod:`cvreport.data.layout`). Any
+other frame narwhals reads — Polars (eager or lazy), PyArrow, DuckDB, Dask,
+PySpark, Ibis — and a path or glob of Parquet or CSV files (scanned lazily, by
+DuckDB unless another engine is asked for) is summarised where it lives: the
+checks and every sufficient statistic are group-by aggregations the engine
+runs, and only a few kilobytes come back.
+
+Three aggregations over the long table (columns renamed ``_r, _f, _m, _i, _y``
+for replication, fold, model, record and loss):
+
+1. per (replication, fold, model): rows, sum and sum of squares of the losses,
+   finite and 0/1 counts, largest absolute loss, missing records — the cells of
+   the design, its labels, and the per-fold sums;
+2. per (replication, fold, record): rows, the sum of ``2**k`` over the models
+   ``k`` present (each model exactly once ⇔ ``M`` rows whose bits sum to
+   ``2**M − 1``, since powers of two that repeat sum with fewer terms) and, for
+   0/1 losses, the sum of ``loss · 2**k``: an integer whose bits are the models'
+   errors on that record; counted per (replication, fold, pattern) it gives
+   every pair's 2×2 table at once;
+3. per record, over the rows of the first model: the cells it is in, the sum of
+   ``2**i`` over its replications ``i`` (one fold per replication ⇔ as many
+   cells as bits) and ``Σ_i (fold_i + 1)(K + 1)**i``, its membership pattern;
+   counted per pattern it gives the overlap audit's input.
+
+When a check fails, the rows are brought into pandas and the in-memory
+validation names the problem, so every engine raises the same error with the
+same message.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.build import (
+    TableContents,
+    prediction_frame,
+    record_design,
+    truth_and_prediction,
+)
+from cvreport.data.direction import comparison_columns, resolve_metric
+from cvreport.data.engines import EngineSource, narwhals, response_expression
+from cvreport.data.formula import ParsedFormula
+from cvreport.data.labels import CONSTANT_LABEL, sorted_order
+from cvreport.data.layout import RecordLayout, build_record_layout
+from cvreport.data.metric import Direction, Metric
+from cvreport.data.sufficient import (
+    FoldBlock,
+    MembershipPatterns,
+    pattern_statistics,
+    sorted_patterns,
+    unpack_patterns,
+)
+from cvreport.data.validation import check_design_grid
+
+__all__ = [
+    "engine_column",
+    "engine_contents",
+    "formula_contents",
+    "prediction_contents",
+]
+
+_FIRST_ROWS = 1 << 12  # rows read first to find the models' order of appearance
+_MOST_FIRST_ROWS = 1 << 24
+_MAX_BITS = 62  # bits of an int64 a pattern may use
+
+_R, _F, _M, _I, _Y = "_r", "_f", "_m", "_i", "_y"
+
+
+# --------------------------------------------------------------------------- the aggregations
+
+
+def _collect(frame: Any) -> pd.DataFrame:
+    """Run a lazy query and bring its (small) result into pandas.
+
+    Polars runs it on its streaming engine, in batches of bounded memory.
+    """
+    if frame.implementation.name == "POLARS":
+        return frame.collect(engine="streaming").to_pandas()
+    return frame.collect().to_pandas()
+
+
+class _Irregular(Exception):
+    """The aggregations found a problem that the in-memory validation will name."""
+
+
+def _is_numeric(dtype: Any) -> bool:
+    return bool(dtype.is_numeric() or dtype == narwhals().Boolean)
+
+
+def _powers(n: int) -> list[int]:
+    return [1 << k for k in range(n)]
+
+
+def _label_index(values: pd.Series) -> pd.Index:
+    if values.isna().any():
+        raise _Irregular
+    return pd.Index(values.unique().tolist() if values.dtype == object else values.unique())
+
+
+def _sorted_labels(values: pd.Series) -> pd.Index:
+    labels = _label_index(values)
+    return labels.take(sorted_order(labels))
+
+
+def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
+    """Models in order of their first row (read from the first rows only; rest sorted)."""
+    wanted = set(labels.tolist())
+    n = _FIRST_ROWS
+    order: list[Any] = []
+    while True:
+        head = frame.select(_M).head(n).collect().to_pandas()[_M]
+        order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
+        if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
+            break
+        n *= 8
+    rest = [v for v in labels.tolist() if v not in set(order)]
+    return pd.Index(order + rest, dtype=labels.dtype) if order else labels
+
+
+def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
+    nw = narwhals()
+    lazy = frame.with_columns(nw.col(_Y).cast(nw.Float64).alias(_Y))
+    stats = lazy.with_columns(
+        (nw.col(_Y) * nw.col(_Y)).alias("_y2"),
+        nw.col(_Y).is_finite().cast(nw.Int64).alias("_ok"),
+        ((nw.col(_Y) == 0) | (nw.col(_Y) == 1)).cast(nw.Int64).alias("_bin"),
+        nw.col(_Y).abs().alias("_ay"),
+        nw.col(_I).is_null().cast(nw.Int64).alias("_noid"),
+    )
+    cells = _collect(
+        stats.group_by(_R, _F, _M).agg(
+            nw.len().alias("n"),
+            nw.col(_Y).sum().alias("sum"),
+            nw.col("_y2").sum().alias("sumsq"),
+            nw.col("_ok").sum().alias("ok"),
+            nw.col("_bin").sum().alias("bin"),
+            nw.col("_ay").max().alias("largest"),
+            nw.col("_noid").sum().alias("noid"),
+        )
+    )
+    return cells, lazy
+
+
+def _check_cells(cells: pd.DataFrame) -> bool:
+    """Raise _Irregular for missing keys or non-finite losses; return whether 0/1."""
+    n = cells["n"].to_numpy(dtype=np.int64)
+    if cells["noid"].to_numpy(dtype=np.float64).sum() > 0:
+        raise _Irregular
+    if (pd.to_numeric(cells["ok"]).fillna(0).to_numpy() != n).any():
+        raise _Irregular
+    binary = bool((pd.to_numeric(cells["bin"]).fillna(0).to_numpy() == n).all())
+    if not binary:
+        largest = float(pd.to_numeric(cells["largest"]).max())
+        with np.errstate(over="ignore"):
+            if not np.isfinite(np.float64(largest) ** 2 * np.float64(4 * n.sum())):
+                raise _Irregular
+    return binary
+
+
+def _codes(series: pd.Series, labels: pd.Index) -> np.ndarray:
+    return np.asarray(labels.get_indexer(pd.Index(series.tolist())), dtype=np.int64)
+
+
+def _replace(column: str, labels: pd.Index, values: Sequence[int]) -> Any:
+    """The integer ``values[t]`` where ``column`` equals ``labels[t]``, else 0.
+
+    A chain of ``when``: engines run it as one CASE expression, several times
+    faster than a lookup in a map built for every row.
+    """
+    nw = narwhals()
+    pairs = [(label, int(v)) for label, v in zip(labels.tolist(), values) if v != 0]
+    if not pairs:
+        return nw.lit(0, dtype=nw.Int64)
+    chain = nw.when(nw.col(column) == pairs[0][0]).then(nw.lit(pairs[0][1], dtype=nw.Int64))
+    for label, value in pairs[1:]:
+        chain = chain.when(nw.col(column) == label).then(nw.lit(value, dtype=nw.Int64))
+    return chain.otherwise(nw.lit(0, dtype=nw.Int64))
+
+
+def _loss_patterns(
+    lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
+) -> np.ndarray | None:
+    """Rows ``(i, j, bits, n)``; raise _Irregular unless each record has every model once."""
+    nw = narwhals()
+    n_models = len(models)
+    full = (1 << n_models) - 1
+    bit = _replace(_M, models, _powers(n_models))
+    per_record = lazy.with_columns(bit.alias("_bit"))
+    aggs = [nw.len().alias("_n"), nw.col("_bit").sum().alias("_mask")]
+    if binary:
+        per_record = per_record.with_columns(
+            (nw.col("_bit") * nw.col(_Y).cast(nw.Int64)).alias("_wrong")
+        )
+        aggs.append(nw.col("_wrong").sum().alias("_bits"))
+    keys = [_R, _F, "_valid"] + (["_bits"] if binary else [])
+    counted = _collect(
+        per_record.group_by(_R, _F, _I)
+        .agg(*aggs)
+        .with_columns(((nw.col("_n") == n_models) & (nw.col("_mask") == full)).alias("_valid"))
+        .group_by(*keys)
+        .agg(nw.len().alias("_count"))
+    )
+    if not counted["_valid"].astype(bool).all():
+        raise _Irregular
+    if not binary:
+        return None
+    return np.column_stack(
+        [
+            _codes(counted[_R], reps),
+            _codes(counted[_F], folds),
+            counted["_bits"].to_numpy(dtype=np.int64),
+            counted["_count"].to_numpy(dtype=np.int64),
+        ]
+    )
+
+
+def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) -> MembershipPatterns:
+    """Count the records' fold-membership patterns (words of replications fit in int64)."""
+    nw = narwhals()
+    m, base = len(reps), len(folds) + 1
+    per_word = max(1, min(_MAX_BITS, int(_MAX_BITS / math.log2(base))))
+    words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
+    rows = lazy.filter(nw.col(_M) == first_model)
+    fold_digit = _replace(_F, folds, range(1, base))
+    new_columns, aggs = [], [nw.len().alias("_cells")]
+    for w, word in enumerate(words):
+        in_word = reps.take(word)
+        others = [r for r in range(m) if r not in set(word)]
+        rep_bit = _replace(
+            _R, in_word.append(reps.take(others)), _powers(len(word)) + [0] * len(others)
+        )
+        weight = _replace(
+            _R,
+            in_word.append(reps.take(others)),
+            [base**k for k in range(len(word))] + [0] * len(others),
+        )
+        new_columns += [rep_bit.alias(f"_rb{w}"), (weight * fold_digit).alias(f"_fd{w}")]
+        aggs += [
+            nw.col(f"_rb{w}").sum().alias(f"_reps{w}"),
+            nw.col(f"_fd{w}").sum().alias(f"_code{w}"),
+        ]
+    keys = (
+        ["_cells"]
+        + [f"_reps{w}" for w in range(len(words))]
+        + [f"_code{w}" for w in range(len(words))]
+    )
+    counted = _collect(
+        rows.with_columns(*new_columns)
+        .group_by(_I)
+        .agg(*aggs)
+        .group_by(*keys)
+        .agg(nw.len().alias("_count"))
+    )
+    bits = sum(
+        np.array([bin(int(v)).count("1") for v in counted[f"_reps{w}"]], dtype=np.int64)
+        for w in range(len(words))
+    )
+    if (bits != counted["_cells"].to_numpy(dtype=np.int64)).any():
+        raise _Irregular  # a record in two folds of one replication
+    patterns = np.concatenate(
+        [
+            unpack_patterns(counted[f"_code{w}"].to_numpy(dtype=np.int64), len(word), base)
+            for w, word in enumerate(words)
+        ],
+        axis=1,
+    )
+    return sorted_patterns(patterns, counted["_count"].to_numpy(dtype=np.int64))
+
+
+def _canonical(
+    source: EngineSource,
+    response: Any,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+) -> Any:
+    nw = narwhals()
+    return source.frame.select(
+        (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(_R),
+        (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(_F),
+        nw.col(model).alias(_M),
+        nw.col(record).alias(_I),
+        response.alias(_Y),
+    )
+
+
+def _materialised_layout(
+    source: EngineSource,
+    response: Any,
+    names: tuple[str, str | None, str | None, str],
+    to_loss: tuple[float, float],
+    contents_models: pd.Index,
+    loss_name: str,
+) -> Callable[[], RecordLayout]:
+    """A function that fetches the rows and lays them out (for per-record accessors)."""
+
+    def fetch() -> RecordLayout:
+        model, replication, fold, record = names
+        frame = _canonical(source, response, model, replication, fold, record).collect().to_pandas()
+        values = frame[_Y].to_numpy(dtype=np.float64)
+        layout = build_record_layout(
+            frame,
+            to_loss[0] + to_loss[1] * values,
+            loss_what=f"loss {loss_name!r}",
+            model=_M,
+            replication=_R,
+            fold=_F,
+            record=_I,
+        )
+        position = layout.models.get_indexer(contents_models)
+        blocks = tuple(
+            FoldBlock(b.replication, b.fold, b.records, b.losses[position]) for b in layout.blocks
+        )
+        return RecordLayout(
+            layout.replications,
+            layout.folds,
+            contents_models,
+            layout.records,
+            blocks,
+            layout.membership,
+            layout.is_binary,
+            "fetched",
+        )
+
+    return fetch
+
+
+def _metric_of(
+    cells: pd.DataFrame, binary: bool, loss_name: str, direction: Direction | None
+) -> tuple[Metric, str]:
+    """The metric, decided as in pandas: from the direction, the name, or each model's mean."""
+    per_model = cells.groupby(_M, sort=False)[["sum", "n"]].sum()
+    means = per_model["sum"].to_numpy(dtype=np.float64) / per_model["n"].to_numpy(dtype=np.float64)
+    # resolve_metric reads the values only to see whether they are all 0 or 1
+    sample = np.array([0.0, 1.0]) if binary else np.array([0.5])
+    return resolve_metric(
+        loss_name, sample, direction=direction, per_record=True, model_means=means
+    )
+
+
+def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
+    """``(a, b)`` of the internal loss ``a + b · value`` (as :func:`~cvreport.data.build.as_loss`)."""
+    if not metric.higher_is_better:
+        return 0.0, 1.0
+    return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
+
+
+def engine_contents(
+    source: EngineSource,
+    *,
+    response: Any,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    loss_name: str,
+    describe: Callable[[int], str],
+    explain: Callable[[pd.DataFrame], TableContents],
+    needed: Sequence[str],
+    direction: Direction | None = None,
+    metric: Metric | None = None,
+    direction_note: str = "",
+    all_wrong_suspect: bool = False,
+) -> TableContents:
+    """Validate and summarise per-record values inside the engine that holds them.
+
+    Parameters
+    ----------
+    source : EngineSource
+        The frame.
+    response : narwhals expression or None
+        The value of each row; ``None`` when it cannot be computed in the engine
+        (then the rows are brought into pandas).
+    model, replication, fold, record : str or None
+        Column names, as for :class:`~cvreport.data.table.ResultsTable`.
+    loss_name : str
+        Name of the values.
+    describe : callable
+        ``describe(n_rows)``: the table's source line.
+    explain : callable
+        Builds the contents from the rows in pandas: used when the engine finds
+        a problem (it raises the in-memory validation's precise error) or cannot
+        compute the values.
+    needed : sequence of str
+        The columns ``explain`` reads.
+    direction : {"lower", "higher"} or None
+        Which way is better, as given; decided as in pandas
+        (:func:`~cvreport.data.direction.resolve_metric`) from the name and the
+        models' means. A score is turned into the internal loss in the engine.
+    metric : Metric, optional
+        The metric when the values are already 0/1 errors (from predictions).
+    direction_note : str
+        How ``metric``'s direction was decided.
+    all_wrong_suspect : bool
+        For 0/1 losses from predictions: let pandas look at a table whose every
+        row is wrong (it checks that the labels share a coding).
+    """
+    if response is None:
+        return explain(source.to_pandas(needed))
+    frame = _canonical(source, response, model, replication, fold, record)
+    try:
+        cells, lazy = _cells(frame)
+        binary = _check_cells(cells)
+        n_rows = int(cells["n"].sum())
+        if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
+            raise _Irregular
+        replications = _sorted_labels(cells[_R])
+        folds = _sorted_labels(cells[_F])
+        models = _first_appearance(lazy, _label_index(cells[_M]))
+    except _Irregular:
+        return explain(source.to_pandas(needed))
+    if metric is None:
+        metric, direction_note = _metric_of(cells, binary, loss_name, direction)
+        offset, sign = _to_loss(metric, binary)
+    else:
+        offset, sign = 0.0, 1.0
+    i, j, k = _codes(cells[_R], replications), _codes(cells[_F], folds), _codes(cells[_M], models)
+    shape = (len(replications), len(folds), len(models))
+    present = np.zeros(shape, dtype=bool)
+    present[i, j, k] = True
+    check_design_grid(present, replications, folds, models, model)
+    sums, sumsq = np.zeros(shape), np.zeros(shape)
+    counts = np.zeros(shape, dtype=np.int64)
+    raw_sums = cells["sum"].to_numpy(dtype=np.float64)
+    n = cells["n"].to_numpy(dtype=np.int64)
+    # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
+    sums[i, j, k] = offset * n + sign * raw_sums
+    sumsq[i, j, k] = (
+        offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
+    )
+    counts[i, j, k] = n
+    if (offset, sign) != (0.0, 1.0):
+        nw = narwhals()
+        lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
+    try:
+        if len(models) > _MAX_BITS:
+            raise _Irregular  # more models than bits: laid out in memory instead
+        loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
+        patterns = _membership(lazy, models[0], replications, folds)
+    except _Irregular:
+        return explain(source.to_pandas(needed))
+    stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
+    return TableContents(
+        models=models,
+        replications=replications,
+        folds=folds,
+        stats=stats,
+        design=record_design(stats, replications, folds, patterns.n_records),
+        is_binary=binary,
+        per_record=True,
+        loss_name=loss_name,
+        source=describe(n_rows),
+        n_rows=n_rows,
+        route=f"engine ({source.frame.implementation.name.lower()})",
+        metric=metric,
+        direction_note=direction_note,
+        layout=_materialised_layout(
+            source,
+            response,
+            (model, replication, fold, record),
+            (offset, sign),
+            models,
+            loss_name,
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- constructors' helpers
+
+
+def engine_column(source: EngineSource, column: str) -> Any:
+    """The loss column as an expression, or ``None`` when pandas must judge its type."""
+    nw = narwhals()
+    dtype = source.dtype(column)
+    return nw.col(column) if dtype.is_numeric() or dtype == nw.Boolean else None
+
+
+def formula_contents(
+    source: EngineSource,
+    formula: str,
+    parsed: ParsedFormula,
+    *,
+    record: str,
+    direction: Direction | None,
+    explain: Callable[[pd.DataFrame], TableContents],
+) -> TableContents:
+    """Contents of a formula's per-record values, aggregated inside the engine."""
+    columns = source.columns
+    replication: str | None = None
+    fold: str | None = None
+    if len(parsed.blocks) == 2:
+        replication, fold = parsed.blocks
+    elif len(parsed.blocks) == 1:
+        fold = parsed.blocks[0]
+        if source.records_repeat_across(fold, record):
+            replication, fold = fold, None
+    if parsed.response_is_column:
+        response = engine_column(source, parsed.response)
+        inputs = [parsed.response]
+    else:
+        response = response_expression(parsed.response, columns)
+        inputs = [c for c in columns if c in parsed.response]
+    keys = [c for c in (parsed.model, *parsed.blocks, record) if c is not None]
+    contents = engine_contents(
+        source,
+        response=response,
+        model=parsed.model,
+        replication=replication,
+        fold=fold,
+        record=record,
+        loss_name=parsed.response,
+        describe=lambda n: (
+            f"formula {formula!r} on a {n:,}-row {source.kind} (record column {record!r})"
+        ),
+        explain=explain,
+        needed=[*keys, *inputs],
+        direction=direction,
+    )
+    if contents.formula is not None:  # built in pandas, from the formula
+        return contents
+    compared = comparison_columns(parsed.response)
+    if compared is not None and compared[0] in columns and compared[2] in columns:
+        truth, prediction = truth_and_prediction(compared[0], compared[2])
+        fetch = _prediction_fetcher(
+            source, parsed.model, replication, fold, record, truth, prediction
+        )
+        contents = replace(contents, fetch_predictions=fetch)
+    return replace(contents, formula=formula)
+
+
+def _prediction_fetcher(
+    source: EngineSource,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: str,
+    prediction: str,
+) -> Callable[[], pd.DataFrame]:
+    """A function that fetches the keys, truth and prediction of every row, on demand."""
+    needed = [c for c in (replication, fold, model, record, truth, prediction) if c is not None]
+
+    def fetch() -> pd.DataFrame:
+        frame = source.to_pandas(needed)
+        return pd.DataFrame(
+            prediction_frame(frame, model, replication, fold, record, truth, prediction)
+        )
+
+    return fetch
+
+
+def prediction_contents(
+    source: EngineSource,
+    roles: dict[str, str | None],
+    explain: Callable[[pd.DataFrame], TableContents],
+    *,
+    metric: Metric,
+    direction_note: str,
+    loss_name: str,
+) -> TableContents:
+    """Contents of 0/1 losses from predictions, aggregated inside the engine."""
+    nw = narwhals()
+    truth, prediction = str(roles["truth"]), str(roles["prediction"])
+    model, record = str(roles["model"]), str(roles["record"])
+    replication, fold = roles["replication"], roles["fold"]
+    numeric = [source.dtype(c).is_numeric() for c in (truth, prediction)]
+    response = None
+    if numeric[0] == numeric[1]:
+        response = (nw.col(prediction) != nw.col(truth)).cast(nw.Float64)
+    needed = [c for c in roles.values() if c is not None]
+
+    contents = engine_contents(
+        source,
+        response=response,
+        model=model,
+        replication=replication,
+        fold=fold,
+        record=record,
+        loss_name=loss_name,
+        describe=lambda n: (
+            f"predictions {prediction!r} and truth {truth!r} of a {n:,}-row {source.kind}: "
+            f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
+        ),
+        explain=explain,
+        needed=needed,
+        metric=metric,
+        direction_note=direction_note,
+        all_wrong_suspect=True,
+    )
+    if contents.prediction_columns is not None:  # built in pandas
+        return contents
+    fetch = _prediction_fetcher(source, model, replication, fold, record, truth, prediction)
+    return replace(contents, fetch_predictions=fetch)

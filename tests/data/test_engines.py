@@ -1,0 +1,443 @@
+"""The same table from every engine: pandas, Polars, PyArrow, DuckDB, Dask, Spark, Parquet.
+
+Every statistic, every test of the report and the overlap audit must come out
+the same (0/1 losses: exactly; real losses: to 1e-12) whichever engine held
+the rows, and every validation error must be raised with the same type and
+message. The frames are small: the engines' speed is measured in
+benchmarks/bench_engines.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.data.table import ResultsTable
+from cvreport.errors import CVReportError, DataError
+
+REQUIRED = os.environ.get("CVREPORT_REQUIRE_ENGINES") == "1"
+
+
+def _need(module: str) -> Any:
+    """The module; in CI (CVREPORT_REQUIRE_ENGINES=1) a missing engine fails the test."""
+    if REQUIRED:
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
+
+
+@pytest.fixture(scope="module")
+def spark() -> Any:
+    pyspark_sql = _need("pyspark.sql")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        if REQUIRED:
+            pytest.fail("Spark needs a Java runtime (installed by .ci/run)")
+        pytest.skip("no Java runtime for a local Spark session")
+    session = (
+        pyspark_sql.SparkSession.builder.master("local[2]")
+        .appName("cvreport-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.default.parallelism", "1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.codegen.wholeStage", "false")  # tiny frames: compiling costs more
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Any:
+    distributed = _need("distributed")
+    _need("dask.dataframe")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    )
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _polars(frame: pd.DataFrame) -> Any:
+    return _need("polars").from_pandas(frame)
+
+
+def _duckdb(frame: pd.DataFrame) -> Any:
+    duckdb = _need("duckdb")
+    import pyarrow as pa
+
+    return duckdb.from_arrow(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+def _parquet(frame: pd.DataFrame, directory: Path) -> str:
+    path = directory / "results.parquet"
+    frame.to_parquet(path, row_group_size=max(1, frame.shape[0] // 3))
+    return str(path)
+
+
+ENGINES = [
+    "pandas",
+    "polars",
+    "polars-lazy",
+    "pyarrow",
+    "duckdb",
+    "dask",
+    "spark",
+    "parquet",
+    "parquet-polars",
+    "pandas-via-duckdb",
+]
+
+
+@pytest.fixture
+def convert(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Any]:
+    """``convert(engine, frame)`` → (data, keyword arguments for the constructor)."""
+
+    def to_engine(engine: str, frame: pd.DataFrame) -> tuple[Any, dict[str, Any]]:
+        if engine == "pandas":
+            return frame, {}
+        if engine == "polars":
+            return _polars(frame), {}
+        if engine == "polars-lazy":
+            return _polars(frame).lazy(), {}
+        if engine == "pyarrow":
+            import pyarrow as pa
+
+            return pa.Table.from_pandas(frame, preserve_index=False), {}
+        if engine == "duckdb":
+            return _duckdb(frame), {}
+        if engine == "dask":
+            request.getfixturevalue("dask_client")
+            import dask.dataframe as dd
+
+            return dd.from_pandas(frame, npartitions=3, sort=False), {}
+        if engine == "spark":
+            return request.getfixturevalue("spark").createDataFrame(frame), {}
+        if engine == "parquet":
+            _need("duckdb")
+            return _parquet(frame, tmp_path), {}
+        if engine == "parquet-polars":
+            _need("polars")
+            return _parquet(frame, tmp_path), {"engine": "polars"}
+        if engine == "pandas-via-duckdb":
+            _need("duckdb")
+            return frame, {"engine": "duckdb"}
+        raise AssertionError(engine)
+
+    return to_engine
+
+
+def cv_frame(seed: int, *, binary: bool = True, m: int = 5, K: int = 2) -> pd.DataFrame:
+    """Shuffled rows of m×K cross-validation of three models, string record ids."""
+    rng = np.random.default_rng(seed)
+    n, models = 48, ["lr", "tree", "knn"]
+    skill = {"lr": 0.25, "tree": 0.3, "knn": 0.35}
+    rows = []
+    for r in range(m):
+        order = rng.permutation(n)
+        for f in range(K):
+            for model in models:
+                for record in order[f::K]:
+                    loss = (
+                        float(rng.random() < skill[model])
+                        if binary
+                        else float(rng.gamma(2.0, skill[model]))
+                    )
+                    rows.append((r + 1, f + 1, model, f"id{record:03d}", loss))
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "loss"])
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def assert_same_tables(table: ResultsTable, reference: ResultsTable, exact: bool) -> None:
+    assert table.models == reference.models
+    assert table.replications == reference.replications
+    assert table.folds == reference.folds
+    assert table.design == reference.design
+    assert table.is_binary == reference.is_binary
+    assert table.n_rows == reference.n_rows
+    ours, theirs = table.stats, reference.stats
+    np.testing.assert_array_equal(ours.counts, theirs.counts)
+    tolerance = {"rtol": 0.0, "atol": 0.0} if exact else {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(ours.sums, theirs.sums, **tolerance)
+    np.testing.assert_allclose(ours.sumsq, theirs.sumsq, **tolerance)
+    if theirs.both_wrong is None:
+        assert ours.both_wrong is None
+    else:
+        np.testing.assert_array_equal(ours.both_wrong, theirs.both_wrong)
+    assert ours.patterns is not None and theirs.patterns is not None
+    np.testing.assert_array_equal(ours.patterns.patterns, theirs.patterns.patterns)
+    np.testing.assert_array_equal(ours.patterns.counts, theirs.patterns.counts)
+
+
+_REFERENCE_RESULTS: dict[int, pd.DataFrame] = {}
+
+
+def _results(table: ResultsTable) -> pd.DataFrame:
+    return cvreport.Report(table, tests="all").to_frame()
+
+
+def assert_same_results(table: ResultsTable, reference: ResultsTable, exact: bool) -> None:
+    ours = _results(table)
+    key = reference.n_rows * 1000 + int(reference.stats.sums.sum() * 7) % 1000
+    if key not in _REFERENCE_RESULTS:
+        _REFERENCE_RESULTS[key] = _results(reference)
+    theirs = _REFERENCE_RESULTS[key]
+    assert ours.shape[0] >= 3 * 2  # three pairs, several tests each
+    numeric = theirs.select_dtypes("number").columns
+    pd.testing.assert_frame_equal(
+        ours.drop(columns=numeric), theirs.drop(columns=numeric), check_dtype=False
+    )
+    np.testing.assert_allclose(
+        ours[numeric].to_numpy(dtype=float),
+        theirs[numeric].to_numpy(dtype=float),
+        rtol=0.0 if exact else 1e-12,
+        atol=0.0 if exact else 1e-12,
+    )
+    audit, expected = cvreport.audit_overlap(table), cvreport.audit_overlap(reference)
+    assert (audit.statistic, audit.pvalue, audit.verdict, audit.design) == (
+        expected.statistic,
+        expected.pvalue,
+        expected.verdict,
+        expected.design,
+    )
+    assert audit.pair_overlaps == expected.pair_overlaps
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_engine_gives_the_same_results_for_0_1_losses(engine, convert):
+    frame = cv_frame(1)
+    reference = ResultsTable(frame)
+    data, options = convert(engine, frame)
+    table = ResultsTable(data, **options)
+    if engine not in ("pandas",):
+        assert table._route.startswith("engine")
+    assert_same_tables(table, reference, exact=True)
+    assert_same_results(table, reference, exact=True)
+    # per-record views are fetched from the engine on demand
+    pd.testing.assert_frame_equal(
+        table.record_differences("lr", "knn"),
+        reference.record_differences("lr", "knn"),
+        check_dtype=False,  # Dask hands back record ids as pandas' NA-backed strings
+    )
+    records, folds = table.membership()
+    expected_records, expected_folds = reference.membership()
+    assert records.tolist() == expected_records.tolist()
+    np.testing.assert_array_equal(folds, expected_folds)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_engine_gives_the_same_results_for_real_losses(engine, convert):
+    frame = cv_frame(2, binary=False, m=3, K=3)
+    reference = ResultsTable.from_formula("loss ~ model | replication + fold", frame)
+    data, options = convert(engine, frame)
+    table = ResultsTable.from_formula("loss ~ model | replication + fold", data, **options)
+    assert table.formula == reference.formula
+    assert_same_tables(table, reference, exact=False)
+    assert_same_results(table, reference, exact=False)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_formula_expressions_and_predictions_in_every_engine(engine, convert):
+    frame = cv_frame(3)
+    rng = np.random.default_rng(3)
+    frame["truth"] = rng.integers(0, 2, frame.shape[0])
+    frame["pred"] = np.where(frame["loss"] == 1, 1 - frame["truth"], frame["truth"])
+    formula = "{pred != truth} ~ model | replication + fold"
+    data, options = convert(engine, frame)
+    by_formula = ResultsTable.from_formula(formula, data, **options)
+    assert_same_tables(by_formula, ResultsTable.from_formula(formula, frame), exact=True)
+    assert by_formula.loss_name == "pred != truth"
+    data, options = convert(engine, frame)
+    by_predictions = ResultsTable.from_predictions(
+        data, truth="truth", prediction="pred", **options
+    )
+    reference = ResultsTable.from_predictions(frame, truth="truth", prediction="pred")
+    assert_same_tables(by_predictions, reference, exact=True)
+    # hits (a score, by the '==' of its name) turned into the internal loss, and a
+    # single block read as repeated hold-out
+    hits = "{pred == truth} ~ model | replication + fold"
+    data, options = convert(engine, frame)
+    accuracy = ResultsTable.from_formula(hits, data, **options)
+    expected = ResultsTable.from_formula(hits, frame)
+    assert accuracy.metric == expected.metric and accuracy.higher_is_better
+    assert accuracy.direction_note == expected.direction_note
+    assert_same_tables(accuracy, expected, exact=True)
+    np.testing.assert_array_equal(accuracy.stats.sums, reference.stats.sums)
+    holdout = frame[frame["fold"] == 1].drop(columns="fold")
+    data, options = convert(engine, holdout)
+    repeated = ResultsTable.from_formula("loss ~ model | replication", data, **options)
+    assert repeated.design.kind == "repeated_holdout"
+    assert_same_tables(
+        repeated, ResultsTable.from_formula("loss ~ model | replication", holdout), exact=True
+    )
+
+
+def _broken_frames() -> dict[str, pd.DataFrame]:
+    base = cv_frame(4, m=2)
+    frames = {}
+    frames["duplicate row"] = pd.concat([base, base.iloc[[5]]], ignore_index=True)
+    frames["model missing from a fold"] = base[
+        ~((base.model == "knn") & (base.replication == 2) & (base.fold == 1))
+    ].reset_index(drop=True)
+    frames["models on different records"] = base.drop(index=[3]).reset_index(drop=True)
+    twice = base.copy()
+    first = twice.index[(twice.record == "id010") & (twice.replication == 1)]
+    twice.loc[first[:1], "fold"] = 3 - twice.loc[first[:1], "fold"]
+    frames["record in two folds (one model)"] = twice
+    split = base.copy()
+    rows = (split.record == "id011") & (split.replication == 2)
+    extra = split[rows].copy()
+    extra["fold"] = 3 - extra["fold"]
+    frames["record in two folds"] = pd.concat([split, extra], ignore_index=True)
+    nan = base.copy()
+    nan.loc[[2, 9], "loss"] = np.nan
+    frames["NaN losses"] = nan
+    inf = base.copy()
+    inf["loss"] = inf["loss"] * 0.5
+    inf.loc[4, "loss"] = np.inf
+    frames["infinite loss"] = inf
+    missing_model = base.copy().astype({"model": object})
+    missing_model.loc[6, "model"] = None
+    frames["missing model label"] = missing_model
+    missing_record = base.copy().astype({"record": object})
+    missing_record.loc[8, "record"] = None
+    frames["missing record id"] = missing_record
+    text = base.copy()
+    text["loss"] = text["loss"].map({0.0: "right", 1.0: "wrong"})
+    frames["text losses"] = text
+    frames["one model"] = base[base.model == "lr"].reset_index(drop=True)
+    fewer = base[~((base.replication == 2) & (base.fold == 2))].reset_index(drop=True)
+    frames["replications with different folds"] = fewer
+    frames["missing column"] = base.drop(columns="record")
+    return frames
+
+
+BROKEN = _broken_frames()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_engine_raises_the_same_errors(engine, convert):
+    for case, frame in BROKEN.items():
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(frame)
+        data, options = convert(engine, frame)
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert type(raised.value) is type(expected.value), case
+        assert str(raised.value) == str(expected.value), case
+
+
+def test_a_path_that_matches_nothing_is_a_data_error(tmp_path):
+    with pytest.raises(DataError, match="no file matches"):
+        ResultsTable(str(tmp_path / "nothing-*.parquet"))
+
+
+def test_an_unknown_engine_is_named(tmp_path):
+    with pytest.raises(DataError, match="unknown engine 'spark'"):
+        ResultsTable(cv_frame(5), engine="spark")
+
+
+def test_a_glob_of_parquet_files_is_one_table(tmp_path):
+    _need("duckdb")
+    frame = cv_frame(6)
+    for r, part in frame.groupby("replication"):
+        part.to_parquet(tmp_path / f"replication-{r}.parquet")
+    table = ResultsTable(str(tmp_path / "replication-*.parquet"))
+    reference = ResultsTable(frame)
+    assert table.n_rows == frame.shape[0]
+    assert set(table.models) == set(reference.models)
+    np.testing.assert_array_equal(table.stats.patterns.counts, reference.stats.patterns.counts)
+    assert "Parquet files" in table.source
+
+
+def test_csv_files_are_scanned(tmp_path):
+    _need("duckdb")
+    frame = cv_frame(7)
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    table = ResultsTable(str(path))
+    assert_same_tables(table, ResultsTable(frame), exact=True)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_the_command_line_scans_a_glob_with_the_named_engine(engine, tmp_path, capsys):
+    _need(engine)
+    from cvreport.cli import main
+
+    frame = cv_frame(8)
+    for r, part in frame.groupby("replication"):
+        part.to_parquet(tmp_path / f"part-{r}.parquet")
+    out = tmp_path / "report.md"
+    argv = [
+        "report",
+        str(tmp_path / "part-*.parquet"),
+        "-f",
+        "loss ~ model | replication + fold",
+        "-o",
+        str(out),
+        "--engine",
+        engine,
+    ]
+    assert main(argv) == 0
+    expected = tmp_path / "expected.md"
+    pd.concat([part for _, part in frame.groupby("replication")]).to_parquet(
+        tmp_path / "all.parquet"
+    )
+    assert main([*argv[:1], str(tmp_path / "all.parquet"), *argv[2:5], str(expected)]) == 0
+    ours, theirs = out.read_text(), expected.read_text()
+    # the same numbers; only the source line names the files and the engine
+    assert [line for line in ours.splitlines() if "Source" not in line] == [
+        line for line in theirs.splitlines() if "Source" not in line
+    ]
+
+
+def test_bit_patterns_give_every_pairs_2x2_table():
+    # independent recomputation: counts of records per (pattern of 0/1 losses), as
+    # an engine returns them, against the pairwise products of the aligned losses
+    from cvreport.data.sufficient import (
+        FoldBlock,
+        membership_patterns,
+        pattern_statistics,
+        sufficient_statistics,
+    )
+
+    rng = np.random.default_rng(9)
+    m, K, n_models, n = 3, 2, 6, 40
+    membership = np.stack([rng.permutation(n) % K for _ in range(m)], axis=1).astype(np.int32)
+    blocks, rows = [], []
+    for i in range(m):
+        for j in range(K):
+            records = np.flatnonzero(membership[:, i] == j).astype(np.int32)
+            losses = (rng.random((n_models, records.shape[0])) < 0.4).astype(np.float64)
+            blocks.append(FoldBlock(i, j, records, losses))
+            bits = (losses.astype(np.int64) << np.arange(n_models)[:, None]).sum(axis=0)
+            patterns, counts = np.unique(bits, return_counts=True)
+            rows += [(i, j, p, c) for p, c in zip(patterns, counts)]
+    expected = sufficient_statistics(blocks, (m, K, n_models), binary=True, membership=membership)
+    got = pattern_statistics(
+        expected.sums,
+        expected.sumsq,
+        expected.counts,
+        np.array(rows),
+        membership_patterns(membership, K),
+    )
+    np.testing.assert_array_equal(got.both_wrong, expected.both_wrong)
+    for a in range(n_models):
+        for b in range(n_models):
+            if a != b:
+                np.testing.assert_array_equal(got.pair_counts(a, b), expected.pair_counts(a, b))
+    assert expected.patterns is not None
+    assert expected.patterns.n_records == n
+    # every record's pattern is one row of the membership
+    assert {tuple(r) for r in expected.patterns.patterns} == {tuple(r) for r in membership}
