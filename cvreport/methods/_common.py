@@ -49,6 +49,7 @@ __all__ = [
     "apply_degenerate_pvalue",
     "as_array",
     "as_table",
+    "check_counts",
     "chi2_sf",
     "describe_degenerate",
     "emit_partition_warnings",
@@ -57,6 +58,7 @@ __all__ = [
     "partition_balance",
     "require_design",
     "safe_ratio",
+    "sorted_contingency",
     "t_interval",
     "t_kernel",
     "t_pvalue",
@@ -431,3 +433,17 @@ class TTestResult(TestResult):
         rows = super()._summary_rows()
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
         return rows
+
+
+def check_counts(values: Any, name: str) -> np.ndarray:
+    array = as_array(values, name)
+    if np.any(array < 0):
+        raise DataError(f"{name} must be non-negative counts, got {array.tolist()}")
+    return array
+
+
+def sorted_contingency(table: ResultsTable, a: Any, b: Any, test: str) -> pd.DataFrame:
+    table.require_per_record(test)
+    table.require_binary(test)
+    frame = table.contingency(a, b)
+    return frame.sort_values(["replication", "fold"], kind="stable").reset_index(drop=True)

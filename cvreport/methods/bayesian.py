@@ -49,7 +49,7 @@ from cvreport.methods._common import (
     safe_ratio,
     zero_spread,
 )
-from cvreport.methods.corrected import (
+from cvreport.methods.resampled_t import (
     check_ratio,
     table_split_differences,
     table_test_train_ratio,

@@ -47,7 +47,7 @@ from cvreport.methods._common import (
     finish_result,
     safe_ratio,
 )
-from cvreport.methods.corrected import normal_pvalue
+from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from cvreport.methods._common import (
     require_design,
     safe_ratio,
 )
-from cvreport.methods.corrected import normal_pvalue
+from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:

@@ -1,0 +1,154 @@
+"""The (m, 2) split differences every m×2 test reads (docs/methods.md).
+
+Row i is replication i, column j fold j, value ``p_i^(j)`` = loss of A − loss of B;
+"first" replication and fold are the smallest labels in sorted order. This module
+checks and extracts them, computes the split variances s_i² shared by the m×2
+statistics, and renders them as the result's table of differences.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cvreport.errors import DataError
+from cvreport.methods._common import (
+    as_array,
+    partition_balance,
+    require_design,
+    zero_spread,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryTable
+
+__all__ = [
+    "MX2_REQUIREMENT",
+    "as_tuples",
+    "balance_warning",
+    "check_differences",
+    "check_kernel_shape",
+    "difference_tables",
+    "labels_or_positions",
+    "mx2_fields",
+    "split_variances",
+    "table_mx2_differences",
+]
+
+
+MX2_REQUIREMENT = "an m×2 design (m replications of 2-fold cross-validation, e.g. 5×2)"
+
+
+def split_variances(differences: Any) -> np.ndarray:
+    """Per-replication variances s_i² = Σ_j (p_i^(j) − p̄_i)² = (p_i^(1) − p_i^(2))² / 2.
+
+    ``differences`` has shape ``(..., m, 2)``; the result ``(..., m)``. Exactly 0
+    when the two folds of a replication agree, up to rounding (:func:`zero_spread`).
+
+    >>> split_variances([[0.02, -0.01], [0.03, 0.0]]).round(6).tolist()
+    [0.00045, 0.00045]
+    >>> split_variances([[0.8 - 0.7, 0.5 - 0.4]]).tolist()
+    [0.0]
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    check_kernel_shape(d)
+    return np.where(zero_spread(d), 0.0, (d[..., 0] - d[..., 1]) ** 2 / 2.0)
+
+
+def check_kernel_shape(d: np.ndarray) -> None:
+    if d.ndim < 2 or d.shape[-1] != 2 or d.shape[-2] < 1:
+        raise DataError(
+            f"m×2 differences must have shape (..., m, 2) (rows = replications, columns = "
+            f"the two folds), got {d.shape}"
+        )
+
+
+def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:
+    if values is None:
+        return tuple(str(i + 1) for i in range(count))
+    return tuple(str(v) for v in values)
+
+
+def difference_tables(self: Any) -> list[SummaryTable]:
+    from cvreport.rendering.summary import SummaryTable
+
+    if not self.differences:
+        return []
+    rows = tuple(
+        (rep, fold, float(value))
+        for rep, row in zip(self.replication_labels, self.differences)
+        for fold, value in zip(self.fold_labels, row)
+    )
+    return [
+        SummaryTable(
+            caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
+            columns=("replication", "fold", "difference"),
+            rows=rows,
+            kinds=("text", "text", "number"),
+        )
+    ]
+
+
+def check_differences(differences: Any) -> np.ndarray:
+    d = as_array(differences, "differences")
+    if d.ndim == 1 and d.size % 2 == 0 and d.size >= 2:
+        d = d.reshape(-1, 2)
+    if d.ndim != 2 or d.shape[1] != 2:
+        raise DataError(
+            "differences must be an (m, 2) array (rows = replications, columns = the two "
+            f"folds; a flat vector of 2m values is read row by row), got shape {d.shape}"
+        )
+    return d
+
+
+def as_tuples(array: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(x) for x in row) for row in array)
+
+
+def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
+    m = d.shape[0]
+    return {
+        "estimate": float(d.mean()),
+        "nobs": 2 * m,
+        "design": f"{m}×2 cross-validation (differences given directly)",
+        "differences": as_tuples(d),
+        "replication_labels": labels_or_positions(replications, m),
+        "fold_labels": labels_or_positions(folds, 2),
+    }
+
+
+def table_mx2_differences(
+    table: ResultsTable, a: Any, b: Any, test: str
+) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
+    require_design(table, test, lambda design: design.is_mx2, MX2_REQUIREMENT)
+    a, b = table.resolve_pair(a, b)
+    frame: pd.DataFrame = table.differences(a, b)
+    d = frame.to_numpy(dtype=np.float64)
+    if d.ndim != 2 or d.shape[1] != 2 or not np.all(np.isfinite(d)):
+        missing = [
+            (rep, fold)
+            for rep in frame.index
+            for fold in frame.columns
+            if not np.isfinite(frame.loc[rep, fold])
+        ]
+        from cvreport.errors import describe_keys
+
+        raise DataError(
+            f"{test} needs a loss difference on both folds of every replication; missing "
+            f"(replication, fold): {describe_keys(missing)}"
+        )
+    return d, (a, b), tuple(frame.index), tuple(frame.columns)
+
+
+def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(warnings, notes) about partition balance for tests derived for balanced partitions."""
+    balanced, message = partition_balance(table)
+    if balanced is False:
+        return (f"{test}: {message}",), ()
+    if balanced is None:
+        return (), (message,)
+    return (), ()
