@@ -45,7 +45,6 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
-    require_design,
     safe_ratio,
     zero_spread,
 )
@@ -54,13 +53,15 @@ from cvreport.methods.resampled_t import (
     table_split_differences,
     table_test_train_ratio,
 )
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import Summary, SummaryRow
 
 __all__ = [
+    "BAYESIAN_CORRELATED_T",
     "BayesianCorrelatedTTestResult",
     "BayesianKernel",
     "bayesian_correlated_ttest",
@@ -418,8 +419,6 @@ def bayesian_correlated_ttest_array(
 # --------------------------------------------------------------------------------------
 # layer 3: the table-level function
 # --------------------------------------------------------------------------------------
-def _accepted(design: Design) -> bool:
-    return design.m * design.K >= 2
 
 
 def bayesian_correlated_ttest(
@@ -479,12 +478,7 @@ def bayesian_correlated_ttest(
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
-    require_design(
-        tbl,
-        "bayesian_correlated_ttest",
-        _accepted,
-        "at least 2 splits: repeated hold-out, K-fold, m×2 or repeated K-fold CV",
-    )
+    BAYESIAN_CORRELATED_T.check_design(tbl)
     differences = table_split_differences(tbl, a, b)
     notes: tuple[str, ...] = ()
     if test_train_ratio is None:
@@ -495,3 +489,20 @@ def bayesian_correlated_ttest(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+BAYESIAN_CORRELATED_T = TestSpec(
+    name="bayesian_correlated_ttest",
+    label="Bayesian correlated t test",
+    method="Bayesian correlated t test",
+    reference=REFERENCE,
+    designs=("kfold", "repeated_kfold", "mx2", "repeated_holdout"),
+    requirement="at least 2 splits: repeated hold-out, K-fold, m×2 or repeated K-fold CV",
+    function=bayesian_correlated_ttest,
+    result=BayesianCorrelatedTTestResult,
+    statistic="posterior of the mean difference with the correlation ρ = n2/(n1 + n2)",
+    distribution="Student t posterior",
+    array_function=bayesian_correlated_ttest_array,
+    kernel=bayesian_correlated_ttest_kernel,
+    bayesian=True,
+)

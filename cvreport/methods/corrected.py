@@ -40,7 +40,6 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
-    require_design,
 )
 from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest,
@@ -61,13 +60,16 @@ from cvreport.methods.resampled_t import (
     table_test_train_ratio,
     with_notes,
 )
+from cvreport.methods.spec import TestSpec
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
 
 
 __all__ = [
+    "CORRECTED_RESAMPLED_T",
+    "PAIRED_T_RESAMPLED",
     "ResampledTTestKernel",
     "ResampledTTestResult",
     "check_ratio",
@@ -229,8 +231,6 @@ def corrected_resampled_ttest_array(
 # --------------------------------------------------------------------------------------
 # layer 3: table-level functions
 # --------------------------------------------------------------------------------------
-def _repeated_holdout(design: Design) -> bool:
-    return design.K == 1 and design.m >= 2
 
 
 def paired_ttest_resampled(
@@ -280,13 +280,7 @@ def paired_ttest_resampled(
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
-    require_design(
-        tbl,
-        "paired_ttest_resampled",
-        _repeated_holdout,
-        "repeated hold-out splits (one validation fold per replication, at least 2 "
-        "replications); for K-fold CV use paired_ttest_kfold or corrected_repeated_kfold_ttest",
-    )
+    PAIRED_T_RESAMPLED.check_design(tbl)
     differences = table_split_differences(tbl, a, b)[:, 0]
     result = finish_result(_paired_ttest_resampled(differences, alternative), tbl, (a, b))
     emit_warnings(result.warnings)
@@ -341,13 +335,7 @@ def corrected_resampled_ttest(
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
-    require_design(
-        tbl,
-        "corrected_resampled_ttest",
-        _repeated_holdout,
-        "repeated hold-out splits (one validation fold per replication, at least 2 "
-        "replications); for K-fold or repeated K-fold CV use corrected_repeated_kfold_ttest",
-    )
+    CORRECTED_RESAMPLED_T.check_design(tbl)
     differences = table_split_differences(tbl, a, b)[:, 0]
     notes: tuple[str, ...] = ()
     if test_train_ratio is None:
@@ -357,3 +345,43 @@ def corrected_resampled_ttest(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+PAIRED_T_RESAMPLED = TestSpec(
+    name="paired_ttest_resampled",
+    label="Resampled paired t test",
+    method="Resampled paired t test",
+    reference=REFERENCE_RESAMPLED,
+    designs=("repeated_holdout",),
+    requirement=(
+        "repeated hold-out splits (one validation fold per replication, at least 2 "
+        "replications); for K-fold CV use paired_ttest_kfold or corrected_repeated_kfold_ttest"
+    ),
+    function=paired_ttest_resampled,
+    result=ResampledTTestResult,
+    statistic="mean(p) / sqrt(s² / J)",
+    distribution="t(J − 1)",
+    array_function=paired_ttest_resampled_array,
+    kernel=paired_ttest_resampled_kernel,
+    caution=(
+        "the repeated splits overlap, so it rejects a true null hypothesis much too often "
+        "(Dietterich 1998); a labelled baseline only"
+    ),
+)
+CORRECTED_RESAMPLED_T = TestSpec(
+    name="corrected_resampled_ttest",
+    label="Corrected resampled t test",
+    method="Corrected resampled t test",
+    reference=REFERENCE_NADEAU_BENGIO,
+    designs=("repeated_holdout",),
+    requirement=(
+        "repeated hold-out splits (one validation fold per replication, at least 2 "
+        "replications); for K-fold or repeated K-fold CV use corrected_repeated_kfold_ttest"
+    ),
+    function=corrected_resampled_ttest,
+    result=ResampledTTestResult,
+    statistic="mean(p) / sqrt((1/J + n2/n1) s²)",
+    distribution="t(J − 1)",
+    array_function=corrected_resampled_ttest_array,
+    kernel=corrected_resampled_ttest_kernel,
+)

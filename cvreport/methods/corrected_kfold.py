@@ -20,7 +20,6 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
-    require_design,
 )
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
@@ -33,12 +32,14 @@ from cvreport.methods.resampled_t import (
     table_test_train_ratio,
     with_notes,
 )
+from cvreport.methods.spec import TestSpec
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
 
 __all__ = [
+    "CORRECTED_REPEATED_KFOLD_T",
     "corrected_repeated_kfold_ttest",
     "corrected_repeated_kfold_ttest_array",
     "corrected_repeated_kfold_ttest_kernel",
@@ -143,10 +144,6 @@ def corrected_repeated_kfold_ttest_array(
     return result
 
 
-def _kfold_family(design: Design) -> bool:
-    return design.K >= 2
-
-
 def corrected_repeated_kfold_ttest(
     table: ResultsTable | str,
     a: object = None,
@@ -197,13 +194,7 @@ def corrected_repeated_kfold_ttest(
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
-    require_design(
-        tbl,
-        "corrected_repeated_kfold_ttest",
-        _kfold_family,
-        "K-fold, m×2 or repeated K-fold CV (at least 2 folds per replication); for "
-        "repeated hold-out splits use corrected_resampled_ttest",
-    )
+    CORRECTED_REPEATED_KFOLD_T.check_design(tbl)
     differences = table_split_differences(tbl, a, b)
     notes: tuple[str, ...] = ()
     if test_train_ratio is None:
@@ -215,3 +206,22 @@ def corrected_repeated_kfold_ttest(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+CORRECTED_REPEATED_KFOLD_T = TestSpec(
+    name="corrected_repeated_kfold_ttest",
+    label="Corrected repeated K-fold t test",
+    method="Corrected repeated k-fold CV t test",
+    reference=REFERENCE_BOUCKAERT_FRANK,
+    designs=("kfold", "repeated_kfold", "mx2"),
+    requirement=(
+        "K-fold, m×2 or repeated K-fold CV (at least 2 folds per replication); for "
+        "repeated hold-out splits use corrected_resampled_ttest"
+    ),
+    function=corrected_repeated_kfold_ttest,
+    result=ResampledTTestResult,
+    statistic="mean(p) / sqrt((1/(k r) + n2/n1) s²)",
+    distribution="t(k r − 1)",
+    array_function=corrected_repeated_kfold_ttest_array,
+    kernel=corrected_repeated_kfold_ttest_kernel,
+)

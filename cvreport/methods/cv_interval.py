@@ -48,6 +48,7 @@ from cvreport.methods._common import (
     safe_ratio,
 )
 from cvreport.methods.resampled_t import normal_pvalue
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "CV_INTERVAL",
     "CVIntervalKernel",
     "CVIntervalResult",
     "cv_confidence_interval",
@@ -458,3 +460,22 @@ def cv_confidence_interval(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+CV_INTERVAL = TestSpec(
+    name="cv_confidence_interval",
+    label="CV confidence interval test",
+    method="Cross-validation confidence interval and test",
+    reference=REFERENCE,
+    designs=("kfold",),
+    requirement=(
+        "K-fold CV (K >= 2 folds per replication; repeated K-fold with repeated='average')"
+    ),
+    function=cv_confidence_interval,
+    result=CVIntervalResult,
+    statistic="√n R̂ / σ̂ over the n per-record differences",
+    distribution="N(0, 1)",
+    array_function=cv_confidence_interval_array,
+    kernel=cv_confidence_interval_kernel,
+    needs_per_record=True,
+)

@@ -15,10 +15,10 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
-    require_design,
     t_kernel,
     zero_spread,
 )
+from cvreport.methods.spec import TestSpec, kfold_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = [
+    "PAIRED_T_KFOLD",
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
     "paired_ttest_kfold_kernel",
@@ -166,13 +167,7 @@ def paired_ttest_kfold(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    require_design(
-        table,
-        "paired_ttest_kfold",
-        lambda d: d.is_kfold,
-        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
-        "corrected_repeated_kfold_ttest",
-    )
+    PAIRED_T_KFOLD.check_design(table)
     pair = table.resolve_pair(a, b)
     frame = table.differences(*pair)
     d = frame.to_numpy(dtype=np.float64).reshape(-1)
@@ -183,3 +178,28 @@ def paired_ttest_kfold(
     result = finish_result(_paired_ttest_kfold(d, alternative, frame.columns), table, pair)
     emit_warnings(result.warnings)
     return result
+
+
+PAIRED_T_KFOLD = TestSpec(
+    name="paired_ttest_kfold",
+    label="K-fold paired t test",
+    method="K-fold cross-validated paired t test",
+    reference=REF_KFOLD_T,
+    designs=("kfold",),
+    requirement=(
+        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
+        "corrected_repeated_kfold_ttest"
+    ),
+    function=paired_ttest_kfold,
+    result=TTestResult,
+    statistic="√K · mean(p) / S",
+    distribution="t(K − 1)",
+    array_function=paired_ttest_kfold_array,
+    kernel=paired_ttest_kfold_kernel,
+    inputs=kfold_differences,
+    caution=(
+        "the folds share most of their training data, so the fold differences are "
+        "correlated and the test rejects a true null hypothesis too often "
+        "(Dietterich 1998; Nadeau and Bengio 2003)"
+    ),
+)

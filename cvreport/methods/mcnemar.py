@@ -31,7 +31,6 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
-    require_design,
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import (
@@ -48,6 +47,7 @@ from cvreport.methods.mcnemar_bcv import (
     mcnemar_5x2bcv_array,
     mcnemar_5x2bcv_kernel,
 )
+from cvreport.methods.spec import TestSpec, holdout_discordant, kfold_discordant
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
+    "MCNEMAR",
+    "MCNEMAR_KFOLD",
     "MCNEMAR_METHODS",
     "BCVMcNemarKernel",
     "BCVMcNemarResult",
@@ -477,13 +479,7 @@ def mcnemar(
     if method not in MCNEMAR_METHODS:
         raise CVReportError(f"method must be one of {MCNEMAR_METHODS}, got {method!r}")
     table = as_table(table, data)
-    require_design(
-        table,
-        "mcnemar",
-        lambda d: d.is_holdout and d.m == 1,
-        "a hold-out design (one replication with one validation fold); use mcnemar_kfold "
-        "for K-fold or mcnemar_5x2bcv for m×2 designs",
-    )
+    MCNEMAR.check_design(table)
     pair = table.resolve_pair(a, b)
     frame = sorted_contingency(table, *pair, "mcnemar")
     counts = frame[["n00", "n01", "n10", "n11"]].to_numpy(dtype=np.float64).sum(axis=0)
@@ -530,12 +526,7 @@ def mcnemar_kfold(
     (5.0, 5)
     """
     table = as_table(table, data)
-    require_design(
-        table,
-        "mcnemar_kfold",
-        lambda d: d.is_kfold,
-        "a K-fold design (one replication, K ≥ 2 folds)",
-    )
+    MCNEMAR_KFOLD.check_design(table)
     pair = table.resolve_pair(a, b)
     frame = sorted_contingency(table, *pair, "mcnemar_kfold")
     b_counts = frame["n01"].to_numpy(dtype=np.float64)
@@ -545,3 +536,46 @@ def mcnemar_kfold(
     result = finish_result(result, table, pair)
     emit_warnings(result.warnings)
     return result
+
+
+MCNEMAR = TestSpec(
+    name="mcnemar",
+    label="McNemar test",
+    method="McNemar's test (continuity-corrected)",
+    reference=REF_MCNEMAR,
+    designs=("holdout",),
+    requirement=(
+        "a hold-out design (one replication with one validation fold); use mcnemar_kfold "
+        "for K-fold or mcnemar_5x2bcv for m×2 designs"
+    ),
+    function=mcnemar,
+    result=McNemarResult,
+    statistic="(max(\\|b − c\\| − 1, 0))² / (b + c)",
+    distribution="χ²(1) (or exact binomial)",
+    array_function=mcnemar_array,
+    kernel=mcnemar_kernel,
+    inputs=holdout_discordant,
+    needs_binary=True,
+    needs_per_record=True,
+)
+MCNEMAR_KFOLD = TestSpec(
+    name="mcnemar_kfold",
+    label="Naive K-fold McNemar test",
+    method="Naive K-fold CV McNemar test",
+    reference=REF_KFOLD,
+    designs=("kfold",),
+    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    function=mcnemar_kfold,
+    result=McNemarKFoldResult,
+    statistic="Σ_k M_k",
+    distribution="χ²(K)",
+    array_function=mcnemar_kfold_array,
+    kernel=mcnemar_kfold_kernel,
+    inputs=kfold_discordant,
+    needs_binary=True,
+    needs_per_record=True,
+    caution=(
+        "it adds up McNemar statistics of folds as if they were independent, which they "
+        "are not; a labelled baseline only"
+    ),
+)

@@ -25,10 +25,11 @@ from cvreport.methods._common import (
     emit_warnings,
     finish_result,
     partition_balance,
-    require_design,
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
+from cvreport.methods.mx2_differences import two_folds
+from cvreport.methods.spec import TestSpec, mx2_tables
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
+    "MCNEMAR_5X2BCV",
     "BCVMcNemarKernel",
     "BCVMcNemarResult",
     "bcv_factor",
@@ -364,12 +366,7 @@ def mcnemar_5x2bcv(
     ['e', 'r', 'q_a', 'q_b']
     """
     table = as_table(table, data)
-    require_design(
-        table,
-        "mcnemar_5x2bcv",
-        lambda d: d.is_mx2,
-        "an m×2 design (m replications of 2-fold cross-validation, ideally 5×2 block-regularized)",
-    )
+    MCNEMAR_5X2BCV.check_design(table)
     pair = table.resolve_pair(a, b)
     frame = sorted_contingency(table, *pair, "mcnemar_5x2bcv")
     m, n_folds = table.design.m, 2
@@ -394,3 +391,25 @@ def mcnemar_5x2bcv(
         extra_notes=partition_notes,
     )
     return dataclasses.replace(result, balanced=balanced)
+
+
+MCNEMAR_5X2BCV = TestSpec(
+    name="mcnemar_5x2bcv",
+    label="5×2 BCV McNemar test",
+    method="5×2 BCV McNemar test",
+    reference=REF_BCV,
+    designs=("mx2",),
+    requirement=(
+        "an m×2 design (m replications of 2-fold cross-validation, ideally 5×2 block-regularized)"
+    ),
+    function=mcnemar_5x2bcv,
+    result=BCVMcNemarResult,
+    statistic="t (max(\\|n̄01 − n̄10\\| − 1/t, 0))² / (n̄01 + n̄10)",
+    distribution="χ²(1)",
+    array_function=mcnemar_5x2bcv_array,
+    kernel=mcnemar_5x2bcv_kernel,
+    inputs=mx2_tables,
+    accepts=two_folds,
+    needs_binary=True,
+    needs_per_record=True,
+)

@@ -37,6 +37,7 @@ from cvreport.methods._common import (
     zero_spread,
 )
 from cvreport.methods.mx2_differences import (
+    MX2_REQUIREMENT,
     as_tuples,
     balance_warning,
     check_differences,
@@ -45,6 +46,7 @@ from cvreport.methods.mx2_differences import (
     mx2_fields,
     split_variances,
     table_mx2_differences,
+    two_folds,
 )
 from cvreport.methods.mx2_ftest import (
     CALIBRATED_DF1_PAPER,
@@ -60,6 +62,7 @@ from cvreport.methods.mx2_ftest import (
     combined_ftest_5x2cv_array,
     combined_ftest_5x2cv_kernel,
 )
+from cvreport.methods.spec import TestSpec, mx2_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -69,7 +72,10 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
+    "BLOCKED_T_3X2CV",
     "CALIBRATED_DF1_PAPER",
+    "COMBINED_T_5X2CV",
+    "PAIRED_T_5X2CV",
     "CalibratedFTest5x2cvResult",
     "FKernel",
     "FTest5x2cvResult",
@@ -525,7 +531,7 @@ def paired_ttest_5x2cv(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, "paired_ttest_5x2cv")
+    d, pair, reps, folds = table_mx2_differences(table, a, b, PAIRED_T_5X2CV)
     result = finish_result(_paired_ttest_5x2cv(d, alternative, reps, folds), table, pair)
     emit_warnings(result.warnings)
     return result
@@ -575,7 +581,7 @@ def blocked_ttest_3x2cv(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, "blocked_ttest_3x2cv")
+    d, pair, reps, folds = table_mx2_differences(table, a, b, BLOCKED_T_3X2CV)
     partition_warnings, partition_notes = balance_warning(table, "blocked_ttest_3x2cv")
     result = _blocked_ttest_3x2cv(d, alternative, reps, folds)
     emit_warnings(result.warnings)
@@ -625,7 +631,65 @@ def combined_ttest_5x2cv(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, "combined_ttest_5x2cv")
+    d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_T_5X2CV)
     result = finish_result(_combined_ttest_5x2cv(d, alternative, reps, folds), table, pair)
     emit_warnings(result.warnings)
     return result
+
+
+PAIRED_T_5X2CV = TestSpec(
+    name="paired_ttest_5x2cv",
+    label="5×2cv paired t test",
+    method="Dietterich's 5×2cv paired t test",
+    reference=REF_DIETTERICH,
+    designs=("mx2",),
+    requirement=MX2_REQUIREMENT,
+    function=paired_ttest_5x2cv,
+    result=PairedTTest5x2cvResult,
+    statistic="p_1^(1) / sqrt(Σ s_i² / m)",
+    distribution="t(m)",
+    array_function=paired_ttest_5x2cv_array,
+    kernel=paired_ttest_5x2cv_kernel,
+    inputs=mx2_differences,
+    accepts=two_folds,
+    caution=(
+        "its numerator uses only the first fold of the first replication, so reordering "
+        "the replications can change the decision (Alpaydın 1999)"
+    ),
+)
+BLOCKED_T_3X2CV = TestSpec(
+    name="blocked_ttest_3x2cv",
+    label="Blocked 3×2cv t test",
+    method="Blocked 3×2cv t test",
+    reference=REF_BLOCKED,
+    designs=("mx2",),
+    requirement=MX2_REQUIREMENT,
+    function=blocked_ttest_3x2cv,
+    result=Mx2TTestResult,
+    statistic="μ̂ / σ̂",
+    distribution="t(5) (t(2m − 1))",
+    array_function=blocked_ttest_3x2cv_array,
+    kernel=blocked_ttest_3x2cv_kernel,
+    inputs=mx2_differences,
+    accepts=two_folds,
+)
+COMBINED_T_5X2CV = TestSpec(
+    name="combined_ttest_5x2cv",
+    label="Combined 5×2cv t test",
+    method="Yıldız's combined 5×2cv t test",
+    reference=REF_YILDIZ,
+    designs=("mx2",),
+    requirement=MX2_REQUIREMENT,
+    function=combined_ttest_5x2cv,
+    result=Mx2TTestResult,
+    statistic="√(2m) · mean(p) / sqrt(Σ s_i² / m)",
+    distribution="t(m)",
+    array_function=combined_ttest_5x2cv_array,
+    kernel=combined_ttest_5x2cv_kernel,
+    inputs=mx2_differences,
+    accepts=two_folds,
+    caution=(
+        "it rejects a true null hypothesis far more often than α in simulations "
+        "(type I error 0.291 at α = 0.05, Yang et al., Table V)"
+    ),
+)

@@ -16,14 +16,14 @@ from cvreport.errors import DataError
 from cvreport.methods._common import (
     as_array,
     partition_balance,
-    require_design,
     zero_spread,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from cvreport.data.table import ResultsTable
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryTable
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "mx2_fields",
     "split_variances",
     "table_mx2_differences",
+    "two_folds",
 ]
 
 
@@ -121,10 +122,17 @@ def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
     }
 
 
+def two_folds(design: Design) -> bool:
+    """Whether a design has two folds per replication: what every m×2 test accepts."""
+    return design.is_mx2
+
+
 def table_mx2_differences(
-    table: ResultsTable, a: Any, b: Any, test: str
+    table: ResultsTable, a: Any, b: Any, spec: TestSpec
 ) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
-    require_design(table, test, lambda design: design.is_mx2, MX2_REQUIREMENT)
+    """The (m, 2) differences of models ``a`` and ``b`` with their labels, once the design fits."""
+    test = spec.name
+    spec.check_design(table)
     a, b = table.resolve_pair(a, b)
     frame: pd.DataFrame = table.differences(a, b)
     d = frame.to_numpy(dtype=np.float64)

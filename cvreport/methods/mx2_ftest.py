@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     safe_ratio,
 )
 from cvreport.methods.mx2_differences import (
+    MX2_REQUIREMENT,
     balance_warning,
     check_differences,
     check_kernel_shape,
@@ -35,7 +36,9 @@ from cvreport.methods.mx2_differences import (
     mx2_fields,
     split_variances,
     table_mx2_differences,
+    two_folds,
 )
+from cvreport.methods.spec import TestSpec, mx2_differences
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -46,6 +49,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CALIBRATED_DF1_PAPER",
+    "CALIBRATED_F_5X2CV",
+    "COMBINED_F_5X2CV",
     "CalibratedFTest5x2cvResult",
     "FKernel",
     "FTest5x2cvResult",
@@ -404,7 +409,7 @@ def combined_ftest_5x2cv(
     (('A', 'B'), (10.0, 5.0))
     """
     table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, "combined_ftest_5x2cv")
+    d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_F_5X2CV)
     result = finish_result(_combined_ftest_5x2cv(d, reps, folds), table, pair)
     emit_warnings(result.warnings)
     return result
@@ -454,7 +459,7 @@ def calibrated_ftest_5x2cv(
     ((7.0, 5.0), True)
     """
     table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, "calibrated_ftest_5x2cv")
+    d, pair, reps, folds = table_mx2_differences(table, a, b, CALIBRATED_F_5X2CV)
     partition_warnings, partition_notes = balance_warning(table, "calibrated_ftest_5x2cv")
     result = _calibrated_ftest_5x2cv(d, df1, rho1, rho2, reps, folds)
     emit_warnings(result.warnings)
@@ -464,3 +469,37 @@ def calibrated_ftest_5x2cv(
         result, table, pair, extra_warnings=partition_warnings, extra_notes=partition_notes
     )
     return dataclasses.replace(result, balanced=balanced)
+
+
+COMBINED_F_5X2CV = TestSpec(
+    name="combined_ftest_5x2cv",
+    label="Combined 5×2cv F test",
+    method="Alpaydın's combined 5×2cv F test",
+    reference=REF_ALPAYDIN,
+    designs=("mx2",),
+    requirement=MX2_REQUIREMENT,
+    function=combined_ftest_5x2cv,
+    result=FTest5x2cvResult,
+    statistic="Σ Σ (p_i^(j))² / (2 Σ s_i²)",
+    distribution="F(2m, m)",
+    array_function=combined_ftest_5x2cv_array,
+    kernel=combined_ftest_5x2cv_kernel,
+    inputs=mx2_differences,
+    accepts=two_folds,
+)
+CALIBRATED_F_5X2CV = TestSpec(
+    name="calibrated_ftest_5x2cv",
+    label="Calibrated 5×2cv F test",
+    method="Calibrated balanced 5×2cv F test",
+    reference=REF_CALIBRATED,
+    designs=("mx2",),
+    requirement=MX2_REQUIREMENT,
+    function=calibrated_ftest_5x2cv,
+    result=CalibratedFTest5x2cvResult,
+    statistic="(1 − ρ1)/2 · Σ Σ (p_i^(j))² / Σ s_i² on balanced / block-regularized partitions",
+    distribution="F(f, 5), f = 7",
+    array_function=calibrated_ftest_5x2cv_array,
+    kernel=calibrated_ftest_5x2cv_kernel,
+    inputs=mx2_differences,
+    accepts=two_folds,
+)

@@ -32,6 +32,7 @@ from cvreport.methods._common import (
     t_kernel,
 )
 from cvreport.methods.kfold import sample_standard_error
+from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "BINOMIAL",
+    "NORMAL",
+    "TTEST_ERROR",
     "OneModelKernel",
     "OneModelTTestResult",
     "OneModelTestResult",
@@ -548,3 +552,59 @@ def ttest_error(
     result = _one_model_finish(result, table, model, notes)
     emit_warnings(result.warnings)
     return result
+
+
+_ONE_MODEL = "any design of one model's losses"
+
+BINOMIAL = TestSpec(
+    name="binomial_test",
+    label="Binomial test of the error rate",
+    method="Binomial test of the error rate against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=binomial_test,
+    result=OneModelTestResult,
+    statistic="X errors of N",
+    distribution="Bin(N, p0)",
+    array_function=binomial_test_array,
+    kernel=binomial_test_kernel,
+    needs_binary=True,
+    needs_per_record=True,
+    models=1,
+    in_report=False,
+)
+NORMAL = TestSpec(
+    name="normal_test",
+    label="Normal test of the error rate",
+    method="Normal approximation test of the error rate against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=normal_test,
+    result=OneModelTestResult,
+    statistic="(X/N − p0) / sqrt(p0(1 − p0)/N)",
+    distribution="N(0, 1)",
+    array_function=normal_test_array,
+    kernel=normal_test_kernel,
+    needs_binary=True,
+    needs_per_record=True,
+    models=1,
+    in_report=False,
+)
+TTEST_ERROR = TestSpec(
+    name="ttest_error",
+    label="t test of the fold error",
+    method="t test of the mean fold error against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=ttest_error,
+    result=OneModelTTestResult,
+    statistic="√K (mean − p0) / S",
+    distribution="t(K − 1)",
+    array_function=ttest_error_array,
+    kernel=ttest_error_kernel,
+    models=1,
+    in_report=False,
+)

@@ -28,17 +28,18 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
-    require_design,
     safe_ratio,
 )
 from cvreport.methods.resampled_t import normal_pvalue
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "PROPORTION",
     "ProportionKernel",
     "ProportionTestResult",
     "proportion_test",
@@ -198,10 +199,6 @@ def proportion_test_array(
     return result
 
 
-def _single_holdout(design: Design) -> bool:
-    return design.m == 1 and design.K == 1
-
-
 def proportion_test(
     table: ResultsTable | str,
     a: object = None,
@@ -246,13 +243,7 @@ def proportion_test(
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
     tbl.require_per_record("proportion_test")
-    require_design(
-        tbl,
-        "proportion_test",
-        _single_holdout,
-        "one hold-out split (one replication with one validation fold); for K-fold or "
-        "repeated designs use paired_ttest_kfold or corrected_resampled_ttest",
-    )
+    PROPORTION.check_design(tbl)
     tbl.require_binary("proportion_test")
     stats = tbl.stats  # arrays [replication, fold, model]; one split here
     ia, ib = tbl.models.index(a), tbl.models.index(b)
@@ -267,3 +258,27 @@ def proportion_test(
     result = finish_result(_proportion(error_a, error_b, n_a, alternative), tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+PROPORTION = TestSpec(
+    name="proportion_test",
+    label="Difference of proportions test",
+    method="Difference of proportions test",
+    reference=REFERENCE,
+    designs=("holdout",),
+    requirement=(
+        "one hold-out split (one replication with one validation fold); for K-fold or "
+        "repeated designs use paired_ttest_kfold or corrected_resampled_ttest"
+    ),
+    function=proportion_test,
+    result=ProportionTestResult,
+    statistic="(p_A − p_B) / sqrt(2 p (1 − p) / n)",
+    distribution="N(0, 1)",
+    array_function=proportion_test_array,
+    kernel=proportion_test_kernel,
+    needs_binary=True,
+    caution=(
+        "it treats the two error rates as independent although both models were scored "
+        "on the same records (Dietterich 1998); not recommended"
+    ),
+)
