@@ -30,18 +30,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cvreport.errors import CVReportError, DataError
+from cvreport.data.formula import DEFAULT_FORMULA
+from cvreport.data.io import READERS as _READERS
+from cvreport.data.io import one_line as _one_line
+from cvreport.data.io import read_data
+from cvreport.errors import CVReportError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from cvreport.data.table import ResultsTable
 
 __all__ = ["build_parser", "main"]
 
 PROG = "cvreport"
-DEFAULT_FORMULA = "loss ~ model | replication + fold"
-_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
 
 
@@ -375,27 +375,6 @@ def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
     return ResultsTable.from_formula(_example_formula(), frame, record=record)
 
 
-def read_data(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file of losses, with a one-line error when it cannot be read."""
-    import pandas as pd
-
-    source = Path(path)
-    reader = _READERS.get(source.suffix.lower())
-    if reader is None:
-        raise DataError(f"cannot read {str(source)!r}: DATA must be a .csv or .parquet file")
-    if not source.is_file():
-        raise DataError(f"data file {str(source)!r} not found")
-    try:
-        frame: pd.DataFrame = getattr(pd, reader)(source)
-    except ImportError as exc:
-        raise DataError(
-            f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({exc})"
-        ) from exc
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise DataError(f"cannot read {str(source)!r}: {_one_line(exc)}") from exc
-    return frame
-
-
 def _check_output(output: Path, *, overwrite: bool) -> None:
     """Fail before any computation when the output cannot be written."""
     folder = output.parent if str(output.parent) else Path(".")
@@ -460,13 +439,6 @@ def _parse_pairs(values: Sequence[str], models: Sequence[Any]) -> list[tuple[str
             f"--pairs {value!r}: unknown model {unknown[0]!r}; the models are {shown}"
         )
     return pairs
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror and exc.filename:
-        return f"{exc.filename}: {exc.strerror}"
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,7 +23,16 @@ import pandas as pd
 
 from cvreport.errors import FormulaError, describe_keys
 
-__all__ = ["EXPECTED_SHAPES", "ParsedFormula", "evaluate_response", "parse_formula"]
+__all__ = [
+    "DEFAULT_FORMULA",
+    "EXPECTED_SHAPES",
+    "ParsedFormula",
+    "evaluate_response",
+    "parse_formula",
+]
+
+#: The formula of per-record losses keyed by replication and fold, used as the example.
+DEFAULT_FORMULA = "loss ~ model | replication + fold"
 
 EXPECTED_SHAPES = (
     "'loss ~ model | replication + fold' (m replications of K-fold CV), "

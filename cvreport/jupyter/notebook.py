@@ -21,16 +21,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.formula import DEFAULT_FORMULA
+from cvreport.data.io import READERS as _READERS
+from cvreport.data.io import read_data
 from cvreport.errors import CVReportError, DataError
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
 EXAMPLE = "example"
 """Pass ``data=EXAMPLE`` to analyse the bundled example (``cvreport.load_example()``)."""
-
-DEFAULT_FORMULA = "loss ~ model | replication + fold"
-
-_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 
 
 class NotebookExistsError(CVReportError, FileExistsError):
@@ -541,8 +540,6 @@ def _check(
 
         frame = load_example()
     else:
-        from cvreport.cli import read_data
-
         frame = read_data(Path(data))
     ResultsTable.from_formula(
         formula,
