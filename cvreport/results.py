@@ -10,13 +10,14 @@ statistics never depend on the templates.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from cvreport.errors import IntervalUndefinedError
+from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
     from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
@@ -39,7 +40,7 @@ def check_alternative(alternative: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class TestResult:
+class TestResult(SummaryDisplay):
     """The outcome of one hypothesis test comparing model A with model B.
 
     Attributes
@@ -224,40 +225,6 @@ class TestResult:
             notes=self.notes,
             reference=self.reference or None,
         )
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on (as pandas does)."""
-        from cvreport.options import get_option
-
-        return self.summary().as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str] | None:
-        """Every rich format for one Jupyter display from a single :meth:`summary` call.
-
-        A subclass that overrides ``_repr_html_`` or ``_repr_markdown_`` keeps its own
-        methods: IPython then falls back to them.
-        """
-        cls = type(self)
-        if (
-            cls._repr_html_ is not TestResult._repr_html_
-            or cls._repr_markdown_ is not TestResult._repr_markdown_
-            or cls._repr_latex_ is not TestResult._repr_latex_
-        ):
-            return None
-        from cvreport.rendering.summary import display_bundle
-
-        return display_bundle(self.summary(), include, exclude)
 
     def __repr__(self) -> str:
         df = f", df={self.df!r}" if self.df is not None else ""

@@ -18,9 +18,13 @@ def module_name(path: Path) -> str:
 
 
 def imported_modules(path: Path, known: set[str]) -> set[str]:
-    """Every cvreport module ``path`` imports: at module level, in a function or by importlib."""
+    """Every cvreport module ``path`` imports when run: at module level, in a function, by importlib."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for block in ast.walk(tree):  # imports for type checkers only are not run
+        if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING":
+            block.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 candidate = f"{node.module}.{alias.name}"

@@ -22,7 +22,6 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +44,7 @@ from cvreport.data.validation import (
     show,
 )
 from cvreport.errors import DataError, DesignError, describe_keys
+from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
     from cvreport.rendering.summary import Summary
@@ -205,7 +205,7 @@ def _check_ratio(test_train_ratio: float | None) -> float | None:
     return ratio
 
 
-class ResultsTable:
+class ResultsTable(SummaryDisplay):
     """Cross-validation results: each model's loss per record, fold and replication.
 
     Parameters
@@ -809,29 +809,6 @@ class ResultsTable:
             tables=tuple(tables),
             notes=tuple(notes),
         )
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
-        from cvreport.options import get_option
-
-        return self.summary().as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        """Every rich format for one Jupyter display from a single :meth:`summary` call."""
-        from cvreport.rendering.summary import display_bundle
-
-        return display_bundle(self.summary(), include, exclude)
 
     # ------------------------------------------------------------------ checks
 

@@ -7,11 +7,12 @@ shared formatting filters, so every format shows the same digits.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cvreport.rendering import formatting
+from cvreport.rendering.display import SummaryDisplay, display_bundle
 
 __all__ = ["Summary", "SummaryRow", "SummaryTable", "display_bundle"]
 
@@ -39,7 +40,7 @@ class SummaryTable:
 
 
 @dataclass(frozen=True)
-class Summary:
+class Summary(SummaryDisplay):
     """Text, Markdown, HTML and LaTeX views of one result.
 
     Examples
@@ -121,58 +122,15 @@ class Summary:
 
         return latex_environment().get_template("summary.tex.j2").render(self._context())
 
-    def _repr_html_(self) -> str:
-        return self.as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
-        from cvreport.options import get_option
-
-        return self.as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        return display_bundle(self, include, exclude)
+    def summary(self) -> Summary:
+        """The summary itself (so that it displays like everything that has one)."""
+        return self
 
     def __str__(self) -> str:
         return self.as_text()
 
     def __repr__(self) -> str:
         return self.as_text()
-
-
-def display_bundle(
-    summary: Summary,
-    include: Collection[str] | None = None,
-    exclude: Collection[str] | None = None,
-) -> dict[str, str]:
-    """The rich formats Jupyter shows for ``summary``, each rendered once.
-
-    HTML and Markdown always; LaTeX only when the ``display.latex`` option is on
-    (see :mod:`cvreport.options`). ``include``/``exclude`` are IPython's
-    mimetype filters.
-
-    >>> s = Summary("A test", rows=(SummaryRow("p-value", 0.0801, "pvalue"),))
-    >>> sorted(display_bundle(s))
-    ['text/html', 'text/markdown']
-    """
-    from cvreport.options import get_option
-
-    renderers = {"text/html": summary.as_html, "text/markdown": summary.as_markdown}
-    if get_option("display.latex"):
-        renderers["text/latex"] = summary.as_latex
-    return {
-        mime: render()
-        for mime, render in renderers.items()
-        if (include is None or mime in include) and (exclude is None or mime not in exclude)
-    }
 
 
 def _plain(value: Any, kind: str) -> str:
