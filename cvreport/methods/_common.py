@@ -35,6 +35,7 @@ from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
+    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "t_interval",
     "t_kernel",
     "t_pvalue",
+    "t_result",
     "zero_spread",
 ]
 
@@ -73,6 +75,7 @@ NO_DEGREES_OF_FREEDOM = 3  #: a single fold: no variance estimate; statistic 0, 
 NO_DISCORDANT = 4  #: McNemar with b + c = 0: statistic 0, p = 1
 
 R = TypeVar("R", bound=TestResult)
+T = TypeVar("T", bound="TTestResult")
 
 
 # -- input handling ------------------------------------------------------------
@@ -405,6 +408,40 @@ def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
 
 
 # -- a generic t result ------------------------------------------------------------
+def t_result(
+    result: type[T],
+    spec: TestSpec,
+    kernel: TKernel,
+    alternative: str,
+    *,
+    numerator: str,
+    denominator: str,
+    **fields: Any,
+) -> T:
+    """The result of one t kernel outcome, named by its test's spec.
+
+    Statistic, p-value, df, centre and standard error come from ``kernel``;
+    method, test name and reference from ``spec``; a degenerate code becomes a
+    warning in words about ``numerator`` and ``denominator``. ``fields`` fills
+    the rest (estimate, nobs, design, notes, the result class's own fields).
+    """
+    return result(
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
+        df=kernel.df,
+        alternative=alternative,
+        center=float(kernel.center),
+        standard_error=float(kernel.standard_error),
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
+        warnings=describe_degenerate(
+            int(kernel.degenerate), numerator=numerator, denominator=denominator
+        ),
+        **fields,
+    )
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class TTestResult(TestResult):
     """A Student t test whose interval is ``center ± t quantile × standard_error``.

@@ -12,10 +12,10 @@ from cvreport.methods._common import (
     TTestResult,
     as_array,
     as_table,
-    describe_degenerate,
     emit_warnings,
     finish_result,
     t_kernel,
+    t_result,
     zero_spread,
 )
 from cvreport.methods.spec import TestSpec, kfold_differences
@@ -79,24 +79,16 @@ def paired_ttest_kfold_kernel(differences: Any, alternative: str = "two-sided") 
 
 def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> TTestResult:
     k = paired_ttest_kfold_kernel(d, alternative)
-    return TTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
+    return t_result(
+        TTestResult,
+        PAIRED_T_KFOLD,
+        k,
+        alternative,
+        numerator="the mean fold difference",
+        denominator="the standard error S/√K",
         estimate=float(k.center),
         nobs=int(d.size),
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="K-fold cross-validated paired t test",
-        test="paired_ttest_kfold",
-        reference=REF_KFOLD_T,
         design=f"{d.size}-fold cross-validation (differences given directly)",
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the mean fold difference",
-            denominator="the standard error S/√K",
-        ),
         notes=(
             "the K training sets overlap, so the fold differences are correlated and the "
             "variance is underestimated: the test tends to reject too often (Dietterich "

@@ -27,13 +27,13 @@ from cvreport.methods._common import (
     TTestResult,
     apply_degenerate_pvalue,
     as_table,
-    describe_degenerate,
     emit_partition_warnings,
     emit_warnings,
     finish_result,
     safe_ratio,
     t_kernel,
     t_pvalue,
+    t_result,
     zero_spread,
 )
 from cvreport.methods.mx2_differences import (
@@ -313,21 +313,13 @@ def _paired_ttest_5x2cv(
     notes: tuple[str, ...] = ()
     if m != 5:
         notes = (f"extension: Dietterich's test is defined for 5×2; with m = {m}, t(m).",)
-    return PairedTTest5x2cvResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="Dietterich's 5×2cv paired t test",
-        test="paired_ttest_5x2cv",
-        reference=REF_DIETTERICH,
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the first split difference p_1^(1)",
-            denominator="the pooled variance Σ s_i²/m",
-        ),
+    return t_result(
+        PairedTTest5x2cvResult,
+        PAIRED_T_5X2CV,
+        k,
+        alternative,
+        numerator="the first split difference p_1^(1)",
+        denominator="the pooled variance Σ s_i²/m",
         notes=notes,
         alternative_statistics=as_tuples(k.statistics),
         alternative_pvalues=as_tuples(k.pvalues),
@@ -378,21 +370,13 @@ def _blocked_ttest_3x2cv(
             f"extension to m×2 block-regularized CV (m = {m}): divisor 2m, t(2m − 1) = "
             f"t({2 * m - 1}).",
         )
-    return Mx2TTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="Blocked 3×2cv t test",
-        test="blocked_ttest_3x2cv",
-        reference=REF_BLOCKED,
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the mean split difference",
-            denominator="the variance σ̂² of the split differences",
-        ),
+    return t_result(
+        Mx2TTestResult,
+        BLOCKED_T_3X2CV,
+        k,
+        alternative,
+        numerator="the mean split difference",
+        denominator="the variance σ̂² of the split differences",
         notes=notes,
         **mx2_fields(d, replications, folds),
     )
@@ -435,21 +419,13 @@ def _combined_ttest_5x2cv(
     )
     if m != 5:
         notes += (f"extension: the combined t is defined for 5×2; with m = {m}, t(m).",)
-    return Mx2TTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="Yıldız's combined 5×2cv t test",
-        test="combined_ttest_5x2cv",
-        reference=REF_YILDIZ,
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the mean split difference",
-            denominator="the pooled variance Σ s_i²/m",
-        ),
+    return t_result(
+        Mx2TTestResult,
+        COMBINED_T_5X2CV,
+        k,
+        alternative,
+        numerator="the mean split difference",
+        denominator="the pooled variance Σ s_i²/m",
         notes=notes,
         **mx2_fields(d, replications, folds),
     )

@@ -26,10 +26,10 @@ from cvreport.methods._common import (
     TTestResult,
     as_array,
     as_table,
-    describe_degenerate,
     emit_warnings,
     finish_result,
     t_kernel,
+    t_result,
 )
 from cvreport.methods.kfold import sample_standard_error
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
@@ -342,24 +342,16 @@ def normal_test_array(
 
 def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestResult:
     k = ttest_error_kernel(e, p0, alternative)
-    return OneModelTTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
+    return t_result(
+        OneModelTTestResult,
+        TTEST_ERROR,
+        k,
+        alternative,
+        numerator="mean error − p0",
+        denominator="the standard error S/√K",
         estimate=float(k.center),
         nobs=int(e.size),
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="t test of the mean fold error against p0",
-        test="ttest_error",
-        reference=REF_ONE_MODEL,
         design=f"{e.size} validation folds (errors given directly)",
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="mean error − p0",
-            denominator="the standard error S/√K",
-        ),
         p0=p0,
     )
 
