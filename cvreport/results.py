@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from cvreport.errors import IntervalUndefinedError
+from cvreport.errors import CVReportError, IntervalUndefinedError
 from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
@@ -30,8 +30,6 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 def check_alternative(alternative: str) -> str:
     """Validate scipy's ``alternative`` words; "less" means H1: A has lower loss than B."""
     if alternative not in ALTERNATIVES:
-        from cvreport.errors import CVReportError
-
         raise CVReportError(
             f"alternative must be one of {ALTERNATIVES}, got {alternative!r}; "
             "'less' means H1: model A has lower loss than model B"
@@ -117,8 +115,6 @@ class TestResult(SummaryDisplay):
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
         if not 0 < alpha < 1:
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         return bool(self.pvalue <= alpha)
 
@@ -131,8 +127,6 @@ class TestResult(SummaryDisplay):
             When the method defines no interval.
         """
         if not 0 < alpha < 1:
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         interval = self._conf_int(alpha)
         if interval is None:

@@ -30,6 +30,7 @@ from cvreport.errors import (
     DegenerateStatisticWarning,
     DesignError,
     PartitionWarning,
+    describe_keys,
 )
 from cvreport.results import TestResult, check_alternative
 
@@ -138,8 +139,6 @@ def as_array(
         raise DataError(f"{name} needs at least {min_size} value(s), got {array.size}")
     if not np.all(np.isfinite(array)):
         bad = np.argwhere(~np.isfinite(array))
-        from cvreport.errors import describe_keys
-
         raise DataError(
             f"{name} holds non-finite values at positions "
             f"{describe_keys(tuple(int(i) for i in idx) for idx in bad)}; "

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cvreport.errors import DataError
+from cvreport.errors import DataError, describe_keys
 from cvreport.methods._common import (
     as_array,
     partition_balance,
@@ -143,8 +143,6 @@ def table_mx2_differences(
             for fold in frame.columns
             if not np.isfinite(frame.loc[rep, fold])
         ]
-        from cvreport.errors import describe_keys
-
         raise DataError(
             f"{test} needs a loss difference on both folds of every replication; missing "
             f"(replication, fold): {describe_keys(missing)}"

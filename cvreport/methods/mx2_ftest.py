@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 from scipy import special
@@ -64,6 +64,8 @@ __all__ = [
     "combined_ftest_5x2cv_kernel",
 ]
 
+
+F = TypeVar("F", bound="FTest5x2cvResult")
 
 REF_ALPAYDIN = (
     "Alpaydın, E. (1999). Combined 5×2 cv F test for comparing supervised classification "
@@ -208,6 +210,27 @@ class CalibratedFTest5x2cvResult(FTest5x2cvResult):
         return rows
 
 
+def _f_result(
+    result: type[F], spec: TestSpec, kernel: FKernel, denominator: str, **fields: Any
+) -> F:
+    """The result of one F kernel outcome, named by its test's spec (upper tail, no interval)."""
+    return result(
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
+        df=(kernel.df1, kernel.df2),
+        alternative="two-sided",
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
+        warnings=describe_degenerate(
+            int(kernel.degenerate),
+            numerator="the sum of squared split differences",
+            denominator=denominator,
+        ),
+        **fields,
+    )
+
+
 def _combined_ftest_5x2cv(
     d: np.ndarray, replications: Any = None, folds: Any = None
 ) -> FTest5x2cvResult:
@@ -216,19 +239,11 @@ def _combined_ftest_5x2cv(
     notes: tuple[str, ...] = ()
     if m != 5:
         notes = (f"extension: the combined F is defined for 5×2; with m = {m}, F(2m, m).",)
-    return FTest5x2cvResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=(k.df1, k.df2),
-        alternative="two-sided",
-        method="Alpaydın's combined 5×2cv F test",
-        test="combined_ftest_5x2cv",
-        reference=REF_ALPAYDIN,
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the sum of squared split differences",
-            denominator="the variance sum 2 Σ s_i²",
-        ),
+    return _f_result(
+        FTest5x2cvResult,
+        COMBINED_F_5X2CV,
+        k,
+        denominator="the variance sum 2 Σ s_i²",
         notes=notes,
         **mx2_fields(d, replications, folds),
     )
@@ -316,19 +331,11 @@ def _calibrated_ftest_5x2cv(
             f"extension to m×2 (m = {m}): f = 2m/(1 + ρ1² + 2(m − 1)ρ2²), denominator df m.",
             *notes,
         )
-    return CalibratedFTest5x2cvResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=(k.df1, k.df2),
-        alternative="two-sided",
-        method="Calibrated balanced 5×2cv F test",
-        test="calibrated_ftest_5x2cv",
-        reference=REF_CALIBRATED,
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the sum of squared split differences",
-            denominator="the variance sum Σ s_i²",
-        ),
+    return _f_result(
+        CalibratedFTest5x2cvResult,
+        CALIBRATED_F_5X2CV,
+        k,
+        denominator="the variance sum Σ s_i²",
         notes=notes,
         rho1=r1,
         rho2=None if rho2 is None else float(rho2),

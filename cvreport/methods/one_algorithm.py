@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from scipy import special
 
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods._common import (
     OK,
     TKernel,
@@ -383,8 +383,6 @@ def _resolve_model(table: ResultsTable, model: Any) -> Any:
     if model is None:
         if len(models) == 1:
             return models[0]
-        from cvreport.errors import describe_keys
-
         raise DataError(
             f"the table holds {len(models)} models ({describe_keys(models)}); name one with model="
         )
@@ -392,8 +390,6 @@ def _resolve_model(table: ResultsTable, model: Any) -> Any:
         matches = [m for m in models if str(m) == str(model)]
         if len(matches) == 1:
             return matches[0]
-        from cvreport.errors import describe_keys
-
         raise DataError(f"unknown model {model!r}; the table holds {describe_keys(models)}")
     return model
 
