@@ -61,19 +61,23 @@ SPECS: tuple[TestSpec, ...] = (
 _BY_NAME = {spec.name: spec for spec in SPECS}
 
 
-def get_spec(name: str) -> TestSpec:
-    """The :class:`TestSpec` of a test function name.
+_IN_REPORT = {spec.name: spec for spec in SPECS if spec.in_report}
+
+
+def get_spec(name: str, *, in_report: bool = False) -> TestSpec:
+    """The :class:`TestSpec` of a test function name (only the report's tests with ``in_report``).
 
     Raises
     ------
     CVReportError
         When no test of that name is known; the message lists the known names.
     """
+    known = _IN_REPORT if in_report else _BY_NAME
     try:
-        return _BY_NAME[name]
+        return known[name]
     except KeyError:
         raise CVReportError(
-            f"unknown test {name!r}; choose among {describe_keys(_BY_NAME, limit=20)}"
+            f"unknown test {name!r}; choose among {describe_keys(known, limit=20)}"
         ) from None
 
 

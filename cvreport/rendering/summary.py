@@ -75,13 +75,14 @@ class Summary(SummaryDisplay):
         from cvreport.rendering.environment import text_environment
 
         labels = [r.label for r in self.rows]
-        values = [_plain(r.value, r.kind) for r in self.rows]
+        values = [formatting.format_by_kind(r.value, r.kind) for r in self.rows]
         width = max([len(x) for x in labels] + [10])
         vwidth = max([len(x) for x in values] + [10])
         text_tables = []
         for table in self.tables:
             cells = [
-                [_plain(cell, table.kind_of(j)) for j, cell in enumerate(row)] for row in table.rows
+                [formatting.format_by_kind(cell, table.kind_of(j)) for j, cell in enumerate(row)]
+                for row in table.rows
             ]
             widths = [
                 max([len(str(c))] + [len(row[j]) for row in cells])
@@ -131,15 +132,3 @@ class Summary(SummaryDisplay):
 
     def __repr__(self) -> str:
         return self.as_text()
-
-
-def _plain(value: Any, kind: str) -> str:
-    if kind == "pvalue":
-        return formatting.format_pvalue(value)
-    if kind == "df":
-        return formatting.format_df(value)
-    if kind == "number":
-        return formatting.format_number(value)
-    if kind == "text":
-        return "—" if value is None else str(value)
-    return formatting.format_value(value)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cvreport.errors import CVReportError, describe_keys
+from cvreport.methods import registry
 from cvreport.methods.recommendation import Recommendation, recommendation, recommended_names
 from cvreport.methods.registry import SPECS, specs_for
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
@@ -48,8 +48,6 @@ DESIGN_WORDS = {
 #: The tests the report can run: every two-model test of the registry.
 TEST_SPECS: tuple[TestSpec, ...] = tuple(spec for spec in SPECS if spec.in_report)
 
-_BY_NAME = {spec.name: spec for spec in TEST_SPECS}
-
 
 def get_spec(name: str) -> TestSpec:
     """The :class:`TestSpec` of a test the report can run.
@@ -59,12 +57,7 @@ def get_spec(name: str) -> TestSpec:
     CVReportError
         When no such test is known; the message lists the known names.
     """
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise CVReportError(
-            f"unknown test {name!r}; choose among {describe_keys(_BY_NAME, limit=20)}"
-        ) from None
+    return registry.get_spec(name, in_report=True)
 
 
 def resolve_test(name: str) -> Callable[..., Any]:
