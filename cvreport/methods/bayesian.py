@@ -48,6 +48,7 @@ from cvreport.methods._common import (
     safe_ratio,
     zero_spread,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
     check_ratio,
     table_split_differences,
@@ -421,6 +422,7 @@ def bayesian_correlated_ttest_array(
 # --------------------------------------------------------------------------------------
 
 
+@fill_doc
 def bayesian_correlated_ttest(
     table: ResultsTable | str,
     a: object = None,
@@ -439,9 +441,7 @@ def bayesian_correlated_ttest(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     rope : float
         Half-width of the region of practical equivalence, in loss units
         (e.g. 0.01 for one point of error rate).
@@ -451,7 +451,11 @@ def bayesian_correlated_ttest(
         to ``from_fold_scores``.
     alternative : {"two-sided", "less", "greater"}
         Only for the ``pvalue`` field (posterior probability that H1 is false).
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    BayesianCorrelatedTTestResult
 
     Raises
     ------

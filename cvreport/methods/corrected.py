@@ -46,6 +46,7 @@ from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest_array,
     corrected_repeated_kfold_ttest_kernel,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
@@ -233,6 +234,7 @@ def corrected_resampled_ttest_array(
 # --------------------------------------------------------------------------------------
 
 
+@fill_doc
 def paired_ttest_resampled(
     table: ResultsTable | str,
     a: object = None,
@@ -248,14 +250,14 @@ def paired_ttest_resampled(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data``.
-    a, b : model labels, optional
-        Defaults to the two models when the table holds exactly two.
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
         "less" means H1: A has lower loss.
-    data : DataFrame, optional
-        Only with a formula.
+    {data}
+
+    Returns
+    -------
+    ResampledTTestResult
 
     Raises
     ------
@@ -287,6 +289,7 @@ def paired_ttest_resampled(
     return result
 
 
+@fill_doc
 def corrected_resampled_ttest(
     table: ResultsTable | str,
     a: object = None,
@@ -302,16 +305,18 @@ def corrected_resampled_ttest(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     test_train_ratio : float, optional
         ``n2/n1``. By default taken from the table: the summed validation sizes over
         the summed training sizes (as Weka does), with training sizes from
         ``table.train_sizes()``; per-fold score tables use the ratio given to
         ``from_fold_scores``.
     alternative : {"two-sided", "less", "greater"}
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    ResampledTTestResult
 
     Raises
     ------

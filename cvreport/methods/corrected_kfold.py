@@ -21,6 +21,7 @@ from cvreport.methods._common import (
     emit_warnings,
     finish_result,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
     ResampledTTestKernel,
@@ -144,6 +145,7 @@ def corrected_repeated_kfold_ttest_array(
     return result
 
 
+@fill_doc
 def corrected_repeated_kfold_ttest(
     table: ResultsTable | str,
     a: object = None,
@@ -159,15 +161,17 @@ def corrected_repeated_kfold_ttest(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     test_train_ratio : float, optional
         ``n2/n1``. By default the summed validation sizes over the summed training
         sizes of the table (``1/(k − 1)`` for equal folds); per-fold score tables
         use the ratio given to ``from_fold_scores``, else ``1/(k − 1)``.
     alternative : {"two-sided", "less", "greater"}
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    ResampledTTestResult
 
     Raises
     ------

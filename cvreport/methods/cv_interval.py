@@ -47,6 +47,7 @@ from cvreport.methods._common import (
     finish_result,
     safe_ratio,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
@@ -374,6 +375,7 @@ def cv_confidence_interval_array(
     return result
 
 
+@fill_doc
 def cv_confidence_interval(
     table: ResultsTable | str,
     a: object = None,
@@ -391,16 +393,18 @@ def cv_confidence_interval(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        Per-record losses of one K-fold CV, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
     alternative : {"less", "two-sided", "greater"}
     repeated : {"raise", "average"}
         For repeated K-fold CV: raise :class:`DesignError` (default) or use the
         labelled extension averaging estimate and variance over replications.
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    CVIntervalResult
 
     Raises
     ------

@@ -18,6 +18,7 @@ from cvreport.methods._common import (
     t_result,
     zero_spread,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import TestSpec, kfold_differences
 from cvreport.results import check_alternative
 
@@ -120,6 +121,7 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     return result
 
 
+@fill_doc
 def paired_ttest_kfold(
     table: ResultsTable | str,
     a: Any = None,
@@ -135,8 +137,14 @@ def paired_ttest_kfold(
 
     Parameters
     ----------
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
         "less": H1 A has lower loss than B (the one-tailed test of Alpaydın (2014)).
+    {data}
+
+    Returns
+    -------
+    TTestResult
 
     Raises
     ------

@@ -39,6 +39,7 @@ from cvreport.methods.contingency_posterior import (
     contingency_posteriors,
     contingency_posteriors_kernel,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mcnemar_bcv import (
     BCVMcNemarKernel,
     BCVMcNemarResult,
@@ -433,6 +434,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
 # ================================================================ table level
 
 
+@fill_doc
 def mcnemar(
     table: ResultsTable | str,
     a: Any = None,
@@ -448,6 +450,18 @@ def mcnemar(
     ``"uncorrected"``, ``"exact"`` (binomial) or ``"midp"``. Needs per-record
     0/1 losses. When b + c = 0 the result is statistic 0, p = 1 with a warning
     (statsmodels and mlxtend return p = 0 for the corrected statistic there).
+
+    Parameters
+    ----------
+    {pair_parameters}
+    method : {"corrected", "uncorrected", "exact", "midp"}
+        Edwards' continuity-corrected χ² (default), the plain χ², the exact binomial
+        test or its mid-p variant.
+    {data}
+
+    Returns
+    -------
+    McNemarResult
 
     Raises
     ------
@@ -489,6 +503,7 @@ def mcnemar(
     return result
 
 
+@fill_doc
 def mcnemar_kfold(
     table: ResultsTable | str,
     a: Any = None,
@@ -500,6 +515,15 @@ def mcnemar_kfold(
 
     Reported for comparison only: the folds share training data, the statistics
     are correlated, and the test is far from its nominal level (Yang et al. Table V).
+
+    Parameters
+    ----------
+    {pair_parameters}
+    {data}
+
+    Returns
+    -------
+    McNemarKFoldResult
 
     Raises
     ------

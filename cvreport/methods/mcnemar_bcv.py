@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import two_folds
 from cvreport.methods.spec import TestSpec, mx2_tables
 from cvreport.results import TestResult
@@ -314,6 +315,7 @@ def mcnemar_5x2bcv_array(
     return result
 
 
+@fill_doc
 def mcnemar_5x2bcv(
     table: ResultsTable | str,
     a: Any = None,
@@ -335,6 +337,21 @@ def mcnemar_5x2bcv(
     t = 2m / (1 + ρ1 + 2(m − 1)ρ2). Warns
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not
     block-regularized (training-set overlaps not all n/4).
+
+    Parameters
+    ----------
+    {pair_parameters}
+    rho1, rho2 : float
+        Correlations in the compression factor; ½ and ½ (the paper's conservative choice).
+    prior : float
+        λ of the Beta(λ, λ) prior of the posteriors (1: uniform).
+    level : float
+        Level of the credible intervals.
+    {data}
+
+    Returns
+    -------
+    BCVMcNemarResult
 
     Raises
     ------

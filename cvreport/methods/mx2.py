@@ -36,6 +36,7 @@ from cvreport.methods._common import (
     t_result,
     zero_spread,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     MX2_REQUIREMENT,
     as_tuples,
@@ -459,6 +460,7 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
 # ================================================================ table level
 
 
+@fill_doc
 def paired_ttest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
@@ -477,14 +479,14 @@ def paired_ttest_5x2cv(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data=``.
-    a, b : model labels, optional
-        Model A and model B; default to the two models when there are exactly two.
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
         "less": H1 A has lower loss than B.
-    data : DataFrame, optional
-        The long-format data when ``table`` is a formula.
+    {data}
+
+    Returns
+    -------
+    PairedTTest5x2cvResult
 
     Raises
     ------
@@ -513,6 +515,7 @@ def paired_ttest_5x2cv(
     return result
 
 
+@fill_doc
 def blocked_ttest_3x2cv(
     table: ResultsTable | str,
     a: Any = None,
@@ -528,6 +531,16 @@ def blocked_ttest_3x2cv(
     conservative estimate). On m×2 block-regularized CV the same authors'
     extension uses divisor 2m and t(2m − 1) (labelled). Warns
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not balanced.
+
+    Parameters
+    ----------
+    {pair_parameters}
+    {alternative}
+    {data}
+
+    Returns
+    -------
+    Mx2TTestResult
 
     Raises
     ------
@@ -567,6 +580,7 @@ def blocked_ttest_3x2cv(
     )
 
 
+@fill_doc
 def combined_ttest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
@@ -580,6 +594,16 @@ def combined_ttest_5x2cv(
     t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). Yang et al. Table V finds
     it strongly anti-conservative (type I error 0.291 at nominal 0.05); use it
     as a labelled comparison, not for decisions.
+
+    Parameters
+    ----------
+    {pair_parameters}
+    {alternative}
+    {data}
+
+    Returns
+    -------
+    Mx2TTestResult
 
     Raises
     ------

@@ -27,6 +27,7 @@ from cvreport.methods._common import (
     finish_result,
     safe_ratio,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     MX2_REQUIREMENT,
     balance_warning,
@@ -383,6 +384,7 @@ def calibrated_ftest_5x2cv_array(
     return result
 
 
+@fill_doc
 def combined_ftest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
@@ -395,6 +397,15 @@ def combined_ftest_5x2cv(
     f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (Alpaydın (1999)
     eq. 3.1). Uses all 2m differences, so it does not depend on fold order. The
     recommended test on random m×2 partitions; no confidence interval.
+
+    Parameters
+    ----------
+    {pair_parameters}
+    {data}
+
+    Returns
+    -------
+    FTest5x2cvResult
 
     Raises
     ------
@@ -422,6 +433,7 @@ def combined_ftest_5x2cv(
     return result
 
 
+@fill_doc
 def calibrated_ftest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
@@ -444,6 +456,19 @@ def calibrated_ftest_5x2cv(
     The degrees of freedom assume balanced (Wang, Li & Li (2017) Table 1) or
     block-regularized partitions: when the table's training-set overlaps are
     not all n/4, the result warns (:class:`~cvreport.errors.PartitionWarning`).
+
+    Parameters
+    ----------
+    {pair_parameters}
+    df1 : {"paper", "exact"} or float
+        The numerator degrees of freedom: 7 as in the paper, its exact mean 6.7551, or a value.
+    rho1, rho2 : float, optional
+        Set the correlations directly instead (f = 10/(1 + ρ1² + 8ρ2²)).
+    {data}
+
+    Returns
+    -------
+    CalibratedFTest5x2cvResult
 
     Raises
     ------

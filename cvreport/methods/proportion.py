@@ -30,6 +30,7 @@ from cvreport.methods._common import (
     finish_result,
     safe_ratio,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
@@ -199,6 +200,7 @@ def proportion_test_array(
     return result
 
 
+@fill_doc
 def proportion_test(
     table: ResultsTable | str,
     a: object = None,
@@ -211,11 +213,13 @@ def proportion_test(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        Per-record 0/1 losses of one hold-out split, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    ProportionTestResult
 
     Raises
     ------

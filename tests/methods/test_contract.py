@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import inspect
 import math
+import re
 import warnings
 
 import numpy as np
@@ -183,7 +184,9 @@ def test_one_spec_per_name_and_the_report_list_reads_the_registry():
 @pytest.mark.parametrize("kind", DESIGN_KINDS)
 @pytest.mark.parametrize("partitions", [None, "random", "balanced"])
 def test_every_recommended_test_is_registered_and_fits(kind, partitions):
-    advice = recommendation.recommendation(kind, partitions=partitions, binary=True, per_record=True)
+    advice = recommendation.recommendation(
+        kind, partitions=partitions, binary=True, per_record=True
+    )
     for name in advice.names + advice.fallbacks:
         assert get_spec(name).fits(kind, binary=True, per_record=True)
 
@@ -205,3 +208,15 @@ def test_wilcoxon_matches_scipy_on_every_alternative():
         assert ours.pvalue == pytest.approx(float(theirs.pvalue), rel=1e-12)
     assert ours.median == pytest.approx(float(np.median(d)))
     assert math.isclose(ours.estimate, float(d.mean()))
+
+
+@pytest.mark.parametrize("spec", PAIRED, ids=lambda spec: spec.name)
+def test_every_public_function_documents_every_parameter(spec):
+    doc = spec.function.__doc__
+    for section in ("Parameters", "Returns", "Raises", "Examples"):
+        assert f"\n    {section}\n    ---" in doc, section
+    documented = set()
+    for match in re.finditer(r"^ {4}([\w, ]+) :", doc, re.M):
+        documented |= {name.strip() for name in match.group(1).split(",")}
+    assert set(inspect.signature(spec.function).parameters) <= documented
+    assert "{" + "pair_parameters}" not in doc  # the shared sections were filled in
