@@ -35,6 +35,7 @@ from cvreport.errors import (
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
+    from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import Design, ResultsTable
     from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow
@@ -57,6 +58,7 @@ __all__ = [
     "emit_partition_warnings",
     "emit_warnings",
     "finish_result",
+    "pair_statistics",
     "partition_balance",
     "require_design",
     "safe_ratio",
@@ -101,6 +103,15 @@ def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> Res
         f"expected a ResultsTable or a formula string, got {type(table).__name__}; "
         "build one with cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', df)"
     )
+
+
+def pair_statistics(
+    table: ResultsTable, a: Any = None, b: Any = None
+) -> tuple[tuple[Any, Any], FoldStatistics]:
+    """Models A and B of ``table`` and their per-fold statistics (what a spec's ``inputs`` reads)."""
+    first, second = table.resolve_pair(a, b)
+    models = list(table.models)
+    return (first, second), table.stats.pair(models.index(first), models.index(second))
 
 
 def require_design(

@@ -25,6 +25,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import TestSpec, kfold_differences
@@ -218,8 +219,8 @@ def wilcoxon_kfold(
     check_alternative(alternative)
     table = as_table(table, data)
     WILCOXON_KFOLD.check_design(table)
-    pair = table.resolve_pair(a, b)
-    d = table.differences(*pair).to_numpy(dtype=np.float64).reshape(-1)
+    pair, statistics = pair_statistics(table, a, b)
+    (d,) = WILCOXON_KFOLD.inputs(statistics)
     if not np.all(np.isfinite(d)):
         raise DataError("wilcoxon_kfold needs a loss difference on every fold; some are missing")
     result = finish_result(_wilcoxon(d, alternative), table, pair)
