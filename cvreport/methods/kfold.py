@@ -14,6 +14,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    pair_statistics,
     t_kernel,
     t_result,
     zero_spread,
@@ -168,14 +169,13 @@ def paired_ttest_kfold(
     check_alternative(alternative)
     table = as_table(table, data)
     PAIRED_T_KFOLD.check_design(table)
-    pair = table.resolve_pair(a, b)
-    frame = table.differences(*pair)
-    d = frame.to_numpy(dtype=np.float64).reshape(-1)
+    pair, statistics = pair_statistics(table, a, b)
+    (d,) = PAIRED_T_KFOLD.inputs(statistics)
     if not np.all(np.isfinite(d)):
         raise DataError(
             "paired_ttest_kfold needs a loss difference on every fold; some are missing"
         )
-    result = finish_result(_paired_ttest_kfold(d, alternative, frame.columns), table, pair)
+    result = finish_result(_paired_ttest_kfold(d, alternative), table, pair)
     emit_warnings(result.warnings)
     return result
 

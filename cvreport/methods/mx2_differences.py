@@ -15,13 +15,12 @@ import numpy as np
 from cvreport.errors import DataError, describe_keys
 from cvreport.methods._common import (
     as_array,
+    pair_statistics,
     partition_balance,
     zero_spread,
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from cvreport.data.table import Design, ResultsTable
     from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryTable
@@ -130,24 +129,25 @@ def two_folds(design: Design) -> bool:
 def table_mx2_differences(
     table: ResultsTable, a: Any, b: Any, spec: TestSpec
 ) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
-    """The (m, 2) differences of models ``a`` and ``b`` with their labels, once the design fits."""
-    test = spec.name
+    """The (m, 2) differences of models ``a`` and ``b`` with their labels, once the design fits.
+
+    The differences are the spec's ``inputs`` of the pair's per-fold statistics, as
+    the simulator reads them.
+    """
     spec.check_design(table)
-    a, b = table.resolve_pair(a, b)
-    frame: pd.DataFrame = table.differences(a, b)
-    d = frame.to_numpy(dtype=np.float64)
-    if d.ndim != 2 or d.shape[1] != 2 or not np.all(np.isfinite(d)):
+    pair, statistics = pair_statistics(table, a, b)
+    assert spec.inputs is not None
+    (d,) = spec.inputs(statistics)
+    replications, folds = tuple(table.replications), tuple(table.folds)
+    if not np.all(np.isfinite(d)):
         missing = [
-            (rep, fold)
-            for rep in frame.index
-            for fold in frame.columns
-            if not np.isfinite(frame.loc[rep, fold])
+            (replications[i], folds[j]) for i, j in zip(*np.nonzero(~np.isfinite(d)), strict=True)
         ]
         raise DataError(
-            f"{test} needs a loss difference on both folds of every replication; missing "
+            f"{spec.name} needs a loss difference on both folds of every replication; missing "
             f"(replication, fold): {describe_keys(missing)}"
         )
-    return d, (a, b), tuple(frame.index), tuple(frame.columns)
+    return np.asarray(d, dtype=np.float64), pair, replications, folds
 
 
 def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
