@@ -106,3 +106,12 @@ def test_import_cvreport_loads_jupyter_simulate_and_report_lazily():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.split("\n")
     assert out[:2] == ["[]", "[]"]
+
+
+def test_no_statistics_or_simulation_module_over_700_lines():
+    paths = [*(PACKAGE / "methods").glob("*.py"), *(PACKAGE / "simulate").glob("*.py")]
+    paths += [PACKAGE / "results.py", PACKAGE / "arrays.py", PACKAGE / "__init__.py"]
+    long = {
+        p.name: n for p in paths if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert long == {}

@@ -370,6 +370,7 @@ def _bayesian(
     )
 
 
+@fill_doc
 def bayesian_correlated_ttest_array(
     differences: ArrayLike,
     test_train_ratio: float | None = None,
@@ -398,6 +399,10 @@ def bayesian_correlated_ttest_array(
     BayesianCorrelatedTTestResult
         With ``prob_a_better``, ``prob_equivalent``, ``prob_b_better``,
         ``posterior_df``, ``location``, ``scale`` and ``credible_interval()``.
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

@@ -144,6 +144,7 @@ def _paired_ttest_resampled(differences: ArrayLike, alternative: str) -> Resampl
     )
 
 
+@fill_doc
 def paired_ttest_resampled_array(
     differences: ArrayLike, *, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
@@ -163,6 +164,10 @@ def paired_ttest_resampled_array(
     Returns
     -------
     ResampledTTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------
@@ -197,6 +202,7 @@ def _corrected_resampled(
     )
 
 
+@fill_doc
 def corrected_resampled_ttest_array(
     differences: ArrayLike, test_train_ratio: float, *, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
@@ -213,6 +219,14 @@ def corrected_resampled_ttest_array(
         ``n2/n1``; with unequal splits, the summed validation sizes over the summed
         training sizes.
     alternative : {"two-sided", "less", "greater"}
+
+    Returns
+    -------
+    ResampledTTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

@@ -110,6 +110,7 @@ def _corrected_repeated_kfold(
     )
 
 
+@fill_doc
 def corrected_repeated_kfold_ttest_array(
     differences: ArrayLike,
     test_train_ratio: float | None = None,
@@ -128,6 +129,14 @@ def corrected_repeated_kfold_ttest_array(
     test_train_ratio : float, optional
         ``n2/n1``; default ``1/(k − 1)``, exact for equal folds.
     alternative : {"two-sided", "less", "greater"}
+
+    Returns
+    -------
+    ResampledTTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

@@ -327,6 +327,7 @@ def _cv_interval(
     )
 
 
+@fill_doc
 def cv_confidence_interval_array(
     differences: ArrayLike,
     folds: ArrayLike,
@@ -354,6 +355,14 @@ def cv_confidence_interval_array(
     repeated : {"raise", "average"}
         With several replications: raise :class:`DesignError` (default) or use the
         labelled extension that averages estimate and variance over replications.
+
+    Returns
+    -------
+    CVIntervalResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

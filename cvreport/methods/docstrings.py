@@ -43,6 +43,17 @@ alternative : {"two-sided", "less", "greater"}
     "data": """\
 data : DataFrame, optional
     The long-format data when ``table`` is a formula.""",
+    "kfold_differences": """\
+differences : array_like, shape (K,)
+    The per-fold differences in mean loss, A − B.""",
+    "mx2_differences": """\
+differences : array_like, shape (m, 2) or (2m,)
+    The split differences p_i^(j), A − B: rows are replications, columns the two
+    folds; a flat vector of 2m values is read row by row.""",
+    "array_raises": """\
+DataError
+    When an input is not numeric, holds a missing or infinite value, or has the
+    wrong shape; the message says which.""",
 }
 
 

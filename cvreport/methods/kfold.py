@@ -99,12 +99,26 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
     )
 
 
+@fill_doc
 def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
 
     m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (Alpaydın (2014)
     eq. 19.14). :meth:`conf_int` is m ± t_{K−1} quantile × S/√K. A single fold
     leaves no degrees of freedom: statistic 0, p = 1 with a warning.
+
+    Parameters
+    ----------
+    {kfold_differences}
+    {alternative}
+
+    Returns
+    -------
+    TTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------

@@ -312,6 +312,7 @@ def _mcnemar(b: float, c: float, method: str, n: float | None) -> McNemarResult:
     )
 
 
+@fill_doc
 def mcnemar_array(
     b: float, c: float, method: str = "corrected", *, n: float | None = None
 ) -> McNemarResult:
@@ -330,6 +331,14 @@ def mcnemar_array(
     method : {"corrected", "uncorrected", "exact", "midp"}
     n : int, optional
         Validation-set size; when given, ``estimate`` = (b − c)/n, the error of A − B.
+
+    Returns
+    -------
+    McNemarResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------
@@ -401,11 +410,25 @@ def _mcnemar_kfold(
     )
 
 
+@fill_doc
 def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     """The naive K-fold CV McNemar test from per-fold discordant counts.
 
     Σ_k (max(|b_k − c_k| − 1, 0))² / (b_k + c_k) ~ χ²(K) (Yang et al. eq. 5); folds
     with b_k + c_k = 0 contribute 0. Not recommended: the folds are correlated.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Discordant counts per fold: b = n01 (A wrong, B right), c = n10 (A right, B wrong).
+
+    Returns
+    -------
+    McNemarKFoldResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

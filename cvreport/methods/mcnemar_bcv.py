@@ -262,6 +262,7 @@ def _mcnemar_5x2bcv(
     )
 
 
+@fill_doc
 def mcnemar_5x2bcv_array(
     tables: Any,
     rho1: float = 0.5,
@@ -289,6 +290,14 @@ def mcnemar_5x2bcv_array(
         λ of the Beta(λ, λ) prior (1: uniform).
     level : float
         Level of the credible intervals.
+
+    Returns
+    -------
+    BCVMcNemarResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

@@ -16,15 +16,12 @@ shape ``(..., m, 2)`` (row i = replication i, column j = fold j, values
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from cvreport.errors import CVReportError
 from cvreport.methods._common import (
     TKernel,
-    TTestResult,
     apply_degenerate_pvalue,
     as_table,
     emit_partition_warnings,
@@ -39,11 +36,12 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     MX2_REQUIREMENT,
+    Mx2TTestResult,
+    PairedTTest5x2cvResult,
     as_tuples,
     balance_warning,
     check_differences,
     check_kernel_shape,
-    difference_tables,
     mx2_fields,
     split_variances,
     table_mx2_differences,
@@ -70,7 +68,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "BLOCKED_T_3X2CV",
@@ -217,91 +214,6 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
 # ================================================================ results
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class Mx2TTestResult(TTestResult):
-    """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t).
-
-    Attributes
-    ----------
-    differences : tuple of tuple of float
-        The (m, 2) split differences, rows = replications in sorted order.
-    replication_labels, fold_labels : tuple of str
-        Labels of the rows and columns of ``differences``.
-    """
-
-    differences: tuple[tuple[float, ...], ...] = ()
-    replication_labels: tuple[str, ...] = ()
-    fold_labels: tuple[str, ...] = ()
-
-    def _summary_tables(self) -> list[SummaryTable]:
-        return difference_tables(self)
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class PairedTTest5x2cvResult(Mx2TTestResult):
-    """Dietterich's 5×2cv paired t and the 2m statistics with every possible numerator.
-
-    ``statistic`` uses the first fold of the first replication (smallest labels).
-    :meth:`conf_int` is p_1^(1) ± t_m quantile × sqrt(Σ s_i² / m) — the interval
-    the test inverts, centred on the first split difference, not on ``estimate``.
-
-    Attributes
-    ----------
-    alternative_statistics : tuple of tuple of float
-        t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m), shape (m, 2) (Alpaydın (1999) eq. 2.2).
-    alternative_pvalues : tuple of tuple of float
-        Their p-values under ``alternative``.
-    rejections : int
-        How many of the 2m statistics reject at α = 0.05 (:meth:`count_rejections` for others).
-    """
-
-    alternative_statistics: tuple[tuple[float, ...], ...] = ()
-    alternative_pvalues: tuple[tuple[float, ...], ...] = ()
-    rejections: int = 0
-
-    def count_rejections(self, alpha: float = 0.05) -> int:
-        """How many of the 2m alternative statistics reject H0 at level ``alpha``."""
-        if not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        return int(np.sum(np.asarray(self.alternative_pvalues) <= alpha))
-
-    def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
-        rows = super()._summary_rows()
-        total = len(self.alternative_statistics) * 2
-        rows.append(
-            SummaryRow(
-                "alternative numerators rejecting at α = 0.05",
-                f"{self.rejections} of {total}",
-                "text",
-            )
-        )
-        return rows
-
-    def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.rendering.summary import SummaryTable
-
-        rows = tuple(
-            (rep, fold, float(d), float(t), float(p), bool(p <= 0.05))
-            for rep, d_row, t_row, p_row in zip(
-                self.replication_labels,
-                self.differences,
-                self.alternative_statistics,
-                self.alternative_pvalues,
-            )
-            for fold, d, t, p in zip(self.fold_labels, d_row, t_row, p_row)
-        )
-        return [
-            SummaryTable(
-                caption="All 2m statistics t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m)",
-                columns=("replication", "fold", "difference", "t", "p-value", "reject"),
-                rows=rows,
-                kinds=("text", "text", "number", "number", "pvalue", "value"),
-            )
-        ]
-
-
 # ================================================================ array level
 
 
@@ -329,6 +241,7 @@ def _paired_ttest_5x2cv(
     )
 
 
+@fill_doc
 def paired_ttest_5x2cv_array(
     differences: Any, alternative: str = "two-sided"
 ) -> PairedTTest5x2cvResult:
@@ -345,6 +258,14 @@ def paired_ttest_5x2cv_array(
         first replication, column 0 its first fold).
     alternative : {"two-sided", "less", "greater"}
         "less": H1 A has lower loss than B.
+
+    Returns
+    -------
+    PairedTTest5x2cvResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -383,12 +304,26 @@ def _blocked_ttest_3x2cv(
     )
 
 
+@fill_doc
 def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") -> Mx2TTestResult:
     """The blocked 3×2cv t test from an (m, 2) array of hold-out differences.
 
     μ̂ = mean of the 2m differences, σ̂² = (1/2m) Σ (μ_ij − μ̂)² (not divided by
     2m again), t = μ̂ / sqrt(σ̂²) ~ t(2m − 1); t(5) on blocked 3×2 partitions
     {P1P2|P3P4}, {P1P3|P2P4}, {P1P4|P2P3}. :meth:`conf_int` is μ̂ ± t quantile × σ̂.
+
+    Parameters
+    ----------
+    {mx2_differences}
+    {alternative}
+
+    Returns
+    -------
+    Mx2TTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------
@@ -432,11 +367,25 @@ def _combined_ttest_5x2cv(
     )
 
 
+@fill_doc
 def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided") -> Mx2TTestResult:
     """Yıldız's combined 5×2cv t from an (m, 2) array of split differences.
 
     t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). :meth:`conf_int` is
     mean(p) ± t_m quantile × sqrt(Σ s_i² / m) / sqrt(2m).
+
+    Parameters
+    ----------
+    {mx2_differences}
+    {alternative}
+
+    Returns
+    -------
+    Mx2TTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------

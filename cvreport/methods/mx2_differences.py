@@ -3,17 +3,20 @@
 Row i is replication i, column j fold j, value ``p_i^(j)`` = loss of A − loss of B;
 "first" replication and fold are the smallest labels in sorted order. This module
 checks and extracts them, computes the split variances s_i² shared by the m×2
-statistics, and renders them as the result's table of differences.
+statistics, and holds the result classes of the m×2 t tests with their table of
+differences.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cvreport.errors import DataError, describe_keys
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods._common import (
+    TTestResult,
     as_array,
     pair_statistics,
     partition_balance,
@@ -23,10 +26,12 @@ from cvreport.methods._common import (
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
     from cvreport.methods.spec import TestSpec
-    from cvreport.rendering.summary import SummaryTable
+    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "MX2_REQUIREMENT",
+    "Mx2TTestResult",
+    "PairedTTest5x2cvResult",
     "as_tuples",
     "balance_warning",
     "check_differences",
@@ -158,3 +163,88 @@ def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tu
     if balanced is None:
         return (), (message,)
     return (), ()
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Mx2TTestResult(TTestResult):
+    """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t).
+
+    Attributes
+    ----------
+    differences : tuple of tuple of float
+        The (m, 2) split differences, rows = replications in sorted order.
+    replication_labels, fold_labels : tuple of str
+        Labels of the rows and columns of ``differences``.
+    """
+
+    differences: tuple[tuple[float, ...], ...] = ()
+    replication_labels: tuple[str, ...] = ()
+    fold_labels: tuple[str, ...] = ()
+
+    def _summary_tables(self) -> list[SummaryTable]:
+        return difference_tables(self)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PairedTTest5x2cvResult(Mx2TTestResult):
+    """Dietterich's 5×2cv paired t and the 2m statistics with every possible numerator.
+
+    ``statistic`` uses the first fold of the first replication (smallest labels).
+    :meth:`conf_int` is p_1^(1) ± t_m quantile × sqrt(Σ s_i² / m) — the interval
+    the test inverts, centred on the first split difference, not on ``estimate``.
+
+    Attributes
+    ----------
+    alternative_statistics : tuple of tuple of float
+        t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m), shape (m, 2) (Alpaydın (1999) eq. 2.2).
+    alternative_pvalues : tuple of tuple of float
+        Their p-values under ``alternative``.
+    rejections : int
+        How many of the 2m statistics reject at α = 0.05 (:meth:`count_rejections` for others).
+    """
+
+    alternative_statistics: tuple[tuple[float, ...], ...] = ()
+    alternative_pvalues: tuple[tuple[float, ...], ...] = ()
+    rejections: int = 0
+
+    def count_rejections(self, alpha: float = 0.05) -> int:
+        """How many of the 2m alternative statistics reject H0 at level ``alpha``."""
+        if not 0 < alpha < 1:
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        return int(np.sum(np.asarray(self.alternative_pvalues) <= alpha))
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.rendering.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        total = len(self.alternative_statistics) * 2
+        rows.append(
+            SummaryRow(
+                "alternative numerators rejecting at α = 0.05",
+                f"{self.rejections} of {total}",
+                "text",
+            )
+        )
+        return rows
+
+    def _summary_tables(self) -> list[SummaryTable]:
+        from cvreport.rendering.summary import SummaryTable
+
+        rows = tuple(
+            (rep, fold, float(d), float(t), float(p), bool(p <= 0.05))
+            for rep, d_row, t_row, p_row in zip(
+                self.replication_labels,
+                self.differences,
+                self.alternative_statistics,
+                self.alternative_pvalues,
+            )
+            for fold, d, t, p in zip(self.fold_labels, d_row, t_row, p_row)
+        )
+        return [
+            SummaryTable(
+                caption="All 2m statistics t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m)",
+                columns=("replication", "fold", "difference", "t", "p-value", "reject"),
+                rows=rows,
+                kinds=("text", "text", "number", "number", "pvalue", "value"),
+            )
+        ]

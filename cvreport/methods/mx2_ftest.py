@@ -250,12 +250,25 @@ def _combined_ftest_5x2cv(
     )
 
 
+@fill_doc
 def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     """Alpaydın's combined 5×2cv F from an (m, 2) array of split differences.
 
     f = Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(2m, m), upper tail (Alpaydın (1999)
     eq. 3.1); F(10, 5) for 5×2, rejecting at α = 0.05 above 4.74. Defines no
     confidence interval.
+
+    Parameters
+    ----------
+    {mx2_differences}
+
+    Returns
+    -------
+    FTest5x2cvResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -345,6 +358,7 @@ def _calibrated_ftest_5x2cv(
     )
 
 
+@fill_doc
 def calibrated_ftest_5x2cv_array(
     differences: Any,
     df1: str | float = "paper",
@@ -368,6 +382,14 @@ def calibrated_ftest_5x2cv_array(
         scales the statistic by (1 − ρ1).
     rho2 : float, optional
         Between-replication correlation in [0, ½]; when given, f is computed from it.
+
+    Returns
+    -------
+    CalibratedFTest5x2cvResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------

@@ -169,6 +169,7 @@ def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> Pro
     )
 
 
+@fill_doc
 def proportion_test_array(
     error_a: float, error_b: float, n: int, *, alternative: str = "two-sided"
 ) -> ProportionTestResult:
@@ -184,6 +185,14 @@ def proportion_test_array(
         Number of validation records.
     alternative : {"two-sided", "less", "greater"}
         "less" means H1: A has the lower error rate.
+
+    Returns
+    -------
+    ProportionTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     References
     ----------
