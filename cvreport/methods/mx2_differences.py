@@ -32,6 +32,7 @@ __all__ = [
     "MX2_REQUIREMENT",
     "Mx2TTestResult",
     "PairedTTest5x2cvResult",
+    "SplitDifferences",
     "as_tuples",
     "balance_warning",
     "check_differences",
@@ -165,9 +166,9 @@ def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tu
     return (), ()
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class Mx2TTestResult(TTestResult):
-    """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t).
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class SplitDifferences:
+    """The fields and summary table every m×2 result shares (mixed into its result class).
 
     Attributes
     ----------
@@ -183,6 +184,11 @@ class Mx2TTestResult(TTestResult):
 
     def _summary_tables(self) -> list[SummaryTable]:
         return difference_tables(self)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Mx2TTestResult(SplitDifferences, TTestResult):
+    """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t)."""
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

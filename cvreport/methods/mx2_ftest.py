@@ -30,10 +30,10 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     MX2_REQUIREMENT,
+    SplitDifferences,
     balance_warning,
     check_differences,
     check_kernel_shape,
-    difference_tables,
     mx2_fields,
     split_variances,
     table_mx2_differences,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
+    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "CALIBRATED_DF1_PAPER",
@@ -166,16 +166,10 @@ def calibrated_ftest_5x2cv_kernel(
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class FTest5x2cvResult(TestResult):
+class FTest5x2cvResult(SplitDifferences, TestResult):
     """An F test on an m×2 design; no confidence interval is defined (the statistic is squared)."""
 
     distribution: str = "F"
-    differences: tuple[tuple[float, ...], ...] = ()
-    replication_labels: tuple[str, ...] = ()
-    fold_labels: tuple[str, ...] = ()
-
-    def _summary_tables(self) -> list[SummaryTable]:
-        return difference_tables(self)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
