@@ -37,6 +37,15 @@ table : ResultsTable or str
     The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data=``.
 a, b : model labels, optional
     Model A and model B; default to the two models when there are exactly two.""",
+    "one_model_parameters": """\
+table : ResultsTable or str
+    The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data=``.
+model : model label, optional
+    The model to test; defaults to the only model of the table.
+p0 : float
+    The target error rate, strictly between 0 and 1.
+alternative : {"greater", "less", "two-sided"}
+    "greater" (default): H1 the model's error exceeds ``p0``.""",
     "alternative": """\
 alternative : {"two-sided", "less", "greater"}
     "less": H1 A has lower loss than B; "greater": H1 A has higher loss.""",

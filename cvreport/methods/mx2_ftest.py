@@ -367,6 +367,7 @@ def calibrated_ftest_5x2cv_array(
 
     Parameters
     ----------
+    {mx2_differences}
     df1 : "paper", "exact" or float
         Numerator df when ``rho2`` is not given: "paper" (default) rounds the mean
         of f over ρ2 ∈ (0, ½) — 7 for 5×2, as the paper does; "exact" keeps it

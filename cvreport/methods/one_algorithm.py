@@ -31,6 +31,7 @@ from cvreport.methods._common import (
     t_kernel,
     t_result,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.kfold import sample_standard_error
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.results import TestResult, check_alternative
@@ -276,6 +277,7 @@ def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelT
     )
 
 
+@fill_doc
 def binomial_test_array(
     errors: int, n: int, p0: float, alternative: str = "greater"
 ) -> OneModelTestResult:
@@ -284,6 +286,23 @@ def binomial_test_array(
     p = P{X ≥ e} under Bin(n, p0) for the default "greater" (Alpaydın (2014) eq. 19.10),
     P{X ≤ e} for "less", and the doubled smaller tail for "two-sided". The
     statistic is the number of errors.
+
+    Parameters
+    ----------
+    errors, n : int
+        Records the model misclassified, of ``n`` scored.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -323,10 +342,28 @@ def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTes
     )
 
 
+@fill_doc
 def normal_test_array(
     errors: int, n: int, p0: float, alternative: str = "greater"
 ) -> OneModelTestResult:
     """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N) (Alpaydın (2014) eq. 19.11).
+
+    Parameters
+    ----------
+    errors, n : int
+        Records the model misclassified, of ``n`` scored.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -356,10 +393,28 @@ def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestRes
     )
 
 
+@fill_doc
 def ttest_error_array(
     fold_errors: Any, p0: float, alternative: str = "greater"
 ) -> OneModelTTestResult:
     """t = √K (mean − p0) / S ~ t(K − 1) over K fold error rates (Alpaydın (2014) eq. 19.12).
+
+    Parameters
+    ----------
+    fold_errors : array_like, shape (K,)
+        The model's error rate on each validation fold.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -415,6 +470,7 @@ def _one_model_finish(result: Any, table: ResultsTable, model: Any, notes: tuple
     return dataclasses.replace(result, model=str(model))
 
 
+@fill_doc
 def binomial_test(
     table: ResultsTable | str,
     model: Any = None,
@@ -428,6 +484,15 @@ def binomial_test(
     X = number of misclassified records scored for ``model`` (every fold of every
     replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
     default ``alternative="greater"`` (H1: error > p0). Needs per-record 0/1 losses.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTestResult
 
     Raises
     ------
@@ -460,6 +525,7 @@ def binomial_test(
     return _one_model_finish(result, table, model, _repeated_note(table))
 
 
+@fill_doc
 def normal_test(
     table: ResultsTable | str,
     model: Any = None,
@@ -473,6 +539,22 @@ def normal_test(
     z = (X/N − p0) / sqrt(p0 (1 − p0) / N) over all records scored for
     ``model``; upper tail for the default ``alternative="greater"``. Needs
     per-record 0/1 losses.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    DesignError
+        For per-fold-score tables.
+    DataError
+        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
 
     Examples
     --------
@@ -498,6 +580,7 @@ def normal_test(
     return _one_model_finish(result, table, model, _repeated_note(table))
 
 
+@fill_doc
 def ttest_error(
     table: ResultsTable | str,
     model: Any = None,
@@ -511,6 +594,20 @@ def ttest_error(
     t = √K (mean − p0) / S ~ t(K − 1) over the K validation folds (all m·K folds
     of a repeated design, whose overlap makes the test anti-conservative — said
     in the notes). A single fold gives statistic 0, p = 1 with a warning.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTTestResult
+
+    Raises
+    ------
+    DataError
+        When ``model`` is ambiguous or unknown, or a fold error is missing.
 
     Examples
     --------

@@ -210,13 +210,21 @@ def test_wilcoxon_matches_scipy_on_every_alternative():
     assert math.isclose(ours.estimate, float(d.mean()))
 
 
-@pytest.mark.parametrize("spec", PAIRED, ids=lambda spec: spec.name)
-def test_every_public_function_documents_every_parameter(spec):
-    doc = spec.function.__doc__
+PUBLIC = [
+    pytest.param(function, id=function.__name__)
+    for spec in SPECS
+    for function in (spec.function, spec.array_function)
+    if function is not None
+]
+
+
+@pytest.mark.parametrize("function", PUBLIC)
+def test_every_public_function_documents_every_parameter(function):
+    doc = function.__doc__
     for section in ("Parameters", "Returns", "Raises", "Examples"):
         assert f"\n    {section}\n    ---" in doc, section
     documented = set()
     for match in re.finditer(r"^ {4}([\w, ]+) :", doc, re.M):
         documented |= {name.strip() for name in match.group(1).split(",")}
-    assert set(inspect.signature(spec.function).parameters) <= documented
+    assert set(inspect.signature(function).parameters) <= documented
     assert "{" + "pair_parameters}" not in doc  # the shared sections were filled in
