@@ -3,7 +3,8 @@
 A rank-based counterpart of the K-fold paired t test: it asks whether the
 per-fold differences p_k (A − B) are symmetric about 0 without assuming them
 normal. The statistic and p-value are scipy.stats.wilcoxon's (zero differences
-dropped, Wilcoxon 1945's treatment; exact null distribution for small K). Like
+dropped, Wilcoxon 1945's treatment; exact over the sign flips for small K),
+computed for a whole batch at once so that the simulator can run it. Like
 the K-fold t test it treats the folds as independent although their training
 sets overlap (Dietterich 1998), so it is a labelled baseline.
 """
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = [
+    "MAX_ENUMERATED_FOLDS",
     "WILCOXON_KFOLD",
     "WilcoxonKernel",
     "WilcoxonResult",
@@ -65,10 +67,50 @@ class WilcoxonKernel(NamedTuple):
     degenerate: np.ndarray
 
 
-def wilcoxon_kfold_kernel(differences: Any, alternative: str = "two-sided") -> WilcoxonKernel:
-    """scipy.stats.wilcoxon over the last axis of ``(..., K)`` per-fold differences.
+#: Up to this many folds the kernel enumerates the 2^K sign flips itself.
+MAX_ENUMERATED_FOLDS = 16
+_ROWS_PER_BLOCK = 64  # bounds the (rows, 2^K) table of null statistics to some 64 MB
 
-    The statistic is scipy's: min(W+, W−) for "two-sided", W+ otherwise. When every
+
+def _sign_flip_pvalues(d: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """W+ and its p-value over every sign flip of the non-zero differences, row by row.
+
+    A zero difference gets rank 0, so flipping it leaves W+ unchanged and the 2^K
+    flips give the same proportions as the 2^n flips of the n non-zero ones. Without
+    ties or zeros this is the exact signed-rank distribution; with them it is the
+    permutation distribution scipy.stats.wilcoxon uses (there at some 0.5 s a row).
+    """
+    k = d.shape[-1]
+    magnitude = np.abs(d)
+    nonzero = magnitude != 0
+    ranks = stats.rankdata(np.where(nonzero, magnitude, np.nan), axis=-1, nan_policy="omit")
+    ranks = np.where(nonzero, ranks, 0.0)
+    w_plus = (ranks * (d > 0)).sum(axis=-1)
+    flips = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(np.float64)
+    lower = np.empty(w_plus.shape)
+    upper = np.empty(w_plus.shape)
+    for block in range(0, d.shape[0], _ROWS_PER_BLOCK):
+        rows = slice(block, block + _ROWS_PER_BLOCK)
+        null = ranks[rows] @ flips.T
+        # rank sums are multiples of ½, so the tolerance only absorbs rounding
+        lower[rows] = (null <= w_plus[rows, None] + 1e-9).mean(axis=-1)
+        upper[rows] = (null >= w_plus[rows, None] - 1e-9).mean(axis=-1)
+    if alternative == "less":
+        return w_plus, lower
+    if alternative == "greater":
+        return w_plus, upper
+    w_minus = ranks.sum(axis=-1) - w_plus
+    return np.minimum(w_plus, w_minus), np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+
+
+def wilcoxon_kfold_kernel(differences: Any, alternative: str = "two-sided") -> WilcoxonKernel:
+    """The signed-rank test over the last axis of ``(..., K)`` per-fold differences.
+
+    The statistic is scipy.stats.wilcoxon's: min(W+, W−) for "two-sided", W+
+    otherwise, zero differences dropped. Up to :data:`MAX_ENUMERATED_FOLDS` folds
+    the p-value is computed over all 2^K sign flips at once for the whole batch;
+    it equals scipy's exact p-value (and, with ties or zeros, its permutation
+    p-value). Beyond, each row goes to scipy.stats.wilcoxon. When every
     difference of a row is 0 no rank is left: statistic 0, p = 1, code
     ``ZERO_OVER_ZERO``.
 
@@ -76,23 +118,32 @@ def wilcoxon_kfold_kernel(differences: Any, alternative: str = "two-sided") -> W
     >>> float(k.statistic), float(k.pvalue)
     (1.0, 0.125)
     """
+    check_alternative(alternative)
     d = np.asarray(differences, dtype=np.float64)
     if d.ndim == 0 or d.shape[-1] < 1:
         raise DataError(f"differences must have shape (..., K) with K ≥ 1, got {d.shape}")
-    nonzero = np.count_nonzero(d, axis=-1)
+    batch = d.reshape(-1, d.shape[-1])
+    nonzero = np.count_nonzero(batch, axis=-1)
     empty = nonzero == 0
-    statistic = np.zeros(d.shape[:-1])
-    pvalue = np.ones(d.shape[:-1])
-    if not np.all(empty):
-        rows = ~empty
-        with warnings.catch_warnings():
-            # a single non-zero difference leaves the normal approximation undefined in scipy
-            warnings.simplefilter("ignore", RuntimeWarning)
-            result = stats.wilcoxon(d[rows], axis=-1, alternative=alternative)
-        statistic[rows] = result.statistic
-        pvalue[rows] = np.nan_to_num(result.pvalue, nan=1.0)
+    if batch.shape[-1] <= MAX_ENUMERATED_FOLDS:
+        statistic, pvalue = _sign_flip_pvalues(batch, alternative)
+    else:
+        statistic, pvalue = np.zeros(batch.shape[0]), np.ones(batch.shape[0])
+        if not np.all(empty):
+            rows = ~empty
+            with warnings.catch_warnings():
+                # one non-zero difference leaves scipy's normal approximation undefined
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = stats.wilcoxon(batch[rows], axis=-1, alternative=alternative)
+            statistic[rows] = result.statistic
+            pvalue[rows] = np.nan_to_num(result.pvalue, nan=1.0)
+    statistic = np.where(empty, 0.0, statistic)
+    pvalue = np.where(empty, 1.0, pvalue)
     code = np.where(empty, ZERO_OVER_ZERO, OK).astype(np.int8)
-    return WilcoxonKernel(statistic, pvalue, nonzero, code)
+    shape = d.shape[:-1]
+    return WilcoxonKernel(
+        statistic.reshape(shape), pvalue.reshape(shape), nonzero.reshape(shape), code.reshape(shape)
+    )
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -36,10 +36,12 @@ class Job:
 DesignsArg = str | SimulationDesign | Sequence[str | SimulationDesign] | Mapping[str, Any] | None
 
 __all__ = [
+    "DEFAULT_DESIGNS",
     "Job",
     "Plan",
     "Stream",
     "as_list",
+    "default_design",
     "make_plan",
     "resolve_jobs",
     "stream_order",
@@ -71,6 +73,15 @@ def as_list(value: Any) -> list[Any]:
     return list(value)
 
 
+#: The design a test runs on when none is named and it is not one of Yang et al.'s Table V.
+DEFAULT_DESIGNS = {"kfold": "10-fold", "mx2": "random 5x2", "holdout": "hold-out 1/3"}
+
+
+def default_design(runner: TestRunner) -> SimulationDesign:
+    """Table V's design for the test, else the usual design of the first kind it accepts."""
+    return get_design(TABLE_V_DESIGNS.get(runner.name) or DEFAULT_DESIGNS[runner.kinds[0]])
+
+
 def resolve_jobs(
     tests: str | Iterable[str] | None,
     designs: DesignsArg,
@@ -97,10 +108,10 @@ def resolve_jobs(
                 )
             continue
         if designs is None:
-            chosen = [get_design(TABLE_V_DESIGNS[name])]
+            chosen = [default_design(runner)]
         elif isinstance(designs, Mapping):
             if name not in designs:
-                chosen = [get_design(TABLE_V_DESIGNS[name])]
+                chosen = [default_design(runner)]
             else:
                 chosen = [get_design(d) for d in as_list(designs[name])]
                 for design in chosen:
