@@ -5,9 +5,9 @@
     cvreport report DATA -f FORMULA -o OUT [--format html|md|tex]
                     [--tests recommended|all|NAMES] [--alpha A] [--pairs A:B ...]
                     [--correction holm] [--record COLUMN] [--overwrite] [--example]
-                    [--per-fold [--test-train-ratio R]] [--higher-is-better|--lower-is-better]
+                    [--per-fold [--test-train-ratio R]] [--direction lower|higher]
     cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
-                    [--per-fold [--test-train-ratio R]] [--higher-is-better|--lower-is-better]
+                    [--per-fold [--test-train-ratio R]] [--direction lower|higher]
 
 DATA is a CSV or Parquet file in long format (one row per replication, fold,
 model and record). With ``--example`` the bundled example data is used and
@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--rope",
         type=float,
         metavar="W",
-        help="half-width of the region of practical equivalence for the Bayesian test",
+        help="half-width of the region of practical equivalence for the Bayesian test, in the "
+        "metric's units (default 0.01, Benavoli et al. 2017's 1%% for accuracy)",
     )
     report.add_argument("--title", help="the report's heading")
     report.add_argument(
@@ -132,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
-    """--per-fold, --higher-is-better/--lower-is-better and --test-train-ratio."""
+    """--per-fold, --direction and --test-train-ratio."""
     scores = parser.add_argument_group(
         "per-fold scores",
         "when DATA holds one score per replication, fold and model (e.g. an AUC) "
@@ -143,20 +144,29 @@ def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the formula's left side is one score per fold (no record column needed)",
     )
-    direction = scores.add_mutually_exclusive_group()
+    direction = parser.add_mutually_exclusive_group()
+    direction.add_argument(
+        "--direction",
+        choices=("lower", "higher"),
+        help="which way is better for the formula's left side: 'lower' for a loss (error "
+        "rate, log loss), 'higher' for a score (accuracy, AUC). Default: read from the "
+        "column's name (accuracy, auc, f1, … are scores; error, loss, … losses), else a loss; "
+        "the same for per-record and per-fold values",
+    )
+    # the former flags, kept working
     direction.add_argument(
         "--higher-is-better",
-        dest="higher_is_better",
+        dest="direction",
         action="store_const",
-        const=True,
-        help="the left side is a score to maximise (default for --per-fold)",
+        const="higher",
+        help=argparse.SUPPRESS,
     )
     direction.add_argument(
         "--lower-is-better",
-        dest="higher_is_better",
+        dest="direction",
         action="store_const",
-        const=False,
-        help="the left side is a loss to minimise (default for per-record losses)",
+        const="lower",
+        help=argparse.SUPPRESS,
     )
     scores.add_argument(
         "--test-train-ratio",
@@ -294,7 +304,7 @@ def _run_notebook(args: argparse.Namespace) -> int:
         title=args.title,
         overwrite=args.overwrite,
         per_fold=per_fold,
-        higher_is_better=args.higher_is_better,
+        higher_is_better=None if args.direction is None else args.direction == "higher",
         test_train_ratio=ratio,
     )
     print(f"wrote {written}")
@@ -326,7 +336,7 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         frame,
         record=args.record,
         per_fold=per_fold,
-        higher_is_better=getattr(args, "higher_is_better", None),
+        direction=getattr(args, "direction", None),
         test_train_ratio=ratio,
     )
 
@@ -395,7 +405,8 @@ def _check_alpha(alpha: float) -> float:
 def _check_rope(rope: float | None) -> float | None:
     if rope is not None and not (math.isfinite(rope) and rope >= 0):
         raise CommandError(
-            f"--rope must be a non-negative half-width in loss units (e.g. 0.01), got {rope:g}"
+            f"--rope must be a non-negative half-width in the metric's units (e.g. 0.01), "
+            f"got {rope:g}"
         )
     return rope
 

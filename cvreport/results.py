@@ -27,6 +27,24 @@ __all__ = ["ALTERNATIVES", "TestResult", "check_alternative"]
 ALTERNATIVES = ("two-sided", "less", "greater")
 
 
+def _interval_hint(design: str | None) -> str:
+    """Tests that give an interval on the difference and run on this design (by its description)."""
+    text = (design or "").lower()
+    if text.startswith("hold-out"):
+        return "no test of cvreport gives one for a single hold-out split"
+    if text.startswith("repeated hold-out"):
+        names = "corrected_resampled_ttest"
+    elif "×2 " in text:
+        names = "blocked_ttest_3x2cv or corrected_repeated_kfold_ttest"
+    elif "×" in text:
+        names = "corrected_repeated_kfold_ttest"
+    elif "-fold" in text:
+        names = "corrected_repeated_kfold_ttest or cv_confidence_interval"
+    else:
+        return "use a t-based test of the table's design for an interval on the difference"
+    return f"for an interval on the difference on this design use {names}"
+
+
 def check_alternative(alternative: str) -> str:
     """Validate scipy's ``alternative`` words; "less" means H1: A has lower loss than B."""
     if alternative not in ALTERNATIVES:
@@ -132,8 +150,7 @@ class TestResult(SummaryDisplay):
         if interval is None:
             raise IntervalUndefinedError(
                 f"{self.method or type(self).__name__} defines no confidence interval; "
-                "use a t-based test (e.g. paired_ttest_kfold or corrected_resampled_ttest) "
-                "or cv_confidence_interval for an interval on the loss difference"
+                + _interval_hint(self.design)
             )
         return interval
 

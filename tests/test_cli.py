@@ -531,14 +531,14 @@ def test_notebook_takes_the_per_fold_options(
     out = tmp_path / "analysis.ipynb"
     status, stdout, stderr = run(
         ["notebook", str(data), "-f", formula, "-o", str(out), "--per-fold",
-         "--lower-is-better", "--test-train-ratio", "0.5"],
+         "--direction", "higher", "--test-train-ratio", "0.5"],
         capsys,
     )  # fmt: skip
     assert (status, stderr) == (0, ""), stderr
     assert stdout == f"wrote {out}\n"
     cells = {cell.id: cell.source for cell in nbformat.read(out, as_version=4).cells}
     assert "per_fold=True" in cells["build-table"]
-    assert "HIGHER_IS_BETTER = False" in cells["setup"]
+    assert "HIGHER_IS_BETTER = True" in cells["setup"]
     assert "TEST_TRAIN_RATIO = 0.5" in cells["setup"]
 
     for args, message in [

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.direction import check_direction, comparison_columns, resolve_metric
 from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
@@ -224,6 +226,8 @@ class ResultsTable(SummaryDisplay):
         for one validation set per replication (hold-out, repeated hold-out).
     record : str
         Column identifying the data point, used to pair the models' losses.
+    direction : {"lower", "higher"} or None
+        Which way is better for ``loss``, as in :meth:`from_formula`.
 
     Raises
     ------
@@ -260,6 +264,9 @@ class ResultsTable(SummaryDisplay):
     _is_binary: bool
     _per_record: bool
     _higher_is_better: bool | None
+    _metric: Metric
+    _direction_note: str
+    _score_offset: float
     _loss_name: str
     _formula: str | None
     _source: str
@@ -278,6 +285,7 @@ class ResultsTable(SummaryDisplay):
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        direction: Direction | None = None,
     ) -> None:
         roles = {
             "loss": loss,
@@ -288,10 +296,14 @@ class ResultsTable(SummaryDisplay):
         }
         require_columns(data, roles, _HOW_TO_NAME)
         series = data[loss]
+        values = loss_values(series, f"loss column {loss!r}")
+        metric, how = _record_metric(str(loss), values, data[model], check_direction(direction))
         self._setup_records(
             data,
             series,
-            loss_values(series, f"loss column {loss!r}"),
+            _as_loss(values, metric),
+            metric=metric,
+            direction_note=how,
             model=model,
             replication=replication,
             fold=fold,
@@ -313,8 +325,9 @@ class ResultsTable(SummaryDisplay):
         *,
         record: str = "record",
         per_fold: bool = False,
-        higher_is_better: bool | None = None,
+        direction: Direction | None = None,
         test_train_ratio: float | None = None,
+        higher_is_better: bool | None = None,
     ) -> ResultsTable:
         """Build a table from an R-style formula naming the columns.
 
@@ -338,17 +351,22 @@ class ResultsTable(SummaryDisplay):
         per_fold : bool
             The left side is one score per (replication, fold, model), e.g. an AUC,
             as in :meth:`from_fold_scores`.
-        higher_is_better : bool or None
-            Whether the left side is a score to maximise, turned into a loss by
-            negation (results say so). ``None`` means ``True`` for per-fold scores
-            (as :meth:`from_fold_scores`) and ``False`` for per-record losses.
+        direction : {"lower", "higher"} or None
+            ``"lower"`` when the left side is a loss, ``"higher"`` when it is a score
+            (accuracy, AUC, …). ``None`` lets the name decide and otherwise reads it as
+            a loss (:mod:`cvreport.data.direction`). The same for per-record and per-fold
+            values; reports show every number in this metric and direction.
         test_train_ratio : float, optional
             Validation size over training size, for per-fold scores.
+        higher_is_better : bool or None
+            Deprecated spelling of ``direction`` (``True`` is ``"higher"``).
 
         Raises
         ------
         FormulaError
             The formula does not have the shape ``loss ~ model | replication + fold``.
+        DataError
+            The name or the values of the left side contradict ``direction``.
 
         Examples
         --------
@@ -359,6 +377,7 @@ class ResultsTable(SummaryDisplay):
         ('pred != truth', ('a', 'b'), 'holdout')
         """
         parsed = parse_formula(formula)
+        wanted = check_direction(direction, higher_is_better)
         roles: dict[str, str | None] = {"model": parsed.model}
         roles.update(zip(("replication", "fold"), parsed.blocks))
         how_to_fix = f"The formula {formula!r} names them."
@@ -389,30 +408,35 @@ class ResultsTable(SummaryDisplay):
                 model=parsed.model,
                 replication=replication,
                 fold=fold,
-                higher_is_better=True if higher_is_better is None else bool(higher_is_better),
+                direction=wanted,
                 test_train_ratio=test_train_ratio,
                 score_name=parsed.response,
                 source=f"formula {formula!r} on a {n_rows:,}-row DataFrame of per-fold scores",
             )
         else:
             values = loss_values(response, f"loss {parsed.response!r}")
-            if higher_is_better:
-                values = -values
+            metric, how = _record_metric(parsed.response, values, data[parsed.model], wanted)
             table._setup_records(
                 data,
                 response,
-                values,
+                _as_loss(values, metric),
+                metric=metric,
+                direction_note=how,
                 model=parsed.model,
                 replication=replication,
                 fold=fold,
                 record=record,
                 loss_name=parsed.response,
                 source=(
-                    f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r}"
-                    + (", a score negated into a loss)" if higher_is_better else ")")
+                    f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r})"
                 ),
-                higher_is_better=True if higher_is_better else None,
             )
+            compared = comparison_columns(parsed.response)
+            if compared is not None and compared[0] in data and compared[2] in data:
+                truth, prediction = _truth_and_prediction(compared[0], compared[2])
+                table._prediction_columns = _prediction_frame(
+                    data, parsed.model, replication, fold, record, truth, prediction
+                )
         table._formula = formula
         return table
 
@@ -427,11 +451,13 @@ class ResultsTable(SummaryDisplay):
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
+        direction: Direction | None = None,
     ) -> ResultsTable:
         """Build a table of 0/1 losses (misclassifications) from predictions and the truth.
 
         The truth and predictions are kept (:meth:`predictions`) for per-model
-        descriptive metrics.
+        descriptive metrics. The metric is the error rate (``direction="lower"``, the
+        default) or, with ``direction="higher"``, the accuracy; tests are the same.
 
         Examples
         --------
@@ -452,29 +478,31 @@ class ResultsTable(SummaryDisplay):
         }
         require_columns(data, roles, _HOW_TO_NAME)
         loss = _misclassified(data[truth], data[prediction], truth, prediction, data.index)
+        wanted = check_direction(direction)
+        metric = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
+                        "proportion")
+        how = "given" if wanted else "predictions give 0/1 errors"
         table = cls.__new__(cls)
         table._setup_records(
             data,
             None,
             loss,
+            metric=metric,
+            direction_note=how,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=f"{prediction} != {truth}",
+            loss_name=f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}",
             source=(
-                f"0/1 loss ({prediction} != {truth}) from a {data.shape[0]:,}-row DataFrame: "
+                f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
+                "DataFrame: "
                 f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
             ),
         )
-        table._prediction_columns = {
-            "replication": _key_or_constant(data, replication),
-            "fold": _key_or_constant(data, fold),
-            "model": data[model],
-            "record": data[record],
-            "truth": data[truth],
-            "prediction": data[prediction],
-        }
+        table._prediction_columns = _prediction_frame(
+            data, model, replication, fold, record, truth, prediction
+        )
         return table
 
     @classmethod
@@ -486,19 +514,26 @@ class ResultsTable(SummaryDisplay):
         model: str = "model",
         replication: str | None = "replication",
         fold: str | None = "fold",
-        higher_is_better: bool = True,
+        direction: Direction | None = None,
         test_train_ratio: float | None = None,
+        higher_is_better: bool | None = None,
     ) -> ResultsTable:
         """Build a table from one score per (replication, fold, model), e.g. AUC or F1.
 
         Tests that need only per-fold values (t and F tests, corrected t tests,
         the Bayesian correlated t test) run on it; McNemar's tests, the CV
         confidence interval and the overlap audit need per-record losses and raise
-        :class:`DesignError`. A score that is higher-is-better is negated into a
-        loss (``higher_is_better`` is then ``True`` on the table, and results say so).
+        :class:`DesignError`. ``direction`` works as in :meth:`from_formula`: given,
+        or read from the column's name (``auc``, ``f1``, ``accuracy`` are scores), or
+        else the column is a loss. Internally a score is negated into a loss; reports
+        show it as given.
 
         Parameters
         ----------
+        direction : {"lower", "higher"} or None
+            Which way is better (see :meth:`from_formula`).
+        higher_is_better : bool or None
+            Deprecated spelling of ``direction``.
         test_train_ratio : float, optional
             Validation size over training size (n2/n1 of Nadeau & Bengio), which a
             per-fold table cannot infer.
@@ -520,7 +555,7 @@ class ResultsTable(SummaryDisplay):
             model=model,
             replication=replication,
             fold=fold,
-            higher_is_better=bool(higher_is_better),
+            direction=check_direction(direction, higher_is_better),
             test_train_ratio=test_train_ratio,
             score_name=str(score),
             source=(
@@ -536,6 +571,9 @@ class ResultsTable(SummaryDisplay):
         self._formula = None
         self._prediction_columns = None
         self._test_train_ratio = None
+        self._metric = Metric("loss", "lower")
+        self._direction_note = ""
+        self._score_offset = 0.0
 
     def _setup_records(
         self,
@@ -549,9 +587,14 @@ class ResultsTable(SummaryDisplay):
         record: str,
         loss_name: str,
         source: str,
-        higher_is_better: bool | None = None,
+        metric: Metric,
+        direction_note: str,
     ) -> None:
         self._setup_common()
+        self._metric = metric
+        self._direction_note = direction_note
+        # 0/1 hits become 0/1 errors (1 − hit), so McNemar's tests still apply
+        self._score_offset = 1.0 if metric.higher_is_better and metric.unit == "proportion" else 0.0
         layout = build_record_layout(
             data,
             values,
@@ -568,7 +611,7 @@ class ResultsTable(SummaryDisplay):
         self._blocks = layout.blocks
         self._is_binary = layout.is_binary
         self._per_record = True
-        self._higher_is_better = higher_is_better
+        self._higher_is_better = metric.higher_is_better
         self._loss_name = loss_name
         self._source = source
         # blocks may be views of the loss column: holding the Series makes pandas
@@ -601,13 +644,17 @@ class ResultsTable(SummaryDisplay):
         model: str,
         replication: str | None,
         fold: str | None,
-        higher_is_better: bool,
+        direction: Direction | None,
         test_train_ratio: float | None,
         score_name: str,
         source: str,
     ) -> None:
         self._setup_common()
         values = loss_values(scores, f"score {score_name!r}")
+        self._metric, self._direction_note = resolve_metric(
+            score_name, values, direction=direction, per_record=False
+        )
+        higher_is_better = self._metric.higher_is_better
         layout = build_fold_score_layout(
             data,
             values,
@@ -626,9 +673,7 @@ class ResultsTable(SummaryDisplay):
         self._per_record = False
         self._higher_is_better = higher_is_better
         self._loss_name = score_name
-        self._source = source + (
-            " (higher is better: negated into a loss)" if higher_is_better else ""
-        )
+        self._source = source
         self._kept = ()
         self._n_rows = data.shape[0]
         self._route = "fold scores"
@@ -685,9 +730,25 @@ class ResultsTable(SummaryDisplay):
         return self._per_record
 
     @property
-    def higher_is_better(self) -> bool | None:
-        """``True`` when a higher-is-better score was negated into the loss."""
-        return self._higher_is_better
+    def metric(self) -> Metric:
+        """What the values measure: name, unit and direction (``"lower"`` or ``"higher"``)."""
+        return self._metric
+
+    @property
+    def direction_note(self) -> str:
+        """How the direction was decided: ``"given"``, from the name, or the default."""
+        return self._direction_note
+
+    @property
+    def higher_is_better(self) -> bool:
+        """``True`` for a score (negated into a loss internally); prefer :attr:`metric`."""
+        return self._metric.higher_is_better
+
+    def to_metric(self, losses: Any) -> Any:
+        """Internal mean losses back in the user's metric (a score as given, a loss as is)."""
+        if not self._metric.higher_is_better:
+            return losses
+        return self._score_offset - losses
 
     @property
     def loss_name(self) -> str:
@@ -717,7 +778,7 @@ class ResultsTable(SummaryDisplay):
     def __repr__(self) -> str:
         return (
             f"<ResultsTable: {self._design.describe()}; models {describe_keys(self.models)}; "
-            f"loss {self._loss_name!r}>"
+            f"{self._metric.name} {self._loss_name!r}, {self._metric.direction} is better>"
         )
 
     # ------------------------------------------------------------------ display
@@ -745,11 +806,11 @@ class ResultsTable(SummaryDisplay):
 
         design = self._design
         if self._per_record:
-            loss_text = self._loss_name + (" (0/1: 1 marks an error)" if self._is_binary else "")
+            marks = "a hit" if self._metric.higher_is_better else "an error"
+            loss_text = self._loss_name + (f" (0/1: 1 marks {marks})" if self._is_binary else "")
         else:
             loss_text = f"{self._loss_name} (one score per fold)"
-        if self._higher_is_better:
-            loss_text += ", a higher-is-better score negated into a loss"
+        loss_text += f" ({self._metric.direction} is better, {self._direction_note})"
         rows = [
             SummaryRow("design", design.describe(), "text"),
             SummaryRow("models", ", ".join(str(m) for m in self.models), "text"),
@@ -769,8 +830,8 @@ class ResultsTable(SummaryDisplay):
         errors = self._stats.means.reshape(-1, self._stats.shape[2])
         caption = "Mean loss per model over the folds"
         if self._higher_is_better:  # show the score as the user gave it
-            errors = -errors
-            caption = f"Mean {self._loss_name} per model over the folds (higher is better)"
+            errors = self.to_metric(errors)
+            caption = f"Mean {self._metric.name} per model over the folds (higher is better)"
         model_table = SummaryTable(
             caption=caption,
             columns=("model", "mean", "min", "max", "folds"),
@@ -1074,6 +1135,60 @@ class ResultsTable(SummaryDisplay):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _record_metric(
+    name: str, values: np.ndarray, models: pd.Series, direction: Direction | None
+) -> tuple[Metric, str]:
+    """The metric of per-record values, with each model's mean for the 0/1 check."""
+    codes, _ = pd.factorize(models, sort=False)
+    valid = codes >= 0
+    counts = np.bincount(codes[valid])
+    sums = np.bincount(codes[valid], weights=np.asarray(values, dtype=np.float64)[valid])
+    means = sums[counts > 0] / counts[counts > 0]
+    return resolve_metric(
+        name, values, direction=direction, per_record=True, model_means=means
+    )
+
+
+def _as_loss(values: np.ndarray, metric: Metric) -> np.ndarray:
+    """The internal loss: a loss as is; 0/1 hits as 1 − hit; any other score negated."""
+    if not metric.higher_is_better:
+        return values
+    return 1.0 - values if metric.unit == "proportion" else -values
+
+
+_TRUTH_WORDS = ("true", "truth", "label", "target", "gold", "actual", "observed")
+
+
+def _truth_and_prediction(left: str, right: str) -> tuple[str, str]:
+    """Which of two compared columns is the truth: by its name, else the right one."""
+    def says_truth(name: str) -> bool:
+        lowered = name.lower()
+        return lowered == "y" or any(word in lowered for word in _TRUTH_WORDS)
+
+    if says_truth(left) and not says_truth(right):
+        return left, right
+    return right, left
+
+
+def _prediction_frame(
+    data: pd.DataFrame,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: str,
+    prediction: str,
+) -> dict[str, pd.Series]:
+    return {
+        "replication": _key_or_constant(data, replication),
+        "fold": _key_or_constant(data, fold),
+        "model": data[model],
+        "record": data[record],
+        "truth": data[truth],
+        "prediction": data[prediction],
+    }
 
 
 def _key_or_constant(data: pd.DataFrame, column: str | None) -> pd.Series:

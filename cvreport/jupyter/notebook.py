@@ -112,7 +112,7 @@ def build(
             "    FORMULA,\n"
             "    df,\n"
             "    per_fold=True,  # one score per replication, fold and model: no record column\n"
-            "    higher_is_better=HIGHER_IS_BETTER,\n"
+            '    direction="higher" if HIGHER_IS_BETTER else "lower",\n'
             "    test_train_ratio=TEST_TRAIN_RATIO,\n"
             ")"
         )
@@ -133,7 +133,8 @@ def build(
             )
             build_table = (
                 "table = cvreport.ResultsTable.from_formula(\n"
-                "    FORMULA, df, record=RECORD, higher_is_better=HIGHER_IS_BETTER\n)"
+                "    FORMULA, df, record=RECORD,\n"
+                '    direction="higher" if HIGHER_IS_BETTER else "lower",\n)'
             )
     setup += [
         f"TESTS = {tests_value!r}  # 'recommended', 'all' or a list of test names",
@@ -546,6 +547,6 @@ def _check(
         frame,
         record=record,
         per_fold=per_fold,
-        higher_is_better=higher_is_better,
+        direction=None if higher_is_better is None else "higher" if higher_is_better else "lower",
         test_train_ratio=test_train_ratio,
     )

@@ -341,6 +341,8 @@ class Explorer:
 def explore(
     table: ResultsTable | str,
     data: pd.DataFrame | None = None,
+    *,
+    direction: str | None = None,
     **options: Any,
 ) -> Explorer:
     """Open an interactive report on ``table`` in a notebook.
@@ -352,6 +354,10 @@ def explore(
         together with ``data``.
     data : pandas.DataFrame, optional
         The long-format losses when ``table`` is a formula.
+    direction : {"lower", "higher"}, optional
+        Which way is better for the formula's left side, as in
+        :meth:`~cvreport.data.table.ResultsTable.from_formula` (default: from its name,
+        else a loss). For a table, it must agree with ``table.metric.direction``.
     **options
         Initial choices: ``a``, ``b``, ``tests``, ``alpha``, ``correction``,
         ``output_format`` (``"html"``, ``"markdown"``, ``"latex"``) and ``path``.
@@ -371,9 +377,19 @@ def explore(
     >>> "0.01" in app.output.value
     True
     """
-    from cvreport.methods._common import as_table
+    from cvreport.data.table import ResultsTable
 
-    return Explorer(as_table(table, data), **options)
+    if isinstance(table, str):
+        if data is None:
+            raise CVReportError(f"the formula {table!r} needs data=, the long-format results")
+        table = ResultsTable.from_formula(table, data, direction=direction)  # type: ignore[arg-type]
+    elif direction is not None and direction != table.metric.direction:
+        raise CVReportError(
+            f"the table reads {table.metric.name!r} with direction={table.metric.direction!r}; "
+            f"rebuild it with direction={direction!r} (ResultsTable.from_formula(..., "
+            f"direction={direction!r})) instead of passing it here"
+        )
+    return Explorer(table, **options)
 
 
 def _available_tests(table: ResultsTable) -> dict[str, str]:

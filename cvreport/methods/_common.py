@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -354,67 +353,17 @@ def finish_result(
     return dataclasses.replace(result, **changes)
 
 
-_BALANCE_CACHE: weakref.WeakKeyDictionary[ResultsTable, tuple[bool | None, str]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
-    """Whether the m×2 partitions are balanced: every two replications' training halves share n/4.
+    """Whether the m×2 partitions are balanced: the one verdict of :mod:`cvreport.partitions.audit`.
 
     The calibrated F, the blocked 3×2 t and the BCV McNemar test derive their
     distributions from balanced (block-regularized) partitions (Wang, Li & Li (2017) §2.2,
     Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
-    table holds per-fold scores and the partitions cannot be seen. Tolerance:
-    exact n/4 when n is divisible by the number of blocks, ±(blocks/4) otherwise
-    (8 blocks for m ≤ 7 give ±2 at most; docs/methods.md). Computed once per table.
+    table holds per-fold scores and the partitions cannot be seen.
     """
-    try:
-        return _BALANCE_CACHE[table]
-    except (KeyError, TypeError):
-        pass
-    verdict = _partition_balance(table)
-    try:
-        _BALANCE_CACHE[table] = verdict
-    except TypeError:  # a table type that cannot be weakly referenced
-        pass
-    return verdict
+    from cvreport.partitions.balance import balance_verdict
 
-
-def _partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
-    if not table.per_record:
-        return None, (
-            "the partitions cannot be checked from per-fold scores; the calibration assumes "
-            "balanced (block-regularized) partitions"
-        )
-    _, folds = table.membership()
-    folds = np.asarray(folds)
-    m = folds.shape[1]
-    if m < 2:
-        return True, "a single replication: nothing to balance"
-    if np.any(folds < 0):
-        return False, (
-            "some records are missing from some replications, so the replications do not "
-            "partition the same data and cannot be balanced"
-        )
-    n = folds.shape[0]
-    blocks = 4 * (m // 4 + 1)  # the smallest multiple of 4 above m (docs/methods.md)
-    tolerance = 0.0 if n % blocks == 0 else blocks / 4.0
-    first = folds == 0  # records in the first fold of each replication: (n, m)
-    # float64 takes the BLAS path; counts up to 2**53 are exact
-    as_float = first.astype(np.float64)
-    overlap = as_float.T @ as_float  # |S_i ∩ S_j|
-    iu = np.triu_indices(m, 1)
-    deviation = np.abs(overlap[iu] - n / 4.0)
-    worst = float(deviation.max())
-    if worst <= tolerance:
-        return True, f"balanced partitions: every training-set overlap within {tolerance:g} of n/4"
-    return False, (
-        f"the partitions are not balanced: training sets of two replications share up to "
-        f"{worst:g} records more or fewer than n/4 = {n / 4:g} (allowed: {tolerance:g}). "
-        "The degrees of freedom assume balanced or block-regularized partitions "
-        "(cvreport.partitions.splits); with random partitions prefer combined_ftest_5x2cv"
-    )
+    return balance_verdict(table)
 
 
 # -- a generic t result ------------------------------------------------------------

@@ -200,7 +200,7 @@ def corrected_repeated_kfold_ttest(
     >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
     ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
     ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
-    >>> t = ResultsTable.from_fold_scores(df, score="loss", higher_is_better=False)
+    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)

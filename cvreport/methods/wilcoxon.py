@@ -262,7 +262,7 @@ def wilcoxon_kfold(
     ...                    "model": ["A"] * 6 + ["B"] * 6,
     ...                    "loss": [0.20, 0.22, 0.18, 0.25, 0.21, 0.19,
     ...                             0.24, 0.23, 0.22, 0.27, 0.26, 0.20]})
-    >>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", higher_is_better=False)
+    >>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", direction="lower")
     >>> res = cvreport.wilcoxon_kfold(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)

@@ -388,7 +388,10 @@ class _Mx2Splitter:
         return result
 
     def max_overlap_deviation(self, X: Any, y: Any = None) -> float:
-        """Achieved ``max |X_ij − n/4|`` over pairs of replications (Wang, Li & Li (2015)'s ``Z_max``).
+        """Achieved ``max |X_ij − n/4|`` over pairs of replications: the raw deviation from n/4.
+
+        Not the audit's ``Z_max = max |X − E X|`` (Wang, Li & Li 2015), which equals it
+        when the halves of every replication are equal (even ``n``).
 
         ``0`` for the designed partitions when ``n`` is a multiple of the number of
         blocks; otherwise as close as equal blocks allow (e.g. ``1`` for

@@ -243,6 +243,7 @@ for _digit, (_sup, _sub) in enumerate(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "₀₁
     _LATEX_MATH[_sup] = f"^{{{_digit}}}"
     _LATEX_MATH[_sub] = f"_{{{_digit}}}"
 _LATEX_MATH.update({"⁺": "^{+}", "⁻": "^{-}", "ⁿ": "^{n}", "₊": "_{+}", "₋": "_{-}"})
+_LATEX_MATH.update({"⁽": "^{(}", "⁾": "^{)}", "₍": "_{(}", "₎": "_{)}"})
 
 _LATEX_TEXT = {
     "—": "---",
@@ -320,11 +321,20 @@ def escape_latex(text: Any) -> str:
     >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
     '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
     """
-    return _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, str(text)))
+    merged = _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, str(text)))
+    # "^{(}^{1}^{)}" is a double superscript to TeX: one group, "^{(1)}"
+    return _CHAINED_SCRIPT.sub(_join_scripts, merged)
 
 
 # "$\\rho$$^{2}$" reads better as "$\\rho^{2}$"; an escaped dollar "\\$" is never merged
 _ADJACENT_MATH = re.compile(r"(?<!\\)\$\$")
+_CHAINED_SCRIPT = re.compile(r"(\^|_)\{[^{}]*\}(?:\1\{[^{}]*\})+")
+
+
+def _join_scripts(match: re.Match[str]) -> str:
+    mark = match.group(1)
+    parts = re.findall(r"\{([^{}]*)\}", match.group(0))
+    return f"{mark}{{{''.join(parts)}}}"
 
 
 _MD_RE = re.compile(r"([\\`*_\[\]<>|$])")

@@ -4,13 +4,13 @@ Every function here turns numbers a report already holds into sentences; none
 computes a statistic. Numbers are written with the same formatting functions as
 the tables (:mod:`cvreport.rendering.formatting`), so a sentence and its table agree.
 
-Conventions follow docs/methods.md: a difference is loss(A) − loss(B), so a
-negative estimate means model A has the lower loss. When the loss is a negated
-score (``higher_is_better``), sentences speak of the score instead.
+Every number a sentence shows is in the user's metric and direction: a
+difference is metric(A) − metric(B) (for an AUC, a positive difference means A
+scored higher). Sentences never speak of negated scores.
 
 Examples
 --------
->>> print(direction_sentence(-0.021, "forest", "tree", loss_name="error"))
+>>> print(direction_sentence(-0.021, "forest", "tree", metric=Metric("error", "lower")))
 forest has the lower mean error, by 0.0210 (A − B = -0.0210).
 """
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
 
 __all__ = [
-    "audit_sentence",
     "bayesian_sentence",
     "correction_name",
     "decision_sentence",
@@ -30,7 +30,9 @@ __all__ = [
     "disagreement_sentence",
     "general_caveats",
     "headline",
+    "hypothesis_sentence",
     "p_equals",
+    "posterior_clause",
     "verdict_clause",
 ]
 
@@ -78,44 +80,70 @@ def p_equals(p: float, name: str = "p") -> str:
     return f"{name} {shown[0]} {shown[1:]}" if shown.startswith("<") else f"{name} = {shown}"
 
 
-def _measure(loss_name: str, higher_is_better: bool | None) -> str:
-    return loss_name if loss_name else "loss"
-
-
 def direction_sentence(
     estimate: float | None,
     a: str,
     b: str,
     *,
-    loss_name: str = "loss",
-    higher_is_better: bool | None = None,
+    metric: Metric | None = None,
+    estimate_label: str = "mean difference",
 ) -> str:
-    """Which model did better on average, and by how much.
+    """Which model did better on average, and by how much, in the user's metric.
 
-    With ``higher_is_better`` the loss is a negated score: a lower loss is a
-    higher score, and the sentence speaks of the score.
+    ``estimate`` is metric(A) − metric(B) in the metric's own units and direction:
+    for a score a positive estimate means A scored higher, for a loss that A lost more.
 
     >>> print(direction_sentence(0.0, "A", "B"))
     A and B have the same mean loss (A − B = 0.0000).
-    >>> print(direction_sentence(-0.05, "A", "B", loss_name="auc", higher_is_better=True))
-    A has the higher mean auc, by 0.0500 (A − B in negated auc = -0.0500).
+    >>> print(direction_sentence(-0.0045, "svm", "rf", metric=Metric("auc", "higher")))
+    rf has the higher mean auc, by 0.0045 (A − B = -0.0045).
+    >>> print(direction_sentence(-0.021, "forest", "tree", metric=Metric("error", "lower")))
+    forest has the lower mean error, by 0.0210 (A − B = -0.0210).
     """
-    measure = _measure(loss_name, higher_is_better)
+    metric = metric or Metric("loss", "lower")
+    measure = metric.name
+    if estimate_label != "mean difference":
+        return _centre_sentence(estimate, estimate_label)
     if estimate is None or not math.isfinite(estimate):
         return f"The mean difference in {measure} between {a} and {b} is not defined here."
     if estimate == 0:
         return f"{a} and {b} have the same mean {measure} (A − B = {format_number(estimate)})."
-    better, comparative = (a, "lower") if estimate < 0 else (b, "lower")
-    if higher_is_better:
-        comparative = "higher"
-        return (
-            f"{better} has the {comparative} mean {measure}, by {format_number(abs(estimate))} "
-            f"(A − B in negated {measure} = {format_number(estimate)})."
-        )
+    # the model whose mean is on the better side of the other's
+    a_better = estimate > 0 if metric.higher_is_better else estimate < 0
+    better = a if a_better else b
     return (
-        f"{better} has the {comparative} mean {measure}, by {format_number(abs(estimate))} "
-        f"(A − B = {format_number(estimate)})."
+        f"{better} has the {metric.better_word} mean {measure}, by "
+        f"{format_number(abs(estimate))} (A − B = {format_number(estimate)})."
     )
+
+
+def _centre_sentence(estimate: float | None, label: str) -> str:
+    if estimate is None or not math.isfinite(estimate):
+        return f"The test's estimate, {label}, is not defined here."
+    return (
+        f"This test's interval is about {label} (A − B = {format_number(estimate)}), not about "
+        "the mean difference."
+    )
+
+
+def hypothesis_sentence(alternative: str, a: str, b: str, metric: Metric | None = None) -> str:
+    """The alternative hypothesis in words (tests work on losses: "less" means A is better).
+
+    >>> print(hypothesis_sentence("two-sided", "A", "B"))
+    H₁: A and B differ (two-sided).
+    >>> print(hypothesis_sentence("less", "A", "B", Metric("auc", "higher")))
+    H₁: A is better than B (higher auc; one-sided, as asked).
+    """
+    metric = metric or Metric("loss", "lower")
+    if alternative == "less":
+        return (
+            f"H₁: {a} is better than {b} ({metric.better_word} {metric.name}; one-sided, as asked)."
+        )
+    if alternative == "greater":
+        return (
+            f"H₁: {b} is better than {a} ({metric.better_word} {metric.name}; one-sided, as asked)."
+        )
+    return f"H₁: {a} and {b} differ (two-sided)."
 
 
 def decision_sentence(
@@ -131,18 +159,19 @@ def decision_sentence(
     adjusted: float | None = None,
     correction: str | None = None,
     n_comparisons: int = 1,
-    loss_name: str = "loss",
-    higher_is_better: bool | None = None,
+    metric: Metric | None = None,
+    estimate_label: str = "mean difference",
     distribution: str = "",
+    alternative: str = "two-sided",
     degenerate: bool = False,
 ) -> str:
-    """What one test's decision means, in words.
+    """What one test's decision means, in words, with numbers in the user's metric.
 
     ``reject`` is the decision the report states (on the adjusted p-value when
     one is given). F and χ² tests say only whether the models differ; the sign
     of the mean difference tells the direction. ``degenerate`` marks a statistic
     that is infinite by the zero-variance convention: the sentence then says that
-    its p-value is a convention, not evidence.
+    its p-value is a convention, not evidence. A one-sided ``alternative`` is stated.
 
     >>> print(decision_sentence(method="McNemar's test", a="A", b="B", pvalue=0.08, alpha=0.05,
     ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
@@ -150,6 +179,7 @@ def decision_sentence(
     That is not proof that they perform equally well. B has the lower mean loss, by 0.0800
     (A − B = 0.0800). A difference of that size cannot be ruled out with these data.
     """
+    metric = metric or Metric("loss", "lower")
     shown_p = p_equals(pvalue)
     if adjusted is not None and correction:
         shown_p += (
@@ -157,14 +187,20 @@ def decision_sentence(
             f"with {correction_name(correction)}"
         )
     level = f"α = {alpha:g}"
-    direction = direction_sentence(
-        estimate, a, b, loss_name=loss_name, higher_is_better=higher_is_better
+    direction = direction_sentence(estimate, a, b, metric=metric, estimate_label=estimate_label)
+    hypothesis = (
+        " " + hypothesis_sentence(alternative, a, b, metric) if alternative != "two-sided" else ""
     )
     interval_text = ""
     if interval is not None:
         unadjusted = " (not adjusted for the multiple comparisons)" if adjusted is not None else ""
+        about = (
+            f"A − B in {metric.name}"
+            if estimate_label == "mean difference"
+            else f"{estimate_label.split(',')[0]} (A − B)"
+        )
         interval_text = (
-            f" The {1 - alpha:.0%} interval for A − B{unadjusted} is {format_interval(interval)}"
+            f" The {1 - alpha:.0%} interval for {about}{unadjusted} is {format_interval(interval)}"
             + (
                 "; it excludes 0."
                 if interval[0] > 0 or interval[1] < 0
@@ -175,21 +211,23 @@ def decision_sentence(
     if reject:
         text = (
             f"{method}: at {level} the difference between {a} and {b} is statistically "
-            f"significant ({shown_p}). {direction}"
+            f"significant ({shown_p}).{hypothesis} {direction}"
         )
         if distribution in ("F", "chi2") and estimate is not None:
-            text += " (This test says only that the models differ; the sign of the mean difference gives the direction.)"
+            text += (
+                " (This test says only that the models differ; the sign of the mean difference "
+                "gives the direction.)"
+            )
         return text + interval_text + caveat
     if estimate is not None and math.isfinite(estimate) and estimate != 0:
-        tail = (
-            f" That is not proof that they perform equally well. {direction} A difference of "
-            "that size cannot be ruled out with these data."
-        )
+        tail = f" That is not proof that they perform equally well. {direction}"
+        if estimate_label == "mean difference":
+            tail += " A difference of that size cannot be ruled out with these data."
     else:
         tail = f" {direction}"
     return (
         f"{method}: at {level} the data do not show a difference between {a} and {b} "
-        f"({shown_p}).{tail}{interval_text}{caveat}"
+        f"({shown_p}).{hypothesis}{tail}{interval_text}{caveat}"
     )
 
 
@@ -224,10 +262,11 @@ def headline(
     a: str,
     b: str,
     estimate: float | None = None,
-    loss_name: str = "loss",
-    higher_is_better: bool | None = None,
+    metric: Metric | None = None,
 ) -> str:
     """A short summary for the top of a report: each test's verdict, then the direction.
+
+    ``estimate`` is the mean difference metric(A) − metric(B).
 
     >>> print(headline([verdict_clause(method="Combined 5×2cv F test", pvalue=0.012,
     ...                                alpha=0.05, reject=True)], a="A", b="B", estimate=-0.021))
@@ -235,10 +274,32 @@ def headline(
     """
     text = "; ".join(clauses)
     text = text[:1].upper() + text[1:]
-    direction = direction_sentence(
-        estimate, a, b, loss_name=loss_name, higher_is_better=higher_is_better
-    )
+    direction = direction_sentence(estimate, a, b, metric=metric)
     return f"{text}. {direction}" if text else direction
+
+
+def posterior_clause(
+    *,
+    method: str,
+    a: str,
+    b: str,
+    p_a_better: float,
+    p_equivalent: float,
+    p_b_better: float,
+    rope: float | None,
+) -> str:
+    """The three posterior probabilities in one line for the bottom line.
+
+    >>> posterior_clause(method="Bayesian t", a="A", b="B", p_a_better=0.1, p_equivalent=0.3,
+    ...                  p_b_better=0.6, rope=0.01)
+    'Bayesian t (rope ±0.0100): P(A better) = 0.1000, P(equivalent) = 0.3000, P(B better) = 0.6000.'
+    """
+    band = f" (rope ±{format_number(rope)})" if rope else " (no rope)"
+    return (
+        f"{method}{band}: P({a} better) = {format_number(p_a_better)}, "
+        f"P(equivalent) = {format_number(p_equivalent)}, "
+        f"P({b} better) = {format_number(p_b_better)}."
+    )
 
 
 def bayesian_sentence(
@@ -250,34 +311,46 @@ def bayesian_sentence(
     p_equivalent: float,
     p_b_better: float,
     rope: float | None = None,
+    metric: str = "loss",
     threshold: float = POSTERIOR_THRESHOLD,
     degenerate: bool = False,
 ) -> str:
     """What a Bayesian comparison's three posterior probabilities mean.
 
+    "Practically" better or equivalent is said only with a region of practical
+    equivalence (rope) wider than 0; its width is stated in the metric's units.
     ``degenerate`` marks a posterior that collapsed to a point mass (zero
     estimated variance): its probabilities of 0 or 1 are then not read as a decision.
 
     >>> print(bayesian_sentence(method="Bayesian correlated t test", a="A", b="B",
-    ...       p_a_better=0.161755, p_equivalent=0.338245, p_b_better=0.5, rope=0.01))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    Bayesian correlated t test: the probability that A is practically better than B is 0.1618,
-    that the two are practically equivalent (mean difference within ±0.0100) 0.3382, and that
-    B is practically better 0.5000. None of the three exceeds 0.95, so the data do not settle
-    the question.
+    ...       p_a_better=0.161755, p_equivalent=0.338245, p_b_better=0.5, rope=0.01,
+    ...       metric="accuracy"))  # doctest: +NORMALIZE_WHITESPACE
+    Bayesian correlated t test, with a region of practical equivalence of ±0.0100 in accuracy:
+    the probability that A is practically better than B is 0.1618, that the two are
+    practically equivalent 0.3382, and that B is practically better 0.5000. None of the three
+    exceeds 0.95, so the data do not settle the question.
     """
-    band = f" (mean difference within ±{format_number(rope)})" if rope else ""
-    text = (
-        f"{method}: the probability that {a} is practically better than {b} is "
-        f"{format_number(p_a_better)}, that the two are practically equivalent{band} "
-        f"{format_number(p_equivalent)}, and that {b} is practically better "
-        f"{format_number(p_b_better)}."
-    )
-    verdicts = (
-        (p_a_better, f"{a} is better"),
-        (p_equivalent, "the two are practically equivalent"),
-        (p_b_better, f"{b} is better"),
-    )
+    if rope:
+        text = (
+            f"{method}, with a region of practical equivalence of ±{format_number(rope)} in "
+            f"{metric}: the probability that {a} is practically better than {b} is "
+            f"{format_number(p_a_better)}, that the two are practically equivalent "
+            f"{format_number(p_equivalent)}, and that {b} is practically better "
+            f"{format_number(p_b_better)}."
+        )
+        verdicts = (
+            (p_a_better, f"{a} is practically better"),
+            (p_equivalent, "the two are practically equivalent"),
+            (p_b_better, f"{b} is practically better"),
+        )
+    else:
+        text = (
+            f"{method}, without a region of practical equivalence (rope = 0): the probability "
+            f"that {a} is better than {b} is {format_number(p_a_better)} and that {b} is "
+            f"better {format_number(p_b_better)}; with rope = 0 this says no more than a "
+            "one-sided p-value, and no difference can be called practically irrelevant."
+        )
+        verdicts = ((p_a_better, f"{a} is better"), (p_b_better, f"{b} is better"))
     decided = [words for p, words in verdicts if p > threshold]
     if degenerate:
         return text + (
@@ -285,9 +358,11 @@ def bayesian_sentence(
             "posterior is a point mass: these probabilities are a convention, not evidence."
         )
     if decided:
-        return text + f" With probability above {threshold:g}, {decided[0]}."
+        return text + f" With posterior probability above {threshold:g}, {decided[0]}."
+    count = "three" if rope else "two"
     return (
-        text + f" None of the three exceeds {threshold:g}, so the data do not settle the question."
+        text
+        + f" None of the {count} exceeds {threshold:g}, so the data do not settle the question."
     )
 
 
@@ -343,64 +418,16 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def audit_sentence(
-    *,
-    partitions: str | None,
-    z_max: float | None,
-    pvalue: float | None,
-    alpha: float,
-    verdict: str | None = None,
-) -> str:
-    """What the overlap audit of m×2 partitions means for the tests.
-
-    >>> print(audit_sentence(partitions="random", z_max=14.0, pvalue=0.01, alpha=0.05))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    The partitions look random. The largest deviation of a training-set overlap from its ideal
-    (Z_max = 14) would be this large in only 1.0% of random partitionings (p = 0.010): the
-    replications overlap unevenly, which can inflate the variance of the 5×2 tests and change
-    their decisions. Balanced or block-regularized partitions (cvreport's splitters) avoid this
-    in the next experiment.
-    """
-    parts = []
-    if partitions in ("balanced", "block-regularized"):
-        parts.append(
-            f"The partitions are {partitions}: every two replications' training sets share "
-            "(almost) exactly a quarter of the records, as the calibrated tests assume."
-        )
-    elif partitions == "random":
-        parts.append("The partitions look random.")
-    elif partitions:
-        parts.append(f"The partitions were recognised as {partitions}.")
-    if z_max is not None and pvalue is not None:
-        z_text = format_number(z_max) if not float(z_max).is_integer() else str(int(z_max))
-        if pvalue <= alpha:
-            parts.append(
-                f"The largest deviation of a training-set overlap from its ideal (Z_max = "
-                f"{z_text}) would be this large in only {pvalue:.1%} of random partitionings "
-                f"({p_equals(pvalue)}): the replications overlap unevenly, which can "
-                "inflate the variance of the 5×2 tests and change their decisions. Balanced or "
-                "block-regularized partitions (cvreport's splitters) avoid this in the next "
-                "experiment."
-            )
-        else:
-            parts.append(
-                f"The largest deviation of a training-set overlap from its ideal is Z_max = "
-                f"{z_text} ({p_equals(pvalue)} under random partitioning), "
-                "which is unremarkable."
-            )
-    if verdict and not parts:
-        parts.append(verdict)
-    return " ".join(parts)
-
-
 def general_caveats(
     *,
     n_models: int,
     n_pairs: int,
     correction: str | None,
-    higher_is_better: bool | None,
-    loss_name: str,
+    metric: Metric,
+    direction_note: str,
     per_record: bool,
+    rope: float | None = None,
+    rope_given: bool = False,
 ) -> list[str]:
     """Caveats that hold for every comparison in a report."""
     caveats = [
@@ -421,10 +448,16 @@ def general_caveats(
                 f"{n_pairs} pairs of models are compared without a multiplicity correction: "
                 "the chance that at least one comparison raises a false alarm exceeds α."
             )
-    if higher_is_better:
+    if direction_note and direction_note != "given":
         caveats.append(
-            f"'{loss_name}' is a score where higher is better; it was negated into a loss, so "
-            "the differences A − B are of the negated score (negative: A scores higher)."
+            f"The values are read as {metric.name}, where {metric.better_word} is better "
+            f"({direction_note})."
+        )
+    if rope is not None and not rope_given:
+        caveats.append(
+            f"The Bayesian test's region of practical equivalence is ±{format_number(rope)} "
+            f"in {metric.name}, the default: Benavoli et al. (2017) use 1% for accuracy. Pass "
+            "a rope suited to your metric (test_options, --rope) when it means something else."
         )
     if not per_record:
         caveats.append(

@@ -177,8 +177,10 @@ def test_per_fold_formula_negates_a_score_by_default():
     assert table.higher_is_better is True
     assert not table.per_record
     np.testing.assert_allclose(table.differences("a", "b").to_numpy(), [[-0.1, 0.05]])
+    assert table.metric.direction == "higher"
     as_loss = ResultsTable.from_formula(
-        "auc ~ model | rep + fold", df, per_fold=True, higher_is_better=False
+        "value ~ model | rep + fold", df.rename(columns={"auc": "value"}), per_fold=True,
+        direction="lower",
     )
     np.testing.assert_allclose(as_loss.differences("a", "b").to_numpy(), [[0.1, -0.05]])
     assert as_loss.higher_is_better is False
@@ -188,7 +190,11 @@ def test_per_record_score_can_be_negated():
     df = pd.DataFrame(
         {"model": ["a", "a", "b", "b"], "record": [0, 1, 0, 1], "ll": [-0.1, -0.3, -0.2, -0.2]}
     )
-    table = ResultsTable.from_formula("ll ~ model", df, higher_is_better=True)
+    table = ResultsTable.from_formula("ll ~ model", df, direction="higher")
     assert table.higher_is_better is True
     np.testing.assert_allclose(table.fold_errors()["loss"], [0.2, 0.2])
-    assert "negated" in table.source
+    np.testing.assert_allclose(table.to_metric(table.fold_errors()["loss"]), [-0.2, -0.2])
+    assert table.direction_note == "given"
+    with pytest.warns(DeprecationWarning, match="direction='higher'"):
+        old = ResultsTable.from_formula("ll ~ model", df, higher_is_better=True)
+    assert old.metric == table.metric

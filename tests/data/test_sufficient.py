@@ -228,9 +228,9 @@ def test_fold_score_statistics_equal_the_scores(m, n_folds, n_models, seed):
     rng = np.random.default_rng(seed)
     cells = list(itertools.product(range(m), range(n_folds), range(n_models)))
     frame = pd.DataFrame(cells, columns=["replication", "fold", "model"])
-    frame["score"] = rng.random(len(frame))
+    frame["value"] = rng.random(len(frame))
     shuffled = frame.iloc[rng.permutation(len(frame))]
-    table = ResultsTable.from_fold_scores(shuffled, higher_is_better=False)
+    table = ResultsTable.from_fold_scores(shuffled, score="value", direction="lower")
     grid = np.zeros((m, n_folds, n_models))
     order = list(table.models)
     for rep, fold, model, score in frame.itertuples(index=False):

@@ -133,7 +133,8 @@ def test_train_sizes(table):
 
 def test_descriptors(table):
     assert table.is_binary and table.per_record
-    assert table.higher_is_better is None
+    assert table.higher_is_better is False
+    assert table.metric.direction == "lower" and table.metric.name == "error rate"
     assert table.loss_name == "loss"
     assert table.formula is None
     assert table.test_train_ratio is None
@@ -379,7 +380,7 @@ def test_from_fold_scores():
     assert errors["n"].isna().all()
     assert table.stats.counts.tolist() == [[[1, 1]] * 2] * 2
     assert table.stats.membership is None and table.stats.both_wrong is None
-    assert "higher is better" in table.source
+    assert table.metric.direction == "higher" and "negated" not in table.source
     assert table.design.fold_sizes["n"].isna().all()
 
 

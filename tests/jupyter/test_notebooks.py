@@ -168,7 +168,10 @@ def test_written_notebook_runs_on_a_csv(tmp_path: Path) -> None:
     assert expected.results
     for outcome in expected.outcomes:
         assert f"{outcome.a} vs {outcome.b}" in report_html
-        assert format_number(outcome.result.statistic) in report_html
+        if outcome.posterior is not None:  # a Bayesian test shows its probabilities
+            assert format_number(outcome.posterior.p_b_better) in report_html
+            continue
+        assert format_number(outcome.shown_statistic) in report_html  # in the user's metric
         assert format_pvalue(outcome.result.pvalue) in report_html
     assert "Bonferroni" in report_html or "bonferroni" in report_html
     assert WIDGET_VIEW in outputs(nb, "explore")
@@ -179,9 +182,9 @@ def test_written_notebook_runs_on_the_example(tmp_path: Path) -> None:
     nb = execute(target, tmp_path)
     table = cvreport.ResultsTable.from_formula(notebook.DEFAULT_FORMULA, cvreport.load_example())
     report_html = html.unescape(outputs(nb, "render-report")["text/html"])
-    for result in cvreport.Report(table).results:
-        assert format_number(result.statistic) in report_html
-        assert format_pvalue(result.pvalue) in report_html
+    for outcome in cvreport.Report(table).outcomes:
+        assert format_number(outcome.shown_statistic) in report_html
+        assert format_pvalue(outcome.result.pvalue) in report_html
     assert WIDGET_VIEW in outputs(nb, "explore")
 
 
@@ -230,9 +233,12 @@ def test_written_notebook_runs_on_per_fold_scores(tmp_path: Path) -> None:
     assert "corrected_repeated_kfold_ttest" in names and len(names) >= 2
     for outcome in expected.outcomes:
         assert f"{outcome.a} vs {outcome.b}" in report_html
-        assert format_number(outcome.result.statistic) in report_html
+        if outcome.posterior is not None:  # a Bayesian test shows its probabilities
+            assert format_number(outcome.posterior.p_b_better) in report_html
+            continue
+        assert format_number(outcome.shown_statistic) in report_html  # in the user's metric
         assert format_pvalue(outcome.result.pvalue) in report_html
-    assert "negated" in report_html or "higher is better" in report_html
+    assert "negated" not in report_html and "higher is better" in report_html
     assert WIDGET_VIEW in outputs(nb, "explore")
 
 
@@ -339,7 +345,7 @@ def test_the_command_line_writes_the_same_per_fold_notebook(tmp_path: Path) -> N
     cases: list[tuple[list[str], dict[str, Any]]] = [
         (["--per-fold"], {}),
         (["--per-fold", "--test-train-ratio", "0.25"], {"test_train_ratio": 0.25}),
-        (["--per-fold", "--lower-is-better"], {"higher_is_better": False}),
+        (["--per-fold", "--direction", "higher"], {"higher_is_better": True}),
         (["--per-fold", "--higher-is-better"], {"higher_is_better": True}),
     ]
     for flags, options in cases:

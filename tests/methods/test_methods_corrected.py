@@ -313,7 +313,7 @@ def test_fold_scores_kfold_default_ratio():
             "loss": SECTION_1 + [0.0] * 10,
         }
     )
-    table = ResultsTable.from_fold_scores(frame, score="loss", higher_is_better=False)
+    table = ResultsTable.from_fold_scores(frame, score="loss", direction="lower")
     res = corrected_repeated_kfold_ttest(table)
     assert as_printed(res.statistic, "0.522233")
     assert as_printed(res.pvalue, "0.614117")

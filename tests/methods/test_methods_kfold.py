@@ -195,7 +195,7 @@ def test_formula_and_fold_scores():
         pytest.skip("per-fold scores not available")
     scores = frame.groupby(["replication", "fold", "model"], as_index=False)["loss"].mean()
     scores["score"] = 1 - scores["loss"]  # accuracy-like, higher is better
-    table = ResultsTable.from_fold_scores(scores, score="score", higher_is_better=True)
+    table = ResultsTable.from_fold_scores(scores, score="score", direction="higher")
     res = kfold.paired_ttest_kfold(table, "A", "B")
     assert res.statistic == pytest.approx(by_table.statistic, rel=1e-9)
     assert any("higher-is-better" in note for note in res.notes)

@@ -482,8 +482,12 @@ def test_higher_is_better_scores_are_described_as_scores(
 ) -> None:
     with_audit(monkeypatch, "random")
     report = Report(FakeTable(higher_is_better=True))
-    assert "A has the higher mean loss, by 0.0100" in report.outcomes[0].interpretation
-    assert any("negated into a loss" in c for c in report.context()["caveats"])
+    # the fake test's loss estimate −0.01 is a score difference of +0.01: A scored higher
+    assert "A has the higher mean loss, by 0.0100 (A − B = 0.0100)" in (
+        report.outcomes[0].interpretation
+    )
+    assert report.outcomes[0].shown_estimate == pytest.approx(0.01)
+    assert not any("negated" in c for c in report.context()["caveats"])
 
 
 # -- arguments -----------------------------------------------------------------------
@@ -615,7 +619,9 @@ def test_real_example_report_runs_real_tests() -> None:
         # the report passes results through untouched: recompute each one directly
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the report shows them; here only numbers matter
-            direct = getattr(methods, outcome.name)(table, outcome.a, outcome.b)
+            function = getattr(methods, outcome.name)
+            options = report.analysis.options_for(outcome.name, function)
+            direct = function(table, outcome.a, outcome.b, **options)
         assert outcome.result.statistic == pytest.approx(direct.statistic, nan_ok=True)
         assert outcome.result.pvalue == pytest.approx(direct.pvalue)
     names = {o.name for o in report.outcomes if o.recommended}
@@ -787,8 +793,10 @@ def test_a_negated_score_is_read_the_right_way_round() -> None:
     table = table_module.ResultsTable.from_fold_scores(scores, score="auc", replication=None)
     report = Report(table)
     for text in (report.to_markdown(), report.to_html(), report.to_latex()):
-        assert "a negative estimate means A has the higher auc" in text
-        assert "a negative estimate means A has the lower" not in text
+        assert "a positive estimate means A has the higher auc" in text
+        assert "negated" not in text
+        assert "a has the higher mean auc, by 0.1000" in text
+    assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
     assert result.estimate < 0 and result.loss_name == "negated auc"
     assert "(mean negated auc A − B)" in result.summary().as_text()

@@ -155,16 +155,22 @@ def expected_cells(outcome: Any, *, latex: bool = False) -> dict[str, str]:
     result: TestResult = outcome.result
     lt = "$<$" if latex else "<"
     return {
-        "statistic": format_number(result.statistic),
+        "statistic": format_number(outcome.shown_statistic),
         "df": format_df(result.df),
         "pvalue": format_pvalue(result.pvalue, less_than=lt),
         "adjusted": format_pvalue(outcome.adjusted, less_than=lt)
         if outcome.adjusted is not None
         else ("---" if latex else "—"),
         "decision": "yes" if outcome.reject else "no",
-        "estimate": format_number(result.estimate),
-        "interval": format_interval(outcome.interval)
-        if outcome.interval
+        # the estimate the interval is centred on, in the user's metric (Dietterich's t: p₁⁽¹⁾)
+        "estimate": format_number(outcome.shown_estimate)
+        + (
+            ("$^{\\dagger}$" if latex else " (p₁⁽¹⁾)")
+            if outcome.estimate_label != "mean difference"
+            else ""
+        ),
+        "interval": format_interval(outcome.shown_interval)
+        if outcome.shown_interval
         else ("---" if latex else "—"),
     }
 
@@ -189,9 +195,16 @@ def check_html(report: Any) -> Page:
                 "not recommended" in n.lower() for n in outcome.result.notes
             )
             assert ("not" in badges) == (labelled and not outcome.recommended)
-            # the interval equals the result's own interval at the report's alpha
+            # the interval is the result's own interval at the report's alpha, in the metric
+            sign = report.metric.sign
             if outcome.result.has_conf_int:
-                assert row["interval"] == format_interval(outcome.result.conf_int(report.alpha))
+                low, high = outcome.result.conf_int(report.alpha)
+                assert row["interval"] == format_interval(sorted((sign * low, sign * high)))
+            centre = getattr(outcome.result, "center", None)
+            if outcome.name == "paired_ttest_5x2cv" and centre is not None:
+                assert outcome.shown_estimate == pytest.approx(sign * centre)
+            else:
+                assert outcome.shown_estimate == pytest.approx(sign * outcome.result.estimate)
         bayes = [o for o in comparison.outcomes if o.posterior is not None]
         rows = page.tables.get(f"pair-{index + 1}-bayes", [])[1:]
         assert len(rows) == len(bayes)
@@ -368,7 +381,7 @@ def test_sections_and_references(rich_report: Any) -> None:
         "## In short",
         "## The data",
         "## Overlap audit of the partitions",
-        "## Per-model loss",
+        "## Per-model error rate",
         "## Recommended test",
         "## Comparisons",
         "## Caveats",

@@ -1,0 +1,417 @@
+"""The view model of a report: a plain dict of numbers, strings and lists the templates render.
+
+Built once from a :class:`~cvreport.reporting.report.Report` whose analysis has
+run; nothing here computes a statistic (means and intervals come from
+:mod:`cvreport.reporting.analysis`, figures are drawn by :mod:`cvreport.rendering.figures`).
+Every number is in the user's metric and direction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.rendering import figures
+from cvreport.reporting import analysis, interpret, references, selection
+
+if TYPE_CHECKING:
+    from cvreport.reporting.report import Report
+
+__all__ = ["build_context"]
+
+_AUDIT_COLUMNS = {
+    "replication_a": ("replication", "text"),
+    "replication_b": ("replication", "text"),
+    "n": ("n", "value"),
+    "overlap": ("X", "value"),
+    "expected": ("E X", "number"),
+    "z": ("Z = |X − E X|", "number"),
+    "pvalue": ("P(Z ≥ z)", "pvalue"),
+}
+
+
+def build_context(report: Report) -> dict[str, Any]:
+    """The report as a plain dict (what the templates render)."""
+    from cvreport import __version__
+
+    outcomes = report.outcomes
+    audit = _audit_context(report)
+    return {
+        "title": report.title,
+        "version": __version__,
+        "alpha": report.alpha,
+        "alpha_text": f"{report.alpha:g}",
+        "level_text": f"{1 - report.alpha:.0%}",
+        "correction": report.correction,
+        "correction_name": interpret.correction_name(report.correction)
+        if report.correction
+        else None,
+        "any_adjusted": any(o.adjusted is not None for o in outcomes),
+        "data": _data_context(report),
+        "audit": audit,
+        "model_losses": analysis.model_summaries(report.table),
+        "metrics": analysis.confusion_metrics(report.table),
+        "recommendation": {
+            "names": list(report.recommendation.names),
+            "labels": [analysis.label_of(n) for n in report.recommendation.names],
+            "reason": report.recommendation.reason,
+            "tests_option": report.tests if isinstance(report.tests, str) else list(report.tests),
+        },
+        "bottom_line": _bottom_line(report),
+        "overview": _overview(report),
+        "pairs": [_pair_context(report, i, c) for i, c in enumerate(report.comparisons)],
+        "pvalue_figure": _pvalue_figure(report),
+        "caveats": _caveats(report, audit),
+        "references": _references(report, audit),
+        "design_kind": report.design.kind,
+    }
+
+
+def _data_context(report: Report) -> dict[str, Any]:
+    table = report.table
+    design = table.design
+    metric = report.metric
+    sizes = design.fold_sizes
+    fold_sizes: dict[str, Any] | None = None
+    fold_size_summary = None
+    if sizes is not None and len(sizes):
+        wide = sizes.pivot(index="replication", columns="fold", values="n")
+        if wide.shape[0] <= 12 and wide.shape[1] <= 12:
+            fold_sizes = {
+                "folds": [str(c) for c in wide.columns],
+                "rows": [
+                    {
+                        "replication": str(index),
+                        "sizes": [None if pd.isna(v) else int(v) for v in row],
+                    }
+                    for index, row in zip(wide.index, wide.to_numpy())
+                ],
+            }
+        n = pd.to_numeric(sizes["n"], errors="coerce").to_numpy(dtype=float)
+        n = n[np.isfinite(n)]
+        if n.size:
+            low, high = int(n.min()), int(n.max())
+            fold_size_summary = f"{low}" if low == high else f"{low} to {high}"
+        else:
+            fold_sizes = None  # per-fold scores: the sizes are unknown
+    compared = {m for pair in report.pairs for m in pair}
+    n_table = len(table.models)
+    models_text = (
+        f"{n_table} models"
+        if len(compared) == n_table
+        else f"{len(compared)} of the table's {n_table} models compared"
+    )
+    return {
+        "models": [str(m) for m in table.models],
+        "n_models": len(compared),
+        "models_text": models_text,
+        "design": design.describe(),
+        "kind": design.kind,
+        "kind_text": selection.DESIGN_WORDS.get(design.kind, design.kind),
+        "m": int(design.m),
+        "K": int(design.K),
+        "n_records": None if design.n_records is None else int(design.n_records),
+        "fold_sizes": fold_sizes,
+        "fold_size_summary": fold_size_summary,
+        "complete": bool(getattr(design, "complete", True)),
+        "source": str(getattr(table, "source", "") or ""),
+        "formula": getattr(table, "formula", None),
+        "loss_name": str(table.loss_name),
+        "measure": metric.name,
+        "better_word": metric.better_word,
+        "higher_is_better": metric.higher_is_better,
+        "direction_note": str(getattr(table, "direction_note", "") or ""),
+        "per_record": bool(table.per_record),
+        "binary": bool(table.is_binary),
+        "pairs": [f"{a} vs {b}" for a, b in report.pairs],
+    }
+
+
+def _audit_context(report: Report) -> dict[str, Any] | None:
+    audit = report.audit
+    if audit is None:
+        return {"available": False, "note": report.audit_note} if report.audit_note else None
+    z_max = analysis._float_or_none(getattr(audit, "z_max", None))
+    pvalue = analysis._float_or_none(getattr(audit, "pvalue", None))
+    verdict = getattr(audit, "verdict", None)
+    return {
+        "available": True,
+        "partitions": report.partitions,
+        "z_max": z_max,
+        "pvalue": pvalue,
+        "verdict": None if verdict is None else str(verdict),
+        "poor": verdict == "poor",
+        # one sentence, written by the audit itself
+        "reading": str(getattr(audit, "meaning", "") or verdict or ""),
+        "pairs": _audit_pairs(audit),
+        "warnings": [str(w) for w in getattr(audit, "warnings", ())],
+        "reference": str(getattr(audit, "reference", "") or references.OVERLAP_REFERENCE),
+        "note": None,
+    }
+
+
+def _bottom_line(report: Report) -> list[dict[str, Any]]:
+    """Per pair: the verdicts of the recommended tests (or of all tests run), then the direction."""
+    lines = []
+    for comparison in report.comparisons:
+        shown = comparison.recommended or comparison.outcomes
+        if not shown:
+            reason = "; ".join(s.reason for s in comparison.skipped) or report.recommendation.reason
+            lines.append({"pair": comparison.label, "text": f"No test could be run: {reason}"})
+            continue
+        clauses = [o.headline for o in shown if o.posterior is None]
+        posteriors = [o.headline for o in shown if o.posterior is not None]
+        text = interpret.headline(
+            clauses,
+            a=comparison.a,
+            b=comparison.b,
+            estimate=_mean_difference(comparison),
+            metric=report.metric,
+        )
+        lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
+    return lines
+
+
+def _mean_difference(comparison: analysis.Comparison) -> float | None:
+    for outcome in comparison.outcomes:
+        if outcome.estimate_label == "mean difference" and outcome.shown_estimate is not None:
+            return outcome.shown_estimate
+    return None
+
+
+def _overview(report: Report) -> list[dict[str, Any]] | None:
+    """One row per pair (shown when several pairs are compared): the deciding test's verdict."""
+    if len(report.comparisons) < 2:
+        return None
+    rows = []
+    for comparison in report.comparisons:
+        deciding = next(
+            (o for o in comparison.recommended if o.reject is not None),
+            next((o for o in comparison.outcomes if o.reject is not None), None),
+        )
+        rows.append(
+            {
+                "pair": comparison.label,
+                "anchor": f"pair-{report.comparisons.index(comparison) + 1}",
+                "test": deciding.method if deciding else None,
+                "estimate": _mean_difference(comparison),
+                "pvalue": analysis._float_or_none(deciding.result.pvalue) if deciding else None,
+                "adjusted": deciding.adjusted if deciding else None,
+                "reject": deciding.reject if deciding else None,
+            }
+        )
+    return rows
+
+
+def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    bayes: list[dict[str, Any]] = []
+    caveats: list[dict[str, str]] = []
+    for outcome in comparison.outcomes:
+        result = outcome.result
+        notes = [n for n in result.notes if "negated" not in n]
+        cautions = []
+        not_recommended = bool(outcome.caution) and not outcome.recommended
+        labelled = any("not recommended" in n.lower() for n in notes)
+        if not_recommended and not labelled:
+            cautions.append(
+                f"{outcome.method}: not recommended as the deciding test — {outcome.caution}."
+            )
+        warnings_ = [*result.warnings, *outcome.extra_warnings]
+        entry: dict[str, Any] = {
+            "name": outcome.name,
+            "method": outcome.method,
+            "recommended": outcome.recommended,
+            "statistic": outcome.shown_statistic,
+            "df": result.df,
+            "distribution": result.distribution,
+            "alternative": result.alternative,
+            "hypothesis": interpret.hypothesis_sentence(
+                result.alternative, comparison.a, comparison.b, report.metric
+            ),
+            "pvalue": analysis._float_or_none(result.pvalue),
+            "adjusted": outcome.adjusted,
+            "reject": outcome.reject,
+            "estimate": outcome.shown_estimate,
+            "estimate_label": outcome.estimate_label,
+            "estimate_note": None
+            if outcome.estimate_label == "mean difference"
+            else outcome.estimate_label,
+            "interval": outcome.shown_interval,
+            "nobs": result.nobs,
+            "interpretation": outcome.interpretation,
+            "warnings": warnings_,
+            "notes": notes,
+            "cautions": cautions,
+            "not_recommended": not_recommended or (labelled and not outcome.recommended),
+            "reference": result.reference,
+        }
+        if outcome.posterior is not None:
+            post = outcome.posterior
+            entry["posterior"] = {
+                "p_a_better": post.p_a_better,
+                "p_equivalent": post.p_equivalent,
+                "p_b_better": post.p_b_better,
+                "rope": post.rope,
+            }
+            bayes.append(entry)
+        else:
+            rows.append(entry)
+    for entry in rows + bayes:
+        caveats.extend({"text": c, "kind": "caution"} for c in entry["cautions"])
+        caveats.extend(
+            {"text": f"{entry['method']}: {w}", "kind": "warning"} for w in entry["warnings"]
+        )
+        caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
+    counts = None
+    if report.design.kind == "holdout":
+        counts = analysis.holdout_counts(report.table, comparison.a, comparison.b)
+    return {
+        "index": index,
+        "anchor": f"pair-{index + 1}",
+        "caveats": caveats,
+        "a": comparison.a,
+        "b": comparison.b,
+        "label": comparison.label,
+        "tests": rows,
+        "bayesian": bayes,
+        "skipped": [
+            {"name": s.name, "label": s.label, "reason": s.reason} for s in comparison.skipped
+        ],
+        "disagreement": comparison.disagreement,
+        "fallback_note": comparison.fallback_note,
+        "counts": counts,
+        "figure": None if report.design.kind == "holdout" else _difference_figure(report, index),
+        "any_adjusted": any(r["adjusted"] is not None for r in rows),
+    }
+
+
+def band_outcome(comparison: analysis.Comparison) -> analysis.TestOutcome | None:
+    """The test whose interval shades the per-fold figure: the recommended one, else one
+    without a warning or caution; only an interval about the mean difference qualifies."""
+    candidates = [
+        o
+        for o in comparison.outcomes
+        if o.shown_interval is not None
+        and o.posterior is None
+        and o.estimate_label == "mean difference"
+        and (o.recommended or not o.warned)
+    ]
+    candidates.sort(key=lambda o: (not o.recommended, o.warned))
+    return candidates[0] if candidates else None
+
+
+def _difference_figure(report: Report, index: int) -> str | None:
+    comparison = report.comparisons[index]
+    differences = analysis.mean_differences(report.table, comparison.a, comparison.b)
+    if differences is None:
+        return None
+    mean = _mean_difference(comparison)
+    band = band_outcome(comparison)
+    interval = band.shown_interval if band else None
+    interval_label = f"{1 - report.alpha:.0%} interval ({band.method})" if band else "interval"
+    metric = report.metric
+    xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
+    return figures.difference_plot(
+        differences,
+        title=f"Per-fold differences in {metric.name}: {comparison.a} − {comparison.b}",
+        mean=mean,
+        interval=interval,
+        interval_label=interval_label,
+        xlabel=xlabel,
+        figure_id=f"{report.figure_prefix}-diff-{index + 1}",
+    )
+
+
+def _pvalue_figure(report: Report) -> str | None:
+    points = []
+    several = len(report.comparisons) > 1
+    for comparison in report.comparisons:
+        for outcome in comparison.outcomes:
+            if not outcome.has_pvalue or outcome.reject is None:
+                continue
+            points.append(
+                figures.PValuePoint(
+                    label=outcome.method,
+                    pvalue=float(outcome.result.pvalue),
+                    adjusted=outcome.adjusted,
+                    reject=outcome.reject,
+                    group=comparison.label if several else None,
+                )
+            )
+    if not points:
+        return None
+    return figures.pvalue_plot(
+        points,
+        alpha=report.alpha,
+        title=f"p-values against α = {report.alpha:g}",
+        figure_id=f"{report.figure_prefix}-pvalues",
+    )
+
+
+def _caveats(report: Report, audit: dict[str, Any] | None) -> list[str]:
+    table = report.table
+    ropes = [o.posterior.rope for o in report.outcomes if o.posterior is not None]
+    caveats = interpret.general_caveats(
+        n_models=len(table.models),
+        n_pairs=len(report.comparisons),
+        correction=report.correction,
+        metric=report.metric,
+        direction_note=str(getattr(table, "direction_note", "") or ""),
+        per_record=bool(table.per_record),
+        rope=ropes[0] if ropes else None,
+        rope_given=report.analysis.rope_given,
+    )
+    if audit and audit.get("available") and audit.get("poor"):
+        caveats.insert(0, audit["reading"])
+    if report.partitions in ("balanced", "block-regularized") and report.design.kind == "mx2":
+        caveats.append(
+            "The calibrated F test and the BCV McNemar test are built for balanced or "
+            "block-regularized partitions; their calibration does not carry over to random "
+            "partitions."
+        )
+    if not report.recommendation.names:
+        caveats.append(report.recommendation.reason)
+    return caveats
+
+
+def _references(report: Report, audit: dict[str, Any] | None) -> list[str]:
+    cited = [o.result.reference for o in report.outcomes if o.result.reference]
+    if audit and audit.get("available"):
+        cited.extend(str(audit["reference"]).split("\n"))
+    if any(o.adjusted is not None for o in report.outcomes) and report.correction == "holm":
+        cited.append(references.HOLM_REFERENCE)
+    bayesian = any(o.posterior is not None for o in report.outcomes)
+    if bayesian and not any("Benavoli" in c for c in cited):
+        cited.append(references.BENAVOLI_REFERENCE)  # the default rope's source
+    return references.bibliography(cited)
+
+
+def _audit_pairs(audit: Any) -> dict[str, Any] | None:
+    """The audit's per-pair table as column labels, kinds and rows of raw values."""
+    pairs = getattr(audit, "pairs", None)
+    if pairs is None:
+        return None
+    frame = pairs if isinstance(pairs, pd.DataFrame) else pd.DataFrame(list(pairs))
+    if frame.empty:
+        return None
+    columns = [str(c) for c in frame.columns]
+    labels = [_AUDIT_COLUMNS.get(c, (c, "value"))[0] for c in columns]
+    kinds = [_AUDIT_COLUMNS.get(c, (c, "value"))[1] for c in columns]
+    rows = [
+        [_plain_value(v, kind) for v, kind in zip(row, kinds)]
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    return {"columns": labels, "kinds": kinds, "rows": rows}
+
+
+def _plain_value(value: Any, kind: str) -> Any:
+    if kind == "text":
+        return str(value)
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return float(value)
+    return value
