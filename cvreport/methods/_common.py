@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from cvreport.data.table_input import as_table
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
@@ -81,29 +82,6 @@ T = TypeVar("T", bound="TTestResult")
 
 
 # -- input handling ------------------------------------------------------------
-def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> ResultsTable:
-    """Accept a :class:`~cvreport.data.table.ResultsTable` or a formula string with ``data``."""
-    from cvreport.data.table import ResultsTable
-
-    if isinstance(table, ResultsTable):
-        if data is not None:
-            raise DesignError(
-                "data= is only used with a formula string; pass either a ResultsTable or "
-                "a formula such as 'loss ~ model | replication + fold' with data="
-            )
-        return table
-    if isinstance(table, str):
-        if data is None:
-            raise DesignError(
-                f"the formula {table!r} needs data=: pass the long-format DataFrame of losses"
-            )
-        return ResultsTable.from_formula(table, data)
-    raise DesignError(
-        f"expected a ResultsTable or a formula string, got {type(table).__name__}; "
-        "build one with cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', df)"
-    )
-
-
 def pair_statistics(
     table: ResultsTable, a: Any = None, b: Any = None
 ) -> tuple[tuple[Any, Any], FoldStatistics]:
