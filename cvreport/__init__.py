@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvreport import arrays, options
 from cvreport.data.collect import collect
+from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
 from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
@@ -53,6 +54,7 @@ from cvreport.methods import (
     ttest_error,
     wilcoxon_kfold,
 )
+from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
 from cvreport.partitions.overlap import overlap_quantile
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from cvreport import simulate
     from cvreport.jupyter import notebook
     from cvreport.jupyter.widgets import explore
+    from cvreport.reporting.multi_report import DatasetsReport
     from cvreport.reporting.report import Report, ReportExistsError, report
 
 __version__ = "0.1.0"
@@ -73,6 +76,8 @@ __all__ = [
     "BlockRegularizedCV",
     "CVReportError",
     "DataError",
+    "DatasetsReport",
+    "DatasetsTable",
     "DegenerateStatisticWarning",
     "Design",
     "DesignError",
@@ -96,6 +101,7 @@ __all__ = [
     "collect",
     "combined_ftest_5x2cv",
     "combined_ttest_5x2cv",
+    "compare_datasets",
     "corrected_repeated_kfold_ttest",
     "corrected_resampled_ttest",
     "cv_confidence_interval",
@@ -124,7 +130,7 @@ _REPORTING = ("Report", "ReportExistsError", "report")
 
 
 def __getattr__(name: str) -> Any:
-    """Load the report, notebook, explorer and simulator on first use (PEP 562).
+    """Load the reports, notebook, explorer and simulator on first use (PEP 562).
 
     They pull in Jinja2, ipywidgets, nbformat and the simulation engine, which a
     script that only runs tests does not need.
@@ -133,6 +139,10 @@ def __getattr__(name: str) -> Any:
         from cvreport.reporting import report as reporting
 
         value: Any = getattr(reporting, name)
+    elif name == "DatasetsReport":
+        from cvreport.reporting.multi_report import DatasetsReport
+
+        value = DatasetsReport
     elif name == "notebook":
         from cvreport.jupyter import notebook
 

@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_score_arguments(notebook)
     notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     notebook.set_defaults(handler=_run_notebook)
+    from cvreport.cli_datasets import add_datasets_command
+
+    add_datasets_command(commands)
     return parser
 
 

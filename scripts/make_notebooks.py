@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import nbformat
-from cvreport.notebook import _code as code
-from cvreport.notebook import _markdown as md
-from cvreport.notebook import _notebook, _write_atomically
+
+from cvreport.jupyter.notebook import _code as code
+from cvreport.jupyter.notebook import _markdown as md
+from cvreport.jupyter.notebook import _notebook, _write_atomically
 
 ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
 
@@ -335,10 +336,86 @@ def calibration_study():
     ]
 
 
+def many_datasets():
+    return [
+        md(
+            "title",
+            "# Many data sets: the results table, the Friedman test and the CD diagram\n\n"
+            "A paper compares its method with others on many data sets. Its appendix has a "
+            "table of data sets × models (mean ± sd, the best in bold, a mark where a model is "
+            "significantly better or worse than the proposed one on that data set, a "
+            "win/tie/loss row) and a critical-difference diagram (Demšar 2006). cvreport makes "
+            "both from one long table, with each data set's marks from the test its own "
+            "cross-validation design calls for.",
+        ),
+        code(
+            "load",
+            "import cvreport\n\n"
+            "# five classifiers on ten binary tasks built from scikit-learn's data sets\n"
+            'df = cvreport.load_example("multi")\n'
+            "df.head()",
+        ),
+        md(
+            "formula",
+            "## 1. One table, one design per data set\n\n"
+            "The data set is the last part of the formula, after a final `|`; the formula "
+            "before it is each data set's own (`loss ~ model | replication + fold`). Here "
+            "some tasks were run with 5×2 CV and others with 10-fold CV.",
+        ),
+        code(
+            "table",
+            "multi = cvreport.DatasetsTable.from_formula(\n"
+            '    "loss ~ model | replication + fold | dataset", df)\n'
+            "multi.designs()",
+        ),
+        code("means", "multi.means().round(3)"),
+        md(
+            "per-dataset",
+            "## 2. Per data set: the design's test against the baseline\n\n"
+            "Each model is compared with the baseline by the test recommended for that data "
+            "set's design, the p-values of a data set adjusted with Holm's procedure.",
+        ),
+        code(
+            "wtl",
+            "from cvreport.multi import per_dataset_tests\n\n"
+            'tests = per_dataset_tests(multi, baseline="logistic_regression")\n'
+            "tests.win_tie_loss()",
+        ),
+        md(
+            "across",
+            "## 3. Across data sets\n\n"
+            "Average ranks, the Friedman test with Iman and Davenport's F, Nemenyi's critical "
+            "difference, Wilcoxon signed-rank tests of pairs and Bayesian signed-rank tests "
+            "with a region of practical equivalence of one percentage point.",
+        ),
+        code(
+            "analysis",
+            "result = cvreport.compare_datasets(\n"
+            '    multi, baseline="logistic_regression", rope=0.01, n_samples=20000, seed=0)\n'
+            "print(result.friedman)\n"
+            "print(result.nemenyi)\n"
+            'result.wilcoxon.drop(columns="result")',
+        ),
+        md("report-intro", "## 4. The report: table, CD diagram, tests, caveats"),
+        code(
+            "report",
+            "report = cvreport.DatasetsReport(\n"
+            '    multi, baseline="logistic_regression", n_samples=20000, seed=0)\n'
+            "report",
+        ),
+        code(
+            "latex",
+            "# the booktabs table for the paper (needs \\usepackage{booktabs,amssymb})\n"
+            "print(report.table_latex())",
+        ),
+    ]
+
+
 NOTEBOOKS = {
     "01_quickstart.ipynb": quickstart,
     "02_designing_partitions.ipynb": designing_partitions,
     "03_calibration_study.ipynb": calibration_study,
+    "04_many_datasets.ipynb": many_datasets,
 }
 
 if __name__ == "__main__":

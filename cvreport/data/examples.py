@@ -25,6 +25,9 @@ EXAMPLES = {
     "random": "Dietterich's 5×2 CV with random half/half splits (scripts/make_example.py)",
     "bcv": "block-regularized 5×2 CV partitions (made with scripts/make_example.py's "
     "collect_losses and the block-regularized splitter)",
+    "multi": "five classifiers on ten binary tasks built from scikit-learn's data sets, 5×2 CV "
+    "or 10-fold CV each; columns dataset, replication, fold, model, record, loss "
+    "(scripts/make_example_multi.py)",
 }
 
 

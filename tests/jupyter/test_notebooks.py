@@ -111,6 +111,7 @@ def test_the_worked_notebooks_are_there() -> None:
         "01_quickstart.ipynb",
         "02_designing_partitions.ipynb",
         "03_calibration_study.ipynb",
+        "04_many_datasets.ipynb",
     ]
 
 

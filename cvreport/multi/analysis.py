@@ -1,0 +1,262 @@
+"""Everything the appendix of a many-data-sets comparison needs, computed once.
+
+:func:`compare_datasets` takes a :class:`~cvreport.data.datasets.DatasetsTable`
+(or a data sets × models frame of summary scores) and returns a
+:class:`DatasetsAnalysis`: each model's mean and spread per data set, the
+per-data-set tests and wins/ties/losses against the baseline
+(:mod:`cvreport.multi.per_dataset`), the average ranks, the Friedman test
+with the Iman–Davenport F, the Nemenyi critical difference and its cliques (and
+Bonferroni–Dunn's against a baseline), Wilcoxon signed-rank tests of pairs with
+Holm or Bergmann–Hommel, and Bayesian signed-rank tests with a rope. It holds
+numbers only; :mod:`cvreport.reporting.multi_report` renders them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from cvreport.data.datasets import DatasetsTable
+from cvreport.data.metric import Direction, Metric
+from cvreport.errors import CVReportError
+from cvreport.multi.bayesian import BayesianSignedRankResult, bayesian_signed_rank
+from cvreport.multi.friedman import (
+    CriticalDifference,
+    FriedmanResult,
+    _check_alpha,
+    critical_difference,
+    friedman_test,
+    nemenyi_cliques,
+)
+from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS, pairwise_wilcoxon
+from cvreport.multi.per_dataset import PerDatasetTests, per_dataset_tests
+from cvreport.multi.ranks import score_matrix
+
+__all__ = ["DatasetsAnalysis", "compare_datasets"]
+
+
+@dataclass(frozen=True)
+class DatasetsAnalysis:
+    """The statistics of a comparison of k models on N data sets.
+
+    Attributes
+    ----------
+    metric : Metric
+        What the scores measure and which way is better.
+    means, sds : pandas.DataFrame
+        Data sets × models mean and standard deviation over folds (sd NaN when
+        there is one value).
+    designs : dict
+        Each data set's design in words.
+    baseline : str or None
+        The proposed model, or None when every pair is compared.
+    alpha : float
+        Level of every decision.
+    friedman : FriedmanResult
+        Average ranks, χ²_F and Iman–Davenport F_F.
+    nemenyi : CriticalDifference
+        Nemenyi CD and cliques.
+    bonferroni_dunn : CriticalDifference or None
+        Against the baseline.
+    wilcoxon : pandas.DataFrame
+        Pairwise Wilcoxon signed-rank tests with adjusted p-values.
+    wilcoxon_correction : str
+        The correction applied to them.
+    bayesian : list of BayesianSignedRankResult
+        Bayesian signed-rank tests (baseline against each model, or every pair).
+    per_dataset : PerDatasetTests or None
+        Each data set's own tests (None for one score per data set).
+    notes : tuple of str
+        Where assumptions fail, in words.
+    wilcoxon_cliques : tuple of tuple
+        With every pair compared: maximal runs of models, consecutive in average
+        rank, that no adjusted Wilcoxon test separates (Benavoli, Corani and
+        Mangili 2016 prefer them to the mean-rank cliques).
+    """
+
+    metric: Metric
+    means: pd.DataFrame
+    sds: pd.DataFrame
+    designs: dict[Any, str]
+    baseline: Any
+    alpha: float
+    friedman: FriedmanResult
+    nemenyi: CriticalDifference
+    bonferroni_dunn: CriticalDifference | None
+    wilcoxon: pd.DataFrame
+    wilcoxon_correction: str
+    bayesian: list[BayesianSignedRankResult]
+    per_dataset: PerDatasetTests | None
+    correction: str | None
+    notes: tuple[str, ...] = field(default=())
+    wilcoxon_cliques: tuple[tuple[Any, ...], ...] = field(default=())
+
+    @property
+    def models(self) -> tuple[Any, ...]:
+        """The models, in the order of the table's columns."""
+        return tuple(self.means.columns)
+
+    @property
+    def datasets(self) -> tuple[Any, ...]:
+        """The data sets, in the order of the table's rows."""
+        return tuple(self.means.index)
+
+    def best(self) -> pd.DataFrame:
+        """Data sets × models booleans: the best mean on that data set (ties all marked)."""
+        rounded = self.means.round(12)
+        target = rounded.max(axis=1) if self.metric.higher_is_better else rounded.min(axis=1)
+        return rounded.eq(target, axis=0)
+
+
+def compare_datasets(
+    data: DatasetsTable | pd.DataFrame,
+    *,
+    direction: Direction | None = None,
+    baseline: Any = None,
+    alpha: float = 0.05,
+    correction: str | None = "holm",
+    pairwise_correction: str = "auto",
+    rope: float = 0.01,
+    n_samples: int = 50_000,
+    seed: int | None = 0,
+    tie_correction: bool = True,
+) -> DatasetsAnalysis:
+    """Compare k models over N data sets: per data set, then across them.
+
+    Parameters
+    ----------
+    data : DatasetsTable or pandas.DataFrame
+        The results; a frame is data sets × models summary scores (then
+        ``direction`` is required and there are no per-data-set tests).
+    direction : {"lower", "higher"}, optional
+        Which way the scores are better (a DatasetsTable knows it).
+    baseline : str, optional
+        The proposed model: per-data-set tests, Bonferroni–Dunn, Wilcoxon and
+        the Bayesian test compare every other model with it. Default: every pair.
+    alpha : float
+        Level of every decision.
+    correction : str or None
+        Multiplicity correction within each data set (statsmodels ``multipletests``).
+    pairwise_correction : str
+        For the Wilcoxon tests: ``"auto"`` (Bergmann–Hommel for every pair of at
+        most 9 models, else Holm), ``"bergmann-hommel"``, ``"holm"`` or another
+        ``multipletests`` method.
+    rope : float
+        Region of practical equivalence of the Bayesian signed-rank test, in the
+        metric's units.
+    n_samples, seed : int
+        Monte Carlo draws and seed of the Bayesian test.
+    tie_correction : bool
+        Whether χ²_F is corrected for ties (as scipy); see :func:`friedman_test`.
+
+    Returns
+    -------
+    DatasetsAnalysis
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"new": [.91, .85, .78, .95, .70, .88, .81],
+    ...                        "old": [.89, .80, .75, .94, .66, .86, .80],
+    ...                        "base": [.85, .79, .70, .90, .67, .80, .74]})
+    >>> result = compare_datasets(scores, direction="higher", baseline="new", n_samples=2000)
+    >>> result.friedman.average_ranks.tolist(), result.friedman.reject(0.05)
+    ([1.0, 2.142857142857143, 2.857142857142857], True)
+    >>> result.wilcoxon[["b", "r_minus", "better"]].values.tolist()
+    [['old', 28.0, 'new'], ['base', 28.0, 'new']]
+    """
+    alpha = _check_alpha(alpha)
+    if isinstance(data, DatasetsTable):
+        metric = data.metric
+        if direction is not None and direction != metric.direction:
+            raise CVReportError(
+                f"direction={direction!r} contradicts the table's metric "
+                f"({metric.name!r}, {metric.direction} is better)"
+            )
+        means, sds, designs = data.means(), data.sds(), data.designs()
+        per_dataset = (
+            per_dataset_tests(data, baseline=baseline, alpha=alpha, correction=correction)
+            if data.tables
+            else None
+        )
+    else:
+        if direction is None:
+            raise CVReportError(
+                "a frame of summary scores needs direction='higher' (a score) or 'lower' (a loss)"
+            )
+        means = score_matrix(data)
+        metric = Metric("score" if direction == "higher" else "loss", direction)
+        sds = means * float("nan")
+        designs = {name: "one score per model" for name in means.index}
+        per_dataset = None
+    models = list(means.columns)
+    if baseline is not None and baseline not in models:
+        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+    friedman = friedman_test(means, metric.direction, tie_correction=tie_correction)
+    n = friedman.n_datasets
+    nemenyi = critical_difference(friedman.average_ranks, n, alpha=alpha)
+    dunn = (
+        critical_difference(
+            friedman.average_ranks, n, alpha=alpha, method="bonferroni-dunn", control=baseline
+        )
+        if baseline is not None
+        else None
+    )
+    chosen = pairwise_correction
+    if chosen == "auto":
+        feasible = baseline is None and len(models) <= BERGMANN_HOMMEL_MAX_MODELS
+        chosen = "bergmann-hommel" if feasible else "holm"
+    wilcoxon = pairwise_wilcoxon(
+        means, metric.direction, baseline=baseline, correction=chosen, alpha=alpha
+    )
+    pairs = (
+        [(baseline, m) for m in models if m != baseline]
+        if baseline is not None
+        else list(itertools.combinations(models, 2))
+    )
+    bayesian = [
+        bayesian_signed_rank(
+            means[a],
+            means[b],
+            metric.direction,
+            rope=rope,
+            n_samples=n_samples,
+            seed=seed,
+            models=(a, b),
+        )
+        for a, b in pairs
+    ]
+    wilcoxon_cliques: tuple[tuple[Any, ...], ...] = ()
+    if baseline is None:
+        separated = pd.DataFrame(False, index=models, columns=models)
+        for row in wilcoxon.itertuples():
+            separated.loc[row.a, row.b] = separated.loc[row.b, row.a] = bool(row.reject)
+        wilcoxon_cliques = nemenyi_cliques(friedman.average_ranks, separated)
+    notes = list(friedman.warnings)
+    for result in wilcoxon["result"]:
+        notes += [w for w in result.warnings if w not in notes]
+    if not friedman.reject(alpha):
+        notes.append(
+            f"The Friedman test does not reject equal average ranks at α = {alpha:g}; the "
+            "post-hoc comparisons below are shown for description, not as findings."
+        )
+    return DatasetsAnalysis(
+        metric=metric,
+        means=means,
+        sds=sds,
+        designs=designs,
+        baseline=baseline,
+        alpha=alpha,
+        friedman=friedman,
+        nemenyi=nemenyi,
+        bonferroni_dunn=dunn,
+        wilcoxon=wilcoxon,
+        wilcoxon_correction=chosen,
+        bayesian=bayesian,
+        per_dataset=per_dataset,
+        correction=correction,
+        notes=tuple(notes),
+        wilcoxon_cliques=wilcoxon_cliques,
+    )

@@ -1,0 +1,391 @@
+"""Wilcoxon signed-rank tests of pairs of models over data sets, with Holm or Bergmann–Hommel.
+
+For two models the Wilcoxon signed-rank test ranks the per-data-set
+differences by absolute value; ``R+`` sums the ranks of the data sets on which
+the second model (B) is better, ``R−`` those on which the first (A) is, and a
+zero difference has its rank split evenly between the two sums (Demšar 2006,
+§3.1.3; ``zero_method="zsplit"`` of :func:`scipy.stats.wilcoxon`, which gives
+the p-value). Differences equal to twelve decimals are ties.
+
+Many pairs: each pair is tested on its own two columns, so its result does not
+depend on which other models are in the study (Benavoli, Corani and Mangili
+2016), and the p-values are adjusted for multiplicity: Holm's step-down
+procedure (any statsmodels ``multipletests`` method can be named), or, when
+every pair of k ≤ 9 models is compared, Bergmann and Hommel's procedure, whose
+adjusted p-value for hypothesis i is min(1, max |I| · min_{j∈I} p_j) over the
+exhaustive sets I containing i — the sets of pairs that can be true together,
+one for each partition of the models into groups of equal performance
+(García and Herrera 2008, §4).
+
+References
+----------
+Demšar, J. (2006). Statistical comparisons of classifiers over multiple data
+sets. JMLR 7:1–30. Wilcoxon, F. (1945). Individual comparisons by ranking
+methods. Biometrics 1:80–83. García, S., Herrera, F. (2008). An extension on
+"Statistical comparisons of classifiers over multiple data sets" for all
+pairwise comparisons. JMLR 9:2677–2694. Bergmann, B., Hommel, G. (1988).
+Improvements of general multiple test procedures for redundant systems of
+hypotheses. In Multiple Hypotheses Testing, 100–115. Benavoli, A., Corani, G.,
+Mangili, F. (2016). Should we really use post-hoc tests based on mean-ranks?
+JMLR 17(5):1–10.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.metric import Direction
+from cvreport.errors import CVReportError, DataError
+from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
+
+__all__ = [
+    "BERGMANN_HOMMEL_MAX_MODELS",
+    "WilcoxonResult",
+    "bergmann_hommel",
+    "pairwise_wilcoxon",
+    "wilcoxon_signed_rank",
+]
+
+BERGMANN_HOMMEL_MAX_MODELS = 9
+"""Largest number of models for which the exhaustive sets are enumerated (Bell(9) = 21147)."""
+
+WILCOXON_REFERENCE = (
+    "Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics 1(6):80–83; "
+    "as recommended by Demšar, J. (2006). JMLR 7:1–30."
+)
+
+
+@dataclass(frozen=True, repr=False)
+class WilcoxonResult:
+    """A Wilcoxon signed-rank test of B against A over data sets (unpacks as statistic, pvalue).
+
+    Attributes
+    ----------
+    statistic : float
+        T = min(R+, R−).
+    pvalue : float
+        Two-sided p-value (:func:`scipy.stats.wilcoxon`, ``zero_method="zsplit"``).
+    r_plus : float
+        Sum of the ranks of the data sets on which B is better (plus half the zero ranks).
+    r_minus : float
+        Sum of the ranks of the data sets on which A is better (plus half the zero ranks).
+    n_datasets : int
+        N.
+    models : tuple
+        (A, B).
+    wins_a, wins_b, ties : int
+        Data sets on which A is better, B is better, or the scores are equal.
+    warnings : tuple of str
+        Where the test's assumptions fail, in words.
+    """
+
+    statistic: float
+    pvalue: float
+    r_plus: float
+    r_minus: float
+    n_datasets: int
+    models: tuple[Any, Any]
+    wins_a: int
+    wins_b: int
+    ties: int
+    warnings: tuple[str, ...] = ()
+    method: str = "Wilcoxon signed-rank test"
+    reference: str = WILCOXON_REFERENCE
+
+    def __iter__(self) -> Iterator[float]:
+        yield self.statistic
+        yield self.pvalue
+
+    def reject(self, alpha: float = 0.05) -> bool:
+        """Whether the two-sided test rejects equal performance at ``alpha``."""
+        if not 0 < alpha < 1:
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        return bool(self.pvalue <= alpha)
+
+    def __repr__(self) -> str:
+        a, b = self.models
+        return (
+            f"<WilcoxonResult {a} vs {b}: R+ = {self.r_plus:g} ({b} better), "
+            f"R− = {self.r_minus:g} ({a} better), T = {self.statistic:g}, "
+            f"p = {self.pvalue:.4g}, N = {self.n_datasets}>"
+        )
+
+
+def _advantage(first: np.ndarray, second: np.ndarray, direction: Direction) -> np.ndarray:
+    """How much better the second model is on each data set, in the metric's units."""
+    difference = second - first if direction == "higher" else first - second
+    return np.round(difference, TIE_DECIMALS)
+
+
+def wilcoxon_signed_rank(
+    first: Sequence[float] | np.ndarray | pd.Series,
+    second: Sequence[float] | np.ndarray | pd.Series,
+    direction: Direction,
+    *,
+    models: tuple[Any, Any] = ("A", "B"),
+) -> WilcoxonResult:
+    """The Wilcoxon signed-rank test of two models' scores over N data sets.
+
+    Parameters
+    ----------
+    first, second : array-like
+        The summary score of model A and of model B on each data set, in the same order.
+    direction : {"lower", "higher"}
+        Which way the scores are better.
+    models : tuple
+        The names (A, B), for messages and the result.
+
+    Returns
+    -------
+    WilcoxonResult
+
+    Raises
+    ------
+    DataError
+        Scores of different lengths, fewer than two data sets, or missing values.
+
+    Examples
+    --------
+    Demšar (2006) Table 2: C4.5+m is better than C4.5 with R+ = 93 against R− = 12.
+
+    >>> c45 = [.763, .599, .954, .628, .882, .936, .661, .583, .775, 1, .940, .619, .972, .957]
+    >>> c45m = [.768, .591, .971, .661, .888, .931, .668, .583, .838, 1, .962, .666, .981, .978]
+    >>> res = wilcoxon_signed_rank(c45, c45m, "higher", models=("C4.5", "C4.5+m"))
+    >>> res.r_plus, res.r_minus, res.statistic, res.reject(0.05)
+    (93.0, 12.0, 12.0, True)
+    """
+    from scipy import stats
+
+    _check_direction(direction)
+    a = np.asarray(first, dtype=float)
+    b = np.asarray(second, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise DataError(
+            f"the two models' scores must be two equally long lists, one score per data set; "
+            f"got shapes {a.shape} and {b.shape}"
+        )
+    score_matrix(np.column_stack([a, b]), what=f"scores of {models[0]!r} and {models[1]!r}")
+    advantage = _advantage(a, b, direction)
+    n = advantage.size
+    ranks = stats.rankdata(np.abs(advantage))
+    zero = advantage == 0
+    r_plus = float(ranks[advantage > 0].sum() + ranks[zero].sum() / 2)
+    r_minus = float(ranks[advantage < 0].sum() + ranks[zero].sum() / 2)
+    notes: list[str] = []
+    if n < 5:
+        notes.append(
+            f"Only {n} data sets: the Wilcoxon signed-rank test cannot be significant at the "
+            "usual levels with fewer than 5 data sets."
+        )
+    elif 2.0 / 2**n > 0.05:
+        notes.append(
+            f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
+            f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
+        )
+    if zero.all():
+        return WilcoxonResult(
+            statistic=r_plus,
+            pvalue=1.0,
+            r_plus=r_plus,
+            r_minus=r_minus,
+            n_datasets=n,
+            models=tuple(models),
+            wins_a=0,
+            wins_b=0,
+            ties=n,
+            warnings=(
+                *notes,
+                "The two models score the same on every data set: there is no difference to "
+                "test (p = 1).",
+            ),
+        )
+    tied_magnitudes = len(np.unique(np.abs(advantage[~zero]))) < int((~zero).sum())
+    if zero.any() or tied_magnitudes:
+        parts = []
+        if zero.any():
+            parts.append(
+                f"{int(zero.sum())} data set(s) with equal scores have their ranks split evenly "
+                "between R+ and R− (Demšar 2006)"
+            )
+        if tied_magnitudes:
+            parts.append("equal absolute differences share their average rank")
+        sentence = "; ".join(parts)
+        notes.append(
+            sentence[0].upper()
+            + sentence[1:]
+            + "; the p-value uses the normal approximation with the tie correction, since the "
+            "exact null distribution assumes no ties."
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = stats.wilcoxon(advantage, zero_method="zsplit")
+    return WilcoxonResult(
+        statistic=float(result.statistic),
+        pvalue=float(result.pvalue),
+        r_plus=r_plus,
+        r_minus=r_minus,
+        n_datasets=n,
+        models=tuple(models),
+        wins_a=int((advantage < 0).sum()),
+        wins_b=int((advantage > 0).sum()),
+        ties=int(zero.sum()),
+        warnings=tuple(notes),
+    )
+
+
+def _set_partitions(k: int) -> np.ndarray:
+    """Every partition of k items as a row of block labels (restricted growth strings)."""
+    rows: list[list[int]] = [[0]]
+    for _ in range(1, k):
+        rows = [[*row, label] for row in rows for label in range(max(row) + 2)]
+    return np.array(rows, dtype=np.int64)
+
+
+def bergmann_hommel(pvalues: pd.DataFrame | np.ndarray) -> np.ndarray:
+    """Bergmann–Hommel adjusted p-values of all pairwise hypotheses among k models.
+
+    Parameters
+    ----------
+    pvalues : (k, k) array-like
+        Symmetric matrix of unadjusted p-values (the diagonal is ignored).
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted (k, k) matrix, ones on the diagonal.
+
+    Raises
+    ------
+    CVReportError
+        More than :data:`BERGMANN_HOMMEL_MAX_MODELS` models (use Holm).
+
+    Examples
+    --------
+    With three models the exhaustive sets are all three pairs together, or one pair alone:
+
+    >>> p = np.array([[1, .01, .04], [.01, 1, .03], [.04, .03, 1]])
+    >>> bergmann_hommel(p)[np.triu_indices(3, 1)].round(3).tolist()
+    [0.03, 0.04, 0.03]
+    """
+    matrix = np.asarray(pvalues, dtype=float)
+    k = matrix.shape[0]
+    if matrix.shape != (k, k):
+        raise CVReportError(f"pvalues must be a square matrix, got shape {matrix.shape}")
+    if k > BERGMANN_HOMMEL_MAX_MODELS:
+        raise CVReportError(
+            f"Bergmann–Hommel's procedure enumerates every partition of the models, which is "
+            f"too many for {k} models (at most {BERGMANN_HOMMEL_MAX_MODELS}); use Holm's"
+        )
+    first, second = np.triu_indices(k, 1)
+    p = matrix[first, second]
+    labels = _set_partitions(k)
+    together = labels[:, first] == labels[:, second]  # partitions × pairs: the pair is equal
+    size = together.sum(axis=1)
+    smallest = np.where(together, p[None, :], 1.0).min(axis=1)
+    value = np.where(size > 0, size * smallest, 0.0)
+    adjusted_pairs = np.minimum(1.0, np.where(together, value[:, None], 0.0).max(axis=0))
+    adjusted = np.ones((k, k))
+    adjusted[first, second] = adjusted[second, first] = adjusted_pairs
+    return adjusted
+
+
+def pairwise_wilcoxon(
+    scores: Any,
+    direction: Direction,
+    *,
+    baseline: Any = None,
+    correction: str = "holm",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Wilcoxon signed-rank tests of every pair of models (or each against a baseline).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Data sets × models summary scores.
+    direction : {"lower", "higher"}
+        Which way the scores are better.
+    baseline : str, optional
+        Compare every other model with this one (k − 1 tests); default every pair.
+    correction : str
+        ``"bergmann-hommel"`` (every pair, k ≤ 9), ``"holm"`` or any other
+        statsmodels ``multipletests`` method, or ``"none"``.
+    alpha : float
+        Family-wise level of the decisions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``a, b, r_plus, r_minus, statistic, pvalue, adjusted,
+        reject, better`` (the better model by the sign of R+ − R−, when rejected).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"x": [.9, .8, .7, .85, .95, .6], "y": [.8, .7, .6, .8, .9, .5],
+    ...                   "z": [.7, .72, .5, .7, .8, .55]})
+    >>> out = pairwise_wilcoxon(s, "higher")
+    >>> out[["a", "b", "r_minus"]].values.tolist()
+    [['x', 'y', 21.0], ['x', 'z', 21.0], ['y', 'z', 18.0]]
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    values = score_matrix(scores)
+    models = list(values.columns)
+    if baseline is not None and baseline not in models:
+        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+    if baseline is None:
+        pairs = list(itertools.combinations(models, 2))
+    else:
+        pairs = [(baseline, m) for m in models if m != baseline]
+    results = [
+        wilcoxon_signed_rank(values[a], values[b], direction, models=(a, b)) for a, b in pairs
+    ]
+    pvalues = np.array([r.pvalue for r in results])
+    method = str(correction).lower()
+    if method == "none" or len(pairs) == 1:
+        adjusted = pvalues
+    elif method == "bergmann-hommel":
+        if baseline is not None:
+            raise CVReportError(
+                "Bergmann–Hommel's procedure is for all pairwise comparisons; against a baseline "
+                "use correction='holm'"
+            )
+        matrix = pd.DataFrame(1.0, index=models, columns=models)
+        for (a, b), p in zip(pairs, pvalues):
+            matrix.loc[a, b] = matrix.loc[b, a] = p
+        full = pd.DataFrame(bergmann_hommel(matrix), index=models, columns=models)
+        adjusted = np.array([full.loc[a, b] for a, b in pairs])
+    else:
+        try:
+            adjusted = multipletests(pvalues, alpha=alpha, method=method)[1]
+        except ValueError:
+            raise CVReportError(
+                f"unknown correction {correction!r}; use 'holm', 'bergmann-hommel', 'none' or a "
+                "statsmodels multipletests method"
+            ) from None
+    rows = []
+    for (a, b), result, adj in zip(pairs, results, adjusted):
+        reject = bool(adj <= alpha)
+        better = None
+        if reject and result.r_plus != result.r_minus:
+            better = b if result.r_plus > result.r_minus else a
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "r_plus": result.r_plus,
+                "r_minus": result.r_minus,
+                "statistic": result.statistic,
+                "pvalue": result.pvalue,
+                "adjusted": float(adj),
+                "reject": reject,
+                "better": better,
+                "result": result,
+            }
+        )
+    return pd.DataFrame(rows)

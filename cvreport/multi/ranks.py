@@ -1,0 +1,130 @@
+"""Ranks of models across data sets (Demšar 2006, §3.2.2).
+
+On every data set the models are ranked by their summary score, 1 = best in the
+metric's direction, ties sharing the average of the ranks they span. The
+average rank of a model over the N data sets is what the Friedman test, the
+Nemenyi critical difference and the CD diagram use.
+
+Scores equal to twelve decimal places are ties: a mean of fold scores computed
+in two orders can differ in the last bit, and such noise must not break a tie.
+
+References
+----------
+Demšar, J. (2006). Statistical comparisons of classifiers over multiple data
+sets. Journal of Machine Learning Research 7:1–30.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.metric import Direction
+from cvreport.errors import DataError, describe_keys
+
+__all__ = ["TIE_DECIMALS", "average_ranks", "rank_scores", "score_matrix"]
+
+TIE_DECIMALS = 12
+"""Scores (and differences of scores) equal to this many decimals count as ties."""
+
+
+def _check_direction(direction: Any) -> Direction:
+    if direction not in ("lower", "higher"):
+        raise DataError(
+            f"direction must be 'lower' (a loss: lower is better) or 'higher' (a score), "
+            f"got {direction!r}"
+        )
+    return direction
+
+
+def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
+    """Check a data sets × models table of summary scores and return it as floats.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or array-like
+        One row per data set, one column per model.
+    what : str
+        How the error messages name the table.
+
+    Raises
+    ------
+    DataError
+        Fewer than two models or two data sets, or a missing, infinite or
+        non-numeric score (the message names the data set and the model).
+
+    Examples
+    --------
+    >>> score_matrix([[0.9, 0.8], [0.7, 0.75]]).shape
+    (2, 2)
+    """
+    frame = scores.copy() if isinstance(scores, pd.DataFrame) else pd.DataFrame(scores)
+    if frame.ndim != 2 or frame.shape[1] < 2:
+        raise DataError(
+            f"the {what} must have one column per model and at least two models, "
+            f"got {frame.shape[1] if frame.ndim == 2 else 0} column(s)"
+        )
+    if frame.shape[0] < 2:
+        raise DataError(
+            f"the {what} must have one row per data set and at least two data sets, "
+            f"got {frame.shape[0]}"
+        )
+    if frame.columns.has_duplicates:
+        repeated = frame.columns[frame.columns.duplicated()].unique()
+        raise DataError(f"the {what} name model {describe_keys(list(repeated))} more than once")
+    try:
+        values = frame.apply(pd.to_numeric).astype(float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"the {what} must be numbers ({exc})") from None
+    bad = ~np.isfinite(values.to_numpy())
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise DataError(
+            f"the {what} hold {bad.sum()} missing or infinite value(s), the first on data set "
+            f"{values.index[row]!r} for model {values.columns[col]!r}; every model needs a "
+            "score on every data set"
+        )
+    return values
+
+
+def rank_scores(scores: Any, direction: Direction) -> pd.DataFrame:
+    """Rank the models on every data set: 1 = best, ties get the average rank.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or array-like
+        Data sets × models summary scores.
+    direction : {"lower", "higher"}
+        ``"lower"`` when lower is better (a loss), ``"higher"`` for a score.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ranks, shaped like ``scores``.
+
+    Examples
+    --------
+    >>> rank_scores([[0.9, 0.8, 0.8], [0.6, 0.7, 0.5]], "higher").to_numpy().tolist()
+    [[1.0, 2.5, 2.5], [2.0, 1.0, 3.0]]
+    """
+    from scipy.stats import rankdata
+
+    _check_direction(direction)
+    values = score_matrix(scores)
+    rounded = np.round(values.to_numpy(), TIE_DECIMALS)
+    keyed = -rounded if direction == "higher" else rounded
+    ranks = rankdata(keyed, method="average", axis=1)
+    return pd.DataFrame(ranks, index=values.index, columns=values.columns)
+
+
+def average_ranks(scores: Any, direction: Direction) -> pd.Series:
+    """Average rank of every model over the data sets (Demšar's ``R_j``).
+
+    Examples
+    --------
+    >>> average_ranks([[0.9, 0.8, 0.8], [0.6, 0.7, 0.5]], "higher").tolist()
+    [1.5, 1.75, 2.75]
+    """
+    return rank_scores(scores, direction).mean(axis=0).rename("average rank")

@@ -1,0 +1,483 @@
+"""The many-data-sets report: the paper's results table, the CD diagram and the tests across data sets.
+
+:class:`DatasetsReport` runs :func:`cvreport.multi.compare_datasets` (it
+computes no statistic itself) and renders, through the packaged Jinja2
+templates, as a standalone HTML page, Markdown or LaTeX (booktabs):
+
+1. the data sets × models table: mean ± sd of the metric over each data set's
+   folds, the best in bold, ▲/▼ where a model is significantly better/worse
+   than the baseline on that data set by the test its design calls for, a
+   win/tie/loss row and an average rank row, with a legend naming the tests;
+2. each data set's design and test;
+3. the Friedman test with the Iman–Davenport F, the Nemenyi critical
+   difference and the critical-difference diagram (HTML);
+4. Wilcoxon signed-rank tests of pairs (Holm or Bergmann–Hommel) and Bayesian
+   signed-rank tests with a rope;
+5. where the assumptions fail, in words, and the references.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from cvreport.reporting.multi_report import DatasetsReport
+>>> auc = pd.DataFrame({"new_model": [.91, .85, .78, .95, .70, .88],
+...                     "svm": [.89, .80, .75, .94, .66, .86]},
+...                    index=["iris", "wine", "digits", "cancer", "liver", "vote"])
+>>> report = DatasetsReport(auc, direction="higher", baseline="new_model", n_samples=2000)
+>>> print(report.to_markdown().splitlines()[0])
+# new\\_model against 1 models on 6 data sets
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cvreport.data.datasets import DatasetsTable
+from cvreport.errors import CVReportError
+from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
+from cvreport.rendering import formatting
+
+__all__ = ["DatasetsReport"]
+
+REFERENCES = (
+    "Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. "
+    "Journal of Machine Learning Research 7:1–30.",
+    "García, S., Herrera, F. (2008). An extension on “Statistical comparisons of classifiers "
+    "over multiple data sets” for all pairwise comparisons. JMLR 9:2677–2694.",
+    "Benavoli, A., Corani, G., Mangili, F. (2016). Should we really use post-hoc tests based "
+    "on mean-ranks? JMLR 17(5):1–10.",
+    "Benavoli, A., Corani, G., Demšar, J., Zaffalon, M. (2017). Time for a change: a tutorial "
+    "for comparing multiple classifiers through Bayesian analysis. JMLR 18(77):1–36.",
+    "Iman, R. L., Davenport, J. M. (1980). Approximations of the critical region of the "
+    "Friedman statistic. Communications in Statistics 9(6):571–595.",
+    "Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian "
+    "Journal of Statistics 6(2):65–70.",
+)
+BETTER, WORSE = "▲", "▼"
+_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{value:.{digits}f}"
+
+
+def _correction_name(name: str | None) -> str:
+    words = {
+        None: "no correction",
+        "holm": "Holm's step-down procedure",
+        "bergmann-hommel": "Bergmann and Hommel's procedure",
+        "bonferroni": "Bonferroni's correction",
+        "hommel": "Hommel's procedure",
+        "fdr_bh": "Benjamini–Hochberg's false discovery rate",
+    }
+    return words.get(name, str(name))
+
+
+class DatasetsReport:
+    """Compare models over many data sets, and render the comparison.
+
+    Parameters
+    ----------
+    table : DatasetsTable, str or pandas.DataFrame
+        The results; a formula such as ``"loss ~ model | replication + fold | dataset"``
+        with ``data``; or a data sets × models frame of summary scores (then
+        ``direction`` is required).
+    data : pandas.DataFrame, optional
+        The long-format results when ``table`` is a formula.
+    baseline : str, optional
+        The proposed model, compared with every other one (marks, win/tie/loss,
+        Bonferroni–Dunn, Wilcoxon, Bayesian). Default: every pair.
+    alpha : float
+        Level of every decision.
+    correction : str or None
+        Multiplicity correction of the per-data-set tests within a data set.
+    pairwise_correction : str
+        Correction of the Wilcoxon tests across pairs (see :func:`compare_datasets`).
+    rope : float
+        Region of practical equivalence of the Bayesian test, in the metric's units.
+    n_samples, seed : int
+        Draws and seed of the Bayesian test.
+    digits : int
+        Decimals of the table.
+    title : str, optional
+        The heading.
+    per_fold, record, direction :
+        Passed to :meth:`DatasetsTable.from_formula` with a formula.
+    """
+
+    def __init__(
+        self,
+        table: DatasetsTable | str | pd.DataFrame,
+        *,
+        data: pd.DataFrame | None = None,
+        baseline: Any = None,
+        alpha: float = 0.05,
+        correction: str | None = "holm",
+        pairwise_correction: str = "auto",
+        rope: float = 0.01,
+        n_samples: int = 50_000,
+        seed: int | None = 0,
+        digits: int = 3,
+        title: str | None = None,
+        per_fold: bool = False,
+        record: str = "record",
+        direction: str | None = None,
+    ) -> None:
+        if isinstance(table, str):
+            if data is None:
+                raise CVReportError(f"the formula {table!r} needs data=: the long-format results")
+            table = DatasetsTable.from_formula(
+                table,
+                data,
+                per_fold=per_fold,
+                record=record,
+                direction=direction,  # type: ignore[arg-type]
+            )
+            direction = None
+        self.table = table if isinstance(table, DatasetsTable) else None
+        self.analysis: DatasetsAnalysis = compare_datasets(
+            table,
+            direction=direction,  # type: ignore[arg-type]
+            baseline=baseline,
+            alpha=alpha,
+            correction=correction,
+            pairwise_correction=pairwise_correction,
+            rope=rope,
+            n_samples=n_samples,
+            seed=seed,
+        )
+        self.digits = int(digits)
+        result = self.analysis
+        k, n = len(result.models), len(result.datasets)
+        self.title = title or (
+            f"{baseline} against {k - 1} models on {n} data sets"
+            if baseline is not None
+            else f"{k} models on {n} data sets"
+        )
+
+    # -- the view model ----------------------------------------------------
+    def _marks(self) -> dict[tuple[Any, Any], str]:
+        per = self.analysis.per_dataset
+        if per is None or per.baseline is None:
+            return {}
+        marks = {}
+        for row in per.comparisons.itertuples():
+            if row.better is None or (isinstance(row.better, float) and math.isnan(row.better)):
+                continue
+            marks[(row.dataset, row.a)] = "better" if row.better == row.a else "worse"
+        return marks
+
+    def _legend(self) -> tuple[list[str], list[str]]:
+        result = self.analysis
+        metric = result.metric
+        lines = [
+            f"Mean ± standard deviation of the {metric.name} over each data set's folds "
+            f"({metric.direction} is better); the best mean of each data set in bold."
+        ]
+        tex = [formatting.escape_latex(lines[0])]
+        per = result.per_dataset
+        if per is not None and per.baseline is not None:
+            used = per.tests_used()
+            tests = "; ".join(
+                f"{label} on {', '.join(map(str, sets))}" if len(used) > 1 else label
+                for label, sets in used.items()
+            )
+            correction = (
+                f", p-values of a data set adjusted with {_correction_name(per.correction)}"
+                if per.correction
+                else ""
+            )
+            text = (
+                f"significantly better / worse than {per.baseline} on that data set at "
+                f"α = {result.alpha:g} by the test its design calls for ({tests}){correction}."
+            )
+            lines.append(f"{BETTER} / {WORSE}: {text}")
+            tex.append(
+                r"$^{\blacktriangle}$ / $^{\blacktriangledown}$: " + formatting.escape_latex(text)
+            )
+            wtl = (
+                "win/tie/loss: data sets on which the model is significantly better than, not "
+                f"significantly different from, or significantly worse than {per.baseline}."
+            )
+            lines.append(wtl)
+            tex.append(formatting.escape_latex(wtl))
+        ranks = "Average rank: 1 = best on a data set, ties share the average rank (Demšar 2006)."
+        lines.append(ranks)
+        tex.append(formatting.escape_latex(ranks))
+        return lines, tex
+
+    def table_context(self) -> dict[str, Any]:
+        """The data sets × models table as plain values for the templates."""
+        result = self.analysis
+        best = result.best()
+        marks = self._marks()
+        rows = []
+        for dataset in result.datasets:
+            cells = []
+            for model in result.models:
+                mean = float(result.means.loc[dataset, model])
+                sd = result.sds.loc[dataset, model]
+                mean_text = _fixed(mean, self.digits)
+                sd_text = _fixed(float(sd), self.digits) if pd.notna(sd) else ""
+                mark = marks.get((dataset, model))
+                cells.append(
+                    {
+                        "mean_text": mean_text,
+                        "sd_text": sd_text,
+                        "text": f"{mean_text} ± {sd_text}" if sd_text else mean_text,
+                        "best": bool(best.loc[dataset, model]),
+                        "mark": mark,
+                        "mark_html": {"better": BETTER, "worse": WORSE}.get(mark or "", ""),
+                        "mark_title": (
+                            f"significantly {mark} than {result.baseline}" if mark else ""
+                        ),
+                    }
+                )
+            rows.append({"dataset": str(dataset), "cells": cells})
+        wtl = None
+        per = result.per_dataset
+        if per is not None and per.baseline is not None:
+            counts = per.win_tie_loss()
+            wtl = [
+                "—" if m == per.baseline else "/".join(str(int(v)) for v in counts.loc[m])
+                for m in result.models
+            ]
+        ranks = result.friedman.average_ranks
+        legend, legend_tex = self._legend()
+        return {
+            "caption": f"{result.metric.name} of {len(result.models)} models on "
+            f"{len(result.datasets)} data sets",
+            "models": [str(m) for m in result.models],
+            "baseline": None if result.baseline is None else str(result.baseline),
+            "rows": rows,
+            "wtl": wtl,
+            "ranks": [f"{ranks[m]:.2f}" for m in result.models],
+            "legend": legend,
+            "legend_tex": legend_tex,
+        }
+
+    def context(self) -> dict[str, Any]:
+        """Everything the report templates show, as plain values."""
+        result = self.analysis
+        friedman = result.friedman
+        nemenyi = result.nemenyi
+        per = result.per_dataset
+        tests_by_dataset: dict[Any, set[str]] = {}
+        if per is not None:
+            for row in per.comparisons.itertuples():
+                tests_by_dataset.setdefault(row.dataset, set()).add(row.label or "could not run")
+        designs = [
+            {
+                "dataset": str(name),
+                "design": design,
+                "test": ", ".join(sorted(map(str, tests_by_dataset.get(name, ())))) or "—",
+            }
+            for name, design in result.designs.items()
+        ]
+        wilcoxon = [
+            {
+                "a": str(row.a),
+                "b": str(row.b),
+                "r_plus": f"{row.r_plus:g}",
+                "r_minus": f"{row.r_minus:g}",
+                "pvalue": formatting.format_pvalue(row.pvalue),
+                "adjusted": formatting.format_pvalue(row.adjusted),
+                "reject": bool(row.reject),
+                "better": None if not isinstance(row.better, str) else str(row.better),
+            }
+            for row in result.wilcoxon.itertuples()
+        ]
+        bayesian = [
+            {
+                "a": str(r.models[0]),
+                "b": str(r.models[1]),
+                "p_a": f"{r.p_a_better:.3f}",
+                "p_rope": f"{r.p_equivalent:.3f}",
+                "p_b": f"{r.p_b_better:.3f}",
+            }
+            for r in result.bayesian
+        ]
+        order = friedman.average_ranks.sort_values(kind="mergesort")
+        k, n = friedman.n_models, friedman.n_datasets
+        decision = "rejects" if friedman.reject(result.alpha) else "does not reject"
+        friedman_text = (
+            f"Friedman's χ² = {friedman.statistic:.3f} (df = {friedman.df}"
+            f"{', corrected for ties' if friedman.tie_correction else ''}), "
+            f"{_p(friedman.pvalue)}; Iman and Davenport's F = "
+            f"{friedman.f_statistic:.3f} (df = {friedman.f_df[0]}, {friedman.f_df[1]}), "
+            f"{_p(friedman.f_pvalue)}: the test {decision} equal "
+            f"average ranks of the {k} models over the {n} data sets at α = {result.alpha:g}."
+        )
+        cliques = [", ".join(map(str, c)) for c in nemenyi.cliques]
+        wilcoxon_groups = "; ".join(
+            "{" + ", ".join(map(str, c)) + "}" for c in result.wilcoxon_cliques
+        )
+        nemenyi_text = (
+            f"Nemenyi's critical difference at α = {result.alpha:g}: CD = {nemenyi.q_alpha:.3f} "
+            f"× √(k(k+1)/(6N)) = {nemenyi.cd:.3f}."
+        )
+        if result.bonferroni_dunn is not None:
+            dunn = result.bonferroni_dunn
+            separated = [
+                str(m) for m in order.index if m != dunn.control and dunn.different(m, dunn.control)
+            ]
+            nemenyi_text += (
+                f" Against {dunn.control}, Bonferroni–Dunn's CD = {dunn.cd:.3f} separates "
+                + (", ".join(separated) if separated else "no model")
+                + "."
+            )
+        bayes = result.bayesian[0] if result.bayesian else None
+        matrix = None
+        if per is not None and per.baseline is None:
+            wtl = per.win_tie_loss_matrix()
+            matrix = {
+                "models": [str(m) for m in wtl.columns],
+                "rows": [
+                    {"model": str(m), "cells": [text or "—" for text in wtl.loc[m]]}
+                    for m in wtl.index
+                ],
+            }
+        return {
+            "title": self.title,
+            "intro": (
+                f"{k} models on {n} data sets; the metric is the {result.metric.name} "
+                f"({result.metric.direction} is better)."
+                + (f" The baseline is {result.baseline}." if result.baseline is not None else "")
+            ),
+            "table": self.table_context(),
+            "designs": designs,
+            "wtl_matrix": matrix,
+            "test_header": (
+                "Test against the baseline" if result.baseline is not None else "Test of each pair"
+            ),
+            "ranks": [{"model": str(m), "rank": f"{v:.3f}"} for m, v in order.items()],
+            "friedman_text": friedman_text,
+            "nemenyi_text": nemenyi_text,
+            "cliques": cliques,
+            "wilcoxon": wilcoxon,
+            "wilcoxon_text": (
+                f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
+                "ranks where B is better, R−: where A is better; zero differences split evenly), "
+                f"p-values adjusted with {_correction_name(result.wilcoxon_correction)}."
+                + (
+                    f" Groups of models, consecutive in rank, that no adjusted Wilcoxon test "
+                    f"separates: {wilcoxon_groups}."
+                    if wilcoxon_groups
+                    else ""
+                )
+            ),
+            "bayesian": bayesian,
+            "bayesian_text": (
+                ""
+                if bayes is None
+                else f"Bayesian signed-rank test (Benavoli et al. 2017): posterior probability "
+                f"that A is better, that the two are practically equivalent (|difference| ≤ "
+                f"{bayes.rope:g} in {result.metric.name}), or that B is better; "
+                f"{bayes.n_samples} Monte Carlo draws, seed {bayes.seed}, prior strength "
+                f"{bayes.prior_strength:g} (Monte Carlo standard error ≤ "
+                f"{max(r.mc_standard_error for r in result.bayesian):.3f})."
+            ),
+            "notes": list(result.notes),
+            "references": list(REFERENCES),
+            "cd_svg": self.cd_svg(),
+            "alpha": result.alpha,
+            "version": _version(),
+        }
+
+    def cd_svg(self, *, figure_id: str = "cvr-cd") -> str:
+        """The critical-difference diagram (Nemenyi cliques) as inline SVG."""
+        from cvreport.rendering.cd_diagram import cd_diagram
+
+        result = self.analysis
+        return cd_diagram(
+            result.nemenyi.average_ranks,
+            cd=result.nemenyi.cd,
+            cliques=result.nemenyi.cliques,
+            n_datasets=len(result.datasets),
+            test=f"Nemenyi test at α = {result.alpha:g}",
+            highlight=result.baseline,
+            figure_id=figure_id,
+            title=f"Critical-difference diagram: average ranks of {len(result.models)} models",
+        )
+
+    # -- rendering ---------------------------------------------------------
+    def to_html(self, *, standalone: bool = True) -> str:
+        """The report as a standalone HTML page (or a fragment for a notebook)."""
+        from cvreport.rendering.environment import html_environment
+
+        name = "multi_report.html.j2" if standalone else "multi_report_fragment.html.j2"
+        return html_environment().get_template(name).render(**self.context())
+
+    def to_markdown(self) -> str:
+        """The report in GitHub-flavoured Markdown (the diagram is in the HTML report)."""
+        from cvreport.rendering.environment import text_environment
+
+        return text_environment().get_template("multi_report.md.j2").render(**self.context())
+
+    def to_latex(self, *, standalone: bool = True, placement: str = "htbp") -> str:
+        """The report in LaTeX with a booktabs table (``standalone=False``: a fragment)."""
+        from cvreport.rendering.environment import latex_environment
+
+        return (
+            latex_environment()
+            .get_template("multi_report.tex.j2")
+            .render(**self.context(), standalone=standalone, placement=placement)
+        )
+
+    def table_latex(self, *, placement: str = "htbp") -> str:
+        """Only the data sets × models table, as a booktabs LaTeX float."""
+        from cvreport.rendering.environment import latex_environment
+
+        return (
+            latex_environment()
+            .get_template("datasets_table.tex.j2")
+            .render(table=self.table_context(), placement=placement)
+        )
+
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the report; the suffix (.html, .md, .tex) picks the format."""
+        target = Path(path)
+        kind = _FORMATS.get(target.suffix.lower())
+        if kind is None:
+            raise CVReportError(
+                f"cannot tell the format of {str(target)!r}; use a name ending in "
+                f"{', '.join(_FORMATS)}"
+            )
+        if target.exists() and not overwrite:
+            raise CVReportError(f"{str(target)!r} exists; pass overwrite=True to replace it")
+        text = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}[kind]()
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+        return target
+
+    def _repr_html_(self) -> str:
+        return self.to_html(standalone=False)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        friedman = self.analysis.friedman
+        return (
+            f"<DatasetsReport: {self.title!r}; Friedman {_p(friedman.pvalue)}, "
+            f"Iman–Davenport {_p(friedman.f_pvalue)}>"
+        )
+
+
+def _p(pvalue: float) -> str:
+    """``p = 0.012`` or ``p < 0.001``."""
+    text = formatting.format_pvalue(pvalue)
+    return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
+def _version() -> str:
+    from cvreport import __version__
+
+    return __version__
