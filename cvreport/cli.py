@@ -30,11 +30,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cvreport.cli_checks import CommandError
+from cvreport.cli_checks import check_alpha as _check_alpha
+from cvreport.cli_checks import check_output as _check_output
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import READERS as _READERS
 from cvreport.data.io import one_line as _one_line
 from cvreport.data.io import read_data
-from cvreport.errors import CVReportError
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -43,10 +45,6 @@ __all__ = ["build_parser", "main"]
 
 PROG = "cvreport"
 _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
-
-
-class CommandError(CVReportError):
-    """A command-line argument that cannot be used as given."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -386,23 +384,6 @@ def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
             frame, truth="truth", prediction="prediction", record=record
         )
     return ResultsTable.from_formula(_example_formula(), frame, record=record)
-
-
-def _check_output(output: Path, *, overwrite: bool) -> None:
-    """Fail before any computation when the output cannot be written."""
-    folder = output.parent if str(output.parent) else Path(".")
-    if output.exists() and not overwrite:
-        raise CommandError(f"{output} exists; pass --overwrite to replace it")
-    if output.is_dir():
-        raise CommandError(f"{output} is a folder; give a file name such as report.html")
-    if not folder.is_dir():
-        raise CommandError(f"cannot write {output}: the folder {folder} does not exist")
-
-
-def _check_alpha(alpha: float) -> float:
-    if not 0 < alpha < 1:
-        raise CommandError(f"--alpha must lie strictly between 0 and 1, got {alpha:g}")
-    return alpha
 
 
 def _check_rope(rope: float | None) -> float | None:
