@@ -23,6 +23,7 @@ from cvreport import arrays, options
 from cvreport.data.collect import collect
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
+from cvreport.data.metrics import metric_names
 from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
     CVReportError,
@@ -38,15 +39,20 @@ from cvreport.methods import (
     binomial_test,
     blocked_ttest_3x2cv,
     calibrated_ftest_5x2cv,
+    clustered_paired_test,
     combined_ftest_5x2cv,
     combined_ttest_5x2cv,
     corrected_repeated_kfold_ttest,
     corrected_resampled_ttest,
     cv_confidence_interval,
+    delong_test,
+    delong_tests_per_fold,
     mcnemar,
     mcnemar_5x2bcv,
     mcnemar_kfold,
     normal_test,
+    paired_bootstrap_test,
+    paired_permutation_test,
     paired_ttest_5x2cv,
     paired_ttest_kfold,
     paired_ttest_resampled,
@@ -57,6 +63,7 @@ from cvreport.methods import (
 from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
+from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.partitions.overlap import overlap_quantile
 from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
 from cvreport.rendering.summary import Summary
@@ -75,6 +82,7 @@ __all__ = [
     "Balanced5x2CV",
     "BlockRegularizedCV",
     "CVReportError",
+    "ClusterLeakageWarning",
     "DataError",
     "DatasetsReport",
     "DatasetsTable",
@@ -93,11 +101,13 @@ __all__ = [
     "TestResult",
     "__version__",
     "arrays",
+    "audit_clusters",
     "audit_overlap",
     "bayesian_correlated_ttest",
     "binomial_test",
     "blocked_ttest_3x2cv",
     "calibrated_ftest_5x2cv",
+    "clustered_paired_test",
     "collect",
     "combined_ftest_5x2cv",
     "combined_ttest_5x2cv",
@@ -105,15 +115,20 @@ __all__ = [
     "corrected_repeated_kfold_ttest",
     "corrected_resampled_ttest",
     "cv_confidence_interval",
+    "delong_test",
+    "delong_tests_per_fold",
     "explore",
     "load_example",
     "mcnemar",
     "mcnemar_5x2bcv",
     "mcnemar_kfold",
+    "metric_names",
     "normal_test",
     "notebook",
     "options",
     "overlap_quantile",
+    "paired_bootstrap_test",
+    "paired_permutation_test",
     "paired_ttest_5x2cv",
     "paired_ttest_kfold",
     "paired_ttest_resampled",

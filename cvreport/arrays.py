@@ -22,12 +22,14 @@ Examples
 from __future__ import annotations
 
 from cvreport.methods.bayesian import bayesian_correlated_ttest_array as bayesian_correlated_ttest
+from cvreport.methods.clustered import clustered_paired_test_array as clustered_paired_test
 from cvreport.methods.corrected import (
     corrected_repeated_kfold_ttest_array as corrected_repeated_kfold_ttest,
 )
 from cvreport.methods.corrected import corrected_resampled_ttest_array as corrected_resampled_ttest
 from cvreport.methods.corrected import paired_ttest_resampled_array as paired_ttest_resampled
 from cvreport.methods.cv_interval import cv_confidence_interval_array as cv_confidence_interval
+from cvreport.methods.delong import delong_test_array as delong_test
 from cvreport.methods.kfold import paired_ttest_kfold_array as paired_ttest_kfold
 from cvreport.methods.mcnemar import contingency_posteriors
 from cvreport.methods.mcnemar import mcnemar_5x2bcv_array as mcnemar_5x2bcv
@@ -42,6 +44,10 @@ from cvreport.methods.one_algorithm import binomial_test_array as binomial_test
 from cvreport.methods.one_algorithm import normal_test_array as normal_test
 from cvreport.methods.one_algorithm import ttest_error_array as ttest_error
 from cvreport.methods.proportion import proportion_test_array as proportion_test
+from cvreport.methods.resampling import paired_bootstrap_test_array as paired_bootstrap_test
+from cvreport.methods.resampling import (
+    paired_permutation_test_array as paired_permutation_test,
+)
 from cvreport.methods.wilcoxon import wilcoxon_kfold_array as wilcoxon_kfold
 
 __all__ = [
@@ -49,16 +55,20 @@ __all__ = [
     "binomial_test",
     "blocked_ttest_3x2cv",
     "calibrated_ftest_5x2cv",
+    "clustered_paired_test",
     "combined_ftest_5x2cv",
     "combined_ttest_5x2cv",
     "contingency_posteriors",
     "corrected_repeated_kfold_ttest",
     "corrected_resampled_ttest",
     "cv_confidence_interval",
+    "delong_test",
     "mcnemar",
     "mcnemar_5x2bcv",
     "mcnemar_kfold",
     "normal_test",
+    "paired_bootstrap_test",
+    "paired_permutation_test",
     "paired_ttest_5x2cv",
     "paired_ttest_kfold",
     "paired_ttest_resampled",

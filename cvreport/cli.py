@@ -6,6 +6,7 @@
                     [--tests recommended|all|NAMES] [--alpha A] [--pairs A:B ...]
                     [--correction holm] [--record COLUMN] [--overwrite] [--example]
                     [--per-fold [--test-train-ratio R]] [--direction lower|higher]
+                    [--metric NAME (--prediction COLUMN | --score COLUMNS)] [--cluster COLUMN]
     cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
                     [--per-fold [--test-train-ratio R]] [--direction lower|higher]
 
@@ -196,7 +197,39 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
         help="use a bundled example instead of DATA ('random' 5×2 CV, default, or 'bcv' "
         "block-regularized 5×2 CV); DATA and -f may then be left out",
     )
+    metric = parser.add_argument_group(
+        "metrics from predictions",
+        "with --metric the formula's left side names the truth column, e.g. "
+        "-f 'y ~ model | replication + fold' --metric roc_auc --score p",
+    )
+    metric.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="a sklearn metric computed from predictions (roc_auc, f1_macro, "
+        "matthews_corrcoef, log_loss, ...)",
+    )
+    metric.add_argument("--prediction", metavar="COLUMN", help="column of predicted labels")
+    metric.add_argument(
+        "--score", metavar="COLUMNS", help="score column(s) of the metric, comma-separated"
+    )
+    metric.add_argument("--cluster", metavar="COLUMN", help="column of clusters of records")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _metric_formula(formula: str, args: argparse.Namespace) -> str:
+    """``y ~ rest`` with --metric NAME --score p → ``NAME(y, p) ~ rest``."""
+    metric = getattr(args, "metric", None)
+    if not metric:
+        return formula
+    columns = getattr(args, "score", None) or getattr(args, "prediction", None)
+    if not columns or "~" not in formula:
+        raise CommandError(
+            "--metric needs the truth on the formula's left side (-f 'y ~ model | fold') and "
+            "--prediction COLUMN or --score COLUMN[,COLUMN...]"
+        )
+    truth, rest = formula.split("~", 1)
+    joined = " + ".join(c.strip() for c in columns.split(","))
+    return f"{metric}({truth.strip()}, {joined}) ~{rest}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -333,12 +366,13 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
     frame = read_data(path)
     per_fold, ratio = _score_options(args)
     return ResultsTable.from_formula(
-        formula,
+        _metric_formula(formula, args),
         frame,
         record=args.record,
         per_fold=per_fold,
         direction=getattr(args, "direction", None),
         test_train_ratio=ratio,
+        cluster=getattr(args, "cluster", None),
     )
 
 

@@ -29,10 +29,41 @@ __all__ = [
     "ParsedFormula",
     "evaluate_response",
     "parse_formula",
+    "split_cluster_term",
 ]
 
 #: The formula of per-record losses keyed by replication and fold, used as the example.
 DEFAULT_FORMULA = "loss ~ model | replication + fold"
+
+_CLUSTER_TERM = re.compile(r"\s*\+?\s*\bcluster\(\s*([^()]+?)\s*\)\s*\+?\s*")
+
+
+def split_cluster_term(text: str) -> tuple[str, str | None]:
+    """Take a ``cluster(column)`` term out of the blocks of a formula.
+
+    ``"correct ~ model | cluster(passage)"`` names the column of clusters of
+    records; the rest of the formula is read as usual.
+
+    Examples
+    --------
+    >>> split_cluster_term("loss ~ model | fold + cluster(passage)")
+    ('loss ~ model | fold', 'passage')
+    >>> split_cluster_term("loss ~ model | cluster(doc)")
+    ('loss ~ model', 'doc')
+    """
+    if not isinstance(text, str):
+        return text, None
+    matches = _CLUSTER_TERM.findall(text)
+    if len(matches) > 1:
+        raise FormulaError(f"the formula {text!r} names more than one cluster(...) column")
+    if not matches:
+        return text, None
+    rest = _CLUSTER_TERM.sub(" + ", text, count=1).strip()
+    rest = re.sub(r"\|\s*\+\s*", "| ", rest)
+    rest = re.sub(r"\s*\+\s*$", "", rest)
+    rest = re.sub(r"\s*\|\s*$", "", rest)
+    return rest.strip(), matches[0]
+
 
 EXPECTED_SHAPES = (
     "'loss ~ model | replication + fold' (m replications of K-fold CV), "

@@ -22,6 +22,7 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.direction import check_direction, comparison_columns, resolve_metric
-from cvreport.data.formula import evaluate_response, parse_formula
+from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
@@ -286,6 +287,7 @@ class ResultsTable(SummaryDisplay):
         fold: str | None = "fold",
         record: str = "record",
         direction: Direction | None = None,
+        cluster: str | None = None,
     ) -> None:
         roles = {
             "loss": loss,
@@ -314,6 +316,10 @@ class ResultsTable(SummaryDisplay):
                 f"replication {replication!r}, fold {fold!r}, record {record!r}"
             ),
         )
+        if cluster is not None:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(self, data, record, cluster)
 
     # ------------------------------------------------------------------ constructors
 
@@ -328,6 +334,7 @@ class ResultsTable(SummaryDisplay):
         direction: Direction | None = None,
         test_train_ratio: float | None = None,
         higher_is_better: bool | None = None,
+        cluster: str | None = None,
     ) -> ResultsTable:
         """Build a table from an R-style formula naming the columns.
 
@@ -376,6 +383,15 @@ class ResultsTable(SummaryDisplay):
         >>> table.loss_name, table.models, table.design.kind
         ('pred != truth', ('a', 'b'), 'holdout')
         """
+        given = formula
+        formula, named_cluster = split_cluster_term(formula)
+        cluster = named_cluster or cluster
+        from cvreport.data.predictions import metric_formula
+
+        from_metric = metric_formula(cls, formula, data, record=record, cluster=cluster)
+        if from_metric is not None:
+            from_metric._formula = given
+            return from_metric
         parsed = parse_formula(formula)
         wanted = check_direction(direction, higher_is_better)
         roles: dict[str, str | None] = {"model": parsed.model}
@@ -437,7 +453,11 @@ class ResultsTable(SummaryDisplay):
                 table._prediction_columns = _prediction_frame(
                     data, parsed.model, replication, fold, record, truth, prediction
                 )
-        table._formula = formula
+        table._formula = given
+        if cluster is not None and not per_fold:
+            from cvreport.partitions.clusters import attach_clusters
+
+            attach_clusters(table, data, record, cluster)
         return table
 
     @classmethod
@@ -446,18 +466,32 @@ class ResultsTable(SummaryDisplay):
         data: pd.DataFrame,
         *,
         truth: str,
-        prediction: str,
+        prediction: str | None = None,
         model: str = "model",
         replication: str | None = "replication",
         fold: str | None = "fold",
         record: str = "record",
         direction: Direction | None = None,
+        metric: str | Callable[..., float] | None = None,
+        score: str | Sequence[str] | Mapping[Any, str] | None = None,
+        cluster: str | None = None,
+        pos_label: Any = None,
     ) -> ResultsTable:
         """Build a table of 0/1 losses (misclassifications) from predictions and the truth.
 
         The truth and predictions are kept (:meth:`predictions`) for per-model
         descriptive metrics. The metric is the error rate (``direction="lower"``, the
         default) or, with ``direction="higher"``, the accuracy; tests are the same.
+
+        With ``metric=`` (a sklearn name such as ``"roc_auc"``, ``"f1_macro"``,
+        ``"matthews_corrcoef"``, ``"log_loss"``, or a function ``(y_true, y) -> float``)
+        the table holds that metric instead, in its direction: per-record values
+        for a mean of per-record values (accuracy, log loss, Brier score), else one
+        value per (replication, fold, model) computed from the predictions or from
+        the scores named by ``score=`` (one column: the positive class, by default
+        the larger label or ``pos_label``; several: one per class in sorted order, or
+        ``{label: column}``). ``cluster=`` names a column of clusters of records.
+        See :mod:`cvreport.data.metrics`.
 
         Examples
         --------
@@ -476,24 +510,44 @@ class ResultsTable(SummaryDisplay):
             "fold": fold,
             "record": record,
         }
+        if metric is not None or score is not None or cluster is not None:
+            from cvreport.data.predictions import build_metric_table
+
+            return build_metric_table(
+                cls,
+                data,
+                metric=metric or ("accuracy" if direction == "higher" else "zero_one_loss"),
+                truth=truth,
+                prediction=prediction,
+                score=score,
+                model=model,
+                replication=replication,
+                fold=fold,
+                record=record,
+                cluster=cluster,
+                pos_label=pos_label,
+                direction=check_direction(direction),
+            )
+        if prediction is None:
+            raise DataError("name the column of predicted labels with prediction=")
         require_columns(data, roles, _HOW_TO_NAME)
         loss = _misclassified(data[truth], data[prediction], truth, prediction, data.index)
         wanted = check_direction(direction)
-        metric = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
-                        "proportion")
+        shown = Metric("accuracy" if wanted == "higher" else "error rate", wanted or "lower",
+                       "proportion")
         how = "given" if wanted else "predictions give 0/1 errors"
         table = cls.__new__(cls)
         table._setup_records(
             data,
             None,
             loss,
-            metric=metric,
+            metric=shown,
             direction_note=how,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=f"{prediction} {'==' if metric.higher_is_better else '!='} {truth}",
+            loss_name=f"{prediction} {'==' if shown.higher_is_better else '!='} {truth}",
             source=(
                 f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
                 "DataFrame: "

@@ -30,6 +30,7 @@ from cvreport.methods.mx2 import BLOCKED_T_3X2CV, COMBINED_T_5X2CV, PAIRED_T_5X2
 from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
 from cvreport.methods.one_algorithm import BINOMIAL, NORMAL, TTEST_ERROR
 from cvreport.methods.proportion import PROPORTION
+from cvreport.methods.record_tests import CLUSTERED, DELONG, PAIRED_BOOTSTRAP, PAIRED_PERMUTATION
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.methods.wilcoxon import WILCOXON_KFOLD
 
@@ -53,6 +54,10 @@ SPECS: tuple[TestSpec, ...] = (
     MCNEMAR,
     PROPORTION,
     BAYESIAN_CORRELATED_T,
+    DELONG,
+    PAIRED_BOOTSTRAP,
+    PAIRED_PERMUTATION,
+    CLUSTERED,
     BINOMIAL,
     NORMAL,
     TTEST_ERROR,
@@ -113,6 +118,8 @@ def markdown_table() -> str:
     for spec in SPECS:
         if spec.models == 1:
             design = "any (one model)"
+        elif not spec.designs:
+            design = "records of one table (chosen by metric)"
         else:
             design = ", ".join(_DESIGN_SHORT[kind] for kind in spec.designs)
         needs = [

@@ -197,7 +197,11 @@ class Report:
         self.design = design
         self.audit, self.audit_note = self._run_audit()
         self.partitions: str | None = getattr(self.audit, "design", None)
-        self.recommendation = selection.recommendation(
+        from cvreport.reporting.metric_choice import metric_recommendation
+
+        self.recommendation = metric_recommendation(
+            self.table, partitions=self.partitions
+        ) or selection.recommendation(
             design.kind,
             partitions=self.partitions,
             binary=bool(self.table.is_binary),

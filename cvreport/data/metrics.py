@@ -1,0 +1,679 @@
+"""Named classification metrics computed per fold from per-record predictions.
+
+A metric is either a **mean of per-record values** (accuracy, 0/1 loss, log
+loss, Brier score), whose record-level tests apply unchanged, or **not
+decomposable** (F1, MCC, balanced accuracy, AUC, average precision), which is
+computed once per (replication, fold, model) and tested on the folds, or on
+one test set with DeLong's test or a paired resampling test.
+
+Every value equals ``sklearn.metrics`` on the same fold; only the way it is
+computed differs, so that a table of 10⁸ rows takes seconds:
+
+* **confusion-count metrics** (accuracy, precision, recall, F1, balanced
+  accuracy, MCC, Cohen's κ) are functions of the ``C × C`` confusion matrix,
+  and the matrices of every (replication, fold, model) group come from one
+  ``bincount`` over all rows;
+* **rank metrics** (ROC AUC as the Mann–Whitney statistic with midranks,
+  average precision as sklearn's step-wise sum) sort each group's scores once,
+  all groups in one row-wise sort of a padded ``(groups, records)`` array of
+  order-preserving integer keys, spread over the machine's cores;
+* **record means** are one weighted ``bincount``.
+
+The positive class of a binary metric is ``pos_label``, by default the larger
+of the two labels (1 of {0, 1}, True of {False, True}), as sklearn's
+``roc_auc_score`` takes it and as its ``pos_label=1`` default does for 0/1 labels.
+
+References
+----------
+Hanley, J. A. and McNeil, B. J. (1982). The meaning and use of the area under a
+receiver operating characteristic (ROC) curve. Radiology 143(1):29–36.
+Pedregosa, F. et al. (2011). Scikit-learn: machine learning in Python. JMLR 12:2825–2830.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from cvreport.data.metric import Metric, direction_from_name
+from cvreport.errors import DataError, describe_keys
+
+__all__ = [
+    "NAMED_METRICS",
+    "MetricSpec",
+    "confusion_counts",
+    "grouped_auc",
+    "grouped_average_precision",
+    "grouped_metric_values",
+    "metric_names",
+    "order_keys",
+    "resolve_metric",
+]
+
+Kind = Literal["confusion", "rank", "record", "callable"]
+_MAX_KEY = np.iinfo(np.uint64).max
+_LITTLE = np.little_endian
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric computed from per-record predictions.
+
+    Attributes
+    ----------
+    metric : Metric
+        Its name and direction (``"higher"`` for a score, ``"lower"`` for a loss).
+    kind : {"confusion", "rank", "record", "callable"}
+        How it is computed: from confusion counts, from sorted scores, as a mean
+        of per-record values, or by a user function called once per fold.
+    needs : {"prediction", "score"}
+        Whether it reads predicted labels or scores (probabilities, decision values).
+    binary_only : bool
+        Whether it is defined for two classes only (``f1``, ``roc_auc``, ...).
+    sklearn : str
+        The ``sklearn.metrics`` call it equals.
+    function : callable or None
+        For ``kind="callable"``: ``function(y_true, y_pred_or_score) -> float``.
+    """
+
+    metric: Metric
+    kind: Kind
+    needs: Literal["prediction", "score"]
+    binary_only: bool = False
+    sklearn: str = ""
+    function: Callable[..., float] | None = field(default=None, compare=False)
+
+    @property
+    def name(self) -> str:
+        """The metric's name."""
+        return self.metric.name
+
+    @property
+    def decomposable(self) -> bool:
+        """Whether the metric is a mean of per-record values (record-level tests apply)."""
+        return self.kind == "record"
+
+
+def _spec(name: str, kind: Kind, needs: str, sklearn: str, binary: bool = False) -> MetricSpec:
+    direction = direction_from_name(name)
+    assert direction is not None, name
+    return MetricSpec(Metric(name, direction), kind, needs, binary, sklearn)  # type: ignore[arg-type]
+
+
+NAMED_METRICS: dict[str, MetricSpec] = {
+    spec.name: spec
+    for spec in (
+        _spec("accuracy", "record", "prediction", "accuracy_score"),
+        _spec("zero_one_loss", "record", "prediction", "zero_one_loss"),
+        _spec("log_loss", "record", "score", "log_loss"),
+        _spec("brier_score_loss", "record", "score", "brier_score_loss"),
+        _spec("balanced_accuracy", "confusion", "prediction", "balanced_accuracy_score"),
+        _spec("matthews_corrcoef", "confusion", "prediction", "matthews_corrcoef"),
+        _spec("kappa", "confusion", "prediction", "cohen_kappa_score"),
+        _spec("f1", "confusion", "prediction", "f1_score(pos_label=...)", True),
+        _spec("f1_macro", "confusion", "prediction", "f1_score(average='macro')"),
+        _spec("f1_micro", "confusion", "prediction", "f1_score(average='micro')"),
+        _spec("f1_weighted", "confusion", "prediction", "f1_score(average='weighted')"),
+        _spec("precision", "confusion", "prediction", "precision_score(pos_label=...)", True),
+        _spec("recall", "confusion", "prediction", "recall_score(pos_label=...)", True),
+        _spec("roc_auc", "rank", "score", "roc_auc_score", True),
+        _spec("roc_auc_ovr", "rank", "score", "roc_auc_score(multi_class='ovr')"),
+        _spec("average_precision", "rank", "score", "average_precision_score", True),
+    )
+}
+_ALIASES = {"cohen_kappa": "kappa", "mcc": "matthews_corrcoef", "auc": "roc_auc"}
+for _word in ("precision", "recall"):
+    for _avg in ("macro", "micro", "weighted"):
+        _name = f"{_word}_{_avg}"
+        NAMED_METRICS[_name] = MetricSpec(
+            Metric(_name, "higher"),
+            "confusion",
+            "prediction",
+            False,
+            f"{_word}_score(average='{_avg}')",
+        )
+
+
+def metric_names() -> tuple[str, ...]:
+    """The names :func:`resolve_metric` accepts, sorted.
+
+    Examples
+    --------
+    >>> "roc_auc" in metric_names() and "f1_macro" in metric_names()
+    True
+    """
+    return tuple(sorted(NAMED_METRICS))
+
+
+def resolve_metric(
+    metric: str | Callable[..., float] | MetricSpec,
+    *,
+    direction: str | None = None,
+    needs: Literal["prediction", "score"] | None = None,
+) -> MetricSpec:
+    """The :class:`MetricSpec` of a sklearn metric name or of a callable.
+
+    Parameters
+    ----------
+    metric : str, callable or MetricSpec
+        A name of :func:`metric_names` (``"roc_auc"``, ``"f1_macro"``, ...; ``"auc"``,
+        ``"mcc"`` and ``"cohen_kappa"`` are aliases), or a function
+        ``(y_true, y_pred_or_score) -> float`` called once per fold.
+    direction : {"lower", "higher"}, optional
+        The direction of a callable; by default read from its name
+        (:func:`~cvreport.data.metric.direction_from_name`).
+    needs : {"prediction", "score"}, optional
+        What a callable reads; by default scores when the table names them.
+
+    Raises
+    ------
+    DataError
+        An unknown name, or a callable whose direction its name does not tell.
+
+    Examples
+    --------
+    >>> spec = resolve_metric("roc_auc")
+    >>> spec.metric.direction, spec.kind, spec.decomposable
+    ('higher', 'rank', False)
+    >>> def top_k_regret(y, s): return 0.0
+    >>> resolve_metric(top_k_regret).metric
+    Metric(name='top_k_regret', direction='lower', unit='')
+    """
+    if isinstance(metric, MetricSpec):
+        return metric
+    if isinstance(metric, str):
+        key = _ALIASES.get(metric.strip().lower(), metric.strip().lower())
+        if key.startswith("neg_"):
+            raise DataError(
+                f"metric {metric!r} is a negated sklearn scorer; name the metric itself "
+                f"({key[4:]!r}): cvreport knows each metric's direction"
+            )
+        if key not in NAMED_METRICS:
+            raise DataError(
+                f"unknown metric {metric!r}; use one of {describe_keys(metric_names(), 30)} "
+                "or a function (y_true, y_pred_or_score) -> float"
+            )
+        return NAMED_METRICS[key]
+    if callable(metric):
+        name = getattr(metric, "__name__", type(metric).__name__)
+        chosen = direction or direction_from_name(name)
+        if chosen is None:
+            raise DataError(
+                f"the name of metric function {name!r} does not say whether higher is "
+                "better; pass direction='higher' (a score) or direction='lower' (a loss)"
+            )
+        return MetricSpec(
+            Metric(name, chosen),  # type: ignore[arg-type]
+            "callable",
+            needs or "prediction",
+            sklearn=f"{name}(y_true, y) per fold",
+            function=metric,
+        )
+    raise DataError(
+        f"metric must be a metric name or a function (y_true, y) -> float, got "
+        f"{type(metric).__name__}"
+    )
+
+
+# ----------------------------------------------------------------------------- confusion counts
+
+
+def confusion_counts(
+    groups: np.ndarray, n_groups: int, truth: np.ndarray, prediction: np.ndarray, n_classes: int
+) -> np.ndarray:
+    """``(n_groups, C, C)`` int64 confusion matrices (rows truth, columns prediction) in one pass.
+
+    Examples
+    --------
+    >>> confusion_counts(np.array([0, 0, 1]), 2, np.array([1, 0, 1]), np.array([1, 1, 0]), 2)[0]
+    array([[0, 1],
+           [0, 1]])
+    """
+    cells = (groups.astype(np.int64) * n_classes + truth) * n_classes + prediction
+    counts = np.bincount(cells, minlength=n_groups * n_classes * n_classes)
+    return counts.reshape(n_groups, n_classes, n_classes)
+
+
+def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` with 0 where the denominator is 0 (sklearn's zero_division)."""
+    out = np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape))
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def _average(values: np.ndarray, mask: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    if weights is None:
+        return _divide((values * mask).sum(axis=-1), mask.sum(axis=-1).astype(np.float64))
+    return _divide((values * weights).sum(axis=-1), weights.sum(axis=-1))
+
+
+def confusion_metric(name: str, counts: np.ndarray, positive: int = 1) -> np.ndarray:
+    """A confusion-count metric of every matrix in ``counts`` (shape ``(..., C, C)``).
+
+    Classes absent from a fold's truth and predictions are left out of macro
+    averages, as sklearn does; a zero denominator counts 0 (sklearn's
+    ``zero_division="warn"`` value), except MCC, which is 0 by definition then.
+
+    Examples
+    --------
+    >>> counts = np.array([[5, 1], [2, 4]])              # rows: truth 0, 1
+    >>> round(float(confusion_metric("f1", counts)), 6)    # 2·4 / (2·4 + 1 + 2)
+    0.727273
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    tp = np.diagonal(c, axis1=-2, axis2=-1)
+    true_count = c.sum(axis=-1)
+    pred_count = c.sum(axis=-2)
+    total = true_count.sum(axis=-1)
+    present = (true_count + pred_count) > 0
+    if name == "accuracy":
+        return _divide(tp.sum(axis=-1), total)
+    if name == "zero_one_loss":
+        return 1.0 - _divide(tp.sum(axis=-1), total)
+    if name == "balanced_accuracy":
+        return _average(_divide(tp, true_count), true_count > 0, None)
+    if name == "matthews_corrcoef":
+        cov_tp = tp.sum(axis=-1) * total - (true_count * pred_count).sum(axis=-1)
+        cov_pp = total**2 - (pred_count * pred_count).sum(axis=-1)
+        cov_tt = total**2 - (true_count * true_count).sum(axis=-1)
+        return _divide(cov_tp, np.sqrt(cov_tt * cov_pp))
+    if name == "kappa":
+        expected = pred_count[..., :, None] * true_count[..., None, :]
+        expected = expected / total[..., None, None]
+        off = 1.0 - np.eye(c.shape[-1])
+        return 1.0 - (off * c).sum(axis=(-2, -1)) / (off * expected).sum(axis=(-2, -1))
+    word, _, average = name.partition("_")
+    denominators = {
+        "precision": pred_count,
+        "recall": true_count,
+        "f1": true_count + pred_count,
+    }
+    if word not in denominators:
+        raise DataError(f"{name!r} is not a confusion-count metric")
+    numerator = 2.0 * tp if word == "f1" else tp
+    if average == "micro":
+        num = numerator.sum(axis=-1)
+        return _divide(num, denominators[word].sum(axis=-1))
+    per_class = _divide(numerator, denominators[word])
+    if average == "":
+        return per_class[..., positive]
+    if average == "macro":
+        return _average(per_class, present, None)
+    return _average(per_class, present, true_count)
+
+
+# ----------------------------------------------------------------------------- rank metrics
+
+
+def order_keys(scores: np.ndarray) -> np.ndarray:
+    """uint64 keys that sort like the float64 ``scores`` (−0.0 and 0.0 equal; no NaN).
+
+    Integer sorts are faster than float sorts and the keys let padding sort last.
+
+    Examples
+    --------
+    >>> keys = order_keys(np.array([0.5, -1.0, 0.0, -0.0, 2.0]))
+    >>> np.argsort(keys, kind="stable").tolist(), bool(keys[2] == keys[3])
+    ([1, 2, 3, 0, 4], True)
+    """
+    keys = np.array(scores, dtype=np.float64)  # a copy, turned into keys in place
+    keys += 0.0  # −0.0 + 0.0 is +0.0
+    mask = (keys.view(np.int64) >> 63).view(np.uint64)  # all ones for negatives, else 0
+    mask |= np.uint64(1 << 63)
+    bits = keys.view(np.uint64)
+    bits ^= mask  # negatives: every bit flipped; others: the sign bit set
+    return bits
+
+
+def _argsort_rows(keys: np.ndarray) -> np.ndarray:
+    """Row-wise argsort, split over the machine's cores for large arrays (numpy frees the GIL)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if keys.size < 2_000_000 or workers == 1 or keys.shape[0] < 2:
+        return np.argsort(keys, axis=1)
+    chunks = np.array_split(np.arange(keys.shape[0]), min(keys.shape[0], workers * 4))
+    out = np.empty(keys.shape, dtype=np.intp)
+
+    def work(rows: np.ndarray) -> None:
+        out[rows[0] : rows[-1] + 1] = np.argsort(keys[rows[0] : rows[-1] + 1], axis=1)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(work, [c for c in chunks if c.size]))
+    return out
+
+
+def _sort_rows(rows: np.ndarray) -> None:
+    """Sort each row in place, split over the machine's cores for large arrays."""
+    workers = min(os.cpu_count() or 1, 8)
+    if rows.size < 2_000_000 or workers == 1 or rows.shape[0] < 2:
+        rows.sort(axis=1)
+        return
+    chunks = np.array_split(np.arange(rows.shape[0]), min(rows.shape[0], workers * 4))
+
+    def work(index: np.ndarray) -> None:
+        rows[index[0] : index[-1] + 1].sort(axis=1)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(work, [c for c in chunks if c.size]))
+
+
+def _sorted_groups(
+    groups: np.ndarray, n_groups: int, labels: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and labels of every group in a padded ``(n_groups, L)`` array, each row sorted.
+
+    Padding has the largest key and label −1. One row-wise sort does every group.
+    When every score has the same sign (probabilities), the keys' top bit is the
+    same everywhere, so the label takes its place in the lowest bit and a plain
+    sort of the packed keys orders both at once (no index array, no gathers);
+    otherwise the rows are argsorted.
+    """
+    groups = np.asarray(groups)
+    labels = np.asarray(labels, dtype=np.int8)
+    keys = order_keys(scores)
+    scores = np.asarray(scores)
+    packed = scores.size > 0 and (scores.min() >= 0 or scores.max() < 0)
+    if packed:
+        keys <<= np.uint64(1)
+        keys |= labels.view(np.uint8)
+    sizes = np.bincount(groups, minlength=n_groups)
+    width = int(sizes.max()) if sizes.size else 0
+    if np.all(groups[1:] >= groups[:-1]):  # already laid out group by group
+        order = None
+        sorted_groups = groups
+    else:
+        # a stable sort of 16-bit keys is a radix sort: linear in the number of rows
+        small = groups.astype(np.uint16) if n_groups <= 1 << 16 else groups
+        order = np.argsort(small, kind="stable")
+        sorted_groups = None  # taken only when the rows need padding
+    equal = bool(np.all(sizes == width))
+    if not equal and sorted_groups is None:
+        sorted_groups = groups[order]
+    if equal:
+        row_keys = (keys if order is None else keys[order]).reshape(n_groups, width)
+    else:
+        starts = np.cumsum(sizes) - sizes
+        column = np.arange(groups.shape[0]) - starts[sorted_groups]
+        row_keys = np.full((n_groups, width), _MAX_KEY, dtype=np.uint64)
+        row_keys[sorted_groups, column] = keys if order is None else keys[order]
+    if packed:
+        _sort_rows(row_keys)
+        # the lowest byte of each little-endian key holds the label bit
+        lowest = row_keys.view(np.uint8)[:, ::8] if _LITTLE else row_keys.view(np.uint8)[:, 7::8]
+        row_labels = (lowest & 1).view(np.int8)
+        row_keys >>= np.uint64(1)
+        if not equal:
+            row_labels[np.arange(width) >= sizes[:, None]] = -1
+        return row_keys, row_labels
+    if equal:
+        row_labels = (labels if order is None else labels[order]).reshape(n_groups, width)
+    else:
+        row_labels = np.full((n_groups, width), -1, dtype=np.int8)
+        row_labels[sorted_groups, column] = labels if order is None else labels[order]
+    index = _argsort_rows(row_keys)
+    return np.take_along_axis(row_keys, index, axis=1), np.take_along_axis(
+        row_labels, index, axis=1
+    )
+
+
+def _run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    starts = np.ones(sorted_keys.shape, dtype=bool)
+    np.not_equal(sorted_keys[:, 1:], sorted_keys[:, :-1], out=starts[:, 1:])
+    return starts
+
+
+def grouped_auc(
+    groups: np.ndarray, n_groups: int, positive: np.ndarray, scores: np.ndarray
+) -> np.ndarray:
+    """ROC AUC of every group: the Mann–Whitney statistic with ties counted one half.
+
+    ``AUC = (Σ over positives of #negatives below + ½ #negatives tied) / (n₊ n₋)``,
+    which equals the area under the ROC curve (Hanley & McNeil 1982) and
+    ``sklearn.metrics.roc_auc_score``. A group with one class only has no AUC.
+
+    Parameters
+    ----------
+    groups : numpy.ndarray
+        Integer group code of each record, ``0 <= code < n_groups``.
+    n_groups : int
+    positive : numpy.ndarray
+        Boolean: whether each record is of the positive class.
+    scores : numpy.ndarray
+        The score of the positive class (higher: more likely positive).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_groups,)`` float64; NaN where a group lacks a class (callers say so).
+
+    Examples
+    --------
+    >>> grouped_auc(np.array([0, 0, 0, 1, 1, 1]), 2, np.array([1, 0, 1, 0, 1, 1], bool),
+    ...             np.array([0.9, 0.2, 0.1, 0.3, 0.3, 0.8])).tolist()
+    [0.5, 0.75]
+    """
+    keys, labels = _sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
+    negative = labels == 0
+    is_positive = labels == 1
+    n_pos = is_positive.sum(axis=1).astype(np.float64)
+    starts = _run_starts(keys)
+    if (starts | (labels < 0)).all():  # padding may tie with padding
+        # no ties and padding last: a positive in column j has j − (positives before it)
+        # negatives below it, so U = Σ_positives j − n₊(n₊ − 1)/2 (one pass, no cumsum)
+        columns = np.arange(keys.shape[1], dtype=np.float64)
+        u = np.einsum("ij,j->i", is_positive, columns) - n_pos * (n_pos - 1) / 2.0
+    else:
+        below = np.cumsum(negative, axis=1, dtype=np.int64)
+        below -= negative  # negatives strictly before each position
+        flat_starts = starts.ravel()
+        run = np.cumsum(flat_starts) - 1
+        first = np.flatnonzero(flat_starts)
+        flat_below = below.ravel()
+        flat_negative = negative.ravel()
+        before = flat_below[first]
+        inclusive = flat_below + flat_negative
+        last = np.append(first[1:] - 1, flat_starts.shape[0] - 1)
+        tied = inclusive[last] - before
+        credit = before[run] + 0.5 * tied[run]
+        u = np.where(is_positive.ravel(), credit, 0.0).reshape(keys.shape).sum(axis=1)
+    n_neg = negative.sum(axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
+
+
+def grouped_average_precision(
+    groups: np.ndarray, n_groups: int, positive: np.ndarray, scores: np.ndarray
+) -> np.ndarray:
+    """Average precision of every group, ``Σ (R_t − R_{t−1}) P_t`` over distinct thresholds.
+
+    As ``sklearn.metrics.average_precision_score``: thresholds at the distinct
+    scores, highest first; NaN for a group without positives.
+
+    Examples
+    --------
+    >>> grouped_average_precision(np.zeros(4, int), 1, np.array([0, 0, 1, 1], bool),
+    ...                           np.array([0.1, 0.4, 0.35, 0.8])).round(6).tolist()
+    [0.833333]
+    """
+    keys, labels = _sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
+    keys, labels = keys[:, ::-1], labels[:, ::-1]  # highest score first, padding first
+    true_pos = np.cumsum(labels == 1, axis=1, dtype=np.int64)
+    false_pos = np.cumsum(labels == 0, axis=1, dtype=np.int64)
+    ends = np.ones(keys.shape, dtype=bool)
+    np.not_equal(keys[:, 1:], keys[:, :-1], out=ends[:, :-1])
+    flat_ends = np.flatnonzero(ends.ravel())
+    width = keys.shape[1]
+    rows = flat_ends // width
+    tps = true_pos.ravel()[flat_ends].astype(np.float64)
+    fps = false_pos.ravel()[flat_ends].astype(np.float64)
+    previous = np.empty_like(tps)
+    previous[0:1] = 0.0
+    previous[1:] = np.where(rows[1:] == rows[:-1], tps[:-1], 0.0)
+    n_pos = true_pos[:, -1].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        step = (tps - previous) / n_pos[rows]
+        precision = np.where(tps + fps > 0, tps / np.where(tps + fps > 0, tps + fps, 1), 0.0)
+        total = np.bincount(
+            rows, weights=np.where(step > 0, step * precision, 0.0), minlength=n_groups
+        )
+    return np.where(n_pos > 0, total, np.nan)
+
+
+# ----------------------------------------------------------------------------- per-record values
+
+
+def record_values(
+    spec: MetricSpec,
+    truth: np.ndarray,
+    *,
+    prediction: np.ndarray | None = None,
+    scores: np.ndarray | None = None,
+    positive: int = 1,
+) -> np.ndarray:
+    """Each record's contribution to a record-mean metric (its mean is the metric).
+
+    ``truth`` and ``prediction`` are class codes; ``scores`` is ``(n,)`` for the
+    positive class of a binary problem or ``(n, C)`` per class. Log loss clips
+    probabilities to ``[ε, 1 − ε]`` (float64 ε) as sklearn does; the Brier score of
+    ``C ≥ 3`` classes sums the squared errors over classes (sklearn's multiclass
+    Brier score), of two classes it is ``(y − p)²``.
+
+    Examples
+    --------
+    >>> record_values(NAMED_METRICS["brier_score_loss"], np.array([1, 0]),
+    ...               scores=np.array([0.75, 0.5])).tolist()
+    [0.0625, 0.25]
+    """
+    name = spec.name
+    if name in ("accuracy", "zero_one_loss"):
+        assert prediction is not None
+        correct = (np.asarray(prediction) == np.asarray(truth)).astype(np.float64)
+        return correct if name == "accuracy" else 1.0 - correct
+    assert scores is not None
+    p = np.asarray(scores, dtype=np.float64)
+    if p.ndim == 1:
+        hit = np.asarray(truth) == positive
+        if name == "brier_score_loss":
+            return (hit - p) ** 2
+        p = np.column_stack([1.0 - p, p]) if positive == 1 else np.column_stack([p, 1.0 - p])
+    onehot = np.zeros(p.shape)
+    onehot[np.arange(p.shape[0]), np.asarray(truth)] = 1.0
+    if name == "brier_score_loss":
+        squared = ((onehot - p) ** 2).sum(axis=1)
+        return squared / 2.0 if p.shape[1] < 3 else squared
+    eps = np.finfo(np.float64).eps
+    return -np.log(np.clip(p[np.arange(p.shape[0]), np.asarray(truth)], eps, 1.0 - eps))
+
+
+# ----------------------------------------------------------------------------- every group at once
+
+
+def grouped_metric_values(
+    spec: MetricSpec,
+    groups: np.ndarray,
+    n_groups: int,
+    truth: np.ndarray,
+    n_classes: int,
+    *,
+    prediction: np.ndarray | None = None,
+    scores: np.ndarray | None = None,
+    positive: int = 1,
+    labels: Sequence[Any] | None = None,
+) -> np.ndarray:
+    """The metric of every group (e.g. every (replication, fold, model)) in one vectorised pass.
+
+    Parameters
+    ----------
+    spec : MetricSpec
+        From :func:`resolve_metric`.
+    groups : numpy.ndarray
+        Group code of each record.
+    n_groups : int
+    truth : numpy.ndarray
+        Class code (0 … C − 1) of each record's true label.
+    n_classes : int
+        C.
+    prediction : numpy.ndarray, optional
+        Class code of each predicted label (for ``needs="prediction"``).
+    scores : numpy.ndarray, optional
+        ``(n,)`` score of the positive class, or ``(n, C)`` per class (``needs="score"``).
+    positive : int
+        Code of the positive class of a binary metric.
+    labels : sequence, optional
+        The class labels, handed to a callable metric in place of the codes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_groups,)`` float64.
+
+    Raises
+    ------
+    DataError
+        A group where the metric is undefined (an AUC of a fold with one class).
+
+    Examples
+    --------
+    >>> g = np.array([0, 0, 0, 0, 1, 1, 1, 1]); y = np.array([0, 1, 1, 0, 1, 1, 0, 0])
+    >>> yhat = np.array([0, 1, 0, 0, 1, 1, 1, 0])
+    >>> grouped_metric_values(resolve_metric("f1"), g, 2, y, 2, prediction=yhat).round(6).tolist()
+    [0.666667, 0.8]
+    """
+    groups = np.asarray(groups)
+    truth = np.asarray(truth)
+    if groups.dtype.kind not in "iu" or truth.dtype.kind not in "iu":
+        groups, truth = groups.astype(np.int64), truth.astype(np.int64)
+    if spec.kind == "confusion":
+        assert prediction is not None
+        counts = confusion_counts(groups, n_groups, truth, np.asarray(prediction), n_classes)
+        return confusion_metric(spec.name, counts, positive)
+    if spec.kind == "record":
+        values = record_values(spec, truth, prediction=prediction, scores=scores, positive=positive)
+        sums = np.bincount(groups, weights=values, minlength=n_groups)
+        return sums / np.bincount(groups, minlength=n_groups)
+    if spec.kind == "rank":
+        assert scores is not None
+        s = np.asarray(scores, dtype=np.float64)
+        compute = grouped_auc if spec.name.startswith("roc_auc") else grouped_average_precision
+        if s.ndim == 1:
+            values = compute(groups, n_groups, truth == positive, s)
+        else:  # one-vs-rest: every (group, class) is a group of its own
+            n = s.shape[0]
+            classes = np.arange(n_classes)
+            expanded = (groups.astype(np.int64)[:, None] * n_classes + classes).ravel()
+            per_class = compute(
+                expanded, n_groups * n_classes, (truth[:, None] == classes).ravel(), s.ravel()
+            ).reshape(n_groups, n_classes)
+            if np.isnan(per_class).any():
+                return (
+                    np.full(n_groups, np.nan)
+                    if n == 0
+                    else np.where(np.isnan(per_class).any(axis=1), np.nan, 0.0)
+                )
+            values = per_class.mean(axis=1)
+            if spec.name.endswith("weighted"):
+                support = np.bincount(
+                    groups.astype(np.int64) * n_classes + truth, minlength=n_groups * n_classes
+                )
+                weights = support.reshape(n_groups, n_classes).astype(np.float64)
+                values = (per_class * weights).sum(axis=1) / weights.sum(axis=1)
+        return values
+    assert spec.function is not None
+    order = np.argsort(groups, kind="stable")
+    bounds = np.searchsorted(groups[order], np.arange(n_groups + 1))
+    label_array = np.asarray(labels, dtype=object) if labels is not None else None
+    y_all = truth if label_array is None else label_array[truth]
+    if spec.needs == "score":
+        x_all = np.asarray(scores)
+    else:
+        assert prediction is not None
+        x_all = prediction if label_array is None else label_array[np.asarray(prediction)]
+    out = np.empty(n_groups)
+    for g in range(n_groups):
+        rows = order[bounds[g] : bounds[g + 1]]
+        out[g] = float(spec.function(y_all[rows], x_all[rows]))
+    return out

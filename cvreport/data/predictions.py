@@ -1,0 +1,525 @@
+"""Tables of a metric computed from per-record predictions, and the records behind them.
+
+:meth:`ResultsTable.from_predictions` with ``metric=`` comes here. A metric that
+is a mean of per-record values (accuracy, log loss, Brier score) becomes a table
+of per-record values, so every record-level test applies; any other metric
+(AUC, F1, MCC, ...) is computed once per (replication, fold, model) by
+:func:`cvreport.data.metrics.grouped_metric_values` and the table holds those
+per-fold values, which every fold-level test reads. Either way the truth,
+predictions, scores and clusters are kept for the tests that need the records
+(DeLong, paired bootstrap and permutation, clustered standard errors);
+:func:`record_pairs` hands them out model pair by model pair, fold by fold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.metric import Metric
+from cvreport.data.metrics import (
+    MetricSpec,
+    grouped_metric_values,
+    record_values,
+    resolve_metric,
+)
+from cvreport.data.validation import build_record_layout, encode_labels, require_columns
+from cvreport.errors import DataError, DesignError, describe_keys
+
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
+
+__all__ = ["FoldRecords", "RecordPredictions", "build_metric_table", "record_pairs"]
+
+_HOW_TO_NAME = (
+    "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
+    "replication=, fold= and record=."
+)
+
+
+@dataclass(frozen=True)
+class RecordPredictions:
+    """What a table built from predictions keeps of its records, as arrays.
+
+    Attributes
+    ----------
+    spec : MetricSpec
+        The table's metric.
+    classes : pandas.Index
+        The class labels, sorted; codes index them.
+    positive : int
+        Code of the positive class.
+    frame : pandas.DataFrame
+        One row per input row: ``replication, fold, model, record`` labels,
+        ``truth`` and ``prediction`` codes (−1 where there is none), ``cluster``
+        labels when given, and the score columns ``score_0 … score_{C−1}`` (or a
+        single ``score`` column for the positive class).
+    """
+
+    spec: MetricSpec
+    classes: pd.Index
+    positive: int
+    frame: pd.DataFrame
+
+    @property
+    def score_columns(self) -> list[str]:
+        """The score columns of :attr:`frame` (empty when there are none)."""
+        return [c for c in self.frame.columns if c == "score" or c.startswith("score_")]
+
+
+def _class_codes(
+    data: pd.DataFrame, truth: str, prediction: str | None
+) -> tuple[np.ndarray, np.ndarray | None, pd.Index]:
+    columns = [truth] + ([prediction] if prediction is not None else [])
+    for column in columns:
+        if data[column].isna().any():
+            raise DataError(
+                f"column {column!r} has missing values; every row needs a truth and a "
+                "prediction — drop or fill those rows"
+            )
+    stacked = pd.concat([data[c] for c in columns], ignore_index=True)
+    codes, classes = pd.factorize(stacked, sort=True)
+    n = data.shape[0]
+    return codes[:n], (codes[n:] if prediction is not None else None), pd.Index(classes)
+
+
+def build_metric_table(
+    cls: type[ResultsTable],
+    data: pd.DataFrame,
+    *,
+    metric: str | Any,
+    truth: str,
+    prediction: str | None,
+    score: str | Sequence[str] | Mapping[Any, str] | None,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    cluster: str | None = None,
+    pos_label: Any = None,
+    direction: str | None = None,
+) -> ResultsTable:
+    """The table of ``metric`` from per-record predictions (see :meth:`ResultsTable.from_predictions`).
+
+    ``direction`` is needed only for a function whose name does not tell it;
+    for a named metric it must agree with the metric's own.
+    """
+    spec = resolve_metric(
+        metric,
+        direction=direction,
+        needs="score" if score is not None else None,
+    )
+    if direction is not None and direction != spec.metric.direction:
+        raise DataError(
+            f"direction={direction!r} contradicts the metric {spec.name!r}, for which "
+            f"{spec.metric.direction} is better; leave direction out"
+        )
+    roles: dict[str, str | None] = {
+        "truth": truth,
+        "model": model,
+        "replication": replication,
+        "fold": fold,
+        "record": record,
+        "cluster": cluster,
+        "prediction": prediction,
+    }
+    require_columns(data, roles, _HOW_TO_NAME)
+    if spec.needs == "prediction" and prediction is None:
+        raise DataError(f"metric {spec.name!r} needs predicted labels: name them with prediction=")
+    if spec.needs == "score" and score is None:
+        raise DataError(
+            f"metric {spec.name!r} needs scores (probabilities or decision values): name the "
+            "column of the positive class with score=, or one column per class"
+        )
+    truth_codes, prediction_codes, classes = _class_codes(data, truth, prediction)
+    if spec.binary_only and len(classes) != 2:
+        raise DataError(
+            f"{spec.name!r} is defined for two classes, but the data hold {len(classes)} "
+            f"({list(classes)[:5]}); use e.g. f1_macro or roc_auc_ovr"
+        )
+    positive = positive_code(classes, pos_label)
+    scores = score_matrix(data, score, classes) if score is not None else None
+    if scores is not None and scores.ndim == 1 and len(classes) > 2 and spec.kind != "callable":
+        raise DataError(
+            f"one score column was given for {len(classes)} classes; give one column per class"
+        )
+
+    layout = build_record_layout(
+        data,
+        np.zeros(data.shape[0]),
+        loss_what="predictions",
+        model=model,
+        replication=replication,
+        fold=fold,
+        record=record,
+    )
+    table = cls.__new__(cls)
+    n_rows = data.shape[0]
+    where = f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
+    if spec.decomposable:
+        values = record_values(
+            spec, truth_codes, prediction=prediction_codes, scores=scores, positive=positive
+        )
+        proportion = spec.name in ("accuracy", "zero_one_loss")
+        shown = Metric(spec.name, spec.metric.direction, "proportion" if proportion else "")
+        # the internal loss: 0/1 hits become 0/1 errors (McNemar's tests apply), a loss stays
+        losses = 1.0 - values if spec.metric.higher_is_better else values
+        table._setup_records(
+            data,
+            None,
+            losses,
+            model=model,
+            replication=replication,
+            fold=fold,
+            record=record,
+            loss_name=spec.name,
+            source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
+            metric=shown,
+            direction_note="the metric's own",
+        )
+    else:
+        rep_codes, reps = _codes(data, replication, "replication", "sorted")
+        fold_codes, folds = _codes(data, fold, "fold", "sorted")
+        model_codes, models = _codes(data, model, "model", "appearance")
+        shape = (len(reps), len(folds), len(models))
+        groups = (rep_codes * shape[1] + fold_codes) * shape[2] + model_codes
+        n_groups = shape[0] * shape[1] * shape[2]
+        values = grouped_metric_values(
+            spec,
+            groups,
+            n_groups,
+            truth_codes,
+            len(classes),
+            prediction=prediction_codes,
+            scores=scores,
+            positive=positive,
+            labels=list(classes),
+        )
+        i, j, k = np.unravel_index(np.arange(n_groups), shape)
+        frame = pd.DataFrame(
+            {
+                "model": models.take(k),
+                "replication": reps.take(i),
+                "fold": folds.take(j),
+                "value": values,
+            }
+        ).sort_values("model", key=lambda s: pd.Series(k, index=s.index), kind="stable")
+        undefined = np.isnan(frame["value"].to_numpy())
+        if undefined.any():
+            keys = list(
+                frame.loc[undefined, ["replication", "fold", "model"]].itertuples(index=False)
+            )
+            raise undefined_groups_error(spec, [tuple(key) for key in keys])
+        table._setup_fold_scores(
+            frame,
+            frame["value"],
+            model="model",
+            replication="replication",
+            fold="fold",
+            direction=spec.metric.direction,
+            test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
+            score_name=spec.name,
+            source=(
+                f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
+                f"DataFrame: {where}"
+            ),
+        )
+        table._n_rows = n_rows
+    if cluster is not None:
+        from cvreport.partitions.clusters import attach_clusters
+
+        attach_clusters(
+            table, data, record, cluster, (layout.records.to_numpy(), layout.membership)
+        )
+    # the report's confusion table reads these; a table of scores only has no predicted labels
+    table._prediction_columns = (
+        None
+        if prediction is None
+        else _kept_columns(data, model, replication, fold, record, truth, prediction, cluster)
+    )
+    table._record_predictions = RecordPredictions(  # type: ignore[attr-defined]
+        spec=spec,
+        classes=classes,
+        positive=positive,
+        frame=_record_frame(
+            data, model, replication, fold, record, truth_codes, prediction_codes, scores, cluster
+        ),
+    )
+    return table
+
+
+_METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
+
+
+def metric_formula(
+    cls: type[ResultsTable],
+    formula: str,
+    data: pd.DataFrame,
+    *,
+    record: str,
+    cluster: str | None,
+) -> ResultsTable | None:
+    """A table for ``"metric(truth, prediction or scores) ~ model | replication + fold"``.
+
+    Returns ``None`` when the left side is not a call of a metric name, so the
+    formula is read as a loss formula. Several score columns (one per class) are
+    joined with ``+``: ``"roc_auc_ovr(y, p_a + p_b + p_c) ~ model | fold"``.
+    """
+    from cvreport.data.formula import parse_formula
+
+    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
+    if match is None:
+        return None
+    name, truth, argument, rest = match.groups()
+    try:
+        spec = resolve_metric(name)
+    except DataError:
+        return None
+    parsed = parse_formula(f"{truth} ~{rest}")
+    replication: str | None = None
+    fold: str | None = None
+    if len(parsed.blocks) == 2:
+        replication, fold = parsed.blocks
+    elif len(parsed.blocks) == 1:
+        fold = parsed.blocks[0]
+    columns = [c.strip() for c in argument.split("+")]
+    return build_metric_table(
+        cls,
+        data,
+        metric=spec,
+        truth=truth,
+        prediction=columns[0] if spec.needs == "prediction" else None,
+        score=(columns[0] if len(columns) == 1 else columns) if spec.needs == "score" else None,
+        model=parsed.model,
+        replication=replication,
+        fold=fold,
+        record=record,
+        cluster=cluster,
+    )
+
+
+def _codes(
+    data: pd.DataFrame, column: str | None, role: str, order: str
+) -> tuple[np.ndarray, pd.Index]:
+    if column is None:
+        return np.zeros(data.shape[0], dtype=np.int64), pd.Index([1])
+    codes, labels = encode_labels(data[column], column, role, order)  # type: ignore[arg-type]
+    return codes.astype(np.int64), labels
+
+
+def _test_train_ratio(blocks: Sequence[Any], shape: tuple[int, int, int], n: int) -> float | None:
+    sizes = np.zeros(shape[:2])
+    for block in blocks:
+        sizes[block.replication, block.fold] = block.size
+    train = sizes.sum(axis=1, keepdims=True) - sizes if shape[1] >= 2 else n - sizes
+    if train.sum() <= 0:
+        return None
+    return float(sizes.sum() / train.sum())
+
+
+def _constant(data: pd.DataFrame, column: str | None) -> pd.Series:
+    if column is None:
+        return pd.Series(np.ones(data.shape[0], dtype=np.int64), index=data.index)
+    return data[column]
+
+
+def _kept_columns(
+    data: pd.DataFrame,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: str,
+    prediction: str | None,
+    cluster: str | None,
+) -> dict[str, pd.Series]:
+    kept = {
+        "replication": _constant(data, replication),
+        "fold": _constant(data, fold),
+        "model": data[model],
+        "record": data[record],
+        "truth": data[truth],
+    }
+    if prediction is not None:
+        kept["prediction"] = data[prediction]
+    if cluster is not None:
+        kept["cluster"] = data[cluster]
+    return kept
+
+
+def _record_frame(
+    data: pd.DataFrame,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    truth: np.ndarray,
+    prediction: np.ndarray | None,
+    scores: np.ndarray | None,
+    cluster: str | None,
+) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "replication": _constant(data, replication).to_numpy(),
+            "fold": _constant(data, fold).to_numpy(),
+            "model": data[model].to_numpy(),
+            "record": data[record].to_numpy(),
+            "truth": truth,
+            "prediction": prediction if prediction is not None else -1,
+        }
+    )
+    if cluster is not None:
+        frame["cluster"] = data[cluster].to_numpy()
+    if scores is not None:
+        if scores.ndim == 1:
+            frame["score"] = scores
+        else:
+            for c in range(scores.shape[1]):
+                frame[f"score_{c}"] = scores[:, c]
+    return frame
+
+
+@dataclass(frozen=True)
+class FoldRecords:
+    """Two models' predictions on the records of one validation fold, aligned by record.
+
+    Attributes
+    ----------
+    replication, fold : label
+    truth : numpy.ndarray
+        Class codes.
+    prediction_a, prediction_b : numpy.ndarray
+        Predicted class codes (−1 when the table has no predicted labels).
+    score_a, score_b : numpy.ndarray or None
+        ``(n,)`` or ``(n, C)`` scores.
+    clusters : numpy.ndarray or None
+        Cluster labels of the records.
+    """
+
+    replication: Any
+    fold: Any
+    truth: np.ndarray
+    prediction_a: np.ndarray
+    prediction_b: np.ndarray
+    score_a: np.ndarray | None
+    score_b: np.ndarray | None
+    clusters: np.ndarray | None
+
+    def of(self, which: str, spec: MetricSpec) -> np.ndarray:
+        """What ``spec`` reads of model ``"a"`` or ``"b"``: its scores or its labels."""
+        if spec.needs == "score":
+            value = self.score_a if which == "a" else self.score_b
+            if value is None:
+                raise DataError(f"{spec.name} needs scores; build the table with score=")
+            return value
+        return self.prediction_a if which == "a" else self.prediction_b
+
+
+def record_predictions(table: ResultsTable, what: str) -> RecordPredictions:
+    """The records a table keeps, or a :class:`DesignError` saying how to build one."""
+    kept = getattr(table, "_record_predictions", None)
+    if kept is None:
+        raise DesignError(
+            f"{what} needs each record's truth and prediction or score: build the table with "
+            "ResultsTable.from_predictions(data, truth=..., prediction=... or score=..., metric=...)"
+        )
+    return kept
+
+
+def record_pairs(table: ResultsTable, a: Any, b: Any, what: str) -> list[FoldRecords]:
+    """Models ``a`` and ``b`` on every (replication, fold), aligned by record, in table order."""
+    kept = record_predictions(table, what)
+    frame = kept.frame
+    scores = kept.score_columns
+    out = []
+    for (replication, fold), cell in frame.groupby(["replication", "fold"], sort=True):
+        left = cell[cell["model"] == a].set_index("record")
+        right = cell[cell["model"] == b].set_index("record").reindex(left.index)
+        out.append(
+            FoldRecords(
+                replication=replication,
+                fold=fold,
+                truth=left["truth"].to_numpy(),
+                prediction_a=left["prediction"].to_numpy(),
+                prediction_b=right["prediction"].to_numpy(),
+                score_a=_scores(left, scores),
+                score_b=_scores(right, scores),
+                clusters=left["cluster"].to_numpy() if "cluster" in left else None,
+            )
+        )
+    return out
+
+
+def _scores(frame: pd.DataFrame, columns: list[str]) -> np.ndarray | None:
+    if not columns:
+        return None
+    values = frame[columns].to_numpy(dtype=np.float64)
+    return values[:, 0] if values.shape[1] == 1 else values
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def undefined_groups_error(spec: MetricSpec, keys: Sequence[Any]) -> DataError:
+    """The error for groups where the metric is undefined (one class only)."""
+    return DataError(
+        f"{spec.name} is undefined on (replication, fold, model) {describe_keys(keys)}: "
+        "the fold holds records of one class only (an AUC or average precision needs both). "
+        "Use folds stratified by the class, or a metric defined on every fold"
+    )
+
+
+def positive_code(classes: pd.Index, pos_label: Any = None) -> int:
+    """Code of the positive class: ``pos_label``, or the larger of two sorted labels."""
+    if pos_label is None:
+        return len(classes) - 1
+    matches = [i for i, c in enumerate(classes) if c == pos_label or str(c) == str(pos_label)]
+    if not matches:
+        raise DataError(
+            f"pos_label {pos_label!r} is not one of the class labels {describe_keys(list(classes))}"
+        )
+    return matches[0]
+
+
+def score_matrix(
+    data: pd.DataFrame, score: str | Sequence[str] | Mapping[Any, str], classes: pd.Index
+) -> np.ndarray:
+    """Scores as ``(n,)`` (one column: the positive class) or ``(n, C)`` in class order."""
+    if isinstance(score, str):
+        columns: list[str] = [score]
+    elif isinstance(score, Mapping):
+        missing = [c for c in classes if c not in score and str(c) not in map(str, score)]
+        if missing:
+            raise DataError(
+                f"score= names no column for class(es) {describe_keys(missing)}; give one "
+                "column per class label"
+            )
+        by_text = {str(k): v for k, v in score.items()}
+        columns = [score[c] if c in score else by_text[str(c)] for c in classes]
+    else:
+        columns = list(score)
+    absent = [c for c in columns if c not in data]
+    if absent:
+        raise DataError(f"score column(s) {describe_keys(absent)} are not in the data")
+    values = data[columns].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = data.index[bad.any(axis=1)][:5].tolist()
+        raise DataError(
+            f"score column(s) {describe_keys(columns)} hold missing or infinite values (rows "
+            f"{describe_keys(rows)}); every record needs a finite score"
+        )
+    if len(columns) == 1:
+        return values[:, 0]
+    if len(columns) != len(classes):
+        raise DataError(
+            f"{len(columns)} score columns were given for {len(classes)} classes "
+            f"({describe_keys(list(classes))}); give one per class, in the sorted class order "
+            "or as a mapping {label: column}"
+        )
+    return values
