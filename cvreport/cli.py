@@ -35,16 +35,17 @@ from cvreport.cli_checks import CommandError
 from cvreport.cli_checks import check_alpha as _check_alpha
 from cvreport.cli_checks import check_output as _check_output
 from cvreport.data.formula import DEFAULT_FORMULA
-from cvreport.data.io import READERS as _READERS
-from cvreport.data.io import one_line as _one_line
-from cvreport.data.io import read_data
+from cvreport.errors import DataError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cvreport.data.table import ResultsTable
 
 __all__ = ["build_parser", "main"]
 
 PROG = "cvreport"
+_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
 
 
@@ -105,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
         "metric's units (default 0.01, Benavoli et al. 2017's 1%% for accuracy)",
     )
     report.add_argument("--title", help="the report's heading")
+    report.add_argument(
+        "--pairs-csv",
+        metavar="FILE",
+        help="also write every pair of models (tests, p-values) as CSV; with many models the "
+        "report itself shows an overview",
+    )
+    report.add_argument(
+        "--audit-csv",
+        metavar="FILE",
+        help="also write the overlap audit of every pair of replications as CSV",
+    )
     report.add_argument(
         "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
     )
@@ -179,7 +191,17 @@ def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", nargs="?", metavar="DATA", help="CSV or Parquet file of losses")
+    parser.add_argument(
+        "data",
+        nargs="?",
+        metavar="DATA",
+        help="CSV (also .csv.gz, .csv.bz2, ...) or Parquet file of losses",
+    )
+    parser.add_argument(
+        "--sep",
+        metavar="CHAR",
+        help="field separator of a CSV file (',' by default; e.g. ';')",
+    )
     parser.add_argument(
         "-f",
         "--formula",
@@ -281,6 +303,8 @@ def _run_report(args: argparse.Namespace) -> int:
     pairs = len(report.comparisons)
     summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
     print(f"wrote {written} ({summary})")
+    for path in _write_tables(report, args):
+        print(f"wrote {path}")
     if rope is not None and "bayesian_correlated_ttest" not in report.test_names:
         print(
             f"{PROG}: note: --rope applies to the Bayesian correlated t test, which this report "
@@ -294,6 +318,28 @@ def _run_report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _write_tables(report: Any, args: argparse.Namespace) -> list[Path]:
+    """The complete tables behind a report's summaries, as CSV files."""
+    from cvreport.rendering.writer import write_text
+
+    written = []
+    if args.pairs_csv:
+        frame = report.overview if report.overview is not None else report.to_frame()
+        written.append(
+            write_text(args.pairs_csv, frame.to_csv(index=False), overwrite=args.overwrite)
+        )
+    if args.audit_csv:
+        if report.audit is None:
+            why = report.audit_note or "it needs per-record losses of an m×2 or K-fold design"
+            raise CommandError(f"--audit-csv: this report has no overlap audit ({why})")
+        written.append(
+            write_text(
+                args.audit_csv, report.audit.pairs.to_csv(index=False), overwrite=args.overwrite
+            )
+        )
+    return written
 
 
 def _run_notebook(args: argparse.Namespace) -> int:
@@ -340,6 +386,7 @@ def _run_notebook(args: argparse.Namespace) -> int:
         per_fold=per_fold,
         higher_is_better=None if args.direction is None else args.direction == "higher",
         test_train_ratio=ratio,
+        sep=args.sep,
     )
     print(f"wrote {written}")
     return 0
@@ -363,7 +410,7 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
         _check_example(args)
         return _example_table(args.example, args.formula, args.record)
     path, formula = _require_data_and_formula(args)
-    frame = read_data(path)
+    frame = read_data(path, sep=args.sep)
     per_fold, ratio = _score_options(args)
     return ResultsTable.from_formula(
         _metric_formula(formula, args),
@@ -388,10 +435,20 @@ def _score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
     return per_fold, ratio
 
 
+def _looks_like_data(name: str) -> bool:
+    from cvreport.data.io import data_format
+
+    try:
+        data_format(name)
+    except DataError:
+        return False
+    return True
+
+
 def _check_example(args: argparse.Namespace) -> None:
     from cvreport.data.examples import EXAMPLES
 
-    if args.data or Path(args.example).suffix.lower() in _READERS:
+    if args.data or _looks_like_data(args.example):
         raise CommandError("pass either DATA or --example, not both")
     if args.example not in EXAMPLES:
         raise CommandError(
@@ -418,6 +475,13 @@ def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
             frame, truth="truth", prediction="prediction", record=record
         )
     return ResultsTable.from_formula(_example_formula(), frame, record=record)
+
+
+def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV or Parquet file of losses (:func:`cvreport.data.io.read_results`)."""
+    from cvreport.data.io import read_results
+
+    return read_results(path, sep=sep)
 
 
 def _check_rope(rope: float | None) -> float | None:
@@ -468,6 +532,13 @@ def _parse_pairs(values: Sequence[str], models: Sequence[Any]) -> list[tuple[str
             f"--pairs {value!r}: unknown model {unknown[0]!r}; the models are {shown}"
         )
     return pairs
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -81,7 +81,7 @@ def run_datasets(args: argparse.Namespace) -> int:
     from cvreport.cli_checks import CommandError
     from cvreport.cli_checks import check_alpha as _check_alpha
     from cvreport.cli_checks import check_output as _check_output
-    from cvreport.data.io import read_data
+    from cvreport.data.io import read_results as read_data
     from cvreport.reporting.multi_report import DatasetsReport
 
     output = Path(args.output)

@@ -10,6 +10,7 @@ statistics never depend on the templates.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -132,6 +133,10 @@ class TestResult(SummaryDisplay):
     # -- decisions -------------------------------------------------------
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         return bool(self.pvalue <= alpha)
@@ -144,6 +149,10 @@ class TestResult(SummaryDisplay):
         IntervalUndefinedError
             When the method defines no interval.
         """
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            from cvreport.errors import CVReportError
+
+            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         interval = self._conf_int(alpha)

@@ -19,6 +19,7 @@ from cvreport.cli import main
 from cvreport.rendering.formatting import format_pvalue
 
 report_module = importlib.import_module("cvreport.reporting.report")
+writer_module = importlib.import_module("cvreport.rendering.writer")
 
 FORMULA = "loss ~ model | replication + fold"
 
@@ -267,15 +268,18 @@ def test_unwritable_target_exits_with_one_line(
 ) -> None:
     """Whatever the OS refuses while writing (here simulated) ends in one line naming the file."""
 
-    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
-        raise PermissionError(13, "Permission denied", str(tmp_path / "r.html"))
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".r.html.123.tmp"))
 
-    monkeypatch.setattr(report_module.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(writer_module, "_write_all", refuse)
     status, _, stderr = run(
         ["report", str(data_files["csv"]), "-f", FORMULA, "-o", str(tmp_path / "r.html")], capsys
     )
     assert status == 1
-    assert stderr == f"cvreport: error: {tmp_path / 'r.html'}: Permission denied\n"
+    assert stderr == (
+        f"cvreport: error: {tmp_path / 'r.html'}: Permission denied; the folder is not writable\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no temporary file left
 
 
 def test_path_the_system_refuses(
@@ -551,3 +555,24 @@ def test_notebook_takes_the_per_fold_options(
         status, _, stderr = run(["notebook", *args, "-o", str(target)], capsys)
         assert status == 1 and stderr.count("\n") == 1 and message in stderr, (args, stderr)
         assert not target.exists()
+
+
+def test_complete_tables_as_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The tables a large report summarises are written in full next to it."""
+    argv = ["report", "--example", "-o", str(tmp_path / "r.html")]
+    argv += ["--pairs-csv", str(tmp_path / "p.csv"), "--audit-csv", str(tmp_path / "a.csv")]
+    status, stdout, _ = run(argv, capsys)
+    assert status == 0 and stdout.splitlines()[1:] == [
+        f"wrote {tmp_path / 'p.csv'}",
+        f"wrote {tmp_path / 'a.csv'}",
+    ]
+    audit = pd.read_csv(tmp_path / "a.csv")
+    assert len(audit) == 10 and audit["z"].max() == pytest.approx(9.7504, abs=1e-4)
+    pairs = pd.read_csv(tmp_path / "p.csv")
+    assert sorted(zip(pairs["model_a"], pairs["model_b"])) == sorted(
+        [
+            ("logistic_regression", "decision_tree"),
+            ("logistic_regression", "naive_bayes"),
+            ("decision_tree", "naive_bayes"),
+        ]
+    )

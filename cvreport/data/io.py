@@ -1,56 +1,111 @@
-"""Reading a file of cross-validation losses: the one reader the command line and notebooks share.
+"""Read a results file: the one reader behind the command line and written notebooks.
+
+CSV (also compressed: ``.csv.gz``, ``.csv.bz2``, ``.csv.xz``, ``.csv.zip``,
+``.csv.zst``) and Parquet (``.parquet``, ``.pq``) files are read with pandas.
+Every failure is a :class:`~cvreport.errors.DataError` that names the file and
+says what to do; a CSV that reads as a single column holding ``;`` or tabs
+gets a hint to pass the separator (``--sep ';'``).
 
 Examples
 --------
->>> read_data("losses.txt")
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "losses.csv.gz"
+>>> pd.DataFrame({"model": ["a"], "loss": [0.5]}).to_csv(path, index=False)
+>>> read_results(path).to_dict("list")
+{'model': ['a'], 'loss': [0.5]}
+>>> data_format("losses.xlsx")
 Traceback (most recent call last):
 ...
-cvreport.errors.DataError: cannot read 'losses.txt': DATA must be a .csv or .parquet file
+cvreport.errors.DataError: cannot read 'losses.xlsx': the data must be a .csv or .parquet file ...
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
 
 from cvreport.errors import DataError
 
-__all__ = ["READERS", "one_line", "read_data"]
+__all__ = ["COMPRESSIONS", "data_format", "read_results"]
 
-#: The pandas reader of each file suffix.
-READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
+"""Compression suffixes pandas reads a CSV through."""
 
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one line of text (an OS error as ``file: reason``)."""
-    if isinstance(exc, OSError) and exc.strerror and exc.filename:
-        return f"{exc.filename}: {exc.strerror}"
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
+_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_SEPARATORS = {";": "semicolon", "\t": "tab", "|": "'|'"}
 
 
-def read_data(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file of losses, with a one-line error when it cannot be read.
+def data_format(path: str | os.PathLike[str]) -> str:
+    """``"csv"`` or ``"parquet"`` from the file name, or a DataError saying what is read."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in COMPRESSIONS:
+        suffixes = suffixes[:-1]
+    found = _FORMATS.get(suffixes[-1]) if suffixes else None
+    if found is None:
+        raise DataError(
+            f"cannot read {os.fspath(path)!r}: the data must be a .csv or .parquet file "
+            f"(also .tsv, .pq and compressed CSV: {', '.join('.csv' + c for c in COMPRESSIONS)})"
+        )
+    return found
+
+
+def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV or Parquet file of results.
+
+    Parameters
+    ----------
+    path : path-like
+    sep : str, optional
+        The CSV field separator; ``","`` by default (``"\\t"`` for ``.tsv``).
+
+    Returns
+    -------
+    pandas.DataFrame
 
     Raises
     ------
     DataError
-        When the suffix is neither .csv nor .parquet, the file is missing or unreadable,
-        or Parquet support (pyarrow) is not installed.
+        The file is missing, of an unknown kind, unreadable, or a CSV that looks
+        separated by another character than ``sep`` (the message names it).
     """
     source = Path(path)
-    reader = READERS.get(source.suffix.lower())
-    if reader is None:
-        raise DataError(f"cannot read {str(source)!r}: DATA must be a .csv or .parquet file")
+    kind = data_format(source)
     if not source.is_file():
-        raise DataError(f"data file {str(source)!r} not found")
+        raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
+    if sep is not None and (not isinstance(sep, str) or not sep or sep in ('"', "\n")):
+        raise DataError(f"the separator must be one character such as ';', got {sep!r}")
     try:
-        frame: pd.DataFrame = getattr(pd, reader)(source)
-    except ImportError as exc:
+        if kind == "parquet":
+            if sep is not None:
+                raise DataError(f"--sep / sep= applies to CSV files, not {str(source)!r}")
+            return pd.read_parquet(source)
+        if sep is None and ".tsv" in [s.lower() for s in source.suffixes]:
+            sep = "\t"
+        frame = pd.read_csv(source, sep=sep if sep is not None else ",")
+    except ImportError as error:
         raise DataError(
-            f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({exc})"
-        ) from exc
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise DataError(f"cannot read {str(source)!r}: {one_line(exc)}") from exc
+            f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({error})"
+        ) from error
+    except (ValueError, OSError, pd.errors.ParserError, EOFError) as error:
+        if isinstance(error, DataError):
+            raise
+        reason = " ".join(str(error).split()) or type(error).__name__
+        raise DataError(f"cannot read {str(source)!r}: {reason}") from error
+    _check_separator(frame, source, sep)
     return frame
+
+
+def _check_separator(frame: pd.DataFrame, source: Path, sep: str | None) -> None:
+    if frame.shape[1] != 1:
+        return
+    header = str(frame.columns[0])
+    for candidate, name in _SEPARATORS.items():
+        if candidate != sep and candidate in header:
+            used = "comma" if sep in (None, ",") else repr(sep)
+            raise DataError(
+                f"{str(source)!r} reads as one column {header[:60]!r} when split at each "
+                f"{used}; it looks {name}-separated: pass --sep {candidate!r} on the command "
+                f"line (sep={candidate!r} in Python)"
+            )

@@ -751,7 +751,11 @@ class ResultsTable(SummaryDisplay):
     @property
     def models(self) -> tuple[Any, ...]:
         """Model labels, in order of first appearance in the data."""
-        return _labels(self._models)
+        cached = self.__dict__.get("_model_labels")
+        if cached is None or cached[0] is not self._models:  # asked for every pair of a report
+            cached = (self._models, _labels(self._models))
+            self.__dict__["_model_labels"] = cached
+        return cached[1]
 
     @property
     def replications(self) -> tuple[Any, ...]:
@@ -1138,6 +1142,14 @@ class ResultsTable(SummaryDisplay):
             When the training-set size cannot be known: a single hold-out split, or
             per-fold scores without ``test_train_ratio``.
         """
+        cached = self.__dict__.get("_train_sizes")
+        if cached is not None:  # asked once per pair of models in a report
+            return cached.copy()
+        frame = self._compute_train_sizes()
+        self.__dict__["_train_sizes"] = frame
+        return frame.copy()
+
+    def _compute_train_sizes(self) -> pd.DataFrame:
         m, n_folds, _ = self._stats.shape
         i, j = np.indices((m, n_folds)).reshape(2, -1)
         frame = pd.DataFrame(
@@ -1278,6 +1290,19 @@ def _misclassified(
             f"{prediction_name!r} ({prediction.dtype}) hold different kinds of labels, so no "
             "prediction could ever match; convert them to the same type"
         )
+    if numeric[1] and not pd.api.types.is_bool_dtype(prediction.dtype):
+        values = prediction.to_numpy(dtype=np.float64)
+        fractional = values != np.round(values)
+        if fractional.any():
+            labels = set(pd.unique(truth.astype(object)))
+            foreign = [v for v in pd.unique(values[fractional]) if v not in labels]
+            if foreign:
+                raise DataError(
+                    f"prediction column {prediction_name!r} holds fractional values such as "
+                    f"{describe_keys([float(v) for v in foreign[:3]])}, which are no label of truth column "
+                    f"{truth_name!r}: probabilities or scores? A prediction must be a class "
+                    "label; threshold them first, e.g. (proba >= 0.5).astype(int)"
+                )
     try:
         differs = truth != prediction
     except TypeError:  # e.g. categoricals with different categories

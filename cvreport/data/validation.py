@@ -347,6 +347,7 @@ def encode_labels(
         if chunked is not None:
             raw, labels = _arrow_factorize(chunked, dtype)
         else:
+            _refuse_bools_among_numbers(series, column, role)
             raw, uniques = pd.factorize(series)
             labels = pd.Index(uniques)
         if n and raw.min() < 0:
@@ -362,6 +363,24 @@ def encode_labels(
         codes = _relabel(codes, permutation)
     target = np.dtype(code_dtype) if code_dtype is not None else _code_dtype(len(labels))
     return codes.astype(target, copy=False), labels
+
+
+def _refuse_bools_among_numbers(series: pd.Series, column: str, role: str) -> None:
+    """True equals 1 in Python: labels 1 and True would silently become one key."""
+    if series.dtype != object or series.empty:
+        return
+    types = set(series.map(type).unique())
+    flags = any(issubclass(t, (bool, np.bool_)) for t in types)
+    numbers_ = any(
+        issubclass(t, (int, float, np.number)) and not issubclass(t, (bool, np.bool_))
+        for t in types
+    )
+    if flags and numbers_:
+        raise DataError(
+            f"the {role} column {column!r} mixes True/False with numbers; Python counts True "
+            "as 1 and False as 0, so labels such as 1 and True would merge into one. Make the "
+            f"labels text first, e.g. df[{column!r}] = df[{column!r}].astype(str)"
+        )
 
 
 def _arrow_array(series: pd.Series) -> Any | None:

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cvreport.data.formula import DEFAULT_FORMULA
-from cvreport.data.io import READERS as _READERS
-from cvreport.data.io import read_data
+from cvreport.data.io import data_format, read_results
 from cvreport.errors import CVReportError, DataError
+from cvreport.rendering.writer import OutputExistsError, write_text
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
@@ -32,15 +31,8 @@ EXAMPLE = "example"
 """Pass ``data=EXAMPLE`` to analyse the bundled example (``cvreport.load_example()``)."""
 
 
-class NotebookExistsError(CVReportError, FileExistsError):
+class NotebookExistsError(OutputExistsError):
     """The notebook's target file exists and ``overwrite`` was not set."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
-        super().__init__(message)
-        self.filename = os.fspath(path)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 _KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -59,6 +51,7 @@ def build(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> Any:
     """Build the analysis notebook in memory (an ``nbformat.NotebookNode``, validated).
 
@@ -89,9 +82,13 @@ def build(
         load = "df = cvreport.load_example()"
         source_text = "the example data bundled with cvreport (`cvreport.load_example()`)"
     else:
-        reader = _reader_for(Path(data))
+        data_format(Path(data))
         spelled = data_reference if data_reference is not None else str(data)
-        load = f"DATA = {spelled!r}\ndf = pd.{reader}(DATA)"
+        options = "" if sep is None else f", sep={sep!r}"
+        load = (
+            "from cvreport.data.io import read_results\n\n"
+            f"DATA = {spelled!r}\ndf = read_results(DATA{options})"
+        )
         source_text = f"`{spelled}`"
 
     heading = title or "Comparing classifiers from cross-validation results"
@@ -284,6 +281,7 @@ def write(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> Path:
     """Write a ready-to-run analysis notebook to ``path``.
 
@@ -321,6 +319,9 @@ def write(
         :meth:`cvreport.ResultsTable.from_formula`.
     test_train_ratio : float, optional
         Validation size over training size, for per-fold scores only.
+    sep : str, optional
+        The field separator of a CSV file (``","`` by default), as
+        :func:`cvreport.data.io.read_results`.
 
     Returns
     -------
@@ -359,7 +360,7 @@ def write(
     reference: str | None = None
     if str(data) != EXAMPLE:
         source = Path(data)
-        _reader_for(source)
+        data_format(source)
         if not source.is_file():
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
@@ -371,6 +372,7 @@ def write(
             per_fold=per_fold,
             higher_is_better=higher_is_better,
             test_train_ratio=test_train_ratio,
+            sep=sep,
         )
     notebook = build(
         data=data,
@@ -384,6 +386,7 @@ def write(
         per_fold=per_fold,
         higher_is_better=higher_is_better,
         test_train_ratio=test_train_ratio,
+        sep=sep,
     )
     _write_atomically(target, nbformat.writes(notebook) + "\n", overwrite=overwrite)
     return target
@@ -421,50 +424,8 @@ def _notebook(cells: Iterable[Any]) -> Any:
 
 
 def _write_atomically(target: Path, text: str, *, overwrite: bool = True) -> None:
-    """Write ``text`` beside ``target`` and move it into place; never half a file.
-
-    Without ``overwrite`` the move is a hard link, which fails if ``target``
-    appeared in the meantime.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; use the umask
-        if overwrite:
-            os.replace(temporary, target)
-            return
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            raise NotebookExistsError(
-                f"{target} exists; pass overwrite=True (--overwrite on the command line) "
-                "to replace it",
-                target,
-            ) from None
-        except OSError:  # a file system without hard links
-            if target.exists():
-                raise NotebookExistsError(
-                    f"{target} exists; pass overwrite=True to replace it", target
-                ) from None
-            os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
-
-
-def _reader_for(source: Path) -> str:
-    reader = _READERS.get(source.suffix.lower())
-    if reader is None:
-        raise DataError(
-            f"cannot read {str(source)!r}: the data must be a .csv or .parquet file "
-            f"(or the string {EXAMPLE!r} for the bundled example)"
-        )
-    return reader
+    """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
+    write_text(target, text, overwrite=overwrite, exists_error=NotebookExistsError)
 
 
 def _relative_to_notebook(source: Path, notebook: Path) -> str:
@@ -533,6 +494,7 @@ def _check(
     per_fold: bool = False,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
+    sep: str | None = None,
 ) -> None:
     from cvreport.data.table import ResultsTable
 
@@ -541,7 +503,7 @@ def _check(
 
         frame = load_example()
     else:
-        frame = read_data(Path(data))
+        frame = read_results(Path(data), sep=sep)
     ResultsTable.from_formula(
         formula,
         frame,

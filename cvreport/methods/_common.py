@@ -413,6 +413,11 @@ def check_counts(values: Any, name: str) -> np.ndarray:
     array = as_array(values, name)
     if np.any(array < 0):
         raise DataError(f"{name} must be non-negative counts, got {array.tolist()}")
+    if np.any(array != np.round(array)):
+        raise DataError(
+            f"{name} must be whole counts of records, got {array.tolist()}; count the records "
+            "on which the models disagree"
+        )
     return array
 
 

@@ -98,6 +98,9 @@ class PairOverlap:
     pvalue: float
 
 
+_PAIR_COLUMNS = ("replication_a", "replication_b", "n", "overlap", "expected", "z", "pvalue")
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class OverlapAudit(TestResult):
     """The overlap audit of a results table's partitions.
@@ -128,8 +131,9 @@ class OverlapAudit(TestResult):
         ``E Z_max`` under random partitioning, for scale.
     quantiles : tuple or None
         Wang, Li & Li (2015)'s tabulated ``k(P > 0.2)`` and ``k(P > 0.1)`` for this ``n`` and ``m``.
-    pair_overlaps : tuple of PairOverlap
-        One entry per pair of replications; :attr:`pairs` shows them as a table.
+    pair_table : pandas.DataFrame
+        One row per pair of replications (:attr:`pairs`); :attr:`pair_overlaps`
+        gives the rows as :class:`PairOverlap` objects.
     alpha : float
         Threshold of the "poor" verdict.
 
@@ -152,7 +156,7 @@ class OverlapAudit(TestResult):
     expected_overlap: float = math.nan
     expected_zmax: float | None = None
     quantiles: tuple[int | float, int | float] | None = None
-    pair_overlaps: tuple[PairOverlap, ...] = ()
+    pair_table: pd.DataFrame | None = None
     alpha: float = 0.1
 
     @property
@@ -163,10 +167,14 @@ class OverlapAudit(TestResult):
     @property
     def pairs(self) -> pd.DataFrame:
         """One row per pair of replications: ``X``, its expectation, ``Z`` and ``P(Z ≥ z)``."""
-        columns = ["replication_a", "replication_b", "n", "overlap", "expected", "z", "pvalue"]
-        return pd.DataFrame(
-            [[getattr(p, c) for c in columns] for p in self.pair_overlaps], columns=columns
-        )
+        if self.pair_table is None:
+            return pd.DataFrame(columns=list(_PAIR_COLUMNS))
+        return self.pair_table.copy()
+
+    @property
+    def pair_overlaps(self) -> tuple[PairOverlap, ...]:
+        """The rows of :attr:`pairs` as :class:`PairOverlap` objects."""
+        return tuple(PairOverlap(*row) for row in self.pairs.itertuples(index=False, name=None))
 
     def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One tidy row: design, ``Z_max``, p-value and verdict."""
@@ -215,32 +223,9 @@ class OverlapAudit(TestResult):
         return rows
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.rendering.summary import SummaryTable
+        from cvreport.partitions.audit_summary import summary_tables
 
-        caption = (
-            "Training-set overlap X of every pair of replications"
-            if self.K == 2
-            else "Largest training-set overlap deviation of every pair of replications"
-        )
-        return [
-            SummaryTable(
-                caption=caption,
-                columns=("replication", "replication", "n", "X", "E X", "Z", "P(Z ≥ z)"),
-                rows=tuple(
-                    (
-                        str(p.replication_a),
-                        str(p.replication_b),
-                        p.n,
-                        p.overlap,
-                        p.expected,
-                        p.z,
-                        p.pvalue,
-                    )
-                    for p in self.pair_overlaps
-                ),
-                kinds=("text", "text", "value", "value", "number", "number", "pvalue"),
-            )
-        ]
+        return summary_tables(self)
 
     def summary(self, alpha: float = 0.05) -> Any:
         """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
@@ -301,6 +286,19 @@ class _PairLaw:
     sizes: tuple[int, int] | None = None  # 2 folds: training-set sizes
     draws: np.ndarray | None = None  # K folds: sorted simulated Z
 
+    def tails(self, z: np.ndarray | float) -> np.ndarray:
+        """``P(Z ≥ z)`` elementwise."""
+        values = np.asarray(z, dtype=np.float64)
+        if self.draws is not None:
+            above = len(self.draws) - np.searchsorted(self.draws, values - 1e-9, side="left")
+            return np.asarray(above / len(self.draws), dtype=np.float64)
+        assert self.sizes is not None
+        a, b = self.sizes
+        if self.n < 2 or a in (0, self.n) or b in (0, self.n):
+            return np.ones_like(values)
+        tail = np.asarray(overlap_distribution(self.n, (a, b)).tail(values), dtype=np.float64)
+        return np.minimum(tail, 1.0)
+
     def tail(self, z: float) -> float:
         """``P(Z ≥ z)``."""
         if self.draws is not None:
@@ -313,41 +311,88 @@ class _PairLaw:
         return min(float(overlap_distribution(self.n, (a, b)).tail(z)), 1.0)
 
 
-def _measure_pairs(
-    membership: np.ndarray, K: int
-) -> list[tuple[int, int, int, int, float, float, _PairLaw]]:
-    """``(i, j, n, X, E X, Z, law)`` for every pair of replications ``i < j``."""
-    rng = np.random.default_rng(_KFOLD_SEED)
-    simulated: dict[tuple[Any, ...], np.ndarray] = {}
-    out = []
+@dataclass(frozen=True)
+class _MeasuredPairs:
+    """Every pair ``i < j`` of replications: records, overlap, expectation, ``Z``, and laws."""
+
+    i: np.ndarray
+    j: np.ndarray
+    n: np.ndarray
+    overlap: np.ndarray
+    expected: np.ndarray
+    z: np.ndarray
+    law: np.ndarray  # index into laws, one per pair
+    laws: tuple[_PairLaw, ...]
+
+    def tails(self, z: np.ndarray | float) -> np.ndarray:
+        """``P(Z ≥ z)`` of every pair, at its own ``z`` (an array) or at one value."""
+        out = np.empty(len(self.i))
+        for index, law in enumerate(self.laws):
+            chosen = self.law == index
+            at = z[chosen] if isinstance(z, np.ndarray) else z
+            out[chosen] = law.tails(at)
+        return out
+
+
+def _measure_pairs(membership: np.ndarray, K: int) -> _MeasuredPairs:
+    """Overlaps of every pair of replications ``i < j``.
+
+    For two folds the counts of all pairs come from three matrix products of
+    the records' membership indicators (a few milliseconds for m = 1,000);
+    K folds loop over pairs.
+    """
     m = membership.shape[1]
-    for i in range(m):
-        for j in range(i + 1, m):
-            both = (membership[:, i] >= 0) & (membership[:, j] >= 0)
-            n = int(both.sum())
-            counts = _pair_table(membership[both, i], membership[both, j], K)
-            rows, cols = counts.sum(axis=1), counts.sum(axis=0)
-            if K == 2:
-                # training sets of the first splits: the records of the second fold
-                a, b = int(rows[1]), int(cols[1])
-                x = int(counts[1, 1])
-                expected, z = a * b / n, abs(x * n - a * b) / n
-                law = _PairLaw(n=n, sizes=(a, b))
-            else:
-                # training overlap n − r_a − c_b + V_ab deviates from its expectation
-                # exactly as the validation overlap V_ab does from r_a c_b / n
-                dev = np.abs(counts - np.outer(rows, cols) / n)
-                ra, cb = np.unravel_index(int(np.argmax(dev)), dev.shape)
-                z = float(dev[ra, cb])
-                x = int(n - rows[ra] - cols[cb] + counts[ra, cb])
-                expected = float((n - rows[ra]) * (n - cols[cb]) / n)
-                key = (n, tuple(rows.tolist()), tuple(cols.tolist()))
-                if key not in simulated:
-                    draws = _kfold_max_deviation(rows, cols, _KFOLD_SIMULATIONS, rng)
-                    simulated[key] = np.sort(draws)
-                law = _PairLaw(n=n, draws=simulated[key])
-            out.append((i, j, n, x, float(expected), float(z), law))
-    return out
+    i, j = np.triu_indices(m, k=1)
+    if K == 2:
+        validated = (membership >= 0).astype(np.float64)
+        second = (membership == 1).astype(np.float64)
+        n = np.rint(validated.T @ validated)[i, j].astype(np.int64)
+        a = np.rint(second.T @ validated)[i, j].astype(np.int64)
+        b = np.rint(validated.T @ second)[i, j].astype(np.int64)
+        x = np.rint(second.T @ second)[i, j].astype(np.int64)
+        expected = a * b / n
+        z = np.abs(x * n - a * b) / n
+        base = int(n.max()) + 1  # one integer per (n, a, b): 1-D unique is fast
+        unique, law = np.unique((n * base + a) * base + b, return_inverse=True)
+        laws = tuple(
+            _PairLaw(n=int(k // base // base), sizes=(int(k // base % base), int(k % base)))
+            for k in unique
+        )
+        return _MeasuredPairs(i, j, n, x, expected, z, law.ravel(), laws)
+    rng = np.random.default_rng(_KFOLD_SEED)
+    simulated: dict[tuple[Any, ...], int] = {}
+    law_list: list[_PairLaw] = []
+    columns: list[list[float]] = [[], [], [], [], []]
+    for first, second_ in zip(i.tolist(), j.tolist()):
+        both = (membership[:, first] >= 0) & (membership[:, second_] >= 0)
+        n_pair = int(both.sum())
+        counts = _pair_table(membership[both, first], membership[both, second_], K)
+        rows, cols = counts.sum(axis=1), counts.sum(axis=0)
+        # training overlap n − r_a − c_b + V_ab deviates from its expectation
+        # exactly as the validation overlap V_ab does from r_a c_b / n
+        dev = np.abs(counts - np.outer(rows, cols) / n_pair)
+        ra, cb = np.unravel_index(int(np.argmax(dev)), dev.shape)
+        key = (n_pair, tuple(rows.tolist()), tuple(cols.tolist()))
+        if key not in simulated:
+            draws = _kfold_max_deviation(rows, cols, _KFOLD_SIMULATIONS, rng)
+            simulated[key] = len(law_list)
+            law_list.append(_PairLaw(n=n_pair, draws=np.sort(draws)))
+        columns[0].append(n_pair)
+        columns[1].append(int(n_pair - rows[ra] - cols[cb] + counts[ra, cb]))
+        columns[2].append(float((n_pair - rows[ra]) * (n_pair - cols[cb]) / n_pair))
+        columns[3].append(float(dev[ra, cb]))
+        columns[4].append(simulated[key])
+    n_, x_, expected_, z_, law_ = (np.asarray(c) for c in columns)
+    return _MeasuredPairs(
+        i,
+        j,
+        n_.astype(np.int64),
+        x_.astype(np.int64),
+        expected_,
+        z_,
+        law_.astype(np.int64),
+        tuple(law_list),
+    )
 
 
 def _membership_patterns(signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -562,32 +607,29 @@ def audit_overlap(
             "audited on the records both validate."
         )
 
-    if any(
-        not np.any((membership[:, i] >= 0) & (membership[:, j] >= 0))
-        for i in range(m)
-        for j in range(i + 1, m)
-    ):
+    validated = (membership >= 0).astype(np.float64)
+    if np.any(validated.T @ validated == 0):
         raise DesignError(
             "some pairs of replications validate no record in common, so their training "
             "sets cannot be compared; check the record column"
         )
     measured = _measure_pairs(membership, K)
-    z_max = max(z for _, _, _, _, _, z, _ in measured)
-    pairs = tuple(
-        PairOverlap(
-            replication_a=replications[i],
-            replication_b=replications[j],
-            n=n_pair,
-            overlap=x,
-            expected=expected,
-            z=z,
-            pvalue=law.tail(z),
-        )
-        for i, j, n_pair, x, expected, z, law in measured
+    z_max = float(measured.z.max())
+    labels = np.asarray(replications, dtype=object)
+    pair_table = pd.DataFrame(
+        {
+            "replication_a": labels[measured.i],
+            "replication_b": labels[measured.j],
+            "n": measured.n,
+            "overlap": measured.overlap,
+            "expected": measured.expected.astype(np.float64),
+            "z": measured.z.astype(np.float64),
+            "pvalue": measured.tails(measured.z),
+        }
     )
     # P(Z_max >= z_max) = 1 − Π P(Z_pair < z_max), pairs independent
-    tails = [law.tail(z_max) for *_, law in measured]
-    pvalue = 1.0 if max(tails) >= 1.0 else float(-math.expm1(sum(math.log1p(-t) for t in tails)))
+    tails = measured.tails(z_max)
+    pvalue = 1.0 if tails.max() >= 1.0 else float(-np.expm1(np.log1p(-tails).sum()))
 
     n_records = int(membership.shape[0])
     complete = np.all(membership >= 0, axis=1)
@@ -639,7 +681,6 @@ def audit_overlap(
         expected_overlap=float(expected_overlap),
         expected_zmax=expected_zmax,
         quantiles=quantiles,
-        pair_overlaps=pairs,
+        pair_table=pair_table,
         alpha=alpha,
     )
-

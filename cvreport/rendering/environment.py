@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from cvreport.rendering import formatting
 
@@ -45,6 +46,15 @@ def _yes_no(value: Any) -> str:
     return "yes" if value else "no"
 
 
+def _without_bidi_controls(value: Any) -> Any:
+    """Every value printed into HTML, without direction controls (names cannot reorder text)."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(formatting.strip_bidi_controls(str(value)))
+    if isinstance(value, str):
+        return formatting.strip_bidi_controls(value)
+    return value
+
+
 @lru_cache(maxsize=1)
 def html_environment() -> jinja2.Environment:
     """Environment for HTML templates: autoescaped, strict about undefined names."""
@@ -54,6 +64,7 @@ def html_environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_without_bidi_controls,
     )
     _common_filters(env)
     env.filters["fmt"] = formatting.format_by_kind
@@ -76,6 +87,7 @@ def text_environment() -> jinja2.Environment:
     env.filters["fmt"] = formatting.format_by_kind
     env.filters["pvalue"] = formatting.format_pvalue
     env.filters["md"] = formatting.escape_markdown
+    env.filters["md_code"] = formatting.markdown_table_code
     return env
 
 

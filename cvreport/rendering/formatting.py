@@ -22,7 +22,9 @@ __all__ = [
     "format_number",
     "format_pvalue",
     "format_value",
+    "markdown_table_code",
     "significance_stars",
+    "strip_bidi_controls",
 ]
 
 STAT_DIGITS = 4
@@ -149,6 +151,12 @@ _LATEX_SPECIAL = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # a "[" opening a table cell or an \item would be read as an optional argument
+    "[": "{[}",
+    "]": "{]}",
+    # T1 fonts turn `` '' ,, !` ?` into quotes and marks; keep the characters typed
+    "`": r"\textasciigrave{}",
+    '"': r"{\ttfamily\char34}",  # a straight quote in T1 and OT1 (\textquotedbl is T1 only)
 }
 # Symbols pdflatex cannot typeset from UTF-8 input without extra packages, spelled
 # as LaTeX commands so that a fragment can be \input into any paper. Math symbols
@@ -245,6 +253,8 @@ for _digit, (_sup, _sub) in enumerate(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "₀₁
 _LATEX_MATH.update({"⁺": "^{+}", "⁻": "^{-}", "ⁿ": "^{n}", "₊": "_{+}", "₋": "_{-}"})
 _LATEX_MATH.update({"⁽": "^{(}", "⁾": "^{)}", "₍": "_{(}", "₎": "_{)}"})
 
+# a permitted line break that may stretch a little (a word has no other glue)
+_BREAK_GLUE = r"{\hskip0pt plus6pt}"
 _LATEX_TEXT = {
     "—": "---",
     "–": "--",
@@ -275,9 +285,14 @@ _LATEX_TEXT = {
     "\u00a0": "~",
     "\t": " ",
     "\r": " ",
+    # a blank line would end the paragraph (or break the table cell it is in)
+    "\n": " ",
+    "\u200b": _BREAK_GLUE,
 }
 _ACCENTS = {"\u0302": r"\hat", "\u0304": r"\bar", "\u0303": r"\tilde", "\u0307": r"\dot"}
 _LATEX_RE = re.compile(
+    # "--", "''" and ",," would become a dash or quotes: separate the pair
+    "(?P<ligature>[-',](?=[-',]))|"
     "(?P<base>[A-Za-z" + re.escape("".join(k for k in _LATEX_MATH if len(k) == 1)) + "])"
     "(?P<accent>[" + "".join(_ACCENTS) + "])"
     "|(?P<char>[\\s\\S])"
@@ -292,14 +307,21 @@ def _latex_char(ch: str) -> str:
     if ch in _LATEX_TEXT:
         return _LATEX_TEXT[ch]
     code = ord(ch)
-    if ch == "\n" or 32 <= code < 127 or 0xA0 <= code <= 0x17F:
+    if 32 <= code < 127 or 0xA0 <= code <= 0x17F:
         return ch  # ASCII, Latin-1 and Latin Extended-A: pdflatex sets them with T1 fonts
-    if unicodedata.category(ch) == "Mn":
-        return ""  # a combining mark without a base the table knows
-    return f"[U+{code:04X}]"  # anything else would stop pdflatex; keep it legible instead
+    if unicodedata.category(ch) in ("Mn", "Me", "Cf", "Cc", "Cs", "Co", "Cn"):
+        return ""  # a combining mark without a base the table knows, or an invisible control
+    if unicodedata.category(ch).startswith("Z"):
+        return " "
+    # anything else would stop pdflatex; keep it legible, in braces so that it
+    # can open a table row or an \item
+    return f"{{[}}U+{code:04X}{{]}}{_BREAK_GLUE}"
 
 
 def _latex_match(match: re.Match[str]) -> str:
+    ligature = match.group("ligature")
+    if ligature is not None:
+        return ligature + "{}"
     base = match.group("base")
     if base is not None:
         inner = _LATEX_MATH.get(base, base)
@@ -321,9 +343,22 @@ def escape_latex(text: Any) -> str:
     >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
     '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
     """
-    merged = _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, str(text)))
+    breakable = _LONG_WORD.sub(_breakable, str(text))
+    merged = _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, breakable))
     # "^{(}^{1}^{)}" is a double superscript to TeX: one group, "^{(1)}"
     return _CHAINED_SCRIPT.sub(_join_scripts, merged)
+
+
+# A word longer than a line stops pdflatex ("Dimension too large") or runs off
+# the page: a zero-width space every few characters of a long run becomes a
+# permitted line break.
+_LONG_WORD = re.compile(r"\S{60,}")
+_BREAK_EVERY = 8
+
+
+def _breakable(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return "\u200b".join(word[i : i + _BREAK_EVERY] for i in range(0, len(word), _BREAK_EVERY))
 
 
 # "$\\rho$$^{2}$" reads better as "$\\rho^{2}$"; an escaped dollar "\\$" is never merged
@@ -337,10 +372,24 @@ def _join_scripts(match: re.Match[str]) -> str:
     return f"{mark}{{{''.join(parts)}}}"
 
 
-_MD_RE = re.compile(r"([\\`*_\[\]<>|$])")
+_MD_RE = re.compile(r"([\\`*_\[\]<>|$&~])")
 
 
 _LINE_BREAK_RE = re.compile(r"\s*[\r\n]+\s*")
+
+
+# Explicit direction controls in a name would reorder the text after it (a p-value, the
+# other model's name): "Trojan Source"-style spoofing of a report.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_bidi_controls(text: str) -> str:
+    """Remove the Unicode bidirectional embedding, override and isolate controls.
+
+    >>> strip_bidi_controls("model\u202eA")
+    'modelA'
+    """
+    return _BIDI_CONTROLS.sub("", text)
 
 
 def escape_markdown(text: Any) -> str:
@@ -351,7 +400,7 @@ def escape_markdown(text: Any) -> str:
     >>> escape_markdown("a|b\\nc_d")
     'a\\\\|b c\\\\_d'
     """
-    return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", str(text)))
+    return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", strip_bidi_controls(str(text))))
 
 
 def format_by_kind(value: Any, kind: str = "value", *, less_than: str = "<") -> str:
@@ -369,3 +418,22 @@ def format_by_kind(value: Any, kind: str = "value", *, less_than: str = "<") -> 
     if kind == "text":
         return "—" if value is None else str(value)
     return format_value(value)
+
+
+def markdown_table_code(text: Any) -> str:
+    r"""A code span that stays one table cell in GitHub Markdown, whatever ``text`` holds.
+
+    A code span does not protect ``|`` inside a GFM table (the row is split
+    first), so pipes are escaped; line breaks become spaces; the fence is one
+    backtick longer than the longest run of backticks in ``text``.
+
+    >>> print(markdown_table_code("a|b\nc"))
+    `a\|b c`
+    >>> print(markdown_table_code("x `y` z"))
+    ``x `y` z``
+    """
+    code = " ".join(str(text).split()).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{fence}{pad}{code}{pad}{fence}"

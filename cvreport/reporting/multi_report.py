@@ -40,6 +40,7 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering import formatting
+from cvreport.rendering.writer import OutputExistsError, write_text
 
 __all__ = ["DatasetsReport"]
 
@@ -450,12 +451,11 @@ class DatasetsReport:
                 f"{', '.join(_FORMATS)}"
             )
         if target.exists() and not overwrite:
-            raise CVReportError(f"{str(target)!r} exists; pass overwrite=True to replace it")
+            raise OutputExistsError(
+                f"{str(target)!r} exists; pass overwrite=True to replace it", target
+            )
         text = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}[kind]()
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
-        return target
+        return write_text(target, text, overwrite=overwrite)
 
     def _repr_html_(self) -> str:
         return self.to_html(standalone=False)

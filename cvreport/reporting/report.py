@@ -44,7 +44,6 @@ import copy
 import hashlib
 import math
 import os
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,7 +56,8 @@ from cvreport.errors import (
     DataError,
     describe_keys,
 )
-from cvreport.reporting import analysis, selection, view
+from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.reporting import analysis, overview, selection, view
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
 from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
 from cvreport.results import TestResult
@@ -105,15 +105,8 @@ _FORMAT_ALIASES = {
 }
 
 
-class ReportExistsError(CVReportError, FileExistsError):
+class ReportExistsError(OutputExistsError):
     """The report's target file exists and ``overwrite`` was not set."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
-        super().__init__(message)
-        self.filename = os.fspath(path)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class Report:
@@ -186,6 +179,12 @@ class Report:
             from cvreport.methods._common import as_table
 
             table = as_table(table, data)
+        if isinstance(table, pd.DataFrame):
+            raise DataError(
+                "Report needs a ResultsTable or a formula with data=, got a DataFrame: pass "
+                "Report('loss ~ model | replication + fold', data=df) or "
+                "Report(ResultsTable.from_formula(...))"
+            )
         self.table = table
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
@@ -221,6 +220,16 @@ class Report:
             selection.get_spec(name).name: dict(options)
             for name, options in (test_options or {}).items()
         }
+        # many models: every pair in one overview, details for the best model's pairs
+        self.overview: pd.DataFrame | None = None
+        if pairs is None and len(self.pairs) > overview.DETAIL_LIMIT and self.recommendation.names:
+            self.overview = overview.pair_overview(
+                self.table,
+                self.recommendation.names[0],
+                alpha=self.alpha,
+                correction=self.correction,
+            )
+            self.pairs = overview.detailed_pairs(self.table)
         self.analysis = analysis.Analysis(
             self.table,
             self.pairs,
@@ -656,40 +665,5 @@ def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) 
 
 
 def _write_atomically(target: Path, text: str, *, overwrite: bool) -> None:
-    """Write ``text`` to a temporary file beside ``target`` and move it into place."""
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"cannot write {target}: the folder {folder} does not exist; create it first"
-        )
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:  # name the report, not the temporary file
-        raise type(exc)(exc.errno, exc.strerror, os.fspath(target)) from exc
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        if overwrite:
-            os.replace(temporary, target)
-        else:
-            try:
-                os.link(temporary, target)  # fails if the target appeared meanwhile
-            except FileExistsError:
-                raise ReportExistsError(
-                    f"{target} exists; pass overwrite=True (--overwrite on the command line) "
-                    "to replace it",
-                    target,
-                ) from None
-            except OSError:  # a file system without hard links
-                if target.exists():
-                    raise ReportExistsError(
-                        f"{target} exists; pass overwrite=True to replace it", target
-                    ) from None
-                os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
+    write_text(target, text, overwrite=overwrite, exists_error=ReportExistsError)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.rendering import figures
-from cvreport.reporting import analysis, interpret, references, selection
+from cvreport.reporting import analysis, interpret, overview, references, selection
 
 if TYPE_CHECKING:
     from cvreport.reporting.report import Report
@@ -61,6 +61,7 @@ def build_context(report: Report) -> dict[str, Any]:
         },
         "bottom_line": _bottom_line(report),
         "overview": _overview(report),
+        "all_pairs": overview.context(report.overview, report.correction, _all_pairs_label(report)),
         "pairs": [_pair_context(report, i, c) for i, c in enumerate(report.comparisons)],
         "pvalue_figure": _pvalue_figure(report),
         "caveats": _caveats(report, audit),
@@ -179,6 +180,15 @@ def _mean_difference(comparison: analysis.Comparison) -> float | None:
         if outcome.estimate_label == "mean difference" and outcome.shown_estimate is not None:
             return outcome.shown_estimate
     return None
+
+
+def _all_pairs_label(report: Report) -> str | None:
+    """The all-pairs test as the detailed sections name it."""
+    if report.overview is None or report.overview.empty:
+        return None
+    test = str(report.overview["test"].iloc[0])
+    methods = (o.method for c in report.comparisons for o in c.outcomes if o.name == test)
+    return next(methods, None)
 
 
 def _overview(report: Report) -> list[dict[str, Any]] | None:
@@ -397,6 +407,11 @@ def _audit_pairs(audit: Any) -> dict[str, Any] | None:
     frame = pairs if isinstance(pairs, pd.DataFrame) else pd.DataFrame(list(pairs))
     if frame.empty:
         return None
+    from cvreport.partitions import audit_summary
+
+    total = len(frame)
+    bins = audit_summary.histogram(frame) if total > audit_summary.SHOWN_PAIRS else None
+    frame = audit_summary.worst_pairs(frame)
     columns = [str(c) for c in frame.columns]
     labels = [_AUDIT_COLUMNS.get(c, (c, "value"))[0] for c in columns]
     kinds = [_AUDIT_COLUMNS.get(c, (c, "value"))[1] for c in columns]
@@ -404,7 +419,8 @@ def _audit_pairs(audit: Any) -> dict[str, Any] | None:
         [_plain_value(v, kind) for v, kind in zip(row, kinds)]
         for row in frame.itertuples(index=False, name=None)
     ]
-    return {"columns": labels, "kinds": kinds, "rows": rows}
+    histogram = None if bins is None else [list(row) for row in bins.to_numpy().tolist()]
+    return {"columns": labels, "kinds": kinds, "rows": rows, "total": total, "histogram": histogram}
 
 
 def _plain_value(value: Any, kind: str) -> Any:

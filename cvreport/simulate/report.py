@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ import pandas as pd
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import get_spec
 from cvreport.rendering.formatting import format_number
+from cvreport.rendering.writer import write_text
 from cvreport.simulate.engine import COLUMNS
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 
@@ -269,21 +269,8 @@ class CalibrationReport:
                 f"cannot tell the format of {target.name!r} from its suffix; use one of "
                 f"{describe_keys(FORMATS)}"
             )
-        if target.exists() and not overwrite:
-            raise FileExistsError(f"{target} exists; pass overwrite=True to replace it")
         text = self.to_html() if kind == "html" else self.to_markdown()
-        folder = target.parent if str(target.parent) else Path(".")
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-                stream.write(text)
-            if overwrite:
-                os.replace(temporary, target)
-            else:
-                os.link(temporary, target)  # fails if the file appeared meanwhile
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        write_text(target, text, overwrite=overwrite)
         return target
 
 

@@ -640,7 +640,9 @@ class TestValidation:
 def test_predictions_that_never_match_any_truth_label_are_refused():
     # probabilities passed as predictions: every row would silently count as an error
     df = hand_frame().assign(truth=1, prediction=lambda d: 0.25 + 0.5 * d["loss"])
-    with pytest.raises(DataError, match="no prediction in column 'prediction' equals any label"):
+    with pytest.raises(
+        DataError, match=r"holds fractional values such as 0\.75, 0\.25.*probabilities"
+    ):
         ResultsTable.from_predictions(df, truth="truth", prediction="prediction")
     # a model that really is always wrong on a tiny table is still accepted
     wrong = hand_frame().assign(truth=1, prediction=lambda d: d["loss"].where(d["loss"] == 0, 0))

@@ -140,6 +140,7 @@ def test_worked_notebook_runs(path: Path, tmp_path: Path) -> None:
 def test_written_notebook_runs_on_a_csv(tmp_path: Path) -> None:
     data = five_by_two_losses()
     folder = tmp_path / "analysis"
+    folder.mkdir()  # writers never create folders
     (tmp_path / "data").mkdir()
     csv = tmp_path / "data" / "losses.csv"
     data.to_csv(csv, index=False)
@@ -271,7 +272,7 @@ def test_writing_twice_gives_the_same_file(tmp_path: Path) -> None:
     ]
     assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
     source = {c.id: c.source for c in nb.cells}
-    assert "pd.read_parquet(DATA)" in source["load-data"]
+    assert "df = read_results(DATA)" in source["load-data"]
     assert f"DATA = {str(tmp_path / 'losses.parquet')!r}" in source["load-data"]
     assert "ALPHA = 0.1" in source["setup"] and "RECORD = 'id'" in source["setup"]
     assert nb.metadata.kernelspec == {
@@ -286,6 +287,7 @@ def test_a_relative_data_path_is_rewritten_for_the_notebook_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     five_by_two_losses().to_csv("losses.csv", index=False)
+    Path("out").mkdir()  # writers never create folders
     target = notebook.write(Path("out") / "nb.ipynb", data="losses.csv", record="id")
     source = next(
         c.source for c in nbformat.read(target, as_version=4).cells if c.id == "load-data"

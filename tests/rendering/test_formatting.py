@@ -123,7 +123,7 @@ def test_escape_latex_specials() -> None:
     assert escape_latex("ρ2 ∈ (0, ½)") == r"$\rho$2 $\in$ (0, $\frac{1}{2}$)"
     assert escape_latex("Σ Ω ς") == r"$\Sigma$ $\Omega$ $\varsigma$"
     assert escape_latex("é Š") == "é Š"  # Latin letters pass through (utf8 + T1)
-    assert escape_latex("中\x01") == "[U+4E2D][U+0001]"
+    assert escape_latex("中\x01") == "{[}U+4E2D{]}{\\hskip0pt plus6pt}"
     assert escape_latex("\\$$x") == r"\textbackslash{}\$\$x"
 
 

@@ -1,0 +1,123 @@
+"""The overlap audit at a size a reader can take in, whatever the number of replications.
+
+An audit of m replications compares ``C(m, 2)`` pairs: 190 for m = 20, 499,500
+for m = 1,000. Reports therefore show the pairs with the largest imbalance
+``Z`` and a histogram of all of them; the complete table stays available as
+:attr:`~cvreport.partitions.audit.OverlapAudit.pairs` (a DataFrame, e.g. for
+``.to_csv()``). The verdict and ``Z_max`` always use every pair.
+
+Examples
+--------
+>>> import cvreport
+>>> table = cvreport.ResultsTable.from_formula(
+...     "loss ~ model | replication + fold", cvreport.load_example())
+>>> worst = worst_pairs(cvreport.audit_overlap(table), 3)
+>>> worst[["replication_a", "replication_b"]].values.tolist(), worst["z"].round(4).tolist()
+([[2, 4], [4, 5], [1, 2]], [9.7504, 8.7504, 4.2496])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from cvreport.partitions.audit import OverlapAudit
+    from cvreport.rendering.summary import SummaryTable
+
+__all__ = ["SHOWN_PAIRS", "histogram", "summary_tables", "worst_pairs"]
+
+SHOWN_PAIRS = 10
+"""Pairs of replications listed in a report; more are summarised by the histogram."""
+
+_HISTOGRAM_BINS = 10
+
+
+def _pairs(audit: OverlapAudit | pd.DataFrame) -> pd.DataFrame:
+    return audit if isinstance(audit, pd.DataFrame) else audit.pairs
+
+
+def worst_pairs(audit: OverlapAudit | pd.DataFrame, count: int = SHOWN_PAIRS) -> pd.DataFrame:
+    """The ``count`` pairs with the largest ``Z`` (ties: smaller p-value, then pair order).
+
+    ``audit`` is an :class:`~cvreport.partitions.audit.OverlapAudit` or its ``pairs`` table.
+    """
+    pairs = _pairs(audit)
+    order = np.lexsort((np.arange(len(pairs)), pairs["pvalue"].to_numpy(), -pairs["z"].to_numpy()))
+    return pairs.iloc[order[:count]].reset_index(drop=True)
+
+
+def histogram(audit: OverlapAudit | pd.DataFrame, bins: int = _HISTOGRAM_BINS) -> pd.DataFrame:
+    """How many pairs have ``Z`` in each of ``bins`` equal ranges from 0 to ``Z_max``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``low, high, pairs, share``; the last range includes ``Z_max``.
+
+    Examples
+    --------
+    >>> import cvreport
+    >>> table = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example())
+    >>> histogram(cvreport.audit_overlap(table), 2)["pairs"].tolist()
+    [8, 2]
+    """
+    z = _pairs(audit)["z"].to_numpy(dtype=np.float64)
+    high = float(z.max()) if len(z) else 0.0
+    if high <= 0:
+        edges = np.array([0.0, 0.0])
+        counts = np.array([len(z)])
+    else:
+        counts, edges = np.histogram(z, bins=bins, range=(0.0, high))
+    total = max(int(counts.sum()), 1)
+    return pd.DataFrame(
+        {
+            "low": edges[:-1],
+            "high": edges[1:],
+            "pairs": counts.astype(np.int64),
+            "share": counts / total,
+        }
+    )
+
+
+def summary_tables(audit: OverlapAudit) -> list[SummaryTable]:
+    """The tables of :meth:`OverlapAudit.summary`: the worst pairs, and a histogram when many."""
+    from cvreport.rendering.summary import SummaryTable
+
+    total = len(audit.pairs)
+    shown = worst_pairs(audit)
+    what = "X" if audit.K == 2 else "largest deviation"
+    caption = (
+        f"Training-set overlap {what} of every pair of replications"
+        if total <= SHOWN_PAIRS
+        else f"The {len(shown)} pairs of replications with the largest Z, of {total:,} "
+        "(every pair: .pairs)"
+    )
+    tables = [
+        SummaryTable(
+            caption=caption,
+            columns=("replication", "replication", "n", "X", "E X", "Z", "P(Z ≥ z)"),
+            rows=tuple(
+                (str(a), str(b), int(n), int(x), float(e), float(z), float(p))
+                for a, b, n, x, e, z, p in shown.itertuples(index=False, name=None)
+            ),
+            kinds=("text", "text", "value", "value", "number", "number", "pvalue"),
+        )
+    ]
+    if total > SHOWN_PAIRS:
+        bins = histogram(audit)
+        tables.append(
+            SummaryTable(
+                caption=f"Z of all {total:,} pairs of replications",
+                columns=("Z from", "Z to", "pairs", "share"),
+                rows=tuple(
+                    (float(lo), float(hi), int(n), float(s))
+                    for lo, hi, n, s in bins.itertuples(index=False, name=None)
+                ),
+                kinds=("number", "number", "value", "number"),
+            )
+        )
+    return tables

@@ -1,0 +1,247 @@
+"""Write an output file atomically, with errors that name the file asked for.
+
+Every file cvreport writes (reports, notebooks, the simulation report, CSV
+tables) goes through :func:`write_text`:
+
+* the text is written to an unnamed temporary file in the target's folder
+  (Linux ``O_TMPFILE``) and linked into place only when complete, so a reader
+  never sees half a file and a killed process leaves nothing behind; where the
+  file system has no unnamed files, a hidden ``.NAME.XXXX.tmp`` is used and
+  removed on every error;
+* an existing file is kept unless ``overwrite=True`` (:class:`OutputExistsError`),
+  also when it appears while the text is being written;
+* a missing folder is an error, never created: a typo in a path should not
+  make folders (:class:`MissingFolderError`);
+* any other failure (a full disk, a read-only folder) is an
+  :class:`OutputWriteError` that names the target, not the temporary file.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> write_text(folder / "a.txt", "hello").read_text()
+'hello'
+>>> write_text(folder / "a.txt", "again")
+Traceback (most recent call last):
+...
+cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+from cvreport.errors import CVReportError
+
+__all__ = ["MissingFolderError", "OutputExistsError", "OutputWriteError", "write_text"]
+
+
+class OutputExistsError(CVReportError, FileExistsError):
+    """The output file exists and ``overwrite`` was not set."""
+
+    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
+        super().__init__(message)
+        self.filename = os.fspath(path)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class OutputWriteError(CVReportError, OSError):
+    """The output file could not be written; ``filename`` is the file asked for."""
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
+        target = os.fspath(path)
+        reason = cause.strerror or str(cause)
+        hint = _HINTS.get(cause.errno or 0, "")
+        super().__init__(f"cannot write {target}: {reason}{hint}")
+        self.errno = cause.errno
+        self.strerror = f"{reason}{hint}"
+        self.filename = target
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class MissingFolderError(OutputWriteError, FileNotFoundError):
+    """The folder of the output file does not exist (it is not created)."""
+
+
+_HINTS = {
+    errno.ENOSPC: "; free some space or write elsewhere (nothing was written)",
+    errno.EDQUOT: "; the disk quota is exhausted (nothing was written)",
+    errno.EACCES: "; the folder is not writable",
+    errno.EPERM: "; the folder is not writable",
+    errno.EROFS: "; the file system is read-only",
+}
+
+
+def _exists(target: Path) -> OutputExistsError:
+    return OutputExistsError(
+        f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it",
+        target,
+    )
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+    os.fsync(descriptor)
+
+
+_AT_FDCWD = -100
+_AT_SYMLINK_FOLLOW = 0x400
+
+
+def _link_descriptor(descriptor: int, target: Path) -> None:
+    """Give the unnamed file ``descriptor`` the name ``target`` (``linkat``, following /proc)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    source = f"/proc/self/fd/{descriptor}".encode()
+    if libc.linkat(_AT_FDCWD, source, _AT_FDCWD, os.fsencode(target), _AT_SYMLINK_FOLLOW) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), os.fspath(target))
+
+
+def _unnamed(folder: Path) -> int | None:
+    """An unnamed file in ``folder`` (Linux O_TMPFILE), or None where unsupported."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY, 0o666)
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None  # the file system has no unnamed files
+        raise
+
+
+def write_text(
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    overwrite: bool = False,
+    exists_error: type[OutputExistsError] = OutputExistsError,
+) -> Path:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : path-like
+    text : str
+    overwrite : bool
+        Replace an existing file.
+    exists_error : type
+        The :class:`OutputExistsError` subclass to raise (e.g. ``ReportExistsError``).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    OutputExistsError
+        When ``path`` exists and ``overwrite`` is False.
+    MissingFolderError
+        When the folder of ``path`` does not exist.
+    OutputWriteError
+        On any other failure, naming ``path`` (e.g. a full disk: ``errno`` 28).
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise MissingFolderError(
+            target, FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist")
+        ) from None
+    if target.is_dir():
+        raise OutputWriteError(target, IsADirectoryError(errno.EISDIR, "it is a folder"))
+    if target.exists() and not overwrite:
+        raise _with_type(exists_error, target)
+    data = text.encode("utf-8")
+    try:
+        descriptor = _unnamed(folder)
+        if descriptor is not None:
+            try:
+                _link_unnamed(
+                    descriptor, data, target, overwrite=overwrite, exists_error=exists_error
+                )
+                return target
+            except OSError as error:
+                if error.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS):
+                    raise  # linking unnamed files is not possible here: write a named one
+        _write_named(folder, data, target, overwrite=overwrite, exists_error=exists_error)
+    except OutputExistsError:
+        raise
+    except OSError as error:
+        raise OutputWriteError(target, error) from error
+    return target
+
+
+def _with_type(exists_error: type[OutputExistsError], target: Path) -> OutputExistsError:
+    plain = _exists(target)
+    return exists_error(str(plain), target)
+
+
+def _link_unnamed(
+    descriptor: int,
+    data: bytes,
+    target: Path,
+    *,
+    overwrite: bool,
+    exists_error: type[OutputExistsError],
+) -> None:
+    try:
+        _write_all(descriptor, data)
+        if not overwrite:
+            try:
+                _link_descriptor(descriptor, target)  # fails if the target appeared meanwhile
+            except FileExistsError:
+                raise _with_type(exists_error, target) from None
+            return
+        # a name is needed for the atomic replace; it exists only once the file is whole
+        staged = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        _link_descriptor(descriptor, staged)
+        try:
+            os.replace(staged, target)
+        finally:
+            staged.unlink(missing_ok=True)
+    finally:
+        os.close(descriptor)
+
+
+def _write_named(
+    folder: Path,
+    data: bytes,
+    target: Path,
+    *,
+    overwrite: bool,
+    exists_error: type[OutputExistsError],
+) -> None:
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            _write_all(descriptor, data)
+        finally:
+            os.close(descriptor)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; use the umask
+        if overwrite:
+            os.replace(temporary, target)
+            return
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            raise _with_type(exists_error, target) from None
+        except OSError:  # a file system without hard links
+            if target.exists():
+                raise _with_type(exists_error, target) from None
+            os.replace(temporary, target)
+    finally:
+        Path(temporary).unlink(missing_ok=True)

@@ -1,0 +1,292 @@
+"""Every pair of many models in one table, computed by the tests' vectorised kernels.
+
+A report on k models compares ``k(k − 1)/2`` pairs: 19,900 for 200 models. Running
+every test with its interpretation and figure for each pair takes minutes and
+gives a report nobody can read, so above :data:`DETAIL_LIMIT` pairs a report
+shows one overview row per pair (the headline test of the design, its p-value
+adjusted over all pairs, the decision) and the full per-pair sections only for
+the best model against the next ones (:func:`detailed_pairs`). The overview
+is a DataFrame (``Report.overview``; ``.to_csv()`` for the file).
+
+The statistics come from the same vectorised kernels (:mod:`cvreport.methods`)
+that the per-pair tests call, applied to the ``(pairs, m, K)`` array of fold
+differences at once; tests without a kernel here run pair by pair.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> rng = np.random.default_rng(0)
+>>> df = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 100),
+...                    "fold": np.tile(np.arange(100) % 10, 3),
+...                    "record": np.tile(np.arange(100), 3),
+...                    "loss": (rng.random(300) < np.repeat([0.1, 0.2, 0.4], 100)).astype(float)})
+>>> table = ResultsTable.from_formula("loss ~ model | fold", df)
+>>> frame = pair_overview(table, "corrected_repeated_kfold_ttest")
+>>> frame[["a", "b"]].values.tolist()
+[['a', 'b'], ['a', 'c'], ['b', 'c']]
+>>> from cvreport.methods.corrected import corrected_repeated_kfold_ttest
+>>> one = corrected_repeated_kfold_ttest(table, "a", "c")   # the same numbers, pair by pair
+>>> bool(np.isclose(frame.loc[1, "pvalue"], one.pvalue)), bool(frame.loc[1, "pvalue"] < 0.05)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.errors import CVReportError
+
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
+
+__all__ = ["DETAILED_PAIRS", "DETAIL_LIMIT", "detailed_pairs", "pair_overview"]
+
+DETAIL_LIMIT = 45
+"""Most pairs a report details one by one (all pairs of 10 models); above it, an overview."""
+
+DETAILED_PAIRS = 9
+"""Pairs detailed under an overview: the best model against the next best ones."""
+
+COLUMNS = (
+    "a",
+    "b",
+    "mean_a",
+    "mean_b",
+    "estimate",
+    "test",
+    "statistic",
+    "pvalue",
+    "adjusted",
+    "significant",
+)
+
+
+def _fold_means(table: ResultsTable) -> np.ndarray:
+    """The ``(models, m, K)`` array of each model's mean loss on each fold."""
+    errors = table.fold_errors()
+    models = pd.Index(table.models)
+    replications = pd.Index(table.replications)
+    folds = pd.Index(pd.unique(errors["fold"]))
+    out = np.full((len(models), len(replications), len(folds)), np.nan)
+    out[
+        models.get_indexer(errors["model"]),
+        replications.get_indexer(errors["replication"]),
+        folds.get_indexer(errors["fold"]),
+    ] = errors["loss"].to_numpy(dtype=np.float64)
+    return out
+
+
+def _kfold_ratio(table: ResultsTable) -> float:
+    from cvreport.methods.corrected import table_test_train_ratio
+
+    return table_test_train_ratio(table, k_fold=True)[0]
+
+
+def _holdout_ratio(table: ResultsTable) -> float:
+    from cvreport.methods.corrected import table_test_train_ratio
+
+    return table_test_train_ratio(table, k_fold=False)[0]
+
+
+def _corrected_repeated_kfold(d: np.ndarray, table: ResultsTable) -> Any:
+    from cvreport.methods.corrected import corrected_repeated_kfold_ttest_kernel
+
+    return corrected_repeated_kfold_ttest_kernel(d, _kfold_ratio(table))
+
+
+def _corrected_resampled(d: np.ndarray, table: ResultsTable) -> Any:
+    from cvreport.methods.corrected import corrected_resampled_ttest_kernel
+
+    return corrected_resampled_ttest_kernel(d[:, :, 0], _holdout_ratio(table))
+
+
+def _paired_kfold(d: np.ndarray, table: ResultsTable) -> Any:
+    from cvreport.methods.kfold import paired_ttest_kfold_kernel
+
+    return paired_ttest_kfold_kernel(d[:, 0, :])
+
+
+def _combined_f(d: np.ndarray, table: ResultsTable) -> Any:
+    from cvreport.methods.mx2 import combined_ftest_5x2cv_kernel
+
+    return combined_ftest_5x2cv_kernel(d)
+
+
+def _calibrated_f(d: np.ndarray, table: ResultsTable) -> Any:
+    from cvreport.methods.mx2 import _resolve_calibration, calibrated_ftest_5x2cv_kernel
+
+    df1, rho1, _, _ = _resolve_calibration(d.shape[1], "paper", None, None)
+    return calibrated_ftest_5x2cv_kernel(d, df1, rho1)
+
+
+_KERNELS: dict[str, Callable[[np.ndarray, ResultsTable], Any]] = {
+    "corrected_repeated_kfold_ttest": _corrected_repeated_kfold,
+    "corrected_resampled_ttest": _corrected_resampled,
+    "paired_ttest_kfold": _paired_kfold,
+    "combined_ftest_5x2cv": _combined_f,
+    "calibrated_ftest_5x2cv": _calibrated_f,
+}
+
+
+def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) -> tuple:
+    from cvreport.reporting.selection import resolve_test
+
+    function = resolve_test(test)
+    statistic = np.full(len(pairs), np.nan)
+    pvalue = np.full(len(pairs), np.nan)
+    for index, (a, b) in enumerate(pairs):
+        try:
+            result = function(table, a, b)
+        except CVReportError:
+            continue
+        statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
+    return statistic, pvalue
+
+
+def pair_overview(
+    table: ResultsTable,
+    test: str,
+    *,
+    alpha: float = 0.05,
+    correction: str | None = "holm",
+    pairs: Sequence[tuple[Any, Any]] | None = None,
+) -> pd.DataFrame:
+    """One row per pair of models: mean losses, the test's statistic and p-values.
+
+    Parameters
+    ----------
+    table : ResultsTable
+    test : str
+        The test to run on every pair, e.g. the design's recommended one.
+    alpha : float
+        Level of the ``significant`` column.
+    correction : str or None
+        Multiplicity correction over all pairs (statsmodels' ``multipletests``
+        methods, e.g. ``"holm"``); ``None`` keeps the raw p-values.
+    pairs : sequence of (A, B), optional
+        Every pair of models in table order by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``a, b, mean_a, mean_b, estimate`` (``mean_a − mean_b``),
+        ``test, statistic, pvalue, adjusted, significant``.
+
+    Notes
+    -----
+    The statistics are the test's own vectorised kernel on all pairs at once
+    (the same numbers as calling the test on each pair); see the module
+    documentation.
+    """
+    models = list(table.models)
+    if pairs is None:
+        pairs = [
+            (models[i], models[j]) for i in range(len(models)) for j in range(i + 1, len(models))
+        ]
+    pairs = list(pairs)
+    position = {model: index for index, model in enumerate(models)}
+    first = np.array([position[a] for a, _ in pairs], dtype=np.int64)
+    second = np.array([position[b] for _, b in pairs], dtype=np.int64)
+    means = _fold_means(table)
+    overall = np.nanmean(means.reshape(len(models), -1), axis=1)
+    if table.higher_is_better:
+        overall = -overall  # the table holds the negated score; show the score
+    kernel = _KERNELS.get(test)
+    if kernel is not None:
+        result = kernel(means[first] - means[second], table)
+        statistic = np.asarray(result.statistic, dtype=np.float64)
+        pvalue = np.asarray(result.pvalue, dtype=np.float64)
+    else:
+        statistic, pvalue = _pair_by_pair(table, test, pairs)
+    adjusted = pvalue.copy()
+    finite = np.isfinite(pvalue)
+    if correction is not None and finite.sum() > 1:
+        from statsmodels.stats.multitest import multipletests
+
+        adjusted[finite] = multipletests(pvalue[finite], alpha=alpha, method=correction)[1]
+    return pd.DataFrame(
+        {
+            "a": [a for a, _ in pairs],
+            "b": [b for _, b in pairs],
+            "mean_a": overall[first],
+            "mean_b": overall[second],
+            # means that agree to rounding error differ by exactly zero
+            "estimate": np.where(
+                np.isclose(overall[first], overall[second], rtol=1e-12, atol=1e-14),
+                0.0,
+                overall[first] - overall[second],
+            ),
+            "test": test,
+            "statistic": statistic,
+            "pvalue": pvalue,
+            "adjusted": adjusted,
+            "significant": np.where(finite, adjusted <= alpha, False),
+        },
+        columns=list(COLUMNS),
+    )
+
+
+def detailed_pairs(table: ResultsTable, count: int = DETAILED_PAIRS) -> list[tuple[Any, Any]]:
+    """The best model (lowest mean loss) against the ``count`` next best, best first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from cvreport.data.table import ResultsTable
+    >>> df = pd.DataFrame({"model": list("abc") * 2, "fold": [1] * 3 + [2] * 3,
+    ...                    "record": [0, 0, 0, 1, 1, 1], "loss": [1, 0, 1, 0, 0, 1]})
+    >>> detailed_pairs(ResultsTable.from_formula("loss ~ model | fold", df), 2)
+    [('b', 'a'), ('b', 'c')]
+    """
+    means = _fold_means(table)
+    overall = np.nanmean(means.reshape(means.shape[0], -1), axis=1)
+    order = np.argsort(overall, kind="stable")
+    models = table.models
+    best = models[int(order[0])]
+    return [(best, models[int(k)]) for k in order[1 : count + 1]]
+
+
+TEXT_ROWS = 30
+"""Rows of the overview in Markdown and LaTeX (smallest adjusted p-values first); HTML has all."""
+
+
+def context(
+    frame: pd.DataFrame | None, correction: str | None, label: str | None = None
+) -> dict[str, Any] | None:
+    """What the templates show of an overview: every row for HTML, the first rows for text.
+
+    ``label`` names the test as the detailed sections do (default: its label in
+    :mod:`cvreport.reporting.selection`).
+    """
+    if frame is None:
+        return None
+    from cvreport.reporting import interpret, selection
+
+    rows = list(
+        zip(
+            frame["a"].astype(str),
+            frame["b"].astype(str),
+            frame["estimate"].to_numpy(dtype=np.float64).tolist(),
+            frame["pvalue"].to_numpy(dtype=np.float64).tolist(),
+            frame["adjusted"].to_numpy(dtype=np.float64).tolist(),
+            frame["significant"].to_numpy(dtype=bool).tolist(),
+        )
+    )
+    order = np.lexsort((np.arange(len(frame)), frame["adjusted"].fillna(np.inf).to_numpy()))
+    test = str(frame["test"].iloc[0]) if len(frame) else ""
+    models = pd.unique(pd.concat([frame["a"], frame["b"]]))
+    return {
+        "total": len(frame),
+        "models": len(models),
+        "test": label or (selection.get_spec(test).label if test else ""),
+        "correction_name": interpret.correction_name(correction) if correction else None,
+        "significant": int(frame["significant"].sum()),
+        "rows": rows,
+        "text_rows": [rows[int(i)] for i in order[:TEXT_ROWS]],
+        "detailed": DETAILED_PAIRS,
+    }
