@@ -134,8 +134,6 @@ class TestResult(SummaryDisplay):
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
@@ -150,8 +148,6 @@ class TestResult(SummaryDisplay):
             When the method defines no interval.
         """
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
