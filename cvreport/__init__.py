@@ -16,7 +16,10 @@ Examples
 
 from __future__ import annotations
 
-from cvreport import arrays, options, simulate
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from cvreport import arrays, options
 from cvreport.data.collect import collect
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
@@ -31,8 +34,6 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
-from cvreport.jupyter import notebook
-from cvreport.jupyter.widgets import explore
 from cvreport.methods import (
     bayesian_correlated_ttest,
     binomial_test,
@@ -57,6 +58,7 @@ from cvreport.methods import (
     paired_ttest_resampled,
     proportion_test,
     ttest_error,
+    wilcoxon_kfold,
 )
 from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
@@ -65,9 +67,14 @@ from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.partitions.overlap import overlap_quantile
 from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
 from cvreport.rendering.summary import Summary
-from cvreport.reporting.multi_report import DatasetsReport
-from cvreport.reporting.report import Report, ReportExistsError, report
 from cvreport.results import TestResult
+
+if TYPE_CHECKING:
+    from cvreport import simulate
+    from cvreport.jupyter import notebook
+    from cvreport.jupyter.widgets import explore
+    from cvreport.reporting.multi_report import DatasetsReport
+    from cvreport.reporting.report import Report, ReportExistsError, report
 
 __version__ = "0.1.0"
 
@@ -130,4 +137,43 @@ __all__ = [
     "simulate",
     "splits",
     "ttest_error",
+    "wilcoxon_kfold",
 ]
+
+
+_REPORTING = ("Report", "ReportExistsError", "report")
+
+
+def __getattr__(name: str) -> Any:
+    """Load the reports, notebook, explorer and simulator on first use (PEP 562).
+
+    They pull in Jinja2, ipywidgets, nbformat and the simulation engine, which a
+    script that only runs tests does not need.
+    """
+    if name in _REPORTING:
+        from cvreport.reporting import report as reporting
+
+        value: Any = getattr(reporting, name)
+    elif name == "DatasetsReport":
+        from cvreport.reporting.multi_report import DatasetsReport
+
+        value = DatasetsReport
+    elif name == "notebook":
+        from cvreport.jupyter import notebook
+
+        value = notebook
+    elif name == "explore":
+        from cvreport.jupyter.widgets import explore
+
+        value = explore
+    elif name == "simulate":
+        # ``from cvreport import simulate`` would call this function again
+        value = importlib.import_module("cvreport.simulate")
+    else:
+        raise AttributeError(f"module 'cvreport' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

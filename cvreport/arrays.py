@@ -5,7 +5,9 @@ Each function has the same name as its table-level counterpart in
 array of split differences for the m×2 tests, the K per-fold differences for
 the K-fold t, the discordant counts b and c for McNemar, the 2m fold tables for
 the BCV McNemar, and error counts or fold errors for the one-model tests. The
-table-level functions call these, so both give the same numbers.
+table-level functions call these, so both give the same numbers; each test's
+specification names its array-level function (``TestSpec.array_function``), and
+tests/methods/test_contract.py checks that this module exports exactly those.
 
 Examples
 --------
@@ -46,6 +48,7 @@ from cvreport.methods.resampling import paired_bootstrap_test_array as paired_bo
 from cvreport.methods.resampling import (
     paired_permutation_test_array as paired_permutation_test,
 )
+from cvreport.methods.wilcoxon import wilcoxon_kfold_array as wilcoxon_kfold
 
 __all__ = [
     "bayesian_correlated_ttest",
@@ -71,4 +74,5 @@ __all__ = [
     "paired_ttest_resampled",
     "proportion_test",
     "ttest_error",
+    "wilcoxon_kfold",
 ]

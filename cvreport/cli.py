@@ -31,7 +31,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cvreport.errors import CVReportError, DataError
+from cvreport.cli_checks import CommandError
+from cvreport.cli_checks import check_alpha as _check_alpha
+from cvreport.cli_checks import check_output as _check_output
+from cvreport.data.formula import DEFAULT_FORMULA
+from cvreport.errors import DataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,13 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main"]
 
 PROG = "cvreport"
-DEFAULT_FORMULA = "loss ~ model | replication + fold"
 _READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
-
-
-class CommandError(CVReportError):
-    """A command-line argument that cannot be used as given."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -495,23 +494,6 @@ def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
     from cvreport.data.io import read_results
 
     return read_results(path, sep=sep)
-
-
-def _check_output(output: Path, *, overwrite: bool) -> None:
-    """Fail before any computation when the output cannot be written."""
-    folder = output.parent if str(output.parent) else Path(".")
-    if output.exists() and not overwrite:
-        raise CommandError(f"{output} exists; pass --overwrite to replace it")
-    if output.is_dir():
-        raise CommandError(f"{output} is a folder; give a file name such as report.html")
-    if not folder.is_dir():
-        raise CommandError(f"cannot write {output}: the folder {folder} does not exist")
-
-
-def _check_alpha(alpha: float) -> float:
-    if not 0 < alpha < 1:
-        raise CommandError(f"--alpha must lie strictly between 0 and 1, got {alpha:g}")
-    return alpha
 
 
 def _check_rope(rope: float | None) -> float | None:

@@ -78,7 +78,10 @@ def add_datasets_command(commands: Any) -> None:
 
 def run_datasets(args: argparse.Namespace) -> int:
     """Write the many-data-sets report."""
-    from cvreport.cli import CommandError, _check_alpha, _check_output, read_data
+    from cvreport.cli_checks import CommandError
+    from cvreport.cli_checks import check_alpha as _check_alpha
+    from cvreport.cli_checks import check_output as _check_output
+    from cvreport.data.io import read_results as read_data
     from cvreport.reporting.multi_report import DatasetsReport
 
     output = Path(args.output)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from cvreport.errors import IntervalUndefinedError
+from cvreport.errors import CVReportError, IntervalUndefinedError
+from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
     from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
@@ -48,8 +49,6 @@ def _interval_hint(design: str | None) -> str:
 def check_alternative(alternative: str) -> str:
     """Validate scipy's ``alternative`` words; "less" means H1: A has lower loss than B."""
     if alternative not in ALTERNATIVES:
-        from cvreport.errors import CVReportError
-
         raise CVReportError(
             f"alternative must be one of {ALTERNATIVES}, got {alternative!r}; "
             "'less' means H1: model A has lower loss than model B"
@@ -58,7 +57,7 @@ def check_alternative(alternative: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class TestResult:
+class TestResult(SummaryDisplay):
     """The outcome of one hypothesis test comparing model A with model B.
 
     Attributes
@@ -135,12 +134,8 @@ class TestResult:
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         return bool(self.pvalue <= alpha)
 
@@ -153,12 +148,8 @@ class TestResult:
             When the method defines no interval.
         """
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
-            from cvreport.errors import CVReportError
-
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         interval = self._conf_int(alpha)
         if interval is None:
@@ -250,40 +241,6 @@ class TestResult:
             notes=self.notes,
             reference=self.reference or None,
         )
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on (as pandas does)."""
-        from cvreport.options import get_option
-
-        return self.summary().as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str] | None:
-        """Every rich format for one Jupyter display from a single :meth:`summary` call.
-
-        A subclass that overrides ``_repr_html_`` or ``_repr_markdown_`` keeps its own
-        methods: IPython then falls back to them.
-        """
-        cls = type(self)
-        if (
-            cls._repr_html_ is not TestResult._repr_html_
-            or cls._repr_markdown_ is not TestResult._repr_markdown_
-            or cls._repr_latex_ is not TestResult._repr_latex_
-        ):
-            return None
-        from cvreport.rendering.summary import display_bundle
-
-        return display_bundle(self.summary(), include, exclude)
 
     def __repr__(self) -> str:
         df = f", df={self.df!r}" if self.df is not None else ""

@@ -37,6 +37,7 @@ from cvreport.errors import FormulaError, describe_keys
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
+    "DEFAULT_FORMULA",
     "EXPECTED_SHAPES",
     "ParsedFormula",
     "check_expression",
@@ -44,6 +45,9 @@ __all__ = [
     "parse_formula",
     "split_cluster_term",
 ]
+
+#: The formula of per-record losses keyed by replication and fold, used as the example.
+DEFAULT_FORMULA = "loss ~ model | replication + fold"
 
 _CLUSTER_TERM = re.compile(r"\s*\+?\s*\bcluster\(\s*([^()]+?)\s*\)\s*\+?\s*")
 

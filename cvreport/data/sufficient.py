@@ -39,6 +39,7 @@ import numpy as np
 
 __all__ = [
     "FoldBlock",
+    "FoldStatistics",
     "MembershipPatterns",
     "SufficientStatistics",
     "fold_score_statistics",
@@ -76,6 +77,52 @@ class FoldBlock:
     def size(self) -> int:
         """Number of records in the fold."""
         return int(self.records.shape[0])
+
+
+@dataclass(frozen=True)
+class FoldStatistics:
+    """Per-fold statistics of one pair of models A and B: what every pairwise test reads.
+
+    The same type holds one results table's pair (arrays of shape ``(m, K)``) and a
+    batch of simulated data sets (a leading ``reps`` axis), so a test's inputs are
+    one function of it for both (:attr:`cvreport.methods.spec.TestSpec.inputs`).
+
+    Attributes
+    ----------
+    differences : ndarray of shape (..., m, K)
+        Mean loss of A minus mean loss of B on every validation fold.
+    tables : ndarray of shape (..., m, K, 4) or None
+        ``n00, n01, n10, n11`` of every fold (0/1 losses only): ``n00`` both wrong,
+        ``n01`` A wrong and B right, ``n10`` A right and B wrong, ``n11`` both right.
+    sizes : ndarray of shape (m, K)
+        Validation records of every fold.
+
+    Examples
+    --------
+    >>> stats = FoldStatistics(np.array([[0.5, -0.5]]), None, np.array([[2, 2]]))
+    >>> stats.reps, stats.swapped().differences.tolist()
+    (1, [[-0.5, 0.5]])
+    """
+
+    differences: np.ndarray
+    tables: np.ndarray | None
+    sizes: np.ndarray
+
+    @property
+    def reps(self) -> int:
+        """Number of data sets: the batch size of a simulation, 1 for one table."""
+        return int(self.differences.shape[0]) if self.differences.ndim == 3 else 1
+
+    def binary_tables(self) -> np.ndarray:
+        """The 2×2 tables; a :class:`ValueError` when the losses were not 0/1."""
+        if self.tables is None:
+            raise ValueError("2×2 counts exist only for 0/1 losses")
+        return self.tables
+
+    def swapped(self) -> FoldStatistics:
+        """The statistics of the pair B, A: differences negated, n01 and n10 exchanged."""
+        tables = None if self.tables is None else self.tables[..., [0, 2, 1, 3]]
+        return FoldStatistics(-self.differences, tables, self.sizes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -263,6 +310,17 @@ class SufficientStatistics:
         n10 = wrong_b - n00
         n11 = self.counts[:, :, a] - n00 - n01 - n10
         return np.stack([n00, n01, n10, n11], axis=-1)
+
+    def pair(self, a: int, b: int) -> FoldStatistics:
+        """The :class:`FoldStatistics` of models ``a`` and ``b`` (positions in the model order).
+
+        >>> x = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])
+        >>> stats = SufficientStatistics(sums=x, sumsq=x, counts=np.ones((2, 1, 2), dtype=np.int64))
+        >>> stats.pair(0, 1).differences[:, 0].tolist()
+        [1.0, -1.0]
+        """
+        tables = None if self.both_wrong is None else self.pair_counts(a, b)
+        return FoldStatistics(self.differences(a, b), tables, self.counts[:, :, a])
 
 
 def sufficient_statistics(

@@ -8,7 +8,6 @@ the per-record layout — and turns them into pandas frames and a
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,6 +18,7 @@ from cvreport.data.metric import Metric
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics
 from cvreport.data.validation import show
 from cvreport.errors import DataError, DesignError, describe_keys
+from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
     from cvreport.data.build import TableContents
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["TableViews"]
 
 
-class TableViews:
+class TableViews(SummaryDisplay):
     """Summary and accessors of a results table (mixed into ``ResultsTable``)."""
 
     _models: pd.Index
@@ -258,29 +258,6 @@ class TableViews:
             tables=tuple(tables),
             notes=tuple(notes),
         )
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
-        from cvreport.options import get_option
-
-        return self.summary().as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        """Every rich format for one Jupyter display from a single :meth:`summary` call."""
-        from cvreport.rendering.summary import display_bundle
-
-        return display_bundle(self.summary(), include, exclude)
 
     # ------------------------------------------------------------------ accessors
 

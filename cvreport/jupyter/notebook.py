@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.errors import CVReportError, DataError
 from cvreport.rendering.writer import OutputExistsError, write_text
@@ -28,8 +29,6 @@ __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"
 
 EXAMPLE = "example"
 """Pass ``data=EXAMPLE`` to analyse the bundled example (``cvreport.load_example()``)."""
-
-DEFAULT_FORMULA = "loss ~ model | replication + fold"
 
 
 class NotebookExistsError(OutputExistsError):

@@ -2,7 +2,9 @@
 
 Each table-level function also accepts a formula string with ``data=``; the
 array-level versions live in :mod:`cvreport.arrays` and the vectorised kernels
-in the family modules (``*_kernel``).
+in the family modules (``*_kernel``). Each test's specification
+(:class:`~cvreport.methods.spec.TestSpec`) sits beside its function and
+:mod:`cvreport.methods.registry` lists them all.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from cvreport.methods.mx2 import (
 from cvreport.methods.one_algorithm import binomial_test, normal_test, ttest_error
 from cvreport.methods.proportion import proportion_test
 from cvreport.methods.resampling import paired_bootstrap_test, paired_permutation_test
+from cvreport.methods.wilcoxon import wilcoxon_kfold
 
 __all__ = [
     "bayesian_correlated_ttest",
@@ -53,4 +56,5 @@ __all__ = [
     "paired_ttest_resampled",
     "proportion_test",
     "ttest_error",
+    "wilcoxon_kfold",
 ]

@@ -24,16 +24,20 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from cvreport.data.table_input import as_table
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
     DesignError,
     PartitionWarning,
+    describe_keys,
 )
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
+    from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import Design, ResultsTable
+    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
@@ -48,17 +52,21 @@ __all__ = [
     "apply_degenerate_pvalue",
     "as_array",
     "as_table",
+    "check_counts",
     "chi2_sf",
     "describe_degenerate",
     "emit_partition_warnings",
     "emit_warnings",
     "finish_result",
+    "pair_statistics",
     "partition_balance",
     "require_design",
     "safe_ratio",
+    "sorted_contingency",
     "t_interval",
     "t_kernel",
     "t_pvalue",
+    "t_result",
     "zero_spread",
 ]
 
@@ -70,30 +78,17 @@ NO_DEGREES_OF_FREEDOM = 3  #: a single fold: no variance estimate; statistic 0, 
 NO_DISCORDANT = 4  #: McNemar with b + c = 0: statistic 0, p = 1
 
 R = TypeVar("R", bound=TestResult)
+T = TypeVar("T", bound="TTestResult")
 
 
 # -- input handling ------------------------------------------------------------
-def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> ResultsTable:
-    """Accept a :class:`~cvreport.data.table.ResultsTable` or a formula string with ``data``."""
-    from cvreport.data.table import ResultsTable
-
-    if isinstance(table, ResultsTable):
-        if data is not None:
-            raise DesignError(
-                "data= is only used with a formula string; pass either a ResultsTable or "
-                "a formula such as 'loss ~ model | replication + fold' with data="
-            )
-        return table
-    if isinstance(table, str):
-        if data is None:
-            raise DesignError(
-                f"the formula {table!r} needs data=: pass the long-format DataFrame of losses"
-            )
-        return ResultsTable.from_formula(table, data)
-    raise DesignError(
-        f"expected a ResultsTable or a formula string, got {type(table).__name__}; "
-        "build one with cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', df)"
-    )
+def pair_statistics(
+    table: ResultsTable, a: Any = None, b: Any = None
+) -> tuple[tuple[Any, Any], FoldStatistics]:
+    """Models A and B of ``table`` and their per-fold statistics (what a spec's ``inputs`` reads)."""
+    first, second = table.resolve_pair(a, b)
+    models = list(table.models)
+    return (first, second), table.stats.pair(models.index(first), models.index(second))
 
 
 def require_design(
@@ -132,8 +127,6 @@ def as_array(
         raise DataError(f"{name} needs at least {min_size} value(s), got {array.size}")
     if not np.all(np.isfinite(array)):
         bad = np.argwhere(~np.isfinite(array))
-        from cvreport.errors import describe_keys
-
         raise DataError(
             f"{name} holds non-finite values at positions "
             f"{describe_keys(tuple(int(i) for i in idx) for idx in bad)}; "
@@ -352,6 +345,40 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
 
 
 # -- a generic t result ------------------------------------------------------------
+def t_result(
+    result: type[T],
+    spec: TestSpec,
+    kernel: TKernel,
+    alternative: str,
+    *,
+    numerator: str,
+    denominator: str,
+    **fields: Any,
+) -> T:
+    """The result of one t kernel outcome, named by its test's spec.
+
+    Statistic, p-value, df, centre and standard error come from ``kernel``;
+    method, test name and reference from ``spec``; a degenerate code becomes a
+    warning in words about ``numerator`` and ``denominator``. ``fields`` fills
+    the rest (estimate, nobs, design, notes, the result class's own fields).
+    """
+    return result(
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
+        df=kernel.df,
+        alternative=alternative,
+        center=float(kernel.center),
+        standard_error=float(kernel.standard_error),
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
+        warnings=describe_degenerate(
+            int(kernel.degenerate), numerator=numerator, denominator=denominator
+        ),
+        **fields,
+    )
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class TTestResult(TestResult):
     """A Student t test whose interval is ``center ± t quantile × standard_error``.
@@ -380,3 +407,22 @@ class TTestResult(TestResult):
         rows = super()._summary_rows()
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
         return rows
+
+
+def check_counts(values: Any, name: str) -> np.ndarray:
+    array = as_array(values, name)
+    if np.any(array < 0):
+        raise DataError(f"{name} must be non-negative counts, got {array.tolist()}")
+    if np.any(array != np.round(array)):
+        raise DataError(
+            f"{name} must be whole counts of records, got {array.tolist()}; count the records "
+            "on which the models disagree"
+        )
+    return array
+
+
+def sorted_contingency(table: ResultsTable, a: Any, b: Any, test: str) -> pd.DataFrame:
+    table.require_per_record(test)
+    table.require_binary(test)
+    frame = table.contingency(a, b)
+    return frame.sort_values(["replication", "fold"], kind="stable").reset_index(drop=True)

@@ -45,22 +45,24 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
-    require_design,
     safe_ratio,
     zero_spread,
 )
-from cvreport.methods.corrected import (
+from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.resampled_t import (
     check_ratio,
     table_split_differences,
     table_test_train_ratio,
 )
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import Summary, SummaryRow
 
 __all__ = [
+    "BAYESIAN_CORRELATED_T",
     "BayesianCorrelatedTTestResult",
     "BayesianKernel",
     "bayesian_correlated_ttest",
@@ -368,6 +370,7 @@ def _bayesian(
     )
 
 
+@fill_doc
 def bayesian_correlated_ttest_array(
     differences: ArrayLike,
     test_train_ratio: float | None = None,
@@ -397,6 +400,10 @@ def bayesian_correlated_ttest_array(
         With ``prob_a_better``, ``prob_equivalent``, ``prob_b_better``,
         ``posterior_df``, ``location``, ``scale`` and ``credible_interval()``.
 
+    Raises
+    ------
+    {array_raises}
+
     References
     ----------
     Corani & Benavoli (2015), Machine Learning 100:285–304; Benavoli et al. (2017), JMLR 18(77).
@@ -418,10 +425,9 @@ def bayesian_correlated_ttest_array(
 # --------------------------------------------------------------------------------------
 # layer 3: the table-level function
 # --------------------------------------------------------------------------------------
-def _accepted(design: Design) -> bool:
-    return design.m * design.K >= 2
 
 
+@fill_doc
 def bayesian_correlated_ttest(
     table: ResultsTable | str,
     a: object = None,
@@ -440,9 +446,7 @@ def bayesian_correlated_ttest(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        The results, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     rope : float
         Half-width of the region of practical equivalence, in loss units
         (e.g. 0.01 for one point of error rate).
@@ -452,7 +456,11 @@ def bayesian_correlated_ttest(
         to ``from_fold_scores``.
     alternative : {"two-sided", "less", "greater"}
         Only for the ``pvalue`` field (posterior probability that H1 is false).
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    BayesianCorrelatedTTestResult
 
     Raises
     ------
@@ -479,12 +487,7 @@ def bayesian_correlated_ttest(
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
-    require_design(
-        tbl,
-        "bayesian_correlated_ttest",
-        _accepted,
-        "at least 2 splits: repeated hold-out, K-fold, m×2 or repeated K-fold CV",
-    )
+    BAYESIAN_CORRELATED_T.check_design(tbl)
     differences = table_split_differences(tbl, a, b)
     notes: tuple[str, ...] = ()
     if test_train_ratio is None:
@@ -495,3 +498,20 @@ def bayesian_correlated_ttest(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+BAYESIAN_CORRELATED_T = TestSpec(
+    name="bayesian_correlated_ttest",
+    label="Bayesian correlated t test",
+    method="Bayesian correlated t test",
+    reference=REFERENCE,
+    designs=("kfold", "repeated_kfold", "mx2", "repeated_holdout"),
+    requirement="at least 2 splits: repeated hold-out, K-fold, m×2 or repeated K-fold CV",
+    function=bayesian_correlated_ttest,
+    result=BayesianCorrelatedTTestResult,
+    statistic="posterior of δ: location mean(p), scale² (1/J + n2/n1) s²",
+    distribution="t(J − 1) posterior",
+    array_function=bayesian_correlated_ttest_array,
+    kernel=bayesian_correlated_ttest_kernel,
+    bayesian=True,
+)

@@ -47,7 +47,9 @@ from cvreport.methods._common import (
     finish_result,
     safe_ratio,
 )
-from cvreport.methods.corrected import normal_pvalue
+from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.resampled_t import normal_pvalue
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "CV_INTERVAL",
     "CVIntervalKernel",
     "CVIntervalResult",
     "cv_confidence_interval",
@@ -324,6 +327,7 @@ def _cv_interval(
     )
 
 
+@fill_doc
 def cv_confidence_interval_array(
     differences: ArrayLike,
     folds: ArrayLike,
@@ -352,6 +356,14 @@ def cv_confidence_interval_array(
         With several replications: raise :class:`DesignError` (default) or use the
         labelled extension that averages estimate and variance over replications.
 
+    Returns
+    -------
+    CVIntervalResult
+
+    Raises
+    ------
+    {array_raises}
+
     References
     ----------
     Bayle, Bayle, Janson & Mackey (2020), NeurIPS 33.
@@ -372,6 +384,7 @@ def cv_confidence_interval_array(
     return result
 
 
+@fill_doc
 def cv_confidence_interval(
     table: ResultsTable | str,
     a: object = None,
@@ -389,16 +402,18 @@ def cv_confidence_interval(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        Per-record losses of one K-fold CV, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
     alternative : {"less", "two-sided", "greater"}
     repeated : {"raise", "average"}
         For repeated K-fold CV: raise :class:`DesignError` (default) or use the
         labelled extension averaging estimate and variance over replications.
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    CVIntervalResult
 
     Raises
     ------
@@ -458,3 +473,22 @@ def cv_confidence_interval(
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+CV_INTERVAL = TestSpec(
+    name="cv_confidence_interval",
+    label="CV confidence interval test",
+    method="Cross-validation confidence interval and test",
+    reference=REFERENCE,
+    designs=("kfold",),
+    requirement=(
+        "K-fold CV (K >= 2 folds per replication; repeated K-fold with repeated='average')"
+    ),
+    function=cv_confidence_interval,
+    result=CVIntervalResult,
+    statistic="√n R̂ / σ̂ over the n per-record differences",
+    distribution="N(0, 1)",
+    array_function=cv_confidence_interval_array,
+    kernel=cv_confidence_interval_kernel,
+    needs_per_record=True,
+)

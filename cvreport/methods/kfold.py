@@ -12,13 +12,15 @@ from cvreport.methods._common import (
     TTestResult,
     as_array,
     as_table,
-    describe_degenerate,
     emit_warnings,
     finish_result,
-    require_design,
+    pair_statistics,
     t_kernel,
+    t_result,
     zero_spread,
 )
+from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.spec import TestSpec, kfold_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = [
+    "PAIRED_T_KFOLD",
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
     "paired_ttest_kfold_kernel",
@@ -78,24 +81,16 @@ def paired_ttest_kfold_kernel(differences: Any, alternative: str = "two-sided") 
 
 def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> TTestResult:
     k = paired_ttest_kfold_kernel(d, alternative)
-    return TTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
+    return t_result(
+        TTestResult,
+        PAIRED_T_KFOLD,
+        k,
+        alternative,
+        numerator="the mean fold difference",
+        denominator="the standard error S/√K",
         estimate=float(k.center),
         nobs=int(d.size),
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="K-fold cross-validated paired t test",
-        test="paired_ttest_kfold",
-        reference=REF_KFOLD_T,
         design=f"{d.size}-fold cross-validation (differences given directly)",
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="the mean fold difference",
-            denominator="the standard error S/√K",
-        ),
         notes=(
             "the K training sets overlap, so the fold differences are correlated and the "
             "variance is underestimated: the test tends to reject too often (Dietterich "
@@ -104,12 +99,26 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
     )
 
 
+@fill_doc
 def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
 
     m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (Alpaydın (2014)
     eq. 19.14). :meth:`conf_int` is m ± t_{K−1} quantile × S/√K. A single fold
     leaves no degrees of freedom: statistic 0, p = 1 with a warning.
+
+    Parameters
+    ----------
+    {kfold_differences}
+    {alternative}
+
+    Returns
+    -------
+    TTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -127,6 +136,7 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     return result
 
 
+@fill_doc
 def paired_ttest_kfold(
     table: ResultsTable | str,
     a: Any = None,
@@ -142,8 +152,14 @@ def paired_ttest_kfold(
 
     Parameters
     ----------
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
         "less": H1 A has lower loss than B (the one-tailed test of Alpaydın (2014)).
+    {data}
+
+    Returns
+    -------
+    TTestResult
 
     Raises
     ------
@@ -166,20 +182,38 @@ def paired_ttest_kfold(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    require_design(
-        table,
-        "paired_ttest_kfold",
-        lambda d: d.is_kfold,
-        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
-        "corrected_repeated_kfold_ttest",
-    )
-    pair = table.resolve_pair(a, b)
-    frame = table.differences(*pair)
-    d = frame.to_numpy(dtype=np.float64).reshape(-1)
+    PAIRED_T_KFOLD.check_design(table)
+    pair, statistics = pair_statistics(table, a, b)
+    (d,) = PAIRED_T_KFOLD.inputs(statistics)
     if not np.all(np.isfinite(d)):
         raise DataError(
             "paired_ttest_kfold needs a loss difference on every fold; some are missing"
         )
-    result = finish_result(_paired_ttest_kfold(d, alternative, frame.columns), table, pair)
+    result = finish_result(_paired_ttest_kfold(d, alternative), table, pair)
     emit_warnings(result.warnings)
     return result
+
+
+PAIRED_T_KFOLD = TestSpec(
+    name="paired_ttest_kfold",
+    label="K-fold paired t test",
+    method="K-fold cross-validated paired t test",
+    reference=REF_KFOLD_T,
+    designs=("kfold",),
+    requirement=(
+        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
+        "corrected_repeated_kfold_ttest"
+    ),
+    function=paired_ttest_kfold,
+    result=TTestResult,
+    statistic="√K · mean(p) / S",
+    distribution="t(K − 1)",
+    array_function=paired_ttest_kfold_array,
+    kernel=paired_ttest_kfold_kernel,
+    inputs=kfold_differences,
+    caution=(
+        "the folds share most of their training data, so the fold differences are "
+        "correlated and the test rejects a true null hypothesis too often "
+        "(Dietterich 1998; Nadeau and Bengio 2003)"
+    ),
+)

@@ -19,19 +19,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from scipy import special
 
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods._common import (
     OK,
     TKernel,
     TTestResult,
     as_array,
     as_table,
-    describe_degenerate,
     emit_warnings,
     finish_result,
     t_kernel,
+    t_result,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.kfold import sample_standard_error
+from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -41,6 +43,9 @@ if TYPE_CHECKING:
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "BINOMIAL",
+    "NORMAL",
+    "TTEST_ERROR",
     "OneModelKernel",
     "OneModelTTestResult",
     "OneModelTestResult",
@@ -272,6 +277,7 @@ def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelT
     )
 
 
+@fill_doc
 def binomial_test_array(
     errors: int, n: int, p0: float, alternative: str = "greater"
 ) -> OneModelTestResult:
@@ -280,6 +286,23 @@ def binomial_test_array(
     p = P{X ≥ e} under Bin(n, p0) for the default "greater" (Alpaydın (2014) eq. 19.10),
     P{X ≤ e} for "less", and the doubled smaller tail for "two-sided". The
     statistic is the number of errors.
+
+    Parameters
+    ----------
+    errors, n : int
+        Records the model misclassified, of ``n`` scored.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -319,10 +342,28 @@ def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTes
     )
 
 
+@fill_doc
 def normal_test_array(
     errors: int, n: int, p0: float, alternative: str = "greater"
 ) -> OneModelTestResult:
     """Normal approximation z = (X/N − p0) / sqrt(p0 (1 − p0) / N) (Alpaydın (2014) eq. 19.11).
+
+    Parameters
+    ----------
+    errors, n : int
+        Records the model misclassified, of ``n`` scored.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -338,32 +379,42 @@ def normal_test_array(
 
 def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestResult:
     k = ttest_error_kernel(e, p0, alternative)
-    return OneModelTTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=k.df,
-        alternative=alternative,
+    return t_result(
+        OneModelTTestResult,
+        TTEST_ERROR,
+        k,
+        alternative,
+        numerator="mean error − p0",
+        denominator="the standard error S/√K",
         estimate=float(k.center),
         nobs=int(e.size),
-        center=float(k.center),
-        standard_error=float(k.standard_error),
-        method="t test of the mean fold error against p0",
-        test="ttest_error",
-        reference=REF_ONE_MODEL,
         design=f"{e.size} validation folds (errors given directly)",
-        warnings=describe_degenerate(
-            int(k.degenerate),
-            numerator="mean error − p0",
-            denominator="the standard error S/√K",
-        ),
         p0=p0,
     )
 
 
+@fill_doc
 def ttest_error_array(
     fold_errors: Any, p0: float, alternative: str = "greater"
 ) -> OneModelTTestResult:
     """t = √K (mean − p0) / S ~ t(K − 1) over K fold error rates (Alpaydın (2014) eq. 19.12).
+
+    Parameters
+    ----------
+    fold_errors : array_like, shape (K,)
+        The model's error rate on each validation fold.
+    p0 : float
+        The target error rate, strictly between 0 and 1.
+    alternative : {"greater", "less", "two-sided"}
+        "greater" (default): H1 the error exceeds ``p0``.
+
+    Returns
+    -------
+    OneModelTTestResult
+
+    Raises
+    ------
+    {array_raises}
 
     Examples
     --------
@@ -387,8 +438,6 @@ def _resolve_model(table: ResultsTable, model: Any) -> Any:
     if model is None:
         if len(models) == 1:
             return models[0]
-        from cvreport.errors import describe_keys
-
         raise DataError(
             f"the table holds {len(models)} models ({describe_keys(models)}); name one with model="
         )
@@ -396,8 +445,6 @@ def _resolve_model(table: ResultsTable, model: Any) -> Any:
         matches = [m for m in models if str(m) == str(model)]
         if len(matches) == 1:
             return matches[0]
-        from cvreport.errors import describe_keys
-
         raise DataError(f"unknown model {model!r}; the table holds {describe_keys(models)}")
     return model
 
@@ -423,6 +470,7 @@ def _one_model_finish(result: Any, table: ResultsTable, model: Any, notes: tuple
     return dataclasses.replace(result, model=str(model))
 
 
+@fill_doc
 def binomial_test(
     table: ResultsTable | str,
     model: Any = None,
@@ -436,6 +484,15 @@ def binomial_test(
     X = number of misclassified records scored for ``model`` (every fold of every
     replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
     default ``alternative="greater"`` (H1: error > p0). Needs per-record 0/1 losses.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTestResult
 
     Raises
     ------
@@ -468,6 +525,7 @@ def binomial_test(
     return _one_model_finish(result, table, model, _repeated_note(table))
 
 
+@fill_doc
 def normal_test(
     table: ResultsTable | str,
     model: Any = None,
@@ -481,6 +539,22 @@ def normal_test(
     z = (X/N − p0) / sqrt(p0 (1 − p0) / N) over all records scored for
     ``model``; upper tail for the default ``alternative="greater"``. Needs
     per-record 0/1 losses.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTestResult
+
+    Raises
+    ------
+    DesignError
+        For per-fold-score tables.
+    DataError
+        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
 
     Examples
     --------
@@ -506,6 +580,7 @@ def normal_test(
     return _one_model_finish(result, table, model, _repeated_note(table))
 
 
+@fill_doc
 def ttest_error(
     table: ResultsTable | str,
     model: Any = None,
@@ -519,6 +594,20 @@ def ttest_error(
     t = √K (mean − p0) / S ~ t(K − 1) over the K validation folds (all m·K folds
     of a repeated design, whose overlap makes the test anti-conservative — said
     in the notes). A single fold gives statistic 0, p = 1 with a warning.
+
+    Parameters
+    ----------
+    {one_model_parameters}
+    {data}
+
+    Returns
+    -------
+    OneModelTTestResult
+
+    Raises
+    ------
+    DataError
+        When ``model`` is ambiguous or unknown, or a fold error is missing.
 
     Examples
     --------
@@ -548,3 +637,59 @@ def ttest_error(
     result = _one_model_finish(result, table, model, notes)
     emit_warnings(result.warnings)
     return result
+
+
+_ONE_MODEL = "any design of one model's losses"
+
+BINOMIAL = TestSpec(
+    name="binomial_test",
+    label="Binomial test of the error rate",
+    method="Binomial test of the error rate against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=binomial_test,
+    result=OneModelTestResult,
+    statistic="X errors of N",
+    distribution="Bin(N, p0)",
+    array_function=binomial_test_array,
+    kernel=binomial_test_kernel,
+    needs_binary=True,
+    needs_per_record=True,
+    models=1,
+    in_report=False,
+)
+NORMAL = TestSpec(
+    name="normal_test",
+    label="Normal test of the error rate",
+    method="Normal approximation test of the error rate against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=normal_test,
+    result=OneModelTestResult,
+    statistic="(X/N − p0) / sqrt(p0(1 − p0)/N)",
+    distribution="N(0, 1)",
+    array_function=normal_test_array,
+    kernel=normal_test_kernel,
+    needs_binary=True,
+    needs_per_record=True,
+    models=1,
+    in_report=False,
+)
+TTEST_ERROR = TestSpec(
+    name="ttest_error",
+    label="t test of the fold error",
+    method="t test of the mean fold error against p0",
+    reference=REF_ONE_MODEL,
+    designs=DESIGN_KINDS,
+    requirement=_ONE_MODEL,
+    function=ttest_error,
+    result=OneModelTTestResult,
+    statistic="√K (mean − p0) / S",
+    distribution="t(K − 1)",
+    array_function=ttest_error_array,
+    kernel=ttest_error_kernel,
+    models=1,
+    in_report=False,
+)

@@ -28,17 +28,19 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
-    require_design,
     safe_ratio,
 )
-from cvreport.methods.corrected import normal_pvalue
+from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.resampled_t import normal_pvalue
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
+    "PROPORTION",
     "ProportionKernel",
     "ProportionTestResult",
     "proportion_test",
@@ -167,6 +169,7 @@ def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> Pro
     )
 
 
+@fill_doc
 def proportion_test_array(
     error_a: float, error_b: float, n: int, *, alternative: str = "two-sided"
 ) -> ProportionTestResult:
@@ -183,6 +186,14 @@ def proportion_test_array(
     alternative : {"two-sided", "less", "greater"}
         "less" means H1: A has the lower error rate.
 
+    Returns
+    -------
+    ProportionTestResult
+
+    Raises
+    ------
+    {array_raises}
+
     References
     ----------
     Dietterich (1998), Neural Computation 10(7), section 3.1.
@@ -198,10 +209,7 @@ def proportion_test_array(
     return result
 
 
-def _single_holdout(design: Design) -> bool:
-    return design.m == 1 and design.K == 1
-
-
+@fill_doc
 def proportion_test(
     table: ResultsTable | str,
     a: object = None,
@@ -214,11 +222,13 @@ def proportion_test(
 
     Parameters
     ----------
-    table : ResultsTable or str
-        Per-record 0/1 losses of one hold-out split, or a formula with ``data``.
-    a, b : model labels, optional
+    {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
-    data : DataFrame, optional
+    {data}
+
+    Returns
+    -------
+    ProportionTestResult
 
     Raises
     ------
@@ -246,13 +256,7 @@ def proportion_test(
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
     tbl.require_per_record("proportion_test")
-    require_design(
-        tbl,
-        "proportion_test",
-        _single_holdout,
-        "one hold-out split (one replication with one validation fold); for K-fold or "
-        "repeated designs use paired_ttest_kfold or corrected_resampled_ttest",
-    )
+    PROPORTION.check_design(tbl)
     tbl.require_binary("proportion_test")
     stats = tbl.stats  # arrays [replication, fold, model]; one split here
     ia, ib = tbl.models.index(a), tbl.models.index(b)
@@ -267,3 +271,27 @@ def proportion_test(
     result = finish_result(_proportion(error_a, error_b, n_a, alternative), tbl, (a, b))
     emit_warnings(result.warnings)
     return result
+
+
+PROPORTION = TestSpec(
+    name="proportion_test",
+    label="Difference of proportions test",
+    method="Difference of proportions test",
+    reference=REFERENCE,
+    designs=("holdout",),
+    requirement=(
+        "one hold-out split (one replication with one validation fold); for K-fold or "
+        "repeated designs use paired_ttest_kfold or corrected_resampled_ttest"
+    ),
+    function=proportion_test,
+    result=ProportionTestResult,
+    statistic="(p_A − p_B) / sqrt(2 p (1 − p) / n)",
+    distribution="N(0, 1)",
+    array_function=proportion_test_array,
+    kernel=proportion_test_kernel,
+    needs_binary=True,
+    caution=(
+        "it treats the two error rates as independent although both models were scored "
+        "on the same records (Dietterich 1998); not recommended"
+    ),
+)

@@ -589,7 +589,7 @@ def audit_overlap(
     >>> audit.design, audit.verdict, round(audit.z_max, 2)   # n = 569: 0.25, not 0
     ('block-regularized', 'balanced', 0.25)
     """
-    from cvreport.methods._common import as_table
+    from cvreport.data.table_input import as_table
 
     table = as_table(table, data)
     table.require_per_record("the overlap audit")

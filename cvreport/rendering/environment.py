@@ -30,18 +30,6 @@ def templates_dir() -> Path:
     )
 
 
-def _format_filter(value: Any, kind: str = "value", *, less_than: str = "<") -> str:
-    if kind == "pvalue":
-        return formatting.format_pvalue(value, less_than=less_than)
-    if kind == "df":
-        return formatting.format_df(value)
-    if kind == "number":
-        return formatting.format_number(value)
-    if kind == "text":
-        return "—" if value is None else str(value)
-    return formatting.format_value(value)
-
-
 def _common_filters(env: jinja2.Environment) -> None:
     env.filters["number"] = formatting.format_number
     env.filters["df"] = formatting.format_df
@@ -79,7 +67,7 @@ def html_environment() -> jinja2.Environment:
         finalize=_without_bidi_controls,
     )
     _common_filters(env)
-    env.filters["fmt"] = _format_filter
+    env.filters["fmt"] = formatting.format_by_kind
     env.filters["pvalue"] = formatting.format_pvalue
     return env
 
@@ -96,7 +84,7 @@ def text_environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     _common_filters(env)
-    env.filters["fmt"] = _format_filter
+    env.filters["fmt"] = formatting.format_by_kind
     env.filters["pvalue"] = formatting.format_pvalue
     env.filters["md"] = formatting.escape_markdown
     env.filters["md_code"] = formatting.markdown_table_code
@@ -123,6 +111,8 @@ def latex_environment() -> jinja2.Environment:
     _common_filters(env)
     env.filters["e"] = formatting.escape_latex
     env.filters["escape"] = formatting.escape_latex
-    env.filters["fmt"] = lambda value, kind="value": _format_filter(value, kind, less_than="$<$")
+    env.filters["fmt"] = lambda value, kind="value": formatting.format_by_kind(
+        value, kind, less_than="$<$"
+    )
     env.filters["pvalue"] = lambda p: formatting.format_pvalue(p, less_than="$<$")
     return env

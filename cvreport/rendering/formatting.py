@@ -16,6 +16,7 @@ __all__ = [
     "STAT_DIGITS",
     "escape_latex",
     "escape_markdown",
+    "format_by_kind",
     "format_df",
     "format_interval",
     "format_number",
@@ -400,6 +401,23 @@ def escape_markdown(text: Any) -> str:
     'a\\\\|b c\\\\_d'
     """
     return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", strip_bidi_controls(str(text))))
+
+
+def format_by_kind(value: Any, kind: str = "value", *, less_than: str = "<") -> str:
+    """A raw value as text by its kind: ``pvalue``, ``df``, ``number``, ``text`` or ``value``.
+
+    >>> format_by_kind(0.00004, "pvalue"), format_by_kind(None, "text")
+    ('<0.001', '—')
+    """
+    if kind == "pvalue":
+        return format_pvalue(value, less_than=less_than)
+    if kind == "df":
+        return format_df(value)
+    if kind == "number":
+        return format_number(value)
+    if kind == "text":
+        return "—" if value is None else str(value)
+    return format_value(value)
 
 
 def markdown_table_code(text: Any) -> str:

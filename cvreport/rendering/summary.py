@@ -7,11 +7,12 @@ shared formatting filters, so every format shows the same digits.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cvreport.rendering import formatting
+from cvreport.rendering.display import SummaryDisplay, display_bundle
 
 __all__ = ["Summary", "SummaryRow", "SummaryTable", "display_bundle"]
 
@@ -39,7 +40,7 @@ class SummaryTable:
 
 
 @dataclass(frozen=True)
-class Summary:
+class Summary(SummaryDisplay):
     """Text, Markdown, HTML and LaTeX views of one result.
 
     Examples
@@ -74,13 +75,14 @@ class Summary:
         from cvreport.rendering.environment import text_environment
 
         labels = [r.label for r in self.rows]
-        values = [_plain(r.value, r.kind) for r in self.rows]
+        values = [formatting.format_by_kind(r.value, r.kind) for r in self.rows]
         width = max([len(x) for x in labels] + [10])
         vwidth = max([len(x) for x in values] + [10])
         text_tables = []
         for table in self.tables:
             cells = [
-                [_plain(cell, table.kind_of(j)) for j, cell in enumerate(row)] for row in table.rows
+                [formatting.format_by_kind(cell, table.kind_of(j)) for j, cell in enumerate(row)]
+                for row in table.rows
             ]
             widths = [
                 max([len(str(c))] + [len(row[j]) for row in cells])
@@ -121,67 +123,12 @@ class Summary:
 
         return latex_environment().get_template("summary.tex.j2").render(self._context())
 
-    def _repr_html_(self) -> str:
-        return self.as_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.as_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on."""
-        from cvreport.options import get_option
-
-        return self.as_latex() if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        return display_bundle(self, include, exclude)
+    def summary(self) -> Summary:
+        """The summary itself (so that it displays like everything that has one)."""
+        return self
 
     def __str__(self) -> str:
         return self.as_text()
 
     def __repr__(self) -> str:
         return self.as_text()
-
-
-def display_bundle(
-    summary: Summary,
-    include: Collection[str] | None = None,
-    exclude: Collection[str] | None = None,
-) -> dict[str, str]:
-    """The rich formats Jupyter shows for ``summary``, each rendered once.
-
-    HTML and Markdown always; LaTeX only when the ``display.latex`` option is on
-    (see :mod:`cvreport.options`). ``include``/``exclude`` are IPython's
-    mimetype filters.
-
-    >>> s = Summary("A test", rows=(SummaryRow("p-value", 0.0801, "pvalue"),))
-    >>> sorted(display_bundle(s))
-    ['text/html', 'text/markdown']
-    """
-    from cvreport.options import get_option
-
-    renderers = {"text/html": summary.as_html, "text/markdown": summary.as_markdown}
-    if get_option("display.latex"):
-        renderers["text/latex"] = summary.as_latex
-    return {
-        mime: render()
-        for mime, render in renderers.items()
-        if (include is None or mime in include) and (exclude is None or mime not in exclude)
-    }
-
-
-def _plain(value: Any, kind: str) -> str:
-    if kind == "pvalue":
-        return formatting.format_pvalue(value)
-    if kind == "df":
-        return formatting.format_df(value)
-    if kind == "number":
-        return formatting.format_number(value)
-    if kind == "text":
-        return "—" if value is None else str(value)
-    return formatting.format_value(value)

@@ -118,7 +118,7 @@ def _combined_f(d: np.ndarray, table: ResultsTable) -> Any:
 
 
 def _calibrated_f(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.mx2 import _resolve_calibration, calibrated_ftest_5x2cv_kernel
+    from cvreport.methods.mx2_ftest import _resolve_calibration, calibrated_ftest_5x2cv_kernel
 
     df1, rho1, _, _ = _resolve_calibration(d.shape[1], "paper", None, None)
     return calibrated_ftest_5x2cv_kernel(d, df1, rho1)

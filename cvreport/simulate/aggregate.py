@@ -2,7 +2,8 @@
 
 The tests only need, for every validation fold, the mean loss difference
 ``p_i^(j)`` (A − B) and, for 0/1 losses, the 2×2 table ``n00, n01, n10, n11``
-(docs/methods.md). For a batch of simulated data sets whose records were shuffled
+(docs/methods.md), held in the same :class:`~cvreport.data.sufficient.FoldStatistics`
+type as one results table's pair of models. For a batch of simulated data sets whose records were shuffled
 into "positions", the fold of every position is a fixed template (see
 :mod:`cvreport.simulate.designs`), so every per-fold sum of the whole batch is
 one matrix product of the ``(reps, n)`` losses with the ``(n, folds)`` 0/1
@@ -24,10 +25,9 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from cvreport.data.sufficient import FoldStatistics
 from cvreport.errors import DataError
 
 __all__ = [
@@ -38,31 +38,6 @@ __all__ = [
     "fold_statistics",
     "split_columns",
 ]
-
-
-@dataclass(frozen=True)
-class FoldStatistics:
-    """Per-fold summaries of a batch of simulated data sets under one design.
-
-    Attributes
-    ----------
-    differences : ndarray of shape (reps, m, K)
-        Mean loss of A minus mean loss of B on every validation fold.
-    tables : ndarray of shape (reps, m, K, 4) or None
-        ``n00, n01, n10, n11`` of every fold (0/1 losses only): ``n00`` both wrong,
-        ``n01`` A wrong and B right, ``n10`` A right and B wrong, ``n11`` both right.
-    sizes : ndarray of shape (m, K)
-        Validation records of every fold.
-    """
-
-    differences: np.ndarray
-    tables: np.ndarray | None
-    sizes: np.ndarray
-
-    @property
-    def reps(self) -> int:
-        """Number of simulated data sets in the batch."""
-        return int(self.differences.shape[0])
 
 
 def fold_indicator(template: np.ndarray, K: int) -> np.ndarray:

@@ -30,15 +30,10 @@ import pandas as pd
 
 from cvreport.errors import CVReportError
 from cvreport.simulate.aggregate import FoldStatistics
+from cvreport.simulate.chunks import chunk_statistics, probe_binary
 from cvreport.simulate.designs import DESIGN_NAMES, SimulationDesign, get_design
-from cvreport.simulate.engine import (
-    _chunk_statistics,
-    _Job,
-    _plan,
-    _probe_binary,
-    _root_seed,
-    chunk_seed,
-)
+from cvreport.simulate.engine import _root_seed, chunk_seed
+from cvreport.simulate.plan import Job, make_plan
 from cvreport.simulate.runners import TABLE_V_TESTS, get_runner
 from cvreport.simulate.scenarios import Scenario, get_scenario
 
@@ -151,14 +146,14 @@ def draw(
         chosen = [get_design(designs)]
     else:
         chosen = [get_design(d) for d in designs]
-    binary = _probe_binary(base)
+    binary = probe_binary(base)
     # a placeholder job per design: the plan only needs the designs
     runner = get_runner(TABLE_V_TESTS[0])
-    jobs = [_Job(runner, design, {}) for design in chosen]
-    plan = _plan(base, jobs, binary, common_shuffle)
+    jobs = [Job(runner, design, {}) for design in chosen]
+    plan = make_plan(base, jobs, binary, common_shuffle)
     rng = np.random.Generator(np.random.PCG64(chunk_seed(_root_seed(seed), 0)))
     kept: dict[str, dict[str, np.ndarray]] = {}
-    stats = _chunk_statistics(base, plan, rng, int(reps), kept)
+    stats = chunk_statistics(base, plan, rng, int(reps), kept)
     return {
         design.name: SimulatedData(
             design,

@@ -42,27 +42,19 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
-from cvreport.simulate.aggregate import (
-    FoldStatistics,
-    code_losses,
-    count_cells,
-    fold_indicator,
-    fold_statistics,
-    split_columns,
+from cvreport.errors import CVReportError, describe_keys
+from cvreport.simulate.chunks import (
+    chunk_statistics,
+    probe_binary,
 )
-from cvreport.simulate.designs import TABLE_V_DESIGNS, SimulationDesign, get_design
-from cvreport.simulate.runners import TABLE_V_TESTS, TestRunner, get_runner
+from cvreport.simulate.plan import DesignsArg, Plan, make_plan, resolve_jobs
 from cvreport.simulate.scenarios import (
-    LossScenarioBase,
     Scenario,
-    TrainedScenarioBase,
     get_scenario,
 )
 
@@ -71,290 +63,18 @@ __all__ = ["COLUMNS", "calibrate", "chunk_seed", "power_curve"]
 #: Columns of the DataFrame returned by :func:`calibrate` and :func:`power_curve`.
 COLUMNS = ("test", "design", "parameter", "rate", "se", "reps")
 
-DesignsArg = str | SimulationDesign | Sequence[str | SimulationDesign] | Mapping[str, Any] | None
-
 
 # -- the plan ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Job:
-    runner: TestRunner
-    design: SimulationDesign
-    options: Mapping[str, Any]
-
-
-@dataclass
-class _Stream:
-    """Designs' replications that share one shuffle of each data set."""
-
-    members: list[tuple[SimulationDesign, tuple[int, ...]]] = field(default_factory=list)
-    indicator: np.ndarray | None = None
-    slices: list[slice] = field(default_factory=list)
-
-
-@dataclass
-class _Plan:
-    jobs: list[_Job]
-    designs: list[SimulationDesign]
-    streams: list[_Stream]
-    binary: bool
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (str, SimulationDesign)):
-        return [value]
-    return list(value)
-
-
-def _resolve_jobs(
-    tests: str | Iterable[str] | None,
-    designs: DesignsArg,
-    binary: bool,
-    options: Mapping[str, Mapping[str, Any]],
-) -> list[_Job]:
-    explicit = tests is not None
-    names = list(TABLE_V_TESTS) if tests is None else _as_list(tests)
-    if not names:
-        raise CVReportError("tests= is empty; name at least one test, e.g. tests=['mcnemar']")
-    unknown_options = [k for k in options if k not in names]
-    if unknown_options:
-        raise CVReportError(
-            f"test_options names tests that are not run: {describe_keys(unknown_options)}"
-        )
-    jobs: list[_Job] = []
-    for name in names:
-        runner = get_runner(name)
-        if runner.needs_binary and not binary:
-            if explicit:
-                raise DataError(
-                    f"{name} needs 0/1 losses, but the scenario's losses are not all 0 or 1; "
-                    "drop it from tests= or make the generator return 0/1 losses"
-                )
-            continue
-        if designs is None:
-            chosen = [get_design(TABLE_V_DESIGNS[name])]
-        elif isinstance(designs, Mapping):
-            if name not in designs:
-                chosen = [get_design(TABLE_V_DESIGNS[name])]
-            else:
-                chosen = [get_design(d) for d in _as_list(designs[name])]
-                for design in chosen:
-                    runner.check(design)
-        else:
-            candidates = [get_design(d) for d in _as_list(designs)]
-            chosen = [d for d in candidates if runner.accepts(d)]
-            if not chosen and explicit:
-                raise DesignError(
-                    f"none of the designs {describe_keys([d.name for d in candidates])} fits "
-                    f"{name}; it needs a design of kind {describe_keys(runner.kinds)}"
-                )
-        for design in chosen:
-            jobs.append(_Job(runner, design, dict(options.get(name, {}))))
-    if isinstance(designs, Mapping):
-        stray = [k for k in designs if k not in names]
-        if stray:
-            raise CVReportError(
-                f"designs= names tests that are not run: {describe_keys(stray)}; "
-                "add them to tests= or drop them from designs="
-            )
-    if not jobs:
-        raise DesignError(
-            "no requested test fits the requested designs"
-            + ("" if binary else " with non-0/1 losses")
-        )
-    return jobs
-
-
-def _plan(
-    scenario: Scenario,
-    jobs: list[_Job],
-    binary: bool,
-    common_shuffle: bool,
-) -> _Plan:
-    designs: list[SimulationDesign] = []
-    for job in jobs:
-        if job.design not in designs:
-            designs.append(job.design)
-    keyed: dict[Any, _Stream] = {}
-    for design in designs:
-        design.template(scenario.n)  # fail early on a design that does not fit n
-        for index, group in enumerate(design.shuffle_groups):
-            key = index if common_shuffle else (design.name, index)
-            keyed.setdefault(key, _Stream()).members.append((design, group))
-    ordered = [keyed[k] for k in sorted(keyed, key=_stream_order)]
-    for stream in ordered:
-        matrices, start = [], 0
-        for design, group in stream.members:
-            template = design.template(scenario.n)[list(group)]
-            matrices.append(fold_indicator(template, design.K))
-            width = len(group) * design.K
-            stream.slices.append(slice(start, start + width))
-            start += width
-        stream.indicator = np.concatenate(matrices, axis=1)
-    return _Plan(jobs, designs, ordered, binary)
-
-
-def _stream_order(key: Any) -> tuple[int, str]:
-    if isinstance(key, tuple):
-        return (int(key[1]), str(key[0]))
-    return (int(key), "")
 
 
 # -- one chunk ---------------------------------------------------------------
 
 
-def _shuffle(rng: np.random.Generator, reps: int, n: int) -> np.ndarray:
-    """``(reps, n)`` independent uniformly random permutations (argsort of uniform keys)."""
-    return np.argsort(rng.random((reps, n)), axis=1)
-
-
-def _loss_chunk(
-    scenario: LossScenarioBase,
-    plan: _Plan,
-    rng: np.random.Generator,
-    reps: int,
-    keep: dict[str, dict[str, np.ndarray]] | None = None,
-) -> dict[str, FoldStatistics]:
-    loss_a, loss_b = scenario.record_losses(rng, reps)
-    if plan.binary:
-        _require_binary(scenario, loss_a, loss_b)
-        values: np.ndarray = code_losses(loss_a, loss_b)
-    else:
-        values = np.asarray(loss_a, dtype=np.float64) - np.asarray(loss_b, dtype=np.float64)
-    parts: dict[str, np.ndarray] = {}
-    for stream in plan.streams:
-        order = _shuffle(rng, reps, scenario.n)
-        shuffled = np.take_along_axis(values, order, axis=1)
-        indicator = stream.indicator
-        assert indicator is not None
-        if plan.binary:
-            columns = count_cells(shuffled, indicator)
-        else:
-            columns = shuffled @ indicator.astype(np.float64)
-        for (design, group), where in zip(stream.members, stream.slices):
-            part = columns[..., where]
-            buffer = parts.get(design.name)
-            if buffer is None:
-                shape = (reps, 3, design.m, design.K) if plan.binary else (reps, design.m, design.K)
-                buffer = parts[design.name] = np.zeros(shape, dtype=part.dtype)
-            block = part.reshape(*part.shape[:-1], len(group), design.K)
-            buffer[..., list(group), :] = block
-            if keep is not None:
-                record = keep.setdefault(design.name, {"loss_a": loss_a, "loss_b": loss_b})
-                _keep_folds(record, design, group, order, scenario.n)
-    stats = {}
-    for design in plan.designs:
-        buffer = parts[design.name]
-        sizes = design.fold_sizes(scenario.n)
-        flat = buffer.reshape(*buffer.shape[:-2], design.m * design.K)
-        if plan.binary:
-            stats[design.name] = split_columns(flat, None, sizes, design.m, design.K)
-        else:
-            stats[design.name] = split_columns(None, flat, sizes, design.m, design.K)
-    return stats
-
-
-def _keep_folds(
-    record: dict[str, np.ndarray],
-    design: SimulationDesign,
-    group: tuple[int, ...],
-    order: np.ndarray,
-    n: int,
-) -> None:
-    """Store the fold of every record (record order) for the replications of ``group``."""
-    reps = order.shape[0]
-    folds = record.setdefault("folds", np.full((reps, design.m, n), -1, dtype=np.int16))
-    template = design.template(n)
-    for replication in group:
-        row = np.broadcast_to(template[replication], (reps, n))
-        np.put_along_axis(folds[:, replication, :], order, row, axis=1)
-
-
-def _require_binary(scenario: Scenario, loss_a: np.ndarray, loss_b: np.ndarray) -> None:
-    for label, losses in (("A", loss_a), ("B", loss_b)):
-        if losses.dtype != np.int8 and not np.isin(losses, (0, 1)).all():
-            raise DataError(
-                f"scenario {scenario.name!r} was declared or found to have 0/1 losses, but "
-                f"model {label} has other values in a later batch; set binary=False"
-            )
-
-
-def _trained_chunk(
-    scenario: TrainedScenarioBase,
-    plan: _Plan,
-    rng: np.random.Generator,
-    reps: int,
-    keep: dict[str, dict[str, np.ndarray]] | None = None,
-) -> dict[str, FoldStatistics]:
-    x, y = scenario.sample(rng, reps)
-    learner_a, learner_b = scenario.learners
-    pieces: dict[str, dict[int, FoldStatistics]] = {d.name: {} for d in plan.designs}
-    n = scenario.n
-    for stream in plan.streams:
-        order = _shuffle(rng, reps, n)
-        xs = np.take_along_axis(x, order[..., None], axis=1)
-        ys = np.take_along_axis(y, order, axis=1)
-        for design, group in stream.members:
-            template = design.template(n)
-            for replication in group:
-                row = template[replication]
-                loss_a = np.zeros((reps, n), dtype=np.int8)
-                loss_b = np.zeros((reps, n), dtype=np.int8)
-                for fold in range(design.K):
-                    train, test = row != fold, row == fold
-                    truth = ys[:, test]
-                    for learner, losses in ((learner_a, loss_a), (learner_b, loss_b)):
-                        predicted = learner.fit_predict(xs[:, train], ys[:, train], xs[:, test])
-                        losses[:, test] = np.asarray(predicted) != truth
-                pieces[design.name][replication] = fold_statistics(
-                    loss_a, loss_b, row[None], design.K, binary=True
-                )
-                if keep is not None:
-                    record = keep.setdefault(
-                        design.name,
-                        {
-                            "loss_a": np.zeros((reps, design.m, n), dtype=np.int8),
-                            "loss_b": np.zeros((reps, design.m, n), dtype=np.int8),
-                        },
-                    )
-                    np.put_along_axis(record["loss_a"][:, replication], order, loss_a, axis=1)
-                    np.put_along_axis(record["loss_b"][:, replication], order, loss_b, axis=1)
-                    _keep_folds(record, design, (replication,), order, n)
-    stats = {}
-    for design in plan.designs:
-        ordered = [pieces[design.name][i] for i in range(design.m)]
-        stats[design.name] = FoldStatistics(
-            np.concatenate([p.differences for p in ordered], axis=1),
-            np.concatenate([p.tables for p in ordered], axis=1),
-            design.fold_sizes(n),
-        )
-    return stats
-
-
-def _chunk_statistics(
-    scenario: Scenario,
-    plan: _Plan,
-    rng: np.random.Generator,
-    reps: int,
-    keep: dict[str, dict[str, np.ndarray]] | None = None,
-) -> dict[str, FoldStatistics]:
-    if isinstance(scenario, TrainedScenarioBase):
-        return _trained_chunk(scenario, plan, rng, reps, keep)
-    if isinstance(scenario, LossScenarioBase):
-        return _loss_chunk(scenario, plan, rng, reps, keep)
-    raise CVReportError(  # pragma: no cover - the two bases cover every scenario
-        f"unsupported scenario type {type(scenario).__name__}"
-    )
-
-
 def _run_chunk(
-    scenario: Scenario, plan: _Plan, seed: np.random.SeedSequence, reps: int, alpha: float
+    scenario: Scenario, plan: Plan, seed: np.random.SeedSequence, reps: int, alpha: float
 ) -> np.ndarray:
     """Rejections of every job on one chunk of ``reps`` simulated data sets."""
-    stats = _chunk_statistics(scenario, plan, np.random.Generator(np.random.PCG64(seed)), reps)
+    stats = chunk_statistics(scenario, plan, np.random.Generator(np.random.PCG64(seed)), reps)
     counts = np.zeros(len(plan.jobs), dtype=np.int64)
     for index, job in enumerate(plan.jobs):
         pvalues = job.runner.pvalues(stats[job.design.name], job.options)
@@ -369,15 +89,6 @@ def _run_chunk(
 
 
 # -- public API --------------------------------------------------------------
-
-
-def _probe_binary(scenario: Scenario) -> bool:
-    if scenario.binary is not None:
-        return bool(scenario.binary)
-    if not isinstance(scenario, LossScenarioBase):
-        return True
-    probe_a, probe_b = scenario.record_losses(np.random.default_rng(0), 8)
-    return bool(np.isin(probe_a, (0, 1)).all() and np.isin(probe_b, (0, 1)).all())
 
 
 def _check_run_arguments(reps: int, alpha: float, chunk_size: int, n_jobs: int) -> None:
@@ -405,7 +116,7 @@ def _progress_bar(total: int, enabled: bool | None, chunks: int, description: st
 
 def _simulate_counts(
     scenario: Scenario,
-    plan: _Plan,
+    plan: Plan,
     reps: int,
     alpha: float,
     seed: np.random.SeedSequence,
@@ -432,7 +143,7 @@ def _simulate_counts(
     return total
 
 
-def _frame(plan: _Plan, counts: np.ndarray, reps: int, value: float) -> pd.DataFrame:
+def _frame(plan: Plan, counts: np.ndarray, reps: int, value: float) -> pd.DataFrame:
     rate = counts / reps
     se = np.sqrt(rate * (1.0 - rate) / reps)
     return pd.DataFrame(
@@ -509,15 +220,15 @@ def _study(
     scenarios = [base] if values is None else [_vary(base, name, v) for v in values]
     if not scenarios:
         raise CVReportError("values= is empty; give the parameter values to sweep")
-    binary = _probe_binary(base)
-    jobs = _resolve_jobs(tests, designs, binary, dict(test_options or {}))
+    binary = probe_binary(base)
+    jobs = resolve_jobs(tests, designs, binary, dict(test_options or {}))
     root = _root_seed(seed)
     started = time.perf_counter()
     frames = []
     chunks = len(_chunk_sizes(reps, chunk)) * len(scenarios)
     with _progress_bar(reps * len(scenarios), progress, chunks, f"simulating {base.name}") as bar:
         for current in scenarios:
-            plan = _plan(current, jobs, binary, common_shuffle)
+            plan = make_plan(current, jobs, binary, common_shuffle)
             counts = _simulate_counts(current, plan, reps, alpha, root, chunk, threads, bar)
             value = (
                 current.parameter_value

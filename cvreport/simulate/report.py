@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
+from cvreport.methods.registry import get_spec
 from cvreport.rendering.formatting import format_number
 from cvreport.rendering.writer import write_text
 from cvreport.simulate.engine import COLUMNS
@@ -53,8 +54,6 @@ def _value(value: float) -> str:
 
 def _label(test: str) -> str:
     try:
-        from cvreport.reporting.selection import get_spec
-
         return get_spec(test).label
     except CVReportError:
         return test

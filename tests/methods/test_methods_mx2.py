@@ -479,8 +479,12 @@ def random_folds(n: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def independent_differences(frame: pd.DataFrame, a: str, b: str) -> np.ndarray:
-    means = frame.groupby(["replication", "fold", "model"])["loss"].mean().unstack("model")
-    diff = (means[a] - means[b]).unstack("fold")
+    # difference of sums over the common count, as docs/methods.md prescribes: equal 0/1
+    # differences then give equal floats (a difference of rounded means may not)
+    grouped = frame.groupby(["replication", "fold", "model"])["loss"]
+    sums = grouped.sum().unstack("model")
+    counts = grouped.count().unstack("model")
+    diff = ((sums[a] - sums[b]) / counts[a]).unstack("fold")
     return diff.sort_index().to_numpy()
 
 

@@ -1,0 +1,240 @@
+"""Bouckaert and Frank's corrected repeated k-fold CV t test (docs/methods.md).
+
+The corrected resampled t (:mod:`cvreport.methods.resampled_t`) over the k·r fold
+differences of r repetitions of k-fold CV, ``c = 1/(k r) + n2/n1``,
+``n2/n1 = 1/(k − 1)`` for equal folds (Bouckaert & Frank 2004); 10×10 CV is the
+standard case (factor 1/100 + 1/9, df 99).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from cvreport.errors import DataError, DesignError
+from cvreport.methods._common import (
+    as_array,
+    as_table,
+    emit_warnings,
+    finish_result,
+)
+from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.resampled_t import (
+    REFERENCE_BOUCKAERT_FRANK,
+    ResampledTTestKernel,
+    ResampledTTestResult,
+    check_ratio,
+    corrected_resampled_ttest_kernel,
+    resampled_result,
+    table_split_differences,
+    table_test_train_ratio,
+    with_notes,
+)
+from cvreport.methods.spec import TestSpec
+from cvreport.results import check_alternative
+
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
+
+__all__ = [
+    "CORRECTED_REPEATED_KFOLD_T",
+    "corrected_repeated_kfold_ttest",
+    "corrected_repeated_kfold_ttest_array",
+    "corrected_repeated_kfold_ttest_kernel",
+]
+
+
+def corrected_repeated_kfold_ttest_kernel(
+    differences: ArrayLike,
+    test_train_ratio: ArrayLike | None = None,
+    alternative: str = "two-sided",
+) -> ResampledTTestKernel:
+    """Bouckaert & Frank's corrected repeated k-fold t over the last two axes.
+
+    Parameters
+    ----------
+    differences : array_like, shape (..., r, k)
+        Fold differences A − B of r repetitions of k-fold CV.
+    test_train_ratio : array_like, optional
+        ``n2/n1``; default ``1/(k − 1)`` (equal folds).
+    alternative : {"two-sided", "less", "greater"}
+
+    Examples
+    --------
+    >>> d = [[0.02, -0.01], [0.03, 0.00], [0.01, 0.02], [-0.02, 0.01], [0.04, 0.00]]
+    >>> round(float(corrected_repeated_kfold_ttest_kernel(d).statistic), 6)
+    0.522233
+    """
+    p = np.asarray(differences, dtype=np.float64)
+    if p.ndim < 2:
+        raise DesignError("differences must have shape (..., r, k): repetitions × folds")
+    k = p.shape[-1]
+    if k < 2:
+        raise DesignError(f"repeated k-fold CV needs k >= 2 folds per repetition, got k = {k}")
+    ratio = 1.0 / (k - 1) if test_train_ratio is None else test_train_ratio
+    flat = p.reshape(*p.shape[:-2], p.shape[-2] * k)
+    return corrected_resampled_ttest_kernel(flat, ratio, alternative)
+
+
+def _corrected_repeated_kfold(
+    differences: ArrayLike, test_train_ratio: float | None, alternative: str
+) -> ResampledTTestResult:
+    check_alternative(alternative)
+    p = as_array(differences, "differences")
+    if p.ndim == 1:
+        p = p[np.newaxis, :]
+    if p.ndim != 2:
+        raise DataError(
+            "corrected_repeated_kfold_ttest takes an (r, k) array of fold differences "
+            f"(repetitions × folds), got shape {p.shape}"
+        )
+    k = p.shape[1]
+    if k < 2:
+        raise DesignError(
+            f"corrected_repeated_kfold_ttest needs k >= 2 folds per repetition, got k = {k}; "
+            "for repeated hold-out splits use corrected_resampled_ttest"
+        )
+    ratio = 1.0 / (k - 1) if test_train_ratio is None else check_ratio(test_train_ratio)
+    return resampled_result(
+        corrected_repeated_kfold_ttest_kernel(p, ratio, alternative),
+        ratio=ratio,
+        alternative=alternative,
+        method="Corrected repeated k-fold CV t test",
+        test="corrected_repeated_kfold_ttest",
+        reference=REFERENCE_BOUCKAERT_FRANK,
+        notes=(),
+        what="fold differences",
+    )
+
+
+@fill_doc
+def corrected_repeated_kfold_ttest_array(
+    differences: ArrayLike,
+    test_train_ratio: float | None = None,
+    *,
+    alternative: str = "two-sided",
+) -> ResampledTTestResult:
+    """Bouckaert & Frank's corrected repeated k-fold CV t test.
+
+    Over all k·r fold differences, ``t = mean / sqrt((1/(k r) + n2/n1) · s²)``
+    referred to ``t(k r − 1)``; 10×10 CV gives the factor 1/100 + 1/9 and df 99.
+
+    Parameters
+    ----------
+    differences : array_like, shape (r, k) or (k,)
+        Fold differences A − B; rows are repetitions. A 1-D array is one k-fold CV.
+    test_train_ratio : float, optional
+        ``n2/n1``; default ``1/(k − 1)``, exact for equal folds.
+    alternative : {"two-sided", "less", "greater"}
+
+    Returns
+    -------
+    ResampledTTestResult
+
+    Raises
+    ------
+    {array_raises}
+
+    References
+    ----------
+    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12.
+
+    Examples
+    --------
+    >>> d = [[0.02, -0.01], [0.03, 0.00], [0.01, 0.02], [-0.02, 0.01], [0.04, 0.00]]
+    >>> res = corrected_repeated_kfold_ttest_array(d)
+    >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
+    (0.522233, 0.614117, 9.0)
+    """
+    result = _corrected_repeated_kfold(differences, test_train_ratio, alternative)
+    emit_warnings(result.warnings)
+    return result
+
+
+@fill_doc
+def corrected_repeated_kfold_ttest(
+    table: ResultsTable | str,
+    a: object = None,
+    b: object = None,
+    test_train_ratio: float | None = None,
+    *,
+    alternative: str = "two-sided",
+    data: pd.DataFrame | None = None,
+) -> ResampledTTestResult:
+    """Bouckaert & Frank's corrected repeated k-fold CV t test (10×10 CV the standard case).
+
+    Over all k·r fold differences, ``t = mean / sqrt((1/(k r) + n2/n1) · s²) ~ t(k r − 1)``.
+
+    Parameters
+    ----------
+    {pair_parameters}
+    test_train_ratio : float, optional
+        ``n2/n1``. By default the summed validation sizes over the summed training
+        sizes of the table (``1/(k − 1)`` for equal folds); per-fold score tables
+        use the ratio given to ``from_fold_scores``, else ``1/(k − 1)``.
+    alternative : {"two-sided", "less", "greater"}
+    {data}
+
+    Returns
+    -------
+    ResampledTTestResult
+
+    Raises
+    ------
+    DesignError
+        Unless the design has K >= 2 folds per replication (K-fold, m×2 or
+        repeated K-fold CV); for repeated hold-out use :func:`corrected_resampled_ttest`.
+
+    References
+    ----------
+    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from cvreport.data.table import ResultsTable
+    >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
+    >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
+    ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
+    ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
+    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    >>> res = corrected_repeated_kfold_ttest(t)
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (0.522233, 0.614117)
+    """
+    tbl = as_table(table, data)
+    a, b = tbl.resolve_pair(a, b)
+    CORRECTED_REPEATED_KFOLD_T.check_design(tbl)
+    differences = table_split_differences(tbl, a, b)
+    notes: tuple[str, ...] = ()
+    if test_train_ratio is None:
+        test_train_ratio, how = table_test_train_ratio(tbl, k_fold=True)
+        notes = (how,)
+    result = with_notes(
+        _corrected_repeated_kfold(differences, test_train_ratio, alternative), notes
+    )
+    result = finish_result(result, tbl, (a, b))
+    emit_warnings(result.warnings)
+    return result
+
+
+CORRECTED_REPEATED_KFOLD_T = TestSpec(
+    name="corrected_repeated_kfold_ttest",
+    label="Corrected repeated K-fold t test",
+    method="Corrected repeated k-fold CV t test",
+    reference=REFERENCE_BOUCKAERT_FRANK,
+    designs=("kfold", "repeated_kfold", "mx2"),
+    requirement=(
+        "K-fold, m×2 or repeated K-fold CV (at least 2 folds per replication); for "
+        "repeated hold-out splits use corrected_resampled_ttest"
+    ),
+    function=corrected_repeated_kfold_ttest,
+    result=ResampledTTestResult,
+    statistic="mean(p) / sqrt((1/(k r) + n2/n1) s²)",
+    distribution="t(k r − 1)",
+    array_function=corrected_repeated_kfold_ttest_array,
+    kernel=corrected_repeated_kfold_ttest_kernel,
+)

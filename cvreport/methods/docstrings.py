@@ -1,0 +1,86 @@
+"""Docstring sections every table-level test shares, written once.
+
+A public test function writes ``{pair_parameters}`` (or another key of
+:data:`SECTIONS`) where the shared text belongs, and :func:`fill_doc` puts the
+text in when the module is imported, so ``help()``, IDEs and the docs show the
+whole docstring while the source keeps one copy. Like scipy.stats'
+``_axis_nan_policy`` decorator, it changes only the docstring, never the
+signature.
+
+Examples
+--------
+>>> @fill_doc
+... def f(table, a=None, b=None, *, data=None):
+...     '''Compare two models.
+...
+...     Parameters
+...     ----------
+...     {pair_parameters}
+...     '''
+>>> "The results, or a formula" in f.__doc__
+True
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["SECTIONS", "fill_doc"]
+
+F = TypeVar("F", bound=Callable[..., object])
+
+SECTIONS = {
+    "pair_parameters": """\
+table : ResultsTable or str
+    The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data=``.
+a, b : model labels, optional
+    Model A and model B; default to the two models when there are exactly two.""",
+    "one_model_parameters": """\
+table : ResultsTable or str
+    The results, or a formula such as ``"loss ~ model | replication + fold"`` with ``data=``.
+model : model label, optional
+    The model to test; defaults to the only model of the table.
+p0 : float
+    The target error rate, strictly between 0 and 1.
+alternative : {"greater", "less", "two-sided"}
+    "greater" (default): H1 the model's error exceeds ``p0``.""",
+    "alternative": """\
+alternative : {"two-sided", "less", "greater"}
+    "less": H1 A has lower loss than B; "greater": H1 A has higher loss.""",
+    "data": """\
+data : DataFrame, optional
+    The long-format data when ``table`` is a formula.""",
+    "kfold_differences": """\
+differences : array_like, shape (K,)
+    The per-fold differences in mean loss, A − B.""",
+    "mx2_differences": """\
+differences : array_like, shape (m, 2) or (2m,)
+    The split differences p_i^(j), A − B: rows are replications, columns the two
+    folds; a flat vector of 2m values is read row by row.""",
+    "array_raises": """\
+DataError
+    When an input is not numeric, holds a missing or infinite value, or has the
+    wrong shape; the message says which.""",
+}
+
+
+def fill_doc(function: F) -> F:
+    """Fill the ``{name}`` placeholders of ``function.__doc__`` from :data:`SECTIONS`.
+
+    Each section is indented like the placeholder's line.
+    """
+    doc = function.__doc__
+    if doc is None:
+        return function
+    lines = []
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("{") and stripped.endswith("}") and stripped[1:-1] in SECTIONS:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines.append(textwrap.indent(SECTIONS[stripped[1:-1]], indent))
+        else:
+            lines.append(line)
+    function.__doc__ = "\n".join(lines)
+    return function

@@ -1,0 +1,256 @@
+"""The (m, 2) split differences every m×2 test reads (docs/methods.md).
+
+Row i is replication i, column j fold j, value ``p_i^(j)`` = loss of A − loss of B;
+"first" replication and fold are the smallest labels in sorted order. This module
+checks and extracts them, computes the split variances s_i² shared by the m×2
+statistics, and holds the result classes of the m×2 t tests with their table of
+differences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.methods._common import (
+    TTestResult,
+    as_array,
+    pair_statistics,
+    partition_balance,
+    zero_spread,
+)
+
+if TYPE_CHECKING:
+    from cvreport.data.table import Design, ResultsTable
+    from cvreport.methods.spec import TestSpec
+    from cvreport.rendering.summary import SummaryRow, SummaryTable
+
+__all__ = [
+    "MX2_REQUIREMENT",
+    "Mx2TTestResult",
+    "PairedTTest5x2cvResult",
+    "SplitDifferences",
+    "as_tuples",
+    "balance_warning",
+    "check_differences",
+    "check_kernel_shape",
+    "difference_tables",
+    "labels_or_positions",
+    "mx2_fields",
+    "split_variances",
+    "table_mx2_differences",
+    "two_folds",
+]
+
+
+MX2_REQUIREMENT = "an m×2 design (m replications of 2-fold cross-validation, e.g. 5×2)"
+
+
+def split_variances(differences: Any) -> np.ndarray:
+    """Per-replication variances s_i² = Σ_j (p_i^(j) − p̄_i)² = (p_i^(1) − p_i^(2))² / 2.
+
+    ``differences`` has shape ``(..., m, 2)``; the result ``(..., m)``. Exactly 0
+    when the two folds of a replication agree, up to rounding (:func:`zero_spread`).
+
+    >>> split_variances([[0.02, -0.01], [0.03, 0.0]]).round(6).tolist()
+    [0.00045, 0.00045]
+    >>> split_variances([[0.8 - 0.7, 0.5 - 0.4]]).tolist()
+    [0.0]
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    check_kernel_shape(d)
+    return np.where(zero_spread(d), 0.0, (d[..., 0] - d[..., 1]) ** 2 / 2.0)
+
+
+def check_kernel_shape(d: np.ndarray) -> None:
+    if d.ndim < 2 or d.shape[-1] != 2 or d.shape[-2] < 1:
+        raise DataError(
+            f"m×2 differences must have shape (..., m, 2) (rows = replications, columns = "
+            f"the two folds), got {d.shape}"
+        )
+
+
+def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:
+    if values is None:
+        return tuple(str(i + 1) for i in range(count))
+    return tuple(str(v) for v in values)
+
+
+def difference_tables(self: Any) -> list[SummaryTable]:
+    from cvreport.rendering.summary import SummaryTable
+
+    if not self.differences:
+        return []
+    rows = tuple(
+        (rep, fold, float(value))
+        for rep, row in zip(self.replication_labels, self.differences)
+        for fold, value in zip(self.fold_labels, row)
+    )
+    return [
+        SummaryTable(
+            caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
+            columns=("replication", "fold", "difference"),
+            rows=rows,
+            kinds=("text", "text", "number"),
+        )
+    ]
+
+
+def check_differences(differences: Any) -> np.ndarray:
+    d = as_array(differences, "differences")
+    if d.ndim == 1 and d.size % 2 == 0 and d.size >= 2:
+        d = d.reshape(-1, 2)
+    if d.ndim != 2 or d.shape[1] != 2:
+        raise DataError(
+            "differences must be an (m, 2) array (rows = replications, columns = the two "
+            f"folds; a flat vector of 2m values is read row by row), got shape {d.shape}"
+        )
+    return d
+
+
+def as_tuples(array: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(x) for x in row) for row in array)
+
+
+def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
+    m = d.shape[0]
+    return {
+        "estimate": float(d.mean()),
+        "nobs": 2 * m,
+        "design": f"{m}×2 cross-validation (differences given directly)",
+        "differences": as_tuples(d),
+        "replication_labels": labels_or_positions(replications, m),
+        "fold_labels": labels_or_positions(folds, 2),
+    }
+
+
+def two_folds(design: Design) -> bool:
+    """Whether a design has two folds per replication: what every m×2 test accepts."""
+    return design.is_mx2
+
+
+def table_mx2_differences(
+    table: ResultsTable, a: Any, b: Any, spec: TestSpec
+) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
+    """The (m, 2) differences of models ``a`` and ``b`` with their labels, once the design fits.
+
+    The differences are the spec's ``inputs`` of the pair's per-fold statistics, as
+    the simulator reads them.
+    """
+    spec.check_design(table)
+    pair, statistics = pair_statistics(table, a, b)
+    assert spec.inputs is not None
+    (d,) = spec.inputs(statistics)
+    replications, folds = tuple(table.replications), tuple(table.folds)
+    if not np.all(np.isfinite(d)):
+        missing = [
+            (replications[i], folds[j]) for i, j in zip(*np.nonzero(~np.isfinite(d)), strict=True)
+        ]
+        raise DataError(
+            f"{spec.name} needs a loss difference on both folds of every replication; missing "
+            f"(replication, fold): {describe_keys(missing)}"
+        )
+    return np.asarray(d, dtype=np.float64), pair, replications, folds
+
+
+def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(warnings, notes) about partition balance for tests derived for balanced partitions."""
+    balanced, message = partition_balance(table)
+    if balanced is False:
+        return (f"{test}: {message}",), ()
+    if balanced is None:
+        return (), (message,)
+    return (), ()
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class SplitDifferences:
+    """The fields and summary table every m×2 result shares (mixed into its result class).
+
+    Attributes
+    ----------
+    differences : tuple of tuple of float
+        The (m, 2) split differences, rows = replications in sorted order.
+    replication_labels, fold_labels : tuple of str
+        Labels of the rows and columns of ``differences``.
+    """
+
+    differences: tuple[tuple[float, ...], ...] = ()
+    replication_labels: tuple[str, ...] = ()
+    fold_labels: tuple[str, ...] = ()
+
+    def _summary_tables(self) -> list[SummaryTable]:
+        return difference_tables(self)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Mx2TTestResult(SplitDifferences, TTestResult):
+    """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t)."""
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PairedTTest5x2cvResult(Mx2TTestResult):
+    """Dietterich's 5×2cv paired t and the 2m statistics with every possible numerator.
+
+    ``statistic`` uses the first fold of the first replication (smallest labels).
+    :meth:`conf_int` is p_1^(1) ± t_m quantile × sqrt(Σ s_i² / m) — the interval
+    the test inverts, centred on the first split difference, not on ``estimate``.
+
+    Attributes
+    ----------
+    alternative_statistics : tuple of tuple of float
+        t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m), shape (m, 2) (Alpaydın (1999) eq. 2.2).
+    alternative_pvalues : tuple of tuple of float
+        Their p-values under ``alternative``.
+    rejections : int
+        How many of the 2m statistics reject at α = 0.05 (:meth:`count_rejections` for others).
+    """
+
+    alternative_statistics: tuple[tuple[float, ...], ...] = ()
+    alternative_pvalues: tuple[tuple[float, ...], ...] = ()
+    rejections: int = 0
+
+    def count_rejections(self, alpha: float = 0.05) -> int:
+        """How many of the 2m alternative statistics reject H0 at level ``alpha``."""
+        if not 0 < alpha < 1:
+            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        return int(np.sum(np.asarray(self.alternative_pvalues) <= alpha))
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.rendering.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        total = len(self.alternative_statistics) * 2
+        rows.append(
+            SummaryRow(
+                "alternative numerators rejecting at α = 0.05",
+                f"{self.rejections} of {total}",
+                "text",
+            )
+        )
+        return rows
+
+    def _summary_tables(self) -> list[SummaryTable]:
+        from cvreport.rendering.summary import SummaryTable
+
+        rows = tuple(
+            (rep, fold, float(d), float(t), float(p), bool(p <= 0.05))
+            for rep, d_row, t_row, p_row in zip(
+                self.replication_labels,
+                self.differences,
+                self.alternative_statistics,
+                self.alternative_pvalues,
+            )
+            for fold, d, t, p in zip(self.fold_labels, d_row, t_row, p_row)
+        )
+        return [
+            SummaryTable(
+                caption="All 2m statistics t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m)",
+                columns=("replication", "fold", "difference", "t", "p-value", "reject"),
+                rows=rows,
+                kinds=("text", "text", "number", "number", "pvalue", "value"),
+            )
+        ]

@@ -1,0 +1,301 @@
+"""The statistic every resampled t test shares, and reading its inputs from a table.
+
+Over J split differences ``p_j`` (mean loss of A minus mean loss of B on validation set j)::
+
+    t = mean(p) / sqrt(c · s²),   s² = Σ (p_j − mean(p))² / (J − 1),   t ~ t(J − 1)
+
+with a variance factor ``c`` that the tests of :mod:`cvreport.methods.corrected`
+and :mod:`cvreport.methods.corrected_kfold` choose (Nadeau & Bengio 2003;
+Bouckaert & Frank 2004). When the split sizes differ, ``n2/n1`` is the ratio of
+the summed validation sizes to the summed training sizes, as Weka's corrected
+paired t-tester does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
+from cvreport.methods._common import (
+    TTestResult,
+    describe_degenerate,
+    t_kernel,
+    zero_spread,
+)
+from cvreport.results import check_alternative
+
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
+    from cvreport.rendering.summary import SummaryRow
+
+__all__ = [
+    "NOTE_ANTI_CONSERVATIVE",
+    "REFERENCE_BOUCKAERT_FRANK",
+    "REFERENCE_NADEAU_BENGIO",
+    "REFERENCE_RESAMPLED",
+    "ResampledTTestKernel",
+    "ResampledTTestResult",
+    "check_ratio",
+    "corrected_resampled_ttest_kernel",
+    "normal_pvalue",
+    "resampled_result",
+    "table_split_differences",
+    "table_test_train_ratio",
+    "with_notes",
+]
+
+
+REFERENCE_RESAMPLED = (
+    "Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised "
+    "classification learning algorithms. Neural Computation 10(7):1895–1923."
+)
+
+
+REFERENCE_NADEAU_BENGIO = (
+    "Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. "
+    "Machine Learning 52(3):239–281."
+)
+
+
+REFERENCE_BOUCKAERT_FRANK = (
+    "Bouckaert, R. R. and Frank, E. (2004). Evaluating the replicability of significance "
+    "tests for comparing learning algorithms. PAKDD 2004, LNCS 3056:3–12."
+)
+
+
+NOTE_ANTI_CONSERVATIVE = (
+    "Anti-conservative baseline: the resampled paired t treats overlapping training and "
+    "validation sets as independent and rejects far too often (Dietterich 1998); prefer "
+    "corrected_resampled_ttest."
+)
+
+
+def normal_pvalue(statistic: ArrayLike, alternative: str) -> NDArray[np.float64]:
+    """p-value of a standard-normal statistic ("less": lower tail, H1 says A has lower loss)."""
+    z = np.asarray(statistic, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+    if alternative == "less":
+        return np.asarray(special.ndtr(z), dtype=np.float64)
+    return np.asarray(special.ndtr(-z), dtype=np.float64)
+
+
+def table_split_differences(table: ResultsTable, a: object, b: object) -> NDArray[np.float64]:
+    """The (m, K) array of per-fold mean-loss differences A − B, with missing folds named."""
+    frame = table.differences(a, b)
+    values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = np.argwhere(np.isnan(values))
+    if missing.size:
+        keys = [(frame.index[i], frame.columns[j]) for i, j in missing]
+        raise DataError(
+            f"no loss difference for (replication, fold) {describe_keys(keys)} between models "
+            f"{a!r} and {b!r}: every split needs losses of both models"
+        )
+    return values
+
+
+def check_ratio(test_train_ratio: float) -> float:
+    ratio = float(test_train_ratio)
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise CVReportError(
+            f"test_train_ratio must be a positive number n_validation / n_training, got "
+            f"{test_train_ratio!r}"
+        )
+    return ratio
+
+
+def table_test_train_ratio(table: ResultsTable, *, k_fold: bool) -> tuple[float, str]:
+    """``n2/n1`` from the table: the ratio of summed validation to summed training sizes.
+
+    Returns the ratio and a sentence saying where it came from (for the result's notes).
+    """
+    design = table.design
+    if table.test_train_ratio is not None:
+        ratio = check_ratio(table.test_train_ratio)
+        return ratio, f"n2/n1 = {ratio:.6g}, as given with the table."
+    if not table.per_record:
+        if k_fold:
+            return 1.0 / (design.K - 1), (
+                f"n2/n1 = 1/(K − 1) = 1/{design.K - 1}: per-fold scores carry no fold sizes, so "
+                "equal folds are assumed; pass test_train_ratio= otherwise."
+            )
+        raise DesignError(
+            "per-fold scores of a repeated hold-out design carry no training or validation "
+            "sizes: pass test_train_ratio= (validation size / training size, e.g. 0.5 for "
+            "a 2/3 – 1/3 split)"
+        )
+    sizes = table.train_sizes()
+    n_validation = float(sizes["n_test"].sum())
+    n_training = float(sizes["n_train"].sum())
+    if n_training <= 0:
+        raise DesignError(
+            "the table holds no training records for its splits, so n2/n1 cannot be "
+            "inferred: pass test_train_ratio= (validation size / training size)"
+        )
+    ratio = n_validation / n_training
+    how = (
+        f"n2/n1 = {ratio:.6g}: the summed validation sizes ({n_validation:.0f}) over the summed "
+        f"training sizes ({n_training:.0f}) as Weka does."
+    )
+    if not k_fold:
+        how += (
+            " Training sizes were inferred as the records of the table outside each "
+            "validation set; pass test_train_ratio= if the training sets were different."
+        )
+    return ratio, how
+
+
+class ResampledTTestKernel(NamedTuple):
+    """Elementwise output of the resampled t kernels; arrays have the batch shape ``...``.
+
+    ``degenerate`` holds the codes of docs/methods.md from :mod:`cvreport.methods._common`
+    (0 regular, 1 zero variance and zero mean, 2 zero variance and non-zero mean).
+    """
+
+    statistic: NDArray[np.float64]
+    pvalue: NDArray[np.float64]
+    df: float
+    estimate: NDArray[np.float64]
+    standard_error: NDArray[np.float64]
+    std_dev: NDArray[np.float64]
+    variance_factor: NDArray[np.float64]
+    degenerate: NDArray[np.int8]
+
+
+def corrected_resampled_ttest_kernel(
+    differences: ArrayLike,
+    test_train_ratio: ArrayLike,
+    alternative: str = "two-sided",
+) -> ResampledTTestKernel:
+    """Nadeau & Bengio's corrected resampled t on the last axis of ``differences``.
+
+    Parameters
+    ----------
+    differences : array_like, shape (..., J)
+        Per-split differences in mean loss, A − B; J >= 2.
+    test_train_ratio : array_like
+        ``n2/n1`` (validation over training size), broadcastable to the batch shape;
+        0 gives the uncorrected resampled t.
+    alternative : {"two-sided", "less", "greater"}
+
+    Returns
+    -------
+    ResampledTTestKernel
+        No warnings are emitted; zero variances follow docs/methods.md elementwise.
+
+    Examples
+    --------
+    >>> k = corrected_resampled_ttest_kernel([[0.02, -0.01, 0.03, 0.00]], 0.5)
+    >>> k.statistic.round(6), k.df
+    (array([0.632456]), 3.0)
+    """
+    check_alternative(alternative)
+    p = np.asarray(differences, dtype=np.float64)
+    n_splits = p.shape[-1]
+    if n_splits < 2:
+        raise DesignError(f"a resampled t test needs at least 2 splits, got {n_splits}")
+    ratio = np.asarray(test_train_ratio, dtype=np.float64)
+    mean = p.mean(axis=-1)
+    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
+    factor = np.broadcast_to(1.0 / n_splits + ratio, mean.shape).astype(np.float64)
+    kernel = t_kernel(mean, np.sqrt(factor * variance), float(n_splits - 1), alternative)
+    return ResampledTTestKernel(
+        statistic=np.asarray(kernel.statistic, dtype=np.float64),
+        pvalue=np.asarray(kernel.pvalue, dtype=np.float64),
+        df=kernel.df,
+        estimate=np.asarray(mean, dtype=np.float64),
+        standard_error=np.asarray(kernel.standard_error, dtype=np.float64),
+        std_dev=np.sqrt(variance),
+        variance_factor=factor,
+        degenerate=kernel.degenerate,
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+class ResampledTTestResult(TTestResult):
+    """Result of a (corrected) resampled t test over J splits.
+
+    ``center`` is the mean split difference (= ``estimate``) and ``standard_error``
+    is ``sqrt(c · s²)``; :meth:`conf_int` is ``center ± t quantile × standard_error``,
+    one-sided for a one-sided ``alternative`` as in scipy.
+
+    Attributes
+    ----------
+    std_dev : float
+        ``s``, the standard deviation of the split differences (divisor J − 1).
+    n_splits : int
+        J, the number of split differences.
+    test_train_ratio : float or None
+        ``n2/n1`` of the correction; None for the uncorrected resampled t.
+    variance_factor : float
+        ``c = 1/J + n2/n1`` (``1/J`` uncorrected).
+    """
+
+    std_dev: float = math.nan
+    n_splits: int = 0
+    test_train_ratio: float | None = None
+    variance_factor: float = math.nan
+
+    def _summary_rows(self) -> list[SummaryRow]:
+        from cvreport.rendering.summary import SummaryRow
+
+        rows = super()._summary_rows()
+        extra = [
+            SummaryRow("splits J", self.n_splits, "value"),
+            SummaryRow("std. dev. of split differences", self.std_dev, "number"),
+        ]
+        if self.test_train_ratio is not None:
+            extra.append(
+                SummaryRow("n2/n1 (validation / training)", self.test_train_ratio, "number")
+            )
+        extra.append(SummaryRow("variance factor c", self.variance_factor, "number"))
+        return rows[:-2] + extra + rows[-2:]
+
+
+def resampled_result(
+    kernel: ResampledTTestKernel,
+    *,
+    ratio: float | None,
+    alternative: str,
+    method: str,
+    test: str,
+    reference: str,
+    notes: tuple[str, ...],
+    what: str,
+) -> ResampledTTestResult:
+    n_splits = round(kernel.df) + 1
+    warnings = describe_degenerate(
+        int(kernel.degenerate),
+        numerator=f"the mean of the {what}",
+        denominator=f"the variance of the {what}",
+    )
+    return ResampledTTestResult(
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
+        df=kernel.df,
+        distribution="t",
+        alternative=alternative,
+        estimate=float(kernel.estimate),
+        nobs=n_splits,
+        method=method,
+        test=test,
+        reference=reference,
+        warnings=warnings,
+        notes=notes,
+        center=float(kernel.estimate),
+        standard_error=float(kernel.standard_error),
+        std_dev=float(kernel.std_dev),
+        n_splits=n_splits,
+        test_train_ratio=ratio,
+        variance_factor=float(kernel.variance_factor),
+    )
+
+
+def with_notes(result: ResampledTTestResult, notes: tuple[str, ...]) -> ResampledTTestResult:
+    return dataclasses.replace(result, notes=tuple(result.notes) + notes)
