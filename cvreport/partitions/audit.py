@@ -336,18 +336,13 @@ class _MeasuredPairs:
         return out
 
 
-def _measure_pairs(
-    membership: np.ndarray, K: int, weights: np.ndarray | None = None
-) -> _MeasuredPairs:
+def _measure_pairs(membership: np.ndarray, K: int, weights: np.ndarray) -> _MeasuredPairs:
     """Overlaps of every pair of replications ``i < j``.
 
-    For two folds the counts of all pairs come from three matrix products of
-    the records' membership indicators (a few milliseconds for m = 1,000);
-    K folds loop over pairs. ``membership`` rows are records, or distinct patterns
-    of records when ``weights`` gives how many records share each.
+    ``membership`` rows are distinct patterns of records, ``weights`` how many records
+    share each. For two folds the counts of all pairs come from three matrix products
+    (milliseconds for m = 1,000); K folds loop over pairs.
     """
-    if weights is None:
-        weights = np.ones(membership.shape[0], dtype=np.int64)
     w = weights.astype(np.float64)[:, None]
     m = membership.shape[1]
     i, j = np.triu_indices(m, k=1)
