@@ -369,9 +369,7 @@ def _measure_pairs(membership: np.ndarray, K: int, weights: np.ndarray) -> _Meas
     for first, second_ in zip(i.tolist(), j.tolist()):
         both = (membership[:, first] >= 0) & (membership[:, second_] >= 0)
         n_pair = int(weights[both].sum())
-        counts = _pair_table(
-            membership[both, first], membership[both, second_], K, weights[both]
-        )
+        counts = _pair_table(membership[both, first], membership[both, second_], K, weights[both])
         rows, cols = counts.sum(axis=1), counts.sum(axis=0)
         # training overlap n − r_a − c_b + V_ab deviates from its expectation
         # exactly as the validation overlap V_ab does from r_a c_b / n

@@ -60,7 +60,12 @@ def test_matrix_product_counts_equal_counting_each_pair(missing: bool) -> None:
     table = ResultsTable(replications(7, missing=missing))
     _, membership = table.membership()
     membership = np.asarray(membership, dtype=np.int64)
-    measured = _measure_pairs(membership, 2)
+    measured = _measure_pairs(membership, 2, np.ones(membership.shape[0], dtype=np.int64))
+    patterns, counts = table.membership_patterns()
+    weighted = _measure_pairs(np.asarray(patterns, dtype=np.int64), 2, np.asarray(counts))
+    np.testing.assert_array_equal(weighted.n, measured.n)
+    np.testing.assert_array_equal(weighted.overlap, measured.overlap)
+    np.testing.assert_allclose(weighted.z, measured.z, rtol=0, atol=1e-12)
     for index, (i, j) in enumerate(itertools.combinations(range(7), 2)):
         both = (membership[:, i] >= 0) & (membership[:, j] >= 0)
         n = int(both.sum())
