@@ -502,7 +502,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
             "every overlap at n/4 and 0.055 with a largest overlap of n/4 + 9. The partitions "
             "are not balanced, so the calibrated tests, which assume balance, are not "
             "recommended here; Alpaydın's combined F test makes no such assumption. Designed "
-            "partitions (cvreport.partitions.splits.BlockRegularizedCV) remove this source of "
+            "partitions (cvreport.splits.BlockRegularizedCV) remove this source of "
             "variance in the next experiment."
         )
     return (
@@ -512,7 +512,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         "5×2cv F-test's type I error from 0.037 to 0.070 and its type II error from 0.050 "
         "to 0.086; Wang, Li & Li (2017) §3 reports the same for a largest overlap of 9n/20. Read the "
         "t and F tests on these partitions with caution and prefer balanced or "
-        "block-regularized partitions (cvreport.partitions.splits) when the experiment is rerun."
+        "block-regularized partitions (cvreport.splits) when the experiment is rerun."
     )
 
 

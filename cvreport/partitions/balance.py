@@ -76,6 +76,6 @@ def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
         f"the partitions are not balanced ({audit.design}): two replications' training sets "
         f"share up to Z_max = {z_text} records more or fewer than expected (Z = |X − E X|, "
         "Wang, Li & Li 2015). The degrees of freedom assume balanced or block-regularized "
-        "partitions (cvreport.partitions.splits); with random partitions prefer "
+        "partitions (cvreport.splits); with random partitions prefer "
         "combined_ftest_5x2cv"
     )

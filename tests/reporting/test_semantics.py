@@ -86,15 +86,16 @@ def random_designs(draw: Any) -> tuple[str, pd.DataFrame]:
 
 
 # -- canonical readings --------------------------------------------------------------
-_NUMBER = re.compile(r"[-−]?\d+\.\d+")
-_INTERVAL = re.compile(r"\[([-−]?\d+\.\d+), ([-−]?\d+\.\d+)\]")
+_NUMBER = re.compile(r"[-−]?\d+\.\d+(?:e[-+]?\d+)?")
+_INTERVAL = re.compile(r"\[([-−]?\d+\.\d+(?:e[-+]?\d+)?), ([-−]?\d+\.\d+(?:e[-+]?\d+)?)\]")
 
 
 def canonical(sentence: str, names: tuple[str, str]) -> str:
     """A sentence with the model names merged, signs dropped and interval ends sorted:
     what must not change when A and B are swapped."""
     text = _INTERVAL.sub(
-        lambda m: "[{}, {}]".format(*sorted(x.lstrip("-−") for x in m.groups())), sentence
+        lambda m: "[{}, {}]".format(*sorted((x.lstrip("-−") for x in m.groups()), key=float)),
+        sentence,
     )
     text = _NUMBER.sub(lambda m: m.group(0).lstrip("-−"), text)
     for name in names:
