@@ -4,8 +4,10 @@ Three studies, each case in its own process (peak memory is that process's
 resident set, sampled every 10 ms, minus what it held before the timed call):
 
 * ``memory``: 10M rows in pandas (5×2 CV, 2 models, 1M records): integer and
-  string record ids in CV-loop order, shuffled rows, against one bare
-  ``np.bincount`` over the rows' cell codes (the floor); the overlap audit.
+  text record ids in CV-loop order (``integer``, ``string``), shuffled rows
+  with text model labels (``shuffled``, the issue's case) and with text record
+  ids too (``shuffled-text``), against one bare ``np.bincount`` over the rows'
+  cell codes (the floor); the overlap audit.
 * ``pandas50``: 50M shuffled rows in pandas with string model labels and record
   ids (5×2, 5 models, 2M records): cvreport against pandas' own
   ``groupby().agg`` on the same frame (per (replication, fold, model) and per
@@ -17,8 +19,11 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   DuckDB's own bare ``GROUP BY replication, fold, record``, and the same
   analysis through Polars' streaming engine. The files are deleted afterwards.
 
-Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet ...]
-[--scale 0.1]``; ``--scale`` shrinks every size (for a quick look).
+Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet|CASE ...]
+[--scale 0.1] [--repeat 3]``: a CASE is one 10M case (``string`` also runs
+``integer``, the ratio's base); ``--scale`` shrinks every size (for a quick
+look); times are medians of ``--repeat`` calls in one process, peak memory the
+largest of them. The machine's load average is printed with every table.
 """
 
 from __future__ import annotations
@@ -89,11 +94,22 @@ def _in_child(target: Callable[..., Any], *args: Any) -> Any:
                 raise RuntimeError(f"{target.__name__}{args} failed") from None
 
 
+def measure_median(call: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """Median seconds and largest peak extra memory (GiB) of ``repeat`` calls."""
+    runs = [measure(call) for _ in range(max(1, repeat))]
+    seconds = float(np.median([r[0] for r in runs]))
+    return seconds, max(r[1] for r in runs), runs[-1][2]
+
+
+def _load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _report(rows: list[tuple[str, float, float]], title: str) -> None:
-    print(f"\n{title}")
-    print(f"{'case':<58} {'seconds':>9} {'extra GiB':>10}")
+    print(f"\n{title} ({_load()} at the end)")
+    print(f"{'case':<66} {'seconds':>9} {'extra GiB':>10}")
     for name, seconds, gib in rows:
-        print(f"{name:<58} {seconds:>9.2f} {gib:>10.2f}")
+        print(f"{name:<66} {seconds:>9.3f} {gib:>10.2f}")
 
 
 # --------------------------------------------------------------------------- data
@@ -137,52 +153,68 @@ def _small(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- 10M in memory
 
 
-def _memory_case(queue: Any, case: str, scale: float) -> None:
+MEMORY_CASES = ("floor", "integer", "string", "shuffled", "shuffled-text")
+
+
+def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
     import cvreport
     from cvreport.data.table import ResultsTable
 
     rng = np.random.default_rng(0)
     n_records = int(1_000_000 * scale)
     frame = cv_rows(n_records, 5, 2, rng=rng, string_ids=case == "string")
-    if case == "shuffled":
+    if case.startswith("shuffled"):  # string model labels, rows in random order
         frame["model"] = frame["model"].astype(str)
-        frame["record"] = frame["record"].map(lambda i: f"r{i:08d}").astype("str")
+        if case == "shuffled-text":  # and text record ids
+            frame["record"] = frame["record"].map(lambda i: f"r{i:08d}").astype("str")
         frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     if case == "floor":
         rep, fold = frame["replication"].to_numpy(), frame["fold"].to_numpy()
         model = frame["model"].cat.codes.to_numpy()
-        seconds, gib, _ = measure(
-            lambda: np.bincount(((rep - 1) * 2 + fold - 1) * 2 + model, minlength=20)
+        seconds, gib, _ = measure_median(
+            lambda: np.bincount(((rep - 1) * 2 + fold - 1) * 2 + model, minlength=20), repeat
         )
-        queue.put((f"np.bincount floor ({len(frame):,} rows)", seconds, gib))
+        queue.put([(f"np.bincount floor ({len(frame):,} rows)", seconds, gib)])
         return
     ResultsTable(_small(frame))  # imports and first-call costs out of the timing
-    seconds, gib, table = measure(lambda: ResultsTable(frame))
-    rows = [(f"table build, {case} ({len(frame):,} rows, route {table._route})", seconds, gib)]
+    seconds, gib, table = measure_median(lambda: ResultsTable(frame), repeat)
+    what = {
+        "integer": "integer ids, CV-loop order",
+        "string": "text ids, CV-loop order",
+        "shuffled": "shuffled, text model labels",
+        "shuffled-text": "shuffled, text labels and ids",
+    }[case]
+    rows = [(f"table build, {what} (route {table._route})", seconds, gib)]
     if case == "integer":
-        seconds, gib, _ = measure(lambda: cvreport.audit_overlap(table))
+        seconds, gib, _ = measure_median(lambda: cvreport.audit_overlap(table), repeat)
         rows.append((f"overlap audit ({table.design.n_records:,} records)", seconds, gib))
     queue.put(rows)
 
 
-def study_memory(scale: float) -> None:
-    rows: list[tuple[str, float, float]] = []
-    for case in ("floor", "integer", "string", "shuffled"):
-        result = _in_child(_memory_case, case, scale)
-        rows += result if isinstance(result, list) else [result]
-    _report(rows, "In-memory pandas, 10M rows (5×2 CV, 2 models)")
-    floor, integer, string, shuffled = (rows[0][1], rows[1][1], rows[3][1], rows[4][1])
-    print(
-        f"string ids / integer ids = {string / integer:.2f} (target ≤ 3); "
-        f"shuffled / bincount floor = {shuffled / floor:.1f} (target ≤ 5); "
-        f"audit / table build = {rows[2][1] / integer:.4f} (target ≤ 1)"
-    )
+def study_memory(scale: float, repeat: int, cases: tuple[str, ...] = MEMORY_CASES) -> None:
+    print(f"\n10M in memory: {_load()} at the start; medians of {repeat}")
+    found: dict[str, list[tuple[str, float, float]]] = {}
+    for case in dict.fromkeys(("floor", *cases)):
+        found[case] = _in_child(_memory_case, case, scale, repeat)
+    rows = [row for case_rows in found.values() for row in case_rows]
+    _report(rows, f"In-memory pandas, {int(10_000_000 * scale):,} rows (5×2 CV, 2 models)")
+    floor = found["floor"][0][1]
+    if "integer" in found:
+        integer = found["integer"][0][1]
+        print(f"audit / table build = {found['integer'][1][1] / integer:.3f} (target ≤ 1)")
+        if "string" in found:
+            ratio = found["string"][0][1] / integer
+            print(f"text ids / integer ids = {ratio:.2f} (target ≤ 3)")
+    for case in ("shuffled", "shuffled-text"):
+        if case in found:
+            ratio = found[case][0][1] / floor
+            print(f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled')")
 
 
 # --------------------------------------------------------------------------- 50M in pandas
 
 
-def _pandas50_case(queue: Any, case: str, scale: float) -> None:
+def _pandas50_case(queue: Any, case: str, scale: float, repeat: int) -> None:
     from cvreport.data.table import ResultsTable
 
     rng = np.random.default_rng(1)
@@ -193,23 +225,27 @@ def _pandas50_case(queue: Any, case: str, scale: float) -> None:
     gc.collect()
     if case == "cvreport":
         ResultsTable(_small(frame))
-        seconds, gib, table = measure(lambda: ResultsTable(frame))
+        seconds, gib, table = measure_median(lambda: ResultsTable(frame), repeat)
         queue.put((f"cvreport ({len(frame):,} rows, route {table._route})", seconds, gib))
     elif case == "pandas-model":
-        seconds, gib, _ = measure(
-            lambda: frame.groupby(["replication", "fold", "model"])["loss"].agg(["sum", "count"])
+        seconds, gib, _ = measure_median(
+            lambda: frame.groupby(["replication", "fold", "model"])["loss"].agg(["sum", "count"]),
+            repeat,
         )
         queue.put(("pandas groupby(replication, fold, model).agg", seconds, gib))
     else:
-        seconds, gib, _ = measure(
-            lambda: frame.groupby(["replication", "fold", "record"])["loss"].agg(["sum", "count"])
+        seconds, gib, _ = measure_median(
+            lambda: frame.groupby(["replication", "fold", "record"])["loss"].agg(["sum", "count"]),
+            repeat,
         )
         queue.put(("pandas groupby(replication, fold, record).agg", seconds, gib))
 
 
-def study_pandas50(scale: float) -> None:
+def study_pandas50(scale: float, repeat: int) -> None:
+    print(f"\n50M in pandas: {_load()} at the start; medians of {repeat}")
     rows = [
-        _in_child(_pandas50_case, c, scale) for c in ("cvreport", "pandas-model", "pandas-record")
+        _in_child(_pandas50_case, c, scale, repeat)
+        for c in ("cvreport", "pandas-model", "pandas-record")
     ]
     _report(rows, "50M shuffled rows in pandas, string model labels and record ids")
     print(
@@ -328,6 +364,7 @@ def study_parquet(scale: float, keep: bool) -> None:
         n_rows = write_parquet(path, int(4_000_000 * scale), 10, 5, 1 << 20)
         size = path.stat().st_size / 2**30
         print(f"wrote {n_rows:,} rows ({size:.2f} GiB) in {time.perf_counter() - start:.0f} s")
+        print(f"{_load()} before the timed cases")
         rows = [
             _in_child(_parquet_case, case, str(path))
             for case in ("duckdb-bare", "cvreport-duckdb", "cvreport-polars")
@@ -344,15 +381,24 @@ def study_parquet(scale: float, keep: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("studies", nargs="*", default=["memory", "pandas50", "parquet"])
+    parser.add_argument(
+        "studies",
+        nargs="*",
+        default=["memory", "pandas50", "parquet"],
+        help=f"memory, pandas50, parquet, or one 10M case: {', '.join(MEMORY_CASES[1:])}",
+    )
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3, help="timed calls per case (median)")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
     args = parser.parse_args()
     for study in args.studies:
         if study == "memory":
-            study_memory(args.scale)
+            study_memory(args.scale, args.repeat)
+        elif study in MEMORY_CASES[1:]:
+            cases = ("integer", study) if study == "string" else (study,)
+            study_memory(args.scale, args.repeat, cases)
         elif study == "pandas50":
-            study_pandas50(args.scale)
+            study_pandas50(args.scale, args.repeat)
         elif study == "parquet":
             study_parquet(args.scale, args.keep)
         else:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.design import Design, design_kind
-from cvreport.data.direction import resolve_metric
+from cvreport.data.direction import name_direction, resolve_metric
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_fold_score_layout, build_record_layout
 from cvreport.data.metric import Direction, Metric
@@ -303,7 +303,13 @@ def score_offset(metric: Metric) -> float:
 def record_metric(
     name: str, values: np.ndarray, models: pd.Series, direction: Direction | None
 ) -> tuple[Metric, str]:
-    """The metric of per-record values, with each model's mean for the 0/1 check."""
+    """The metric of per-record values, with each model's mean for the 0/1 check.
+
+    The means can decide only when neither ``direction`` nor the name does, so
+    only then are the models counted (a hashing pass over every row).
+    """
+    if direction is not None or name_direction(name) is not None:
+        return resolve_metric(name, values, direction=direction, per_record=True)
     codes, _ = pd.factorize(models, sort=False)
     valid = codes >= 0
     counts = np.bincount(codes[valid])

@@ -44,7 +44,7 @@ import numpy as np
 from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.errors import DataError
 
-__all__ = ["DEFAULT_DIRECTION", "check_direction", "resolve_metric"]
+__all__ = ["DEFAULT_DIRECTION", "check_direction", "name_direction", "resolve_metric"]
 
 DEFAULT_DIRECTION: Direction = "lower"
 """The direction of a column whose name says nothing and for which none was given: a loss."""
@@ -99,7 +99,8 @@ def comparison_columns(expression: str) -> tuple[str, str, str] | None:
     return None if found is None else (found.group(1), found.group(2), found.group(3))
 
 
-def _name_direction(name: str) -> Direction | None:
+def name_direction(name: str) -> Direction | None:
+    """The direction a column's name (or a formula's comparison) gives, if any."""
     compared = comparison_columns(name)
     if compared is not None:
         return "lower" if compared[1] == "!=" else "higher"
@@ -157,7 +158,7 @@ def resolve_metric(
     """
     values = np.asarray(values, dtype=np.float64)
     binary = bool(per_record and values.size and np.isin(values, (0.0, 1.0)).all())
-    by_name = _name_direction(name)
+    by_name = name_direction(name)
     by_values = _values_direction(model_means, binary)
     if direction is not None:
         if by_name is not None and by_name != direction:

@@ -43,6 +43,21 @@ PANDAS_VIA_DUCKDB_ROWS = 20_000_000
 """A pandas frame at least this long goes through Arrow into DuckDB (when installed)."""
 
 
+def duckdb_config() -> dict[str, str]:
+    """Settings of the DuckDB connection that scans files or a large pandas frame.
+
+    Its hash tables spill to a temporary folder past :data:`DUCKDB_MEMORY_LIMIT`;
+    no aggregation here needs the rows' order, and keeping it costs memory.
+    """
+    import tempfile
+
+    return {
+        "memory_limit": DUCKDB_MEMORY_LIMIT,
+        "preserve_insertion_order": "false",
+        "temp_directory": os.path.join(tempfile.gettempdir(), "cvreport-duckdb"),
+    }
+
+
 def narwhals() -> Any:
     """narwhals' stable API (imported when first needed)."""
     import narwhals.stable.v2 as nw
@@ -139,8 +154,7 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     if engine == "duckdb":
         import duckdb
 
-        # a connection of its own, whose hash tables spill to disk past the limit
-        connection = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT})
+        connection = duckdb.connect(config=duckdb_config())
         relation = connection.read_csv(paths) if csv else connection.read_parquet(paths)
         return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)")
     if engine == "polars":
@@ -251,7 +265,8 @@ def _pandas_into_duckdb(data: pd.DataFrame) -> EngineSource:
     import pyarrow as pa
 
     arrow = pa.Table.from_pandas(data, preserve_index=False)
-    return EngineSource(narwhals().from_native(duckdb.from_arrow(arrow)), "DataFrame")
+    connection = duckdb.connect(config=duckdb_config())
+    return EngineSource(narwhals().from_native(connection.from_arrow(arrow)), "DataFrame")
 
 
 # --------------------------------------------------------------------------- formula

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from cvreport.data.fixed_width import fixed_width_codes
 from cvreport.errors import DataError, describe_keys
 
 __all__ = ["KEY_ORDERS", "KeyColumn", "Order", "encode_labels", "relabel_used", "sorted_order"]
@@ -142,8 +143,12 @@ def encode_labels(
             hashed = True
     else:
         hashed = True
+    chunked = _arrow_array(series) if hashed else None
+    fixed = None if chunked is None else fixed_width_codes(chunked, max(2 * n, 1 << 16))
+    if fixed is not None:  # text of one width: codes from its bytes, labels sorted
+        codes, labels = fixed[0], pd.Index(pd.array(fixed[1], dtype=dtype))
+        hashed = False
     if hashed:
-        chunked = _arrow_array(series)
         if chunked is not None:
             raw, labels = _arrow_factorize(chunked, dtype)
         else:
