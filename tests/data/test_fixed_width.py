@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -34,7 +36,7 @@ def test_codes_and_labels_equal_sorting_the_distinct_values(width, alphabet, n, 
     cut = sorted(data.draw(st.lists(st.integers(0, n), min_size=chunks - 1, max_size=chunks - 1)))
     bounds = [0, *cut, n]
     chunked = pa.chunked_array(
-        [pa.array(values[a:b], pa.large_string()) for a, b in zip(bounds, bounds[1:])],
+        [pa.array(values[a:b], pa.large_string()) for a, b in itertools.pairwise(bounds)],
         type=pa.large_string(),
     )
     limit = 10**6
