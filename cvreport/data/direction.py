@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.data.metric import Direction, Metric, direction_from_name
+from cvreport.data.validation import is_binary
 from cvreport.errors import DataError
 
 __all__ = ["DEFAULT_DIRECTION", "check_direction", "name_direction", "resolve_metric"]
@@ -157,7 +158,7 @@ def resolve_metric(
         When the name or the values contradict the direction (see the module notes).
     """
     values = np.asarray(values, dtype=np.float64)
-    binary = bool(per_record and values.size and np.isin(values, (0.0, 1.0)).all())
+    binary = bool(per_record and values.size and is_binary(values))
     by_name = name_direction(name)
     by_values = _values_direction(model_means, binary)
     if direction is not None:

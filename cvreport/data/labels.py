@@ -17,7 +17,15 @@ import pandas as pd
 from cvreport.data.fixed_width import fixed_width_codes
 from cvreport.errors import DataError, describe_keys
 
-__all__ = ["KEY_ORDERS", "KeyColumn", "Order", "encode_labels", "relabel_used", "sorted_order"]
+__all__ = [
+    "KEY_ORDERS",
+    "KeyColumn",
+    "Order",
+    "encode_labels",
+    "relabel_used",
+    "sorted_order",
+    "text_codes",
+]
 
 CONSTANT_LABEL = 1  # label of a replication or fold the data does not name
 
@@ -143,12 +151,12 @@ def encode_labels(
             hashed = True
     else:
         hashed = True
-    chunked = _arrow_array(series) if hashed else None
-    fixed = None if chunked is None else fixed_width_codes(chunked, max(2 * n, 1 << 16))
+    fixed = text_codes(series) if hashed else None
     if fixed is not None:  # text of one width: codes from its bytes, labels sorted
-        codes, labels = fixed[0], pd.Index(pd.array(fixed[1], dtype=dtype))
+        codes, labels = fixed
         hashed = False
     if hashed:
+        chunked = _arrow_array(series)
         if chunked is not None:
             raw, labels = _arrow_factorize(chunked, dtype)
         else:
@@ -186,6 +194,21 @@ def _refuse_bools_among_numbers(series: pd.Series, column: str, role: str) -> No
             "as 1 and False as 0, so labels such as 1 and True would merge into one. Make the "
             f"labels text first, e.g. df[{column!r}] = df[{column!r}].astype(str)"
         )
+
+
+def text_codes(series: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """Codes and sorted labels of an Arrow-backed text column of one width, or ``None``.
+
+    Read from the bytes, without hashing (:mod:`cvreport.data.fixed_width`);
+    ``None`` when that does not apply (the column then needs hashing).
+    """
+    chunked = _arrow_array(series)
+    if chunked is None:
+        return None
+    fixed = fixed_width_codes(chunked, max(2 * series.shape[0], 1 << 16))
+    if fixed is None:
+        return None
+    return fixed[0], pd.Index(pd.array(fixed[1], dtype=series.dtype))
 
 
 def _arrow_array(series: pd.Series) -> Any | None:

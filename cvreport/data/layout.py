@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cvreport.data.labels import KEY_ORDERS, KeyColumn, encode_labels, relabel_used
+from cvreport.data.labels import KEY_ORDERS, KeyColumn, encode_labels, relabel_used, text_codes
 from cvreport.data.sufficient import FoldBlock
 from cvreport.data.validation import (
     Names,
@@ -159,6 +159,10 @@ def _record_codes(
     return [raw[a:b] for a, b in itertools.pairwise(bounds)], len(labels), labels.take
 
 
+def _arrow_backed(series: pd.Series) -> bool:
+    return isinstance(series.array, pd.arrays.ArrowExtensionArray)
+
+
 def _blocked_layout(
     loss: np.ndarray,
     keys: Sequence[KeyColumn],
@@ -176,11 +180,18 @@ def _blocked_layout(
         categories = record_series.cat.categories
     elif isinstance(record_series.dtype, np.dtype) and record_series.dtype.kind in "iu":
         record_values = record_series.to_numpy()
+    elif _arrow_backed(record_series):
+        record_values = None  # coded once the rows are known to be blocked
     else:
         return None  # text records are hashed once, on the regrouping route
     starts = _blocked_starts(keys, n_rows)
     if starts is None:
         return None
+    if record_values is None:
+        coded = text_codes(record_series)  # text of one width is coded without hashing
+        if coded is None:
+            return None  # other text records are hashed once, on the regrouping route
+        record_values, categories = coded
     run_values = [key.values_at(starts) for key in keys]
     if any(values.isna().any() for values in run_values):
         return None  # the regrouping route names the missing keys

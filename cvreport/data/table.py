@@ -89,7 +89,7 @@ class ResultsTable(TableViews):
     engine : {"auto", "pandas", "duckdb", "polars"}, optional
         Where the aggregations run (:func:`cvreport.data.engines.resolve_source`):
         by default the frame's own engine, DuckDB for files and for pandas frames
-        of 20 million rows or more.
+        of 100 million rows or more.
     direction : {"lower", "higher"} or None
         Which way is better for ``loss``, as in :meth:`from_formula`.
 
