@@ -354,16 +354,22 @@ def _parquet_case(queue: Any, case: str, path: str) -> None:
     )
 
 
-def study_parquet(scale: float, keep: bool) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
-    path = folder / "results.parquet"
-    free = shutil.disk_usage(folder).free / 2**30
-    print(f"\nwriting Parquet to {path} ({free:.0f} GiB free)")
+def study_parquet(scale: float, keep: bool, existing: str | None = None) -> None:
+    if existing is not None:  # a file written by an earlier --keep run
+        folder, path, keep = Path(existing).parent, Path(existing), True
+        n_rows = int(__import__("pyarrow.parquet").parquet.ParquetFile(path).metadata.num_rows)
+        print(f"\nreading {n_rows:,} rows of {path}")
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
+        path = folder / "results.parquet"
+        free = shutil.disk_usage(folder).free / 2**30
+        print(f"\nwriting Parquet to {path} ({free:.0f} GiB free)")
     try:
-        start = time.perf_counter()
-        n_rows = write_parquet(path, int(4_000_000 * scale), 10, 5, 1 << 20)
-        size = path.stat().st_size / 2**30
-        print(f"wrote {n_rows:,} rows ({size:.2f} GiB) in {time.perf_counter() - start:.0f} s")
+        if existing is None:
+            start = time.perf_counter()
+            n_rows = write_parquet(path, int(4_000_000 * scale), 10, 5, 1 << 20)
+            size = path.stat().st_size / 2**30
+            print(f"wrote {n_rows:,} rows ({size:.2f} GiB) in {time.perf_counter() - start:.0f} s")
         print(f"{_load()} before the timed cases")
         rows = [
             _in_child(_parquet_case, case, str(path))
@@ -390,6 +396,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case (median)")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
+    parser.add_argument("--parquet", help="time this file (from a --keep run) instead of writing")
     args = parser.parse_args()
     for study in args.studies:
         if study == "memory":
@@ -400,7 +407,7 @@ def main() -> None:
         elif study == "pandas50":
             study_pandas50(args.scale, args.repeat)
         elif study == "parquet":
-            study_parquet(args.scale, args.keep)
+            study_parquet(args.scale, args.keep, args.parquet)
         else:
             raise SystemExit(f"unknown study {study!r}")
 

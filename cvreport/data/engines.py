@@ -52,14 +52,14 @@ From this length on, DuckDB's bounded memory is worth its slower hashing.
 def duckdb_config() -> dict[str, str]:
     """Settings of the DuckDB connection that scans files or a large pandas frame.
 
-    Its hash tables spill to a temporary folder past :data:`DUCKDB_MEMORY_LIMIT`;
-    no aggregation here needs the rows' order, and keeping it costs memory.
+    Its hash tables spill to a temporary folder past :data:`DUCKDB_MEMORY_LIMIT`.
+    The rows' order is kept (``preserve_insertion_order``): the models are
+    ordered by their first row.
     """
     import tempfile
 
     return {
         "memory_limit": DUCKDB_MEMORY_LIMIT,
-        "preserve_insertion_order": "false",
         "temp_directory": os.path.join(tempfile.gettempdir(), "cvreport-duckdb"),
     }
 

@@ -70,6 +70,7 @@ __all__ = [
 _FIRST_ROWS = 1 << 12  # rows read first to find the models' order of appearance
 _MOST_FIRST_ROWS = 1 << 24
 _MAX_BITS = 62  # bits of an int64 a pattern may use
+_PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
 
 _R, _F, _M, _I, _Y = "_r", "_f", "_m", "_i", "_y"
 
@@ -195,16 +196,25 @@ def _loss_patterns(
     bit = _replace(_M, models, _powers(n_models))
     per_record = lazy.with_columns(bit.alias("_bit"))
     aggs = [nw.len().alias("_n"), nw.col("_bit").sum().alias("_mask")]
-    if binary:
+    mask, bits = nw.col("_mask"), nw.col("_bits")
+    if binary and n_models <= _PACKED_MODELS:
+        # one sum holds both: the models' bits below `shift`, their errors' bits above;
+        # with each model once the low part is < 2**shift, so nothing carries across
+        scale = 1 << (n_models + n_models.bit_length())
+        per_record = per_record.with_columns(
+            (nw.col("_bit") * (1 + nw.col(_Y).cast(nw.Int64) * scale)).alias("_bit")
+        )
+        mask, bits = nw.col("_mask") % scale, nw.col("_mask") // scale
+    elif binary:
         per_record = per_record.with_columns(
             (nw.col("_bit") * nw.col(_Y).cast(nw.Int64)).alias("_wrong")
         )
         aggs.append(nw.col("_wrong").sum().alias("_bits"))
     keys = [_R, _F, "_valid"] + (["_bits"] if binary else [])
+    summed = per_record.group_by(_R, _F, _I).agg(*aggs)
+    valid = ((nw.col("_n") == n_models) & (mask == full)).alias("_valid")
     counted = _collect(
-        per_record.group_by(_R, _F, _I)
-        .agg(*aggs)
-        .with_columns(((nw.col("_n") == n_models) & (nw.col("_mask") == full)).alias("_valid"))
+        summed.with_columns(valid, *([bits.alias("_bits")] if binary else []))
         .group_by(*keys)
         .agg(nw.len().alias("_count"))
     )
