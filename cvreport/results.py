@@ -248,6 +248,8 @@ class TestResult(SummaryDisplay):
             "alternative": self.alternative,
             "pvalue": self.pvalue,
             "reject": self.reject(alpha),
+            "metric": self.loss_name,
+            "direction": self.direction,
             "alpha": alpha,
             "estimate": self.estimate,
             "ci_low": low,

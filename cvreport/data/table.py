@@ -556,8 +556,8 @@ class ResultsTable(TableViews):
         >>> df = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b"] * 2,
         ...                    "auc": [0.90, 0.85, 0.80, 0.84]})
         >>> table = ResultsTable.from_fold_scores(df, score="auc", replication=None)
-        >>> table.differences("a", "b").round(2).to_numpy().tolist()
-        [[-0.05, 0.04]]
+        >>> table.differences("a", "b").round(2).to_numpy().tolist()  # auc(a) − auc(b)
+        [[0.05, -0.04]]
         """
         roles = {"score": score, "model": model, "replication": replication, "fold": fold}
         source = resolve_source(data, engine)
@@ -635,7 +635,7 @@ class ResultsTable(TableViews):
 
     @property
     def higher_is_better(self) -> bool:
-        """``True`` for a score (negated into a loss internally); prefer :attr:`metric`."""
+        """``True`` for a score; prefer :attr:`metric`."""
         return self._metric.higher_is_better
 
     def to_metric(self, losses: Any) -> Any:

@@ -248,9 +248,8 @@ def clustered_paired_test(
             "(and keep each cluster in one fold)"
         )
     first, second = table.resolve_pair(a, b)
-    frame = table.record_differences(first, second)
-    sign = -1.0 if table.higher_is_better else 1.0
-    d = sign * frame["difference"].to_numpy(dtype=np.float64)
+    frame = table.record_differences(first, second)  # in the metric: hit(A) − hit(B)
+    d = frame["difference"].to_numpy(dtype=np.float64)
     result = _clustered(
         d, mapping.reindex(frame["record"]).to_numpy(), alternative, small_sample_correction
     )

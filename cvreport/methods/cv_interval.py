@@ -467,7 +467,7 @@ def cv_confidence_interval(
             "records (each record scored exactly once per replication); the table's folds do "
             "not: check for missing or duplicated records"
         )
-    frame = tbl.record_differences(a, b)
+    frame = tbl.record_loss_differences(a, b)
     result = _cv_interval(
         frame["difference"].to_numpy(dtype=np.float64),
         frame["fold"].to_numpy(),

@@ -607,7 +607,8 @@ def ttest_error(
     Raises
     ------
     DataError
-        When ``model`` is ambiguous or unknown, or a fold error is missing.
+        When ``model`` is ambiguous or unknown, a fold error is missing, or the
+        table holds a score other than 0/1 hits (there is no error rate to test).
 
     Examples
     --------
@@ -625,6 +626,12 @@ def ttest_error(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
+    if table.higher_is_better and not table.is_binary:
+        raise DataError(
+            f"ttest_error tests a model's mean fold loss against p0, but {table.loss_name!r} is "
+            "a score (higher is better); give the table a loss column instead (e.g. 1 − "
+            "accuracy, with direction='lower')"
+        )
     model = _resolve_model(table, model)
     e = _model_folds(table, model)["loss"].to_numpy(dtype=np.float64)
     result = _ttest_error(e, p, alternative)

@@ -87,8 +87,8 @@ def normal_pvalue(statistic: ArrayLike, alternative: str) -> NDArray[np.float64]
 
 
 def table_split_differences(table: ResultsTable, a: object, b: object) -> NDArray[np.float64]:
-    """The (m, K) array of per-fold mean-loss differences A − B, with missing folds named."""
-    frame = table.differences(a, b)
+    """The (m, K) array of per-fold internal-loss differences A − B, with missing folds named."""
+    frame = table.loss_differences(a, b)
     values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
     missing = np.argwhere(np.isnan(values))
     if missing.size:

@@ -491,10 +491,9 @@ def model_summaries(table: ResultsTable) -> list[dict[str, Any]]:
 def mean_differences(table: ResultsTable, a: str, b: str) -> pd.DataFrame | None:
     """Per-fold differences metric(A) − metric(B), or None when the table cannot give them."""
     try:
-        differences = table.differences(a, b)
+        return table.differences(a, b)
     except CVReportError:
         return None
-    return differences * metric_of(table).sign
 
 
 def holdout_counts(table: ResultsTable, a: str, b: str) -> dict[str, int] | None:

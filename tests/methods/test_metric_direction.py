@@ -147,3 +147,74 @@ def test_tests_on_records_say_the_direction_of_their_metric():
     assert error.estimate == pytest.approx(4 / 40 - 16 / 40)
     auc = cvreport.arrays.delong_test(y, a, b)
     assert auc.direction == "higher" and auc.estimate > 0
+
+
+AUC_FOLDS = pd.DataFrame(
+    {
+        "fold": [1, 1, 2, 2, 3, 3],
+        "model": ["A", "B"] * 3,
+        "auc": [0.90, 0.80, 0.85, 0.80, 0.95, 0.80],
+    }
+)
+
+
+def test_the_tables_differences_are_in_the_metric():
+    table = ResultsTable.from_fold_scores(AUC_FOLDS, score="auc", replication=None)
+    np.testing.assert_allclose(table.differences("A", "B").to_numpy(), [[0.10, 0.05, 0.15]])
+    np.testing.assert_allclose(table.loss_differences("A", "B").to_numpy(), [[-0.10, -0.05, -0.15]])
+    hits = SCORE_TABLES["kfold"]
+    per_record = hits.record_differences("A", "B")
+    errors = TABLES["kfold"].record_differences("A", "B")
+    np.testing.assert_array_equal(per_record["difference"], -errors["difference"])
+
+
+def test_the_bayesian_summary_says_which_side_is_better_for_a_score():
+    table = ResultsTable.from_fold_scores(AUC_FOLDS, score="auc", replication=None)
+    res = cvreport.bayesian_correlated_ttest(table, "A", "B", rope=0.01)
+    assert res.location == pytest.approx(0.10)
+    text = res.summary().as_text()
+    assert "P(A better: δ > rope)" in text and "P(B better: δ < −rope)" in text
+    # the posterior mass above +rope is A's: most of it, with a mean difference of +0.10
+    assert res.prob_a_better > 0.9 > res.prob_b_better
+
+
+def test_a_zero_variance_warning_quotes_the_difference_in_the_metric():
+    frame = pd.DataFrame(
+        {
+            "fold": [1, 1, 2, 2, 3, 3],
+            "model": ["A", "B"] * 3,
+            "auc": [0.82, 0.80, 0.77, 0.75, 0.92, 0.90],
+        }
+    )
+    table = ResultsTable.from_fold_scores(frame, score="auc", replication=None)
+    with pytest.warns(cvreport.DegenerateStatisticWarning):
+        res = cvreport.bayesian_correlated_ttest(table, "A", "B")
+    assert res.estimate == pytest.approx(0.02)
+    assert "equals 0.02:" in res.warnings[0] and "-0.02" not in res.warnings[0]
+
+
+def test_one_model_tests_refuse_a_score_that_is_not_hits():
+    table = ResultsTable.from_fold_scores(AUC_FOLDS, score="auc", replication=None)
+    with pytest.raises(cvreport.DataError, match="'auc' is a score"):
+        cvreport.ttest_error(table, "A", p0=0.2)
+    hits = cvreport.ttest_error(SCORE_TABLES["kfold"], "A", p0=0.2)
+    errors = cvreport.ttest_error(TABLES["kfold"], "A", p0=0.2)
+    assert (hits.loss_name, hits.direction) == ("error rate", "lower")
+    assert hits.estimate == pytest.approx(errors.estimate) and hits.pvalue == pytest.approx(
+        errors.pvalue
+    )
+
+
+def test_the_notebook_shows_hits_as_hits():
+    from cvreport.jupyter import notebook
+
+    built = notebook.build(
+        data="hits.csv", formula="hit ~ model | replication + fold", higher_is_better=True
+    )
+    source = next(c.source for c in built.cells if "fold_errors" in c.source)
+    cell = source[source.index("folds = ") :]
+    namespace = {"table": SCORE_TABLES["kfold"]}
+    exec(cell.replace("folds.pivot_table", "shown = folds.pivot_table"), namespace)
+    frame = losses_frame("kfold").assign(hit=lambda f: 1 - f["loss"])
+    expected = frame.groupby(["replication", "fold", "model"])["hit"].mean().unstack("model")
+    np.testing.assert_allclose(namespace["shown"].to_numpy(), expected.to_numpy())
