@@ -40,6 +40,7 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering import formatting
+from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.writer import OutputExistsError, write_text
 
 __all__ = ["DatasetsReport"]
@@ -80,7 +81,7 @@ def _correction_name(name: str | None) -> str:
     return words.get(name, str(name))
 
 
-class DatasetsReport:
+class DatasetsReport(ReportDisplay):
     """Compare models over many data sets, and render the comparison.
 
     Parameters
@@ -456,12 +457,6 @@ class DatasetsReport:
             )
         text = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}[kind]()
         return write_text(target, text, overwrite=overwrite)
-
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
 
     def __repr__(self) -> str:
         friedman = self.analysis.friedman

@@ -44,7 +44,8 @@ import copy
 import hashlib
 import math
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,7 @@ from cvreport.errors import (
     DataError,
     describe_keys,
 )
+from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.writer import OutputExistsError, write_text
 from cvreport.reporting import analysis, overview, selection, view
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
@@ -109,7 +111,7 @@ class ReportExistsError(OutputExistsError):
     """The report's target file exists and ``overwrite`` was not set."""
 
 
-class Report:
+class Report(ReportDisplay):
     """Compare models from a table of cross-validation results, and render the comparison.
 
     Parameters
@@ -506,49 +508,14 @@ class Report:
         return target
 
     # -- display ---------------------------------------------------------
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on (as pandas does)."""
-        from cvreport.options import get_option
-
-        return self.to_latex(standalone=False) if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        """Every rich format for one Jupyter display, rendered from one :meth:`context`.
-
-        HTML (a fragment, not a page) and Markdown always; LaTeX only when the
-        ``display.latex`` option is on. ``include``/``exclude`` are IPython's
-        mimetype filters.
-        """
-        from cvreport.options import get_option
-
-        wanted = ["text/html", "text/markdown"]
-        if get_option("display.latex"):
-            wanted.append("text/latex")
-        wanted = [
-            mime
-            for mime in wanted
-            if (include is None or mime in include) and (exclude is None or mime not in exclude)
-        ]
-        if not wanted:
-            return {}
-        context = self.context()
-        renderers = {
-            "text/html": lambda: _render_html(context, standalone=False),
-            "text/markdown": lambda: _render_markdown(context),
-            "text/latex": lambda: _render_latex(context, standalone=False, stars=False),
+    def _display_renderers(self) -> dict[str, Callable[[], str]]:
+        """Jupyter's formats, all rendered from one :meth:`context` (an HTML fragment)."""
+        context = cache(self.context)
+        return {
+            "text/html": lambda: _render_html(context(), standalone=False),
+            "text/markdown": lambda: _render_markdown(context()),
+            "text/latex": lambda: _render_latex(context(), standalone=False, stars=False),
         }
-        return {mime: renderers[mime]() for mime in wanted}
 
     def __repr__(self) -> str:
         return (

@@ -30,6 +30,7 @@ import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import get_spec
+from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.formatting import format_number
 from cvreport.rendering.writer import write_text
 from cvreport.simulate.engine import COLUMNS
@@ -69,7 +70,7 @@ def _verdict(rate: float, se: float, alpha: float) -> str:
 
 
 @dataclass
-class CalibrationReport:
+class CalibrationReport(ReportDisplay):
     """Rejection rates of a simulation study, ready to render.
 
     Parameters
@@ -250,12 +251,6 @@ class CalibrationReport:
         from cvreport.rendering.environment import text_environment
 
         return text_environment().get_template("calibration.md.j2").render(**self.context())
-
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report, atomically; ``.html``/``.htm`` or ``.md``/``.markdown`` choose the format.
