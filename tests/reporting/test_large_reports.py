@@ -18,7 +18,7 @@ from cvreport.partitions.audit import _measure_pairs, audit_overlap
 from cvreport.partitions.overlap import overlap_distribution
 from cvreport.reporting import overview
 from cvreport.reporting.report import Report
-from tests.reporting.test_report_outputs import pdflatex_or_skip
+from tests._fakes import pdflatex_or_skip
 
 
 def replications(m: int, n: int = 40, seed: int = 0, missing: bool = False) -> pd.DataFrame:

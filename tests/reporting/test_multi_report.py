@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +15,10 @@ from cvreport.cli import main
 from cvreport.data.datasets import DatasetsTable
 from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.reporting.multi_report import DatasetsReport
-from tests.reporting.test_browser import CHROMIUM_ARGS, SCRIPT, _unavailable
-from tests.reporting.test_report_outputs import pdflatex_or_skip
+from tests._fakes import SCRIPT, pdflatex_or_skip
 
 MODELS = ["a_b & c%", SCRIPT, "x^2 {y} #1 $\\", "naïve ~ bayes"]
 DATASETS = ['data_1 & "quoted"', "<b>bold</b>", "50% #2", "tab\\le_3", "five", "six", "seven"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """The system's Chromium through Playwright (CI requires it: CVREPORT_REQUIRE_BROWSER=1)."""
-    import shutil
-
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright for Python is not installed")
-    executable = shutil.which("chromium")
-    if executable is None:
-        _unavailable("no chromium executable on PATH (Debian package 'chromium')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def hostile_scores(seed: int = 4) -> pd.DataFrame:

@@ -31,11 +31,12 @@ from cvreport.rendering.formatting import (
 )
 from cvreport.reporting import selection
 from cvreport.results import TestResult
-from tests.reporting.test_report import (
+from tests._fakes import (
     FakeTable,
     IntervalResult,
     PosteriorResult,
     make_result,
+    pdflatex_or_skip,
     with_audit,
 )
 
@@ -396,15 +397,6 @@ def test_sections_and_references(rich_report: Any) -> None:
         assert outcome.interpretation in page_text
     for line in rich_report.context()["bottom_line"]:
         assert line["text"] in page_text
-
-
-def pdflatex_or_skip() -> str:
-    exe = shutil.which("pdflatex")
-    if exe is None:
-        if os.environ.get("CVREPORT_REQUIRE_PDFLATEX") == "1":
-            pytest.fail("pdflatex is required (CVREPORT_REQUIRE_PDFLATEX=1) but not installed")
-        pytest.skip("pdflatex is not installed")
-    return exe
 
 
 def compile_latex(exe: str, source: str, folder: Path) -> Path:
