@@ -20,7 +20,7 @@ from cvreport.methods._common import (
     zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec, kfold_differences
+from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -200,10 +200,7 @@ PAIRED_T_KFOLD = TestSpec(
     method="K-fold cross-validated paired t test",
     reference=REF_KFOLD_T,
     designs=("kfold",),
-    requirement=(
-        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
-        "corrected_repeated_kfold_ttest"
-    ),
+    requirement=f"{KFOLD_REQUIREMENT}; for repeated K-fold use corrected_repeated_kfold_ttest",
     function=paired_ttest_kfold,
     result=TTestResult,
     statistic="√K · mean(p) / S",

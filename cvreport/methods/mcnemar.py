@@ -48,7 +48,12 @@ from cvreport.methods.mcnemar_bcv import (
     mcnemar_5x2bcv_array,
     mcnemar_5x2bcv_kernel,
 )
-from cvreport.methods.spec import TestSpec, holdout_discordant, kfold_discordant
+from cvreport.methods.spec import (
+    KFOLD_REQUIREMENT,
+    TestSpec,
+    holdout_discordant,
+    kfold_discordant,
+)
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -611,7 +616,7 @@ MCNEMAR_KFOLD = TestSpec(
     method="Naive K-fold CV McNemar test",
     reference=REF_KFOLD,
     designs=("kfold",),
-    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    requirement=KFOLD_REQUIREMENT,
     function=mcnemar_kfold,
     result=McNemarKFoldResult,
     statistic="Σ_k M_k",

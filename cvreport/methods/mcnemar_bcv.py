@@ -29,8 +29,8 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.mx2_differences import two_folds
-from cvreport.methods.spec import TestSpec, mx2_tables
+from cvreport.methods.mx2_differences import mx2_spec
+from cvreport.methods.spec import mx2_tables
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -419,12 +419,11 @@ def mcnemar_5x2bcv(
     return dataclasses.replace(result, balanced=balanced)
 
 
-MCNEMAR_5X2BCV = TestSpec(
+MCNEMAR_5X2BCV = mx2_spec(
     name="mcnemar_5x2bcv",
     label="5×2 BCV McNemar test",
     method="5×2 BCV McNemar test",
     reference=REF_BCV,
-    designs=("mx2",),
     requirement=(
         "an m×2 design (m replications of 2-fold cross-validation, ideally 5×2 block-regularized)"
     ),
@@ -435,7 +434,6 @@ MCNEMAR_5X2BCV = TestSpec(
     array_function=mcnemar_5x2bcv_array,
     kernel=mcnemar_5x2bcv_kernel,
     inputs=mx2_tables,
-    accepts=two_folds,
     needs_binary=True,
     needs_per_record=True,
 )

@@ -29,7 +29,7 @@ from cvreport.methods._common import (
     pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec, kfold_differences
+from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -285,7 +285,7 @@ WILCOXON_KFOLD = TestSpec(
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
     designs=("kfold",),
-    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    requirement=KFOLD_REQUIREMENT,
     function=wilcoxon_kfold,
     result=WilcoxonResult,
     statistic="rank sum W+ (min(W+, W−) two-sided) of the non-zero p_k",
