@@ -169,13 +169,7 @@ def paired_ttest_kfold(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.paired_ttest_kfold("loss ~ model | replication + fold", data=df, alternative="less")
     >>> res.df, res.alternative
     (4.0, 'less')

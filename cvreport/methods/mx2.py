@@ -442,14 +442,7 @@ def paired_ttest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.paired_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df, len(res.alternative_statistics) * 2
     (('A', 'B'), 5.0, 10)
@@ -564,14 +557,7 @@ def combined_ttest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.combined_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.conf_int()[0] < res.estimate < res.conf_int()[1]
     (5.0, True)

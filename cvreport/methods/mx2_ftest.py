@@ -430,14 +430,7 @@ def combined_ftest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.combined_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df
     (('A', 'B'), (10.0, 5.0))
@@ -493,15 +486,7 @@ def calibrated_ftest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
-    >>> df = pd.DataFrame(
-    ...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
-    ...      for i, blocks in enumerate(training_blocks) for r in range(80)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_5x2bcv}
     >>> res = cvreport.calibrated_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.balanced
     ((7.0, 5.0), True)

@@ -503,11 +503,7 @@ def binomial_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
@@ -558,11 +554,7 @@ def normal_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.distribution
     ('A', 'normal')
@@ -611,13 +603,7 @@ def ttest_error(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
     >>> res.model, res.df
     ('B', 4.0)
