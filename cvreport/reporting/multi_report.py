@@ -41,7 +41,7 @@ from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering import formatting
 from cvreport.rendering.display import ReportDisplay
-from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 
 __all__ = ["DatasetsReport"]
 
@@ -445,12 +445,7 @@ class DatasetsReport(ReportDisplay):
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report; the suffix (.html, .md, .tex) picks the format."""
         target = Path(path)
-        kind = _FORMATS.get(target.suffix.lower())
-        if kind is None:
-            raise CVReportError(
-                f"cannot tell the format of {str(target)!r}; use a name ending in "
-                f"{', '.join(_FORMATS)}"
-            )
+        kind = format_from_suffix(target, _FORMATS)
         if target.exists() and not overwrite:
             raise OutputExistsError(
                 f"{str(target)!r} exists; pass overwrite=True to replace it", target

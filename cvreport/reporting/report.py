@@ -58,7 +58,7 @@ from cvreport.errors import (
     describe_keys,
 )
 from cvreport.rendering.display import ReportDisplay
-from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 from cvreport.reporting import analysis, overview, selection, view
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
 from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
@@ -483,13 +483,9 @@ class Report(ReportDisplay):
         """
         target = Path(path)
         if format is None:
-            found = FORMATS.get(target.suffix.lower())
-            if found is None:
-                raise CVReportError(
-                    f"cannot tell the report format from {str(target)!r}: use a file name ending "
-                    f"in {', '.join(FORMATS)} or pass format='html', 'md' or 'tex'"
-                )
-            kind = found
+            kind = format_from_suffix(
+                target, FORMATS, or_else=" or pass format='html', 'md' or 'tex'"
+            )
         else:
             kind = _format_kind(format)
         if target.is_dir():

@@ -32,7 +32,7 @@ from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import get_spec
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.formatting import format_number
-from cvreport.rendering.writer import write_text
+from cvreport.rendering.writer import format_from_suffix, write_text
 from cvreport.simulate.engine import COLUMNS
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 
@@ -258,12 +258,7 @@ class CalibrationReport(ReportDisplay):
         Refuses to replace an existing file unless ``overwrite=True``.
         """
         target = Path(path)
-        kind = FORMATS.get(target.suffix.lower())
-        if kind is None:
-            raise CVReportError(
-                f"cannot tell the format of {target.name!r} from its suffix; use one of "
-                f"{describe_keys(FORMATS)}"
-            )
+        kind = format_from_suffix(target, FORMATS)
         text = self.to_html() if kind == "html" else self.to_markdown()
         write_text(target, text, overwrite=overwrite)
         return target
