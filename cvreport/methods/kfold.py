@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PAIRED_T_KFOLD",
+    "check_fold_differences",
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
     "paired_ttest_kfold_kernel",
@@ -99,6 +100,20 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
     )
 
 
+def check_fold_differences(differences: Any) -> np.ndarray:
+    """The K per-fold differences as a 1-D float array (the K-fold tests' array input).
+
+    Raises
+    ------
+    DataError
+        When they are not numeric, hold a missing or infinite value, or are not 1-D.
+    """
+    d = as_array(differences, "differences")
+    if d.ndim != 1:
+        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    return d
+
+
 @fill_doc
 def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
@@ -128,9 +143,7 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     (1.414214, 0.2302, 4.0)
     """
     check_alternative(alternative)
-    d = as_array(differences, "differences")
-    if d.ndim != 1:
-        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    d = check_fold_differences(differences)
     result = _paired_ttest_kfold(d, alternative)
     emit_warnings(result.warnings)
     return result

@@ -22,13 +22,13 @@ from cvreport.errors import DataError
 from cvreport.methods._common import (
     OK,
     ZERO_OVER_ZERO,
-    as_array,
     as_table,
     emit_warnings,
     finish_result,
     pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.kfold import check_fold_differences
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
@@ -218,9 +218,7 @@ def wilcoxon_kfold_array(differences: Any, alternative: str = "two-sided") -> Wi
     (1.0, 0.125, 5)
     """
     check_alternative(alternative)
-    d = as_array(differences, "differences")
-    if d.ndim != 1:
-        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    d = check_fold_differences(differences)
     result = _wilcoxon(d, alternative)
     emit_warnings(result.warnings)
     return result
