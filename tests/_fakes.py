@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,6 +240,30 @@ def open_page(browser: Any, path: Path, **context: Any) -> tuple[Any, dict[str, 
     page.on("dialog", on_dialog)
     page.goto(path.as_uri(), wait_until="load")
     return page, seen
+
+
+def run_pdflatex(
+    exe: str, source: str, folder: Path, name: str = "report.tex"
+) -> subprocess.CompletedProcess[bytes]:
+    """pdflatex on ``source`` written to ``folder/name``; the log may hold any byte."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(source, encoding="utf-8")
+    return subprocess.run(
+        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", name],
+        cwd=folder,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def compile_latex(exe: str, source: str, folder: Path) -> Path:
+    """Compile ``source`` to ``folder/report.pdf``; a failure shows the end of the log."""
+    run = run_pdflatex(exe, source, folder)
+    assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-3000:]
+    pdf = folder / "report.pdf"
+    assert pdf.stat().st_size > 1000
+    return pdf
 
 
 def pdflatex_or_skip() -> str:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from cvreport.data.table import ResultsTable
 from cvreport.reporting.report import Report
-from tests._fakes import model_losses, open_page, pdflatex_or_skip
+from tests._fakes import compile_latex, model_losses, open_page, pdflatex_or_skip
 
 LONG = "x" * 3000
 HOSTILE = (
@@ -100,23 +100,6 @@ def test_svg_figures_are_well_formed_xml(hostile_report: Report) -> None:
 
 
 # -- LaTeX -----------------------------------------------------------------------------------
-def compile_latex(exe: str, source: str, folder: Path) -> None:
-    """pdflatex in a clean folder; the log may hold any byte (it echoes the input)."""
-    import subprocess
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.tex").write_text(source, encoding="utf-8")
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "report.tex"],
-        cwd=folder,
-        capture_output=True,
-        timeout=180,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-3000:]
-    assert (folder / "report.pdf").stat().st_size > 1000
-
-
 def test_latex_report_and_fragment_compile(hostile_report: Report, tmp_path: Path) -> None:
     exe = pdflatex_or_skip()
     source = hostile_report.to_latex(stars=True)

@@ -15,7 +15,7 @@ from cvreport.cli import main
 from cvreport.data.datasets import DatasetsTable
 from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.reporting.multi_report import DatasetsReport
-from tests._fakes import SCRIPT, pdflatex_or_skip
+from tests._fakes import SCRIPT, compile_latex, pdflatex_or_skip
 
 MODELS = ["a_b & c%", SCRIPT, "x^2 {y} #1 $\\", "naïve ~ bayes"]
 DATASETS = ['data_1 & "quoted"', "<b>bold</b>", "50% #2", "tab\\le_3", "five", "six", "seven"]
@@ -77,25 +77,6 @@ def test_markdown_escapes_names_and_has_the_rows(hostile_report: DatasetsReport)
     assert "a\\_b \\& c%" in text and "\\<script\\>" in text and "<script>" not in text
     assert "*win/tie/loss vs" in text and "*average rank*" in text
     assert "Friedman's χ²" in text and "Bergmann" not in text  # against a baseline: Holm
-
-
-def compile_latex(exe: str, source: str, folder: Path) -> Path:
-    """Run pdflatex; its log may cut a UTF-8 name in half, so it is read leniently."""
-    import subprocess
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.tex").write_text(source, encoding="utf-8")
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "report.tex"],
-        cwd=folder,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-3000:]
-    pdf = folder / "report.pdf"
-    assert pdf.stat().st_size > 1000
-    return pdf
 
 
 def test_latex_report_and_table_compile(hostile_report: DatasetsReport, tmp_path: Path) -> None:
