@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cvreport.errors import CVReportError, DataError, describe_keys
-from cvreport.methods import spec as spec_inputs
 from cvreport.methods._common import (
     TTestResult,
     as_array,
@@ -23,7 +22,7 @@ from cvreport.methods._common import (
     partition_balance,
     zero_spread,
 )
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, mx2_differences
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
@@ -140,7 +139,7 @@ def mx2_spec(**facts: Any) -> TestSpec:
     By default it reads the (m, 2) split differences and states :data:`MX2_REQUIREMENT`;
     ``facts`` give the rest and may replace those two.
     """
-    defaults = {"requirement": MX2_REQUIREMENT, "inputs": spec_inputs.mx2_differences}
+    defaults = {"requirement": MX2_REQUIREMENT, "inputs": mx2_differences}
     return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
 
 
