@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
-from cvreport.results import TestResult, check_alternative
+from cvreport.results import TestResult, check_alternative, mirrored_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -58,6 +58,7 @@ __all__ = [
     "emit_partition_warnings",
     "emit_warnings",
     "finish_result",
+    "loss_alternative",
     "pair_statistics",
     "partition_balance",
     "require_design",
@@ -301,6 +302,16 @@ def emit_partition_warnings(messages: Iterable[str], stacklevel: int = 3) -> Non
 
 
 # -- the table level -------------------------------------------------------------
+def loss_alternative(table: ResultsTable, alternative: str) -> str:
+    """The alternative on the table's internal losses for the user's ``alternative``.
+
+    The user's alternative is about metric(A) − metric(B); a score is tested as a
+    negated loss, so its "greater" (A scored higher) is the loss's "less".
+    """
+    check_alternative(alternative)
+    return mirrored_alternative(alternative) if table.higher_is_better else alternative
+
+
 def finish_result(
     result: R,
     table: ResultsTable,
@@ -310,18 +321,24 @@ def finish_result(
     extra_warnings: tuple[str, ...] = (),
     extra_notes: tuple[str, ...] = (),
 ) -> R:
-    """Fill models, design, loss name (and notes for a negated score) into an array-level result."""
-    notes = tuple(result.notes) + tuple(extra_notes)
-    if table.higher_is_better:
-        notes += (
-            f"{table.loss_name!r} is a higher-is-better score, negated into a loss: "
-            "differences are −(score A − score B), so a positive estimate means A scored lower.",
-        )
+    """Fill models, design and metric into an array-level result computed on internal losses.
+
+    For a score (``table.higher_is_better``) the result is turned into the score's
+    own units and direction (:meth:`~cvreport.results.TestResult._negated`): its
+    estimate and interval are score(A) − score(B), its alternative is about
+    them. Run the test with :func:`loss_alternative` of the user's alternative.
+    A one-model test (``models=None``) keeps its error rate: for 0/1 hits the
+    internal loss is the error 1 − hit, not a negated score.
+    """
+    score = bool(table.higher_is_better)
+    if score and models is not None:
+        result = result._negated()
+    one_model_of_hits = score and models is None
     changes: dict[str, Any] = {
         "design": table.design.describe(),
-        # a negated score is labelled as such: "mean negated auc A − B", not "mean auc"
-        "loss_name": f"negated {table.loss_name}" if table.higher_is_better else table.loss_name,
-        "notes": notes,
+        "loss_name": "error rate" if one_model_of_hits else table.loss_name,
+        "direction": "higher" if score and not one_model_of_hits else "lower",
+        "notes": tuple(result.notes) + tuple(extra_notes),
         "warnings": tuple(result.warnings) + tuple(extra_warnings),
     }
     if models is not None:
@@ -394,6 +411,8 @@ class TTestResult(TestResult):
     center: float = math.nan
     standard_error: float = math.nan
     distribution: str = "t"
+
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center")
 
     def _conf_int(self, alpha: float) -> tuple[float, float] | None:
         df = self.df

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
     safe_ratio,
     zero_spread,
 )
@@ -180,14 +181,16 @@ def bayesian_correlated_ttest_kernel(
 # --------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
 class BayesianCorrelatedTTestResult(TestResult):
-    """Posterior of the mean loss difference δ = A − B under the correlated t model.
+    """Posterior of the mean difference δ = A − B of the metric under the correlated t model.
 
     Attributes
     ----------
     prob_a_better, prob_equivalent, prob_b_better : float
-        P(δ < −rope) (A has lower loss), P(|δ| <= rope), P(δ > rope).
+        P(A better by more than rope), P(|δ| <= rope), P(B better by more than rope),
+        "better" in the metric's direction: for a loss P(δ < −rope) is A's, for a
+        score P(δ > rope).
     rope : float
-        Half-width of the region of practical equivalence (in loss units).
+        Half-width of the region of practical equivalence (in the metric's units).
     posterior_df, location, scale : float
         The posterior Student t: ν = J − 1, mean difference, and
         ``sqrt((1/J + n2/n1) · s²)``.
@@ -217,6 +220,9 @@ class BayesianCorrelatedTTestResult(TestResult):
     correlation: float = math.nan
     n_splits: int = 0
 
+    # P(A better) and P(B better) mean "better" in the metric's direction: they stay
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "location")
+
     @property
     def probabilities(self) -> tuple[float, float, float]:
         """``(P(A better), P(equivalent), P(B better))``."""
@@ -233,10 +239,11 @@ class BayesianCorrelatedTTestResult(TestResult):
     def decision(self, level: float = 0.95) -> str:
         """A sentence: which of the three regions holds at least ``level`` posterior probability."""
         a, b = self.models if self.models else ("A", "B")
+        better = f"{self.direction} {self.loss_name}"
         if self.prob_a_better >= level:
-            return f"{a} has lower {self.loss_name} than {b} with posterior probability {self.prob_a_better:.3f}."
+            return f"{a} has {better} than {b} with posterior probability {self.prob_a_better:.3f}."
         if self.prob_b_better >= level:
-            return f"{b} has lower {self.loss_name} than {a} with posterior probability {self.prob_b_better:.3f}."
+            return f"{b} has {better} than {a} with posterior probability {self.prob_b_better:.3f}."
         if self.prob_equivalent >= level:
             return (
                 f"{a} and {b} are practically equivalent (|δ| ≤ {self.rope:g}) with posterior "
@@ -487,7 +494,7 @@ def bayesian_correlated_ttest(
     if test_train_ratio is None:
         test_train_ratio, how = table_test_train_ratio(tbl, k_fold=tbl.design.K >= 2)
         notes = (how,)
-    result = _bayesian(differences, test_train_ratio, rope, alternative)
+    result = _bayesian(differences, test_train_ratio, rope, loss_alternative(tbl, alternative))
     result = dataclasses.replace(result, notes=tuple(result.notes) + notes)
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)

@@ -259,6 +259,7 @@ def clustered_paired_test(
         models=(str(first), str(second)),
         design=table.design.describe(),
         loss_name=table.loss_name,
+        direction="higher" if table.higher_is_better else "lower",
     )
     emit_warnings(result.warnings)
     return result

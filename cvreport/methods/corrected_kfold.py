@@ -20,6 +20,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
@@ -207,9 +208,8 @@ def corrected_repeated_kfold_ttest(
     if test_train_ratio is None:
         test_train_ratio, how = table_test_train_ratio(tbl, k_fold=True)
         notes = (how,)
-    result = with_notes(
-        _corrected_repeated_kfold(differences, test_train_ratio, alternative), notes
-    )
+    internal = loss_alternative(tbl, alternative)
+    result = with_notes(_corrected_repeated_kfold(differences, test_train_ratio, internal), notes)
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result

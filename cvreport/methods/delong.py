@@ -238,6 +238,7 @@ def _delong(
             "The estimate, statistic and interval are AUC(A) − AUC(B): positive means A ranks "
             "better; 'greater' is H1: AUC(A) > AUC(B).",
         ),
+        direction="higher",
         auc_a=float(auc[0]),
         auc_b=float(auc[1]),
         standard_error=se,

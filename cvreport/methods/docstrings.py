@@ -49,7 +49,8 @@ alternative : {"greater", "less", "two-sided"}
     "greater" (default): H1 the model's error exceeds ``p0``.""",
     "alternative": """\
 alternative : {"two-sided", "less", "greater"}
-    "less": H1 A has lower loss than B; "greater": H1 A has higher loss.""",
+    About the difference A − B in the table's metric: "less" is H1 A has the lower
+    loss (for a score: the lower score) than B; "greater" the reverse.""",
     "data": """\
 data : DataFrame, optional
     The long-format data when ``table`` is a formula.""",

@@ -14,6 +14,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
     pair_statistics,
     t_kernel,
     t_result,
@@ -167,7 +168,8 @@ def paired_ttest_kfold(
     ----------
     {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B (the one-tailed test of Alpaydın (2014)).
+        "less": H1 A − B < 0 in the metric (A has the lower loss, or score): the
+        one-tailed test of Alpaydın (2014) for a loss.
     {data}
 
     Returns
@@ -196,7 +198,9 @@ def paired_ttest_kfold(
         raise DataError(
             "paired_ttest_kfold needs a loss difference on every fold; some are missing"
         )
-    result = finish_result(_paired_ttest_kfold(d, alternative), table, pair)
+    result = finish_result(
+        _paired_ttest_kfold(d, loss_alternative(table, alternative)), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 

@@ -27,6 +27,7 @@ from cvreport.methods._common import (
     emit_partition_warnings,
     emit_warnings,
     finish_result,
+    loss_alternative,
     safe_ratio,
     t_kernel,
     t_pvalue,
@@ -255,7 +256,7 @@ def paired_ttest_5x2cv_array(
         p_i^(j) = loss of A − loss of B on fold j of replication i (row 0 is the
         first replication, column 0 its first fold).
     alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B.
+        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
 
     Returns
     -------
@@ -428,7 +429,7 @@ def paired_ttest_5x2cv(
     ----------
     {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B.
+        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
     {data}
 
     Returns
@@ -450,7 +451,9 @@ def paired_ttest_5x2cv(
     check_alternative(alternative)
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, PAIRED_T_5X2CV)
-    result = finish_result(_paired_ttest_5x2cv(d, alternative, reps, folds), table, pair)
+    result = finish_result(
+        _paired_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 
@@ -512,7 +515,7 @@ def blocked_ttest_3x2cv(
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, BLOCKED_T_3X2CV)
     partition_warnings, partition_notes = balance_warning(table, "blocked_ttest_3x2cv")
-    result = _blocked_ttest_3x2cv(d, alternative, reps, folds)
+    result = _blocked_ttest_3x2cv(d, loss_alternative(table, alternative), reps, folds)
     emit_warnings(result.warnings)
     emit_partition_warnings(partition_warnings)
     return finish_result(
@@ -565,7 +568,9 @@ def combined_ttest_5x2cv(
     check_alternative(alternative)
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_T_5X2CV)
-    result = finish_result(_combined_ttest_5x2cv(d, alternative, reps, folds), table, pair)
+    result = finish_result(
+        _combined_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 

@@ -10,7 +10,7 @@ differences.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -201,6 +201,8 @@ class SplitDifferences:
 class Mx2TTestResult(SplitDifferences, TTestResult):
     """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t)."""
 
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center", "differences")
+
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PairedTTest5x2cvResult(Mx2TTestResult):
@@ -223,6 +225,13 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
     alternative_statistics: tuple[tuple[float, ...], ...] = ()
     alternative_pvalues: tuple[tuple[float, ...], ...] = ()
     rejections: int = 0
+
+    _signed_fields: ClassVar[tuple[str, ...]] = (
+        "estimate",
+        "center",
+        "differences",
+        "alternative_statistics",
+    )
 
     def count_rejections(self, alpha: float = 0.05) -> int:
         """How many of the 2m alternative statistics reject H0 at level ``alpha``."""

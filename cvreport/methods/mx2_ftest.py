@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 from scipy import special
@@ -169,6 +169,8 @@ class FTest5x2cvResult(SplitDifferences, TestResult):
     """An F test on an m×2 design; no confidence interval is defined (the statistic is squared)."""
 
     distribution: str = "F"
+
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "differences")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

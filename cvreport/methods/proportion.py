@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
+    loss_alternative,
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
@@ -268,7 +269,9 @@ def proportion_test(
         )
     error_a = float(stats.sums[0, 0, ia]) / n_a
     error_b = float(stats.sums[0, 0, ib]) / n_b
-    result = finish_result(_proportion(error_a, error_b, n_a, alternative), tbl, (a, b))
+    result = finish_result(
+        _proportion(error_a, error_b, n_a, loss_alternative(tbl, alternative)), tbl, (a, b)
+    )
     emit_warnings(result.warnings)
     return result
 

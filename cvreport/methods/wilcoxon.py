@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -25,6 +25,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
     pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
@@ -162,6 +163,14 @@ class WilcoxonResult(TestResult):
     median: float = 0.0
     nonzero: int = 0
 
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "median")
+
+    def _negated_changes(self) -> dict[str, Any]:
+        changes = super()._negated_changes()
+        if self.alternative != "two-sided":  # W+ of −d is W− of d; min(W+, W−) stays
+            changes["statistic"] = self.nonzero * (self.nonzero + 1) / 2.0 - self.statistic
+        return changes
+
 
 def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     k = wilcoxon_kfold_kernel(d, alternative)
@@ -272,7 +281,7 @@ def wilcoxon_kfold(
     (d,) = WILCOXON_KFOLD.inputs(statistics)
     if not np.all(np.isfinite(d)):
         raise DataError("wilcoxon_kfold needs a loss difference on every fold; some are missing")
-    result = finish_result(_wilcoxon(d, alternative), table, pair)
+    result = finish_result(_wilcoxon(d, loss_alternative(table, alternative)), table, pair)
     emit_warnings(result.warnings)
     return result
 

@@ -374,8 +374,8 @@ class Report(ReportDisplay):
     def to_frame(self) -> pd.DataFrame:
         """One tidy row per test and pair, with the adjusted p-value and the stated decision.
 
-        The result's own columns are in internal loss units; ``metric``, ``direction``
-        and the ``shown_*`` columns are what the report prints, in the user's metric.
+        Every column is in the user's metric (A − B); the ``shown_*`` columns are what
+        the report prints beside each other (for Dietterich's t, p₁⁽¹⁾ and its interval).
         """
         frames = []
         for outcome in self.outcomes:

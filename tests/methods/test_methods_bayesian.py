@@ -185,14 +185,20 @@ def test_table_fold_scores_kfold():
             "auc": [-x for x in SECTION_1] + [0.0] * 10,
         }
     )
-    table = ResultsTable.from_fold_scores(frame, score="auc")  # higher is better: negated
+    table = ResultsTable.from_fold_scores(frame, score="auc")  # higher is better
     res = bayesian_correlated_ttest(table, "A", "B", rope=0.01)
+    # "A better" means a higher auc: the same probabilities as the loss table of section 1
     assert all(
         as_printed(p, printed)
         for p, printed in zip(res.probabilities, ("0.161755", "0.338245", "0.5"))
     )
     assert res.models == ("A", "B")
-    assert any("negated" in n for n in res.notes)
+    # the posterior is of auc(A) − auc(B), in the score's own units
+    assert res.direction == "higher" and res.loss_name == "auc"
+    assert res.location == pytest.approx(-np.mean(SECTION_1), abs=1e-15)
+    low, high = res.credible_interval(0.05)
+    assert low < res.location < high
+    assert res.decision(0.16).startswith("A has higher auc than B")
     flipped = bayesian_correlated_ttest(table, "B", "A", rope=0.01)
     assert flipped.prob_a_better == pytest.approx(res.prob_b_better)
 

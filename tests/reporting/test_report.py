@@ -347,11 +347,11 @@ def test_higher_is_better_scores_are_described_as_scores(
 ) -> None:
     with_audit(monkeypatch, "random")
     report = Report(FakeTable(higher_is_better=True))
-    # the fake test's loss estimate −0.01 is a score difference of +0.01: A scored higher
-    assert "A has the higher mean loss, by 0.0100 (A − B = 0.0100)" in (
+    # results speak the metric: the fake test's estimate −0.01 is score(A) − score(B)
+    assert "B has the higher mean loss, by 0.0100 (A − B = -0.0100)" in (
         report.outcomes[0].interpretation
     )
-    assert report.outcomes[0].shown_estimate == pytest.approx(0.01)
+    assert report.outcomes[0].shown_estimate == pytest.approx(-0.01)
     assert not any("negated" in c for c in report.context()["caveats"])
 
 
@@ -645,8 +645,8 @@ def test_per_model_scores_are_shown_as_given_not_negated() -> None:
     assert "| a | 0.9000 |" in Report(table).to_markdown()
 
 
-def test_a_negated_score_is_read_the_right_way_round() -> None:
-    """A negative estimate of a negated score means A scored *higher*, in every output."""
+def test_a_score_is_read_the_right_way_round() -> None:
+    """A score's estimate is score(A) − score(B), in every output and in the result itself."""
     table_module = importlib.import_module("cvreport.data.table")
     scores = pd.DataFrame(
         {
@@ -663,5 +663,6 @@ def test_a_negated_score_is_read_the_right_way_round() -> None:
         assert "a has the higher mean auc, by 0.1000" in text
     assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
-    assert result.estimate < 0 and result.loss_name == "negated auc"
-    assert "(mean negated auc A − B)" in result.summary().as_text()
+    assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"
+    assert "(mean auc A − B)" in result.summary().as_text()
+    assert "negated" not in result.summary().as_text()
