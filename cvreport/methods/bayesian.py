@@ -493,13 +493,7 @@ def bayesian_correlated_ttest(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-    >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
-    ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
-    ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
-    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_fold_scores}
     >>> res = bayesian_correlated_ttest(t, rope=0.01)
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]

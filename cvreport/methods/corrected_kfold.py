@@ -195,13 +195,7 @@ def corrected_repeated_kfold_ttest(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-    >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
-    ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
-    ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
-    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_fold_scores}
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)

@@ -22,10 +22,10 @@ from cvreport.methods._common import (
     partition_balance,
     zero_spread,
 )
+from cvreport.methods.spec import TestSpec, mx2_differences
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
-    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "difference_tables",
     "labels_or_positions",
     "mx2_fields",
+    "mx2_spec",
     "split_variances",
     "table_mx2_differences",
     "two_folds",
@@ -130,6 +131,16 @@ def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
 def two_folds(design: Design) -> bool:
     """Whether a design has two folds per replication: what every m×2 test accepts."""
     return design.is_mx2
+
+
+def mx2_spec(**facts: Any) -> TestSpec:
+    """The spec of an m×2 test: run on m×2 designs, accepted on any two-fold design.
+
+    By default it reads the (m, 2) split differences and states :data:`MX2_REQUIREMENT`;
+    ``facts`` give the rest and may replace those two.
+    """
+    defaults = {"requirement": MX2_REQUIREMENT, "inputs": mx2_differences}
+    return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
 
 
 def table_mx2_differences(

@@ -503,11 +503,7 @@ def binomial_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
@@ -558,11 +554,7 @@ def normal_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.distribution
     ('A', 'normal')
@@ -612,13 +604,7 @@ def ttest_error(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
     >>> res.model, res.df
     ('B', 4.0)
@@ -648,13 +634,23 @@ def ttest_error(
 
 _ONE_MODEL = "any design of one model's losses"
 
-BINOMIAL = TestSpec(
+
+def _one_model_spec(**facts: Any) -> TestSpec:
+    """The spec of a test of one model against a target: any design, not in the report."""
+    return TestSpec(
+        reference=REF_ONE_MODEL,
+        designs=DESIGN_KINDS,
+        requirement=_ONE_MODEL,
+        models=1,
+        in_report=False,
+        **facts,
+    )
+
+
+BINOMIAL = _one_model_spec(
     name="binomial_test",
     label="Binomial test of the error rate",
     method="Binomial test of the error rate against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=binomial_test,
     result=OneModelTestResult,
     statistic="X errors of N",
@@ -663,16 +659,11 @@ BINOMIAL = TestSpec(
     kernel=binomial_test_kernel,
     needs_binary=True,
     needs_per_record=True,
-    models=1,
-    in_report=False,
 )
-NORMAL = TestSpec(
+NORMAL = _one_model_spec(
     name="normal_test",
     label="Normal test of the error rate",
     method="Normal approximation test of the error rate against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=normal_test,
     result=OneModelTestResult,
     statistic="(X/N − p0) / sqrt(p0(1 − p0)/N)",
@@ -681,22 +672,15 @@ NORMAL = TestSpec(
     kernel=normal_test_kernel,
     needs_binary=True,
     needs_per_record=True,
-    models=1,
-    in_report=False,
 )
-TTEST_ERROR = TestSpec(
+TTEST_ERROR = _one_model_spec(
     name="ttest_error",
     label="t test of the fold error",
     method="t test of the mean fold error against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=ttest_error,
     result=OneModelTTestResult,
     statistic="√K (mean − p0) / S",
     distribution="t(K − 1)",
     array_function=ttest_error_array,
     kernel=ttest_error_kernel,
-    models=1,
-    in_report=False,
 )

@@ -22,7 +22,6 @@ from cvreport.errors import DataError
 from cvreport.methods._common import (
     OK,
     ZERO_OVER_ZERO,
-    as_array,
     as_table,
     emit_warnings,
     finish_result,
@@ -30,7 +29,8 @@ from cvreport.methods._common import (
     pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec, kfold_differences
+from cvreport.methods.kfold import check_fold_differences
+from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -227,9 +227,7 @@ def wilcoxon_kfold_array(differences: Any, alternative: str = "two-sided") -> Wi
     (1.0, 0.125, 5)
     """
     check_alternative(alternative)
-    d = as_array(differences, "differences")
-    if d.ndim != 1:
-        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    d = check_fold_differences(differences)
     result = _wilcoxon(d, alternative)
     emit_warnings(result.warnings)
     return result
@@ -294,7 +292,7 @@ WILCOXON_KFOLD = TestSpec(
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
     designs=("kfold",),
-    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    requirement=KFOLD_REQUIREMENT,
     function=wilcoxon_kfold,
     result=WilcoxonResult,
     statistic="rank sum W+ (min(W+, W−) two-sided) of the non-zero p_k",

@@ -24,23 +24,7 @@ from cvreport.methods.corrected import (
     paired_ttest_resampled_array,
     paired_ttest_resampled_kernel,
 )
-
-# docs/methods.md differences, rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
-SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-FOUR = [0.02, -0.01, 0.03, 0.00]
-
-
-def as_printed(x: float, printed: str) -> bool:
-    """Whether ``x`` agrees with a printed reference value to all its digits (at least 6)."""
-    mantissa = printed.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    digits = max(6, len(mantissa))
-    return float(f"{x:.{digits}g}") == float(f"{float(printed):.{digits}g}")
-
-
-def t3_cdf(t: float) -> float:
-    """Student t CDF with 3 degrees of freedom in closed form (no library)."""
-    x = t / math.sqrt(3.0)
-    return 0.5 + (x / (1 + x * x) + math.atan(x)) / math.pi
+from tests._printed import FOUR, SECTION_1, as_printed, t3_cdf
 
 
 # -- docs/methods.md vector -----------------------------------------------------------

@@ -23,7 +23,7 @@ from scipy import stats
 import cvreport
 from cvreport.data.table import ResultsTable
 from cvreport.methods.registry import SPECS
-from tests.methods.test_contract import PAIRED, TABLES, losses_frame, run, two_sided
+from tests._designs import PAIRED, TABLES, losses_frame, run, two_sided
 
 SIGNED = ("t", "normal", "z")
 
