@@ -281,9 +281,14 @@ class TestResult(SummaryDisplay):
         if self.has_conf_int:
             low, high = self.conf_int(0.05)
             rows.append(SummaryRow("95% interval", (low, high), "value"))
+        rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
         rows.append(SummaryRow("reject H0 at α = 0.05", self.reject(0.05), "value"))
         return [r for r in rows if r.value is not None]
+
+    def _extra_rows(self) -> list[SummaryRow]:
+        """Rows a test adds to the summary, shown before the observations and the decision."""
+        return []
 
     def _summary_tables(self) -> list[SummaryTable]:
         return []

@@ -47,6 +47,7 @@ __all__ = [
     "OK",
     "ZERO_OVER_ZERO",
     "ZERO_SPREAD_RTOL",
+    "NormalTestResult",
     "TKernel",
     "TTestResult",
     "apply_degenerate_pvalue",
@@ -59,6 +60,8 @@ __all__ = [
     "emit_warnings",
     "finish_result",
     "loss_alternative",
+    "normal_interval",
+    "normal_pvalue",
     "pair_statistics",
     "partition_balance",
     "require_design",
@@ -199,6 +202,34 @@ def t_interval(
     if alternative == "less":
         return (-math.inf, center + q * standard_error)
     return (center - q * standard_error, math.inf)
+
+
+def normal_interval(
+    center: float, standard_error: float, alpha: float, alternative: str
+) -> tuple[float, float]:
+    """``center ± z quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
+    if alternative == "two-sided":
+        q = float(special.ndtri(1.0 - alpha / 2.0))
+        return (center - q * standard_error, center + q * standard_error)
+    q = float(special.ndtri(1.0 - alpha))
+    if alternative == "less":
+        return (-math.inf, center + q * standard_error)
+    return (center - q * standard_error, math.inf)
+
+
+def normal_pvalue(statistic: Any, alternative: str) -> np.ndarray:
+    """p-value of a standard-normal statistic, elementwise ("less": the lower tail).
+
+    >>> normal_pvalue([-1.959964, 0.0], "two-sided").round(6).tolist()
+    [0.05, 1.0]
+    """
+    z = np.asarray(statistic, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+    if alternative == "less":
+        return np.asarray(special.ndtr(z), dtype=np.float64)
+    check_alternative(alternative)
+    return np.asarray(special.ndtr(-z), dtype=np.float64)
 
 
 def apply_degenerate_pvalue(pvalue: np.ndarray, code: np.ndarray) -> np.ndarray:
@@ -426,6 +457,25 @@ class TTestResult(TestResult):
         rows = super()._summary_rows()
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
         return rows
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NormalTestResult(TestResult):
+    """A z test whose interval is ``estimate ± z quantile × standard_error``.
+
+    Attributes
+    ----------
+    standard_error : float
+        The standard error of the estimate (no interval when it is not positive).
+    """
+
+    standard_error: float = math.nan
+    distribution: str = "normal"
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        if not (self.standard_error > 0 and self.estimate is not None):
+            return None
+        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
 
 
 def check_counts(values: Any, name: str) -> np.ndarray:

@@ -56,7 +56,6 @@ from cvreport.methods.resampled_t import (
     ResampledTTestResult,
     check_ratio,
     corrected_resampled_ttest_kernel,
-    normal_pvalue,
     resampled_result,
     table_split_differences,
     table_test_train_ratio,
@@ -81,7 +80,6 @@ __all__ = [
     "corrected_resampled_ttest",
     "corrected_resampled_ttest_array",
     "corrected_resampled_ttest_kernel",
-    "normal_pvalue",
     "paired_ttest_resampled",
     "paired_ttest_resampled_array",
     "paired_ttest_resampled_kernel",
@@ -159,8 +157,7 @@ def paired_ttest_resampled_array(
     ----------
     differences : array_like, shape (J,)
         Mean loss of A minus mean loss of B on each validation set.
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
+    {array_alternative}
 
     Returns
     -------
@@ -266,8 +263,7 @@ def paired_ttest_resampled(
     Parameters
     ----------
     {pair_parameters}
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
+    {alternative}
     {data}
 
     Returns

@@ -46,10 +46,10 @@ from cvreport.methods._common import (
     emit_warnings,
     finish_result,
     loss_alternative,
+    normal_pvalue,
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
@@ -215,10 +215,9 @@ class CVIntervalResult(TestResult):
         half = float(special.ndtri(1.0 - alpha / 2.0)) * self.std_error
         return (self.estimate - half, self.estimate + half)
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow(f"σ̂ (variance = {self.variance!r})", self.std_dev, "number"),
             SummaryRow("records n", self.n_records, "value"),
@@ -226,7 +225,7 @@ class CVIntervalResult(TestResult):
         ]
         if self.n_replications > 1:
             extra.append(SummaryRow("replications averaged", self.n_replications, "value"))
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 def _one_cv(

@@ -51,6 +51,10 @@ alternative : {"greater", "less", "two-sided"}
 alternative : {"two-sided", "less", "greater"}
     About the difference A − B in the table's metric: "less" is H1 A has the lower
     loss (for a score: the lower score) than B; "greater" the reverse.""",
+    "array_alternative": """\
+alternative : {"two-sided", "less", "greater"}
+    "less": H1 the differences A − B lie below 0 (A has the lower loss, or the lower
+    score); "greater" the reverse.""",
     "data": """\
 data : DataFrame, optional
     The long-format data when ``table`` is a formula.""",

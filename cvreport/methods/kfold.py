@@ -150,6 +150,22 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     return result
 
 
+def table_fold_differences(
+    table: ResultsTable, a: Any, b: Any, spec: TestSpec
+) -> tuple[tuple[Any, Any], np.ndarray]:
+    """The pair and its K per-fold internal-loss differences for a K-fold test ``spec``.
+
+    Raises :class:`DesignError` unless ``spec`` accepts the design, and
+    :class:`DataError` when a fold lacks a difference.
+    """
+    spec.check_design(table)
+    pair, statistics = pair_statistics(table, a, b)
+    (d,) = spec.inputs(statistics)
+    if not np.all(np.isfinite(d)):
+        raise DataError(f"{spec.name} needs a difference on every fold; some are missing")
+    return pair, d
+
+
 @fill_doc
 def paired_ttest_kfold(
     table: ResultsTable | str,
@@ -191,13 +207,7 @@ def paired_ttest_kfold(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    PAIRED_T_KFOLD.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    (d,) = PAIRED_T_KFOLD.inputs(statistics)
-    if not np.all(np.isfinite(d)):
-        raise DataError(
-            "paired_ttest_kfold needs a loss difference on every fold; some are missing"
-        )
+    pair, d = table_fold_differences(table, a, b, PAIRED_T_KFOLD)
     result = finish_result(
         _paired_ttest_kfold(d, loss_alternative(table, alternative)), table, pair
     )

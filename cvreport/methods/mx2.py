@@ -255,8 +255,7 @@ def paired_ttest_5x2cv_array(
     differences : array_like, shape (m, 2)
         p_i^(j) = loss of A − loss of B on fold j of replication i (row 0 is the
         first replication, column 0 its first fold).
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
+    {array_alternative}
 
     Returns
     -------
@@ -428,8 +427,7 @@ def paired_ttest_5x2cv(
     Parameters
     ----------
     {pair_parameters}
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A − B < 0 in the metric (A has the lower loss, or score).
+    {alternative}
     {data}
 
     Returns

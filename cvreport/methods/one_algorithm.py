@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    normal_pvalue,
     t_kernel,
     t_result,
 )
@@ -110,15 +111,6 @@ def binomial_test_kernel(
     return OneModelKernel(x + 0.0 * n, np.clip(pvalue, 0.0, 1.0), code)
 
 
-def _normal_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
-    if alternative == "greater":
-        return special.ndtr(-z)
-    if alternative == "less":
-        return special.ndtr(z)
-    check_alternative(alternative)
-    return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
-
-
 def normal_test_kernel(
     errors: Any, n: Any, p0: Any, alternative: str = "greater"
 ) -> OneModelKernel:
@@ -133,7 +125,7 @@ def normal_test_kernel(
     p0 = np.asarray(p0, dtype=np.float64)
     z = (x / n - p0) / np.sqrt(p0 * (1.0 - p0) / n)
     code = np.zeros(z.shape, dtype=np.int8) + OK
-    return OneModelKernel(z, _normal_pvalue(z, alternative), code)
+    return OneModelKernel(z, normal_pvalue(z, alternative), code)
 
 
 def ttest_error_kernel(fold_errors: Any, p0: Any, alternative: str = "greater") -> TKernel:
@@ -257,24 +249,39 @@ def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
     return x, total
 
 
-def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    k = binomial_test_kernel(x, n, p0, alternative)
+def _count_result(
+    spec: TestSpec,
+    kernel: OneModelKernel,
+    x: float,
+    n: float,
+    p0: float,
+    alternative: str,
+    distribution: str,
+    notes: tuple[str, ...] = (),
+) -> OneModelTestResult:
+    """The result of a test of X errors out of N records against ``p0``."""
     return OneModelTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
         df=None,
-        distribution="binomial",
+        distribution=distribution,
         alternative=alternative,
         estimate=x / n,
         nobs=int(n),
-        method="Binomial test of the error rate against p0",
-        test="binomial_test",
-        reference=REF_ONE_MODEL,
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
         design="one validation set (counts given directly)",
+        notes=notes,
         p0=p0,
         errors=x,
         n=n,
     )
+
+
+def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    kernel = binomial_test_kernel(x, n, p0, alternative)
+    return _count_result(BINOMIAL, kernel, x, n, p0, alternative, "binomial")
 
 
 @fill_doc
@@ -317,29 +324,13 @@ def binomial_test_array(
 
 
 def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    k = normal_test_kernel(x, n, p0, alternative)
+    kernel = normal_test_kernel(x, n, p0, alternative)
     notes: tuple[str, ...] = ()
     if n * p0 < 5 or n * (1 - p0) < 5:
         notes = (
             "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
         )
-    return OneModelTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=None,
-        distribution="normal",
-        alternative=alternative,
-        estimate=x / n,
-        nobs=int(n),
-        method="Normal approximation test of the error rate against p0",
-        test="normal_test",
-        reference=REF_ONE_MODEL,
-        design="one validation set (counts given directly)",
-        notes=notes,
-        p0=p0,
-        errors=x,
-        n=n,
-    )
+    return _count_result(NORMAL, kernel, x, n, p0, alternative, "normal", notes)
 
 
 @fill_doc
@@ -455,6 +446,16 @@ def _model_folds(table: ResultsTable, model: Any) -> pd.DataFrame:
     return own.sort_values(["replication", "fold"], kind="stable")
 
 
+def _error_counts(table: ResultsTable, model: Any, test: str) -> tuple[Any, float, float]:
+    """The model and its errors X out of N records, from per-record 0/1 losses."""
+    table.require_per_record(test)
+    table.require_binary(test)
+    model = _resolve_model(table, model)
+    folds = _model_folds(table, model)
+    n = float(folds["n"].sum())
+    return model, float(np.round((folds["loss"] * folds["n"]).sum())), n
+
+
 def _repeated_note(table: ResultsTable) -> tuple[str, ...]:
     m = table.design.m
     if m > 1:
@@ -511,12 +512,7 @@ def binomial_test(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
-    table.require_per_record("binomial_test")
-    table.require_binary("binomial_test")
-    model = _resolve_model(table, model)
-    folds = _model_folds(table, model)
-    n = float(folds["n"].sum())
-    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    model, x, n = _error_counts(table, model, "binomial_test")
     result = _binomial_test(x, n, p, alternative)
     return _one_model_finish(result, table, model, _repeated_note(table))
 
@@ -562,12 +558,7 @@ def normal_test(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
-    table.require_per_record("normal_test")
-    table.require_binary("normal_test")
-    model = _resolve_model(table, model)
-    folds = _model_folds(table, model)
-    n = float(folds["n"].sum())
-    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    model, x, n = _error_counts(table, model, "normal_test")
     result = _normal_test(x, n, p, alternative)
     return _one_model_finish(result, table, model, _repeated_note(table))
 

@@ -26,10 +26,9 @@ from cvreport.methods._common import (
     emit_warnings,
     finish_result,
     loss_alternative,
-    pair_statistics,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences
+from cvreport.methods.kfold import check_fold_differences, table_fold_differences
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
@@ -276,11 +275,7 @@ def wilcoxon_kfold(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    WILCOXON_KFOLD.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    (d,) = WILCOXON_KFOLD.inputs(statistics)
-    if not np.all(np.isfinite(d)):
-        raise DataError("wilcoxon_kfold needs a loss difference on every fold; some are missing")
+    pair, d = table_fold_differences(table, a, b, WILCOXON_KFOLD)
     result = finish_result(_wilcoxon(d, loss_alternative(table, alternative)), table, pair)
     emit_warnings(result.warnings)
     return result

@@ -181,7 +181,9 @@ def test_per_fold_formula_negates_a_score_by_default():
     np.testing.assert_allclose(table.loss_differences("a", "b").to_numpy(), [[-0.1, 0.05]])
     assert table.metric.direction == "higher"
     as_loss = ResultsTable.from_formula(
-        "value ~ model | rep + fold", df.rename(columns={"auc": "value"}), per_fold=True,
+        "value ~ model | rep + fold",
+        df.rename(columns={"auc": "value"}),
+        per_fold=True,
         direction="lower",
     )
     np.testing.assert_allclose(as_loss.differences("a", "b").to_numpy(), [[0.1, -0.05]])
