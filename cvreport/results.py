@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import pandas as pd
 
@@ -23,9 +23,31 @@ from cvreport.rendering.display import SummaryDisplay
 if TYPE_CHECKING:
     from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 
-__all__ = ["ALTERNATIVES", "TestResult", "check_alternative"]
+__all__ = ["ALTERNATIVES", "TestResult", "check_alternative", "mirrored_alternative"]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+
+_MIRRORED = {"two-sided": "two-sided", "less": "greater", "greater": "less"}
+# reference distributions whose statistic carries the sign of the estimate A − B
+_SIGNED_DISTRIBUTIONS = frozenset({"t", "normal", "z"})
+
+
+def mirrored_alternative(alternative: str) -> str:
+    """The alternative for the negated differences: "less" ↔ "greater".
+
+    >>> mirrored_alternative("less"), mirrored_alternative("two-sided")
+    ('greater', 'two-sided')
+    """
+    return _MIRRORED[check_alternative(alternative)]
+
+
+def _negated(value: Any) -> Any:
+    """``-value`` for numbers, arrays and nested tuples; ``None`` stays ``None`` and 0 stays +0."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_negated(item) for item in value)
+    return 0.0 - value
 
 
 def _interval_hint(design: str | None) -> str:
@@ -47,11 +69,16 @@ def _interval_hint(design: str | None) -> str:
 
 
 def check_alternative(alternative: str) -> str:
-    """Validate scipy's ``alternative`` words; "less" means H1: A has lower loss than B."""
+    """Validate scipy's ``alternative`` words, about the sign of the estimate A − B.
+
+    "less" means H1: metric(A) − metric(B) < 0 (A has the lower value of the metric:
+    the better model for a loss, the worse for a score); "greater" the reverse.
+    """
     if alternative not in ALTERNATIVES:
         raise CVReportError(
             f"alternative must be one of {ALTERNATIVES}, got {alternative!r}; "
-            "'less' means H1: model A has lower loss than model B"
+            "'less' means H1: model A has the lower value of the metric (A − B < 0), "
+            "'greater' the higher"
         )
     return alternative
 
@@ -71,9 +98,11 @@ class TestResult(SummaryDisplay):
     distribution : str
         Reference distribution: ``"t"``, ``"F"``, ``"chi2"``, ``"normal"``, ``"binomial"``.
     alternative : str
-        ``"two-sided"``, ``"less"`` (A has lower loss) or ``"greater"``.
+        ``"two-sided"``, ``"less"`` (H1: A has the lower value of the metric) or ``"greater"``.
     estimate : float or None
-        Mean loss of A minus mean loss of B (positive: A is worse).
+        The metric of A minus the metric of B, in the metric's own units and
+        direction: for a loss (``direction="lower"``) a positive estimate means A
+        is worse, for a score (``direction="higher"``) that A is better.
     nobs : int or None
         Number of observations the statistic is built from (folds or records).
     method : str
@@ -90,6 +119,10 @@ class TestResult(SummaryDisplay):
         What was degenerate or doubtful, and which convention was applied.
     notes : tuple of str
         Labels such as "not recommended" or "extension".
+    loss_name : str
+        Name of the metric the estimate is in.
+    direction : {"lower", "higher"}
+        Whether a lower (a loss) or a higher (a score) value of the metric is better.
 
     Examples
     --------
@@ -119,6 +152,10 @@ class TestResult(SummaryDisplay):
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     loss_name: str = "loss"
+    direction: str = "lower"
+
+    #: Fields holding a difference A − B (or its sign); negated by :meth:`_negated`.
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate",)
 
     def __iter__(self) -> Iterator[float]:
         yield self.statistic
@@ -140,7 +177,7 @@ class TestResult(SummaryDisplay):
         return bool(self.pvalue <= alpha)
 
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
-        """Confidence interval for the mean loss difference A − B at level ``1 - alpha``.
+        """Confidence interval for the difference A − B in the metric at level ``1 - alpha``.
 
         Raises
         ------
@@ -173,6 +210,24 @@ class TestResult(SummaryDisplay):
         """Whether a degenerate-data convention was applied (see ``warnings``)."""
         return bool(self.warnings)
 
+    def _negated(self) -> Self:
+        """The result for the negated differences B − A, computed from this one.
+
+        A score is tested as a negated loss; this turns such a result into the
+        score's own units: every signed field is negated, a statistic with a
+        signed distribution (t, normal) changes sign, "less" and "greater" swap,
+        and p-values stay. Subclasses whose statistic is not simply odd in the
+        differences override :meth:`_negated_changes`.
+        """
+        return replace(self, **self._negated_changes())
+
+    def _negated_changes(self) -> dict[str, Any]:
+        changes = {name: _negated(getattr(self, name)) for name in self._signed_fields}
+        if str(self.distribution).split(" ")[0] in _SIGNED_DISTRIBUTIONS:
+            changes["statistic"] = _negated(self.statistic)
+        changes["alternative"] = _MIRRORED.get(self.alternative, self.alternative)
+        return changes
+
     # -- tabular view ----------------------------------------------------
     def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One tidy row: so that many results concatenate into one table."""
@@ -193,6 +248,8 @@ class TestResult(SummaryDisplay):
             "alternative": self.alternative,
             "pvalue": self.pvalue,
             "reject": self.reject(alpha),
+            "metric": self.loss_name,
+            "direction": self.direction,
             "alpha": alpha,
             "estimate": self.estimate,
             "ci_low": low,
@@ -219,12 +276,19 @@ class TestResult(SummaryDisplay):
             SummaryRow("p-value", self.pvalue, "pvalue"),
             SummaryRow(f"estimate (mean {self.loss_name} A − B)", self.estimate, "number"),
         ]
+        if self.models and self.estimate is not None:
+            rows.append(SummaryRow("better", f"{self.direction} {self.loss_name}", "text"))
         if self.has_conf_int:
             low, high = self.conf_int(0.05)
             rows.append(SummaryRow("95% interval", (low, high), "value"))
+        rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
         rows.append(SummaryRow("reject H0 at α = 0.05", self.reject(0.05), "value"))
         return [r for r in rows if r.value is not None]
+
+    def _extra_rows(self) -> list[SummaryRow]:
+        """Rows a test adds to the summary, shown before the observations and the decision."""
+        return []
 
     def _summary_tables(self) -> list[SummaryTable]:
         return []

@@ -17,37 +17,10 @@ import pytest
 
 from cvreport.cli import main
 from cvreport.rendering.formatting import format_pvalue
+from tests._fakes import FORMULA, five_by_two_losses
 
 report_module = importlib.import_module("cvreport.reporting.report")
 writer_module = importlib.import_module("cvreport.rendering.writer")
-
-FORMULA = "loss ~ model | replication + fold"
-
-
-def five_by_two_losses(n: int = 120, seed: int = 3) -> pd.DataFrame:
-    """Random 5×2 partitions of n records and 0/1 losses of three models (A best, C worst)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    error_rate = {"A": 0.1, "B": 0.2, "C": 0.3}
-    wrong = {m: rng.random(n) < p for m, p in error_rate.items()}
-    for replication in range(1, 6):
-        order = rng.permutation(n)
-        fold = np.empty(n, dtype=int)
-        fold[order[: n // 2]] = 1
-        fold[order[n // 2 :]] = 2
-        for model in error_rate:
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "replication": replication,
-                        "fold": fold,
-                        "model": model,
-                        "record": np.arange(n),
-                        "loss": wrong[model].astype(int),
-                    }
-                )
-            )
-    return pd.concat(rows, ignore_index=True)
 
 
 @pytest.fixture(scope="module")

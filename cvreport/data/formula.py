@@ -335,6 +335,17 @@ class ParsedFormula:
     model: str
     blocks: tuple[str, ...]
 
+    @property
+    def replication_and_fold(self) -> tuple[str | None, str | None]:
+        """The replication and fold columns of the blocks; a single block is the fold.
+
+        >>> parse_formula("loss ~ model | fold").replication_and_fold
+        (None, 'fold')
+        """
+        if len(self.blocks) == 2:
+            return self.blocks[0], self.blocks[1]
+        return None, (self.blocks[0] if self.blocks else None)
+
 
 class _Part(list):
     """One term presented as a formula part (prints as the term)."""

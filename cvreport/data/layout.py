@@ -401,6 +401,34 @@ def _regrouped_layout(
     )
 
 
+def _key_columns(
+    data: pd.DataFrame, model: str, replication: str | None, fold: str | None
+) -> list[KeyColumn]:
+    """The replication, fold and model key columns, in :data:`KEY_ORDERS`' order."""
+    return [
+        KeyColumn.of(data, "replication", replication),
+        KeyColumn.of(data, "fold", fold),
+        KeyColumn.of(data, "model", model),
+    ]
+
+
+def _row_describer(
+    data: pd.DataFrame, keys: list[KeyColumn], record: pd.Series | None = None
+) -> Callable[[np.ndarray], list[str]]:
+    """Name rows by their index and keys (and record), for the error about bad values."""
+
+    def describe_rows(positions: np.ndarray) -> list[str]:
+        described = []
+        for p in positions:
+            parts = [f"{k.column}={show(k.series.iloc[p])}" for k in keys if k.series is not None]
+            if record is not None:
+                parts.append(f"{record.name}={show(record.iloc[p])}")
+            described.append(f"row {show(data.index[p])} ({', '.join(parts)})")
+        return described
+
+    return describe_rows
+
+
 def build_record_layout(
     data: pd.DataFrame,
     loss: np.ndarray,
@@ -445,28 +473,13 @@ def build_record_layout(
     n_rows = data.shape[0]
     if n_rows == 0:
         raise DataError("the table has no rows; give at least one loss per model and record")
-    keys = [
-        KeyColumn.of(data, "replication", replication),
-        KeyColumn.of(data, "fold", fold),
-        KeyColumn.of(data, "model", model),
-    ]
+    keys = _key_columns(data, model, replication, fold)
     names = Names(replication, fold, model, record)
     record_series = data[record]
 
     binary = is_binary(loss)
     if not binary and first_nonfinite(loss) >= 0:
-
-        def describe_rows(positions: np.ndarray) -> list[str]:
-            return [
-                f"row {show(data.index[p])} ("
-                + ", ".join(
-                    f"{k.column}={show(k.series.iloc[p])}" for k in keys if k.series is not None
-                )
-                + f", {record}={show(record_series.iloc[p])})"
-                for p in positions
-            ]
-
-        raise nonfinite_error(loss, loss_what, describe_rows)
+        raise nonfinite_error(loss, loss_what, _row_describer(data, keys, record_series))
     if not binary:
         check_magnitude(loss, loss_what)
 
@@ -513,24 +526,9 @@ def build_fold_score_layout(
     n_rows = data.shape[0]
     if n_rows == 0:
         raise DataError("the table has no rows; give one score per (replication, fold, model)")
-    keys = [
-        KeyColumn.of(data, "replication", replication),
-        KeyColumn.of(data, "fold", fold),
-        KeyColumn.of(data, "model", model),
-    ]
+    keys = _key_columns(data, model, replication, fold)
     if first_nonfinite(values) >= 0:
-
-        def describe_rows(positions: np.ndarray) -> list[str]:
-            return [
-                f"row {show(data.index[p])} ("
-                + ", ".join(
-                    f"{k.column}={show(k.series.iloc[p])}" for k in keys if k.series is not None
-                )
-                + ")"
-                for p in positions
-            ]
-
-        raise nonfinite_error(values, value_what, describe_rows)
+        raise nonfinite_error(values, value_what, _row_describer(data, keys))
     check_magnitude(values, value_what)
     (rep_codes, replications), (fold_codes, folds), (model_codes, models) = (
         key.encode(order) for key, order in zip(keys, KEY_ORDERS)

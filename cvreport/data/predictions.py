@@ -290,12 +290,7 @@ def metric_formula(
     except DataError:
         return None
     parsed = parse_formula(f"{truth} ~{rest}")
-    replication: str | None = None
-    fold: str | None = None
-    if len(parsed.blocks) == 2:
-        replication, fold = parsed.blocks
-    elif len(parsed.blocks) == 1:
-        fold = parsed.blocks[0]
+    replication, fold = parsed.replication_and_fold
     columns = [c.strip() for c in argument.split("+")]
     return build_metric_table(
         cls,

@@ -50,7 +50,7 @@ from cvreport.data.pushdown import (
     formula_contents,
     prediction_contents,
 )
-from cvreport.data.sufficient import FoldBlock, SufficientStatistics
+from cvreport.data.sufficient import SufficientStatistics
 from cvreport.data.validation import loss_values, require_columns, require_named_columns
 from cvreport.data.views import TableViews
 from cvreport.errors import DataError, describe_keys
@@ -118,26 +118,9 @@ class ResultsTable(TableViews):
     [[1, 0, 1, 0], [0, 0, 1, 1]]
     """
 
-    _models: pd.Index
-    _replications: pd.Index
-    _folds: pd.Index
-    _records: pd.Index | None
-    _blocks: tuple[FoldBlock, ...] | None
-    _stats: SufficientStatistics
-    _design: Design
-    _is_binary: bool
-    _per_record: bool
-    _higher_is_better: bool | None
-    _metric: Metric
-    _direction_note: str
+    # the other attributes are declared where they are read, in TableViews
     _score_offset: float
-    _loss_name: str
-    _formula: str | None
-    _source: str
-    _test_train_ratio: float | None
-    _prediction_columns: dict[str, pd.Series] | None
     _kept: tuple[pd.Series, ...]
-    _n_rows: int
     _route: str
     _contents: TableContents
 
@@ -339,14 +322,9 @@ class ResultsTable(TableViews):
         data = source
         require_columns(data, roles, how_to_fix)
         response = evaluate_response(parsed, data)
-        replication: str | None = None
-        fold: str | None = None
-        if len(parsed.blocks) == 2:
-            replication, fold = parsed.blocks
-        elif len(parsed.blocks) == 1:
-            fold = parsed.blocks[0]
-            if not per_fold and records_repeat_across(data, fold, record):
-                replication, fold = fold, None
+        replication, fold = parsed.replication_and_fold
+        if len(parsed.blocks) == 1 and not per_fold and records_repeat_across(data, fold, record):
+            replication, fold = fold, None
         n_rows = data.shape[0]
         if per_fold:
             contents = fold_score_contents(
@@ -556,8 +534,8 @@ class ResultsTable(TableViews):
         >>> df = pd.DataFrame({"fold": [1, 1, 2, 2], "model": ["a", "b"] * 2,
         ...                    "auc": [0.90, 0.85, 0.80, 0.84]})
         >>> table = ResultsTable.from_fold_scores(df, score="auc", replication=None)
-        >>> table.differences("a", "b").round(2).to_numpy().tolist()
-        [[-0.05, 0.04]]
+        >>> table.differences("a", "b").round(2).to_numpy().tolist()  # auc(a) − auc(b)
+        [[0.05, -0.04]]
         """
         roles = {"score": score, "model": model, "replication": replication, "fold": fold}
         source = resolve_source(data, engine)
@@ -635,7 +613,7 @@ class ResultsTable(TableViews):
 
     @property
     def higher_is_better(self) -> bool:
-        """``True`` for a score (negated into a loss internally); prefer :attr:`metric`."""
+        """``True`` for a score; prefer :attr:`metric`."""
         return self._metric.higher_is_better
 
     def to_metric(self, losses: Any) -> Any:

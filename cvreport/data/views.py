@@ -262,7 +262,11 @@ class TableViews(SummaryDisplay):
     # ------------------------------------------------------------------ accessors
 
     def fold_errors(self) -> pd.DataFrame:
-        """Mean loss of each model on each fold.
+        """Mean internal loss of each model on each fold: what the tests work on.
+
+        A loss is as given; 0/1 hits are errors ``1 − hit``; any other score is
+        negated. ``table.to_metric(frame["loss"])`` gives the metric back, and
+        :meth:`differences` gives the differences in the metric.
 
         Returns
         -------
@@ -288,13 +292,24 @@ class TableViews(SummaryDisplay):
         )
 
     def differences(self, a: Any = None, b: Any = None) -> pd.DataFrame:
-        """Per-fold differences of mean loss, A − B (the ``p_i^(j)`` of Dietterich 1998).
+        """Per-fold differences of the metric, A − B (the ``p_i^(j)`` of Dietterich 1998).
+
+        In the table's metric and direction, as every result: auc(A) − auc(B) for
+        an ``auc`` column, loss(A) − loss(B) for a loss.
 
         Returns
         -------
         pandas.DataFrame
             Index: replications (sorted); columns: folds (sorted). ``.to_numpy()``
             is the ``(m, K)`` array; ``(J, 1)`` for (repeated) hold-out.
+        """
+        frame = self.loss_differences(a, b)
+        return 0.0 - frame if self._metric.higher_is_better else frame
+
+    def loss_differences(self, a: Any = None, b: Any = None) -> pd.DataFrame:
+        """Per-fold differences of the internal loss the tests run on (see :meth:`fold_errors`).
+
+        The same frame as :meth:`differences`, negated for a score.
         """
         first, second = self.resolve_pair(a, b)
         values = self._stats.differences(self._model_position(first), self._model_position(second))
@@ -334,7 +349,7 @@ class TableViews(SummaryDisplay):
         return frame
 
     def record_differences(self, a: Any = None, b: Any = None) -> pd.DataFrame:
-        """Per-record loss differences, A − B.
+        """Per-record differences of the metric, A − B (hit(A) − hit(B) for 0/1 hits).
 
         Returns
         -------
@@ -342,6 +357,13 @@ class TableViews(SummaryDisplay):
             Columns ``replication, fold, record, difference``, ordered by
             replication and fold.
         """
+        frame = self.record_loss_differences(a, b)
+        if self._metric.higher_is_better:
+            frame["difference"] = 0.0 - frame["difference"]
+        return frame
+
+    def record_loss_differences(self, a: Any = None, b: Any = None) -> pd.DataFrame:
+        """Per-record differences of the internal loss, A − B (see :meth:`fold_errors`)."""
         self.require_per_record("record_differences")
         self._record_layout()
         assert self._blocks is not None and self._records is not None

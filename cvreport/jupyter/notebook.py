@@ -65,7 +65,7 @@ def build(
     ['title', 'setup', 'load-data-intro', 'load-data']
     >>> nb = build(data="auc.csv", formula="auc ~ model | replication + fold", per_fold=True)
     >>> print(nb.cells[1].source.splitlines()[5])
-    HIGHER_IS_BETTER = True  # a score to maximise (AUC, F1, accuracy); negated into a loss
+    HIGHER_IS_BETTER = True  # a score to maximise (AUC, F1, accuracy)
     """
     import nbformat
 
@@ -97,7 +97,7 @@ def build(
         setup += [
             f"HIGHER_IS_BETTER = {higher_is_better!r}  "
             + (
-                "# a score to maximise (AUC, F1, accuracy); negated into a loss"
+                "# a score to maximise (AUC, F1, accuracy)"
                 if higher_is_better
                 else "# a loss to minimise (error rate, log loss)"
             ),
@@ -123,7 +123,7 @@ def build(
             setup.append(
                 f"HIGHER_IS_BETTER = {higher_is_better!r}  "
                 + (
-                    "# the left side is a score to maximise; negated into a loss"
+                    "# the left side is a score to maximise"
                     if higher_is_better
                     else "# the left side is a loss to minimise"
                 )
@@ -140,10 +140,10 @@ def build(
     ]
     if higher_is_better:
         fold_table = (
-            "folds = table.fold_errors()\n"
-            "if table.higher_is_better:  # the table holds the score negated; show it as given\n"
-            '    folds["loss"] = -folds["loss"]\n'
-            'folds.pivot_table(index=["replication", "fold"], columns="model", values="loss")'
+            "folds = table.fold_errors()  # the internal loss the tests run on\n"
+            'folds[table.metric.name] = table.to_metric(folds["loss"])  # the score as given\n'
+            'folds.pivot_table(index=["replication", "fold"], columns="model", '
+            "values=table.metric.name)"
         )
     else:
         fold_table = (
@@ -160,7 +160,7 @@ def build(
             "cvreport validates the table once and recognises the cross-validation "
             "design; below, the score of every model on every validation fold"
             + (
-                " (as given: the tests see it negated into a loss, and the results say so)."
+                " (as given; every estimate and interval below is in this score, A − B)."
                 if higher_is_better
                 else "."
             )
@@ -185,7 +185,7 @@ def build(
             "cvreport validates the table once and recognises the cross-validation "
             "design; below, the mean loss of every model on every validation fold"
             + (
-                " (the score as given: the tests see it negated into a loss)."
+                " (the score as given; every estimate and interval below is in it, A − B)."
                 if higher_is_better
                 else "."
             )
@@ -314,7 +314,7 @@ def write(
         per_fold=True)``; its audit cell says that the overlap audit needs
         per-record losses, and the report runs the tests that need only per-fold values.
     higher_is_better : bool or None
-        Whether the left side is a score to maximise, negated into a loss. ``None``
+        Whether the left side is a score to maximise. ``None``
         means ``True`` for per-fold scores and ``False`` for per-record losses, as in
         :meth:`cvreport.ResultsTable.from_formula`.
     test_train_ratio : float, optional

@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
-from cvreport.results import TestResult, check_alternative
+from cvreport.results import TestResult, check_alternative, mirrored_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -47,6 +47,7 @@ __all__ = [
     "OK",
     "ZERO_OVER_ZERO",
     "ZERO_SPREAD_RTOL",
+    "NormalTestResult",
     "TKernel",
     "TTestResult",
     "apply_degenerate_pvalue",
@@ -58,6 +59,9 @@ __all__ = [
     "emit_partition_warnings",
     "emit_warnings",
     "finish_result",
+    "loss_alternative",
+    "normal_interval",
+    "normal_pvalue",
     "pair_statistics",
     "partition_balance",
     "require_design",
@@ -200,6 +204,34 @@ def t_interval(
     return (center - q * standard_error, math.inf)
 
 
+def normal_interval(
+    center: float, standard_error: float, alpha: float, alternative: str
+) -> tuple[float, float]:
+    """``center ± z quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
+    if alternative == "two-sided":
+        q = float(special.ndtri(1.0 - alpha / 2.0))
+        return (center - q * standard_error, center + q * standard_error)
+    q = float(special.ndtri(1.0 - alpha))
+    if alternative == "less":
+        return (-math.inf, center + q * standard_error)
+    return (center - q * standard_error, math.inf)
+
+
+def normal_pvalue(statistic: Any, alternative: str) -> np.ndarray:
+    """p-value of a standard-normal statistic, elementwise ("less": the lower tail).
+
+    >>> normal_pvalue([-1.959964, 0.0], "two-sided").round(6).tolist()
+    [0.05, 1.0]
+    """
+    z = np.asarray(statistic, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+    if alternative == "less":
+        return np.asarray(special.ndtr(z), dtype=np.float64)
+    check_alternative(alternative)
+    return np.asarray(special.ndtr(-z), dtype=np.float64)
+
+
 def apply_degenerate_pvalue(pvalue: np.ndarray, code: np.ndarray) -> np.ndarray:
     """Set p = 1 where the kernel found no information (0/0, no df, no discordant records)."""
     uninformative = (
@@ -301,6 +333,16 @@ def emit_partition_warnings(messages: Iterable[str], stacklevel: int = 3) -> Non
 
 
 # -- the table level -------------------------------------------------------------
+def loss_alternative(table: ResultsTable, alternative: str) -> str:
+    """The alternative on the table's internal losses for the user's ``alternative``.
+
+    The user's alternative is about metric(A) − metric(B); a score is tested as a
+    negated loss, so its "greater" (A scored higher) is the loss's "less".
+    """
+    check_alternative(alternative)
+    return mirrored_alternative(alternative) if table.higher_is_better else alternative
+
+
 def finish_result(
     result: R,
     table: ResultsTable,
@@ -310,18 +352,24 @@ def finish_result(
     extra_warnings: tuple[str, ...] = (),
     extra_notes: tuple[str, ...] = (),
 ) -> R:
-    """Fill models, design, loss name (and notes for a negated score) into an array-level result."""
-    notes = tuple(result.notes) + tuple(extra_notes)
-    if table.higher_is_better:
-        notes += (
-            f"{table.loss_name!r} is a higher-is-better score, negated into a loss: "
-            "differences are −(score A − score B), so a positive estimate means A scored lower.",
-        )
+    """Fill models, design and metric into an array-level result computed on internal losses.
+
+    For a score (``table.higher_is_better``) the result is turned into the score's
+    own units and direction (:meth:`~cvreport.results.TestResult._negated`): its
+    estimate and interval are score(A) − score(B), its alternative is about
+    them. Run the test with :func:`loss_alternative` of the user's alternative.
+    A one-model test (``models=None``) keeps its error rate: for 0/1 hits the
+    internal loss is the error 1 − hit, not a negated score.
+    """
+    score = bool(table.higher_is_better)
+    if score and models is not None:
+        result = result._negated()
+    one_model_of_hits = score and models is None
     changes: dict[str, Any] = {
         "design": table.design.describe(),
-        # a negated score is labelled as such: "mean negated auc A − B", not "mean auc"
-        "loss_name": f"negated {table.loss_name}" if table.higher_is_better else table.loss_name,
-        "notes": notes,
+        "loss_name": "error rate" if one_model_of_hits else table.loss_name,
+        "direction": "higher" if score and not one_model_of_hits else "lower",
+        "notes": tuple(result.notes) + tuple(extra_notes),
         "warnings": tuple(result.warnings) + tuple(extra_warnings),
     }
     if models is not None:
@@ -395,6 +443,8 @@ class TTestResult(TestResult):
     standard_error: float = math.nan
     distribution: str = "t"
 
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center")
+
     def _conf_int(self, alpha: float) -> tuple[float, float] | None:
         df = self.df
         if not isinstance(df, (int, float)) or df <= 0 or not math.isfinite(self.standard_error):
@@ -407,6 +457,25 @@ class TTestResult(TestResult):
         rows = super()._summary_rows()
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
         return rows
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NormalTestResult(TestResult):
+    """A z test whose interval is ``estimate ± z quantile × standard_error``.
+
+    Attributes
+    ----------
+    standard_error : float
+        The standard error of the estimate (no interval when it is not positive).
+    """
+
+    standard_error: float = math.nan
+    distribution: str = "normal"
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        if not (self.standard_error > 0 and self.estimate is not None):
+            return None
+        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
 
 
 def check_counts(values: Any, name: str) -> np.ndarray:

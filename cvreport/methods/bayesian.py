@@ -1,4 +1,4 @@
-"""Bayesian correlated t test: a posterior for the mean loss difference over CV splits.
+"""Bayesian correlated t test: a posterior for the mean difference A − B over CV splits.
 
 Corani & Benavoli (2015) model the J split differences ``p_j`` (A − B) as
 correlated normals with correlation ρ between any two splits; with Nadeau &
@@ -13,12 +13,15 @@ with ``s²`` the sample variance of the differences (divisor J − 1). Because
 corrected resampled / repeated k-fold t statistic. A region of practical
 equivalence (rope) ``[−w, w]`` splits the posterior into three probabilities:
 P(A better) = P(δ < −w) (A has lower loss), P(equivalent) = P(|δ| ≤ w) and
-P(B better) = P(δ > w).
+P(B better) = P(δ > w). For a score (``direction="higher"``) δ is score(A) −
+score(B) and A is better when δ > w: the test runs on the negated score and the
+result is turned back (:meth:`~cvreport.results.TestResult._negated`).
 
 The result is reported in probabilities. For the shared result protocol its
 ``statistic`` is ``location / scale`` and its ``pvalue`` is the posterior
 probability that the alternative is false: ``1 − P(A better)`` for
-``alternative="less"``, ``1 − P(B better)`` for ``"greater"`` and
+``alternative="less"``, ``1 − P(B better)`` for ``"greater"`` (for a loss; the
+other way round for a score) and
 ``min(1, 2·min(1 − P(A better), 1 − P(B better)))`` for ``"two-sided"``.
 With ``rope=0`` this equals the p-value of the corrected t test (the flat-prior
 posterior tail is the frequentist tail), so ``reject(alpha)`` reads "the
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,6 +48,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
     safe_ratio,
     zero_spread,
 )
@@ -180,14 +184,16 @@ def bayesian_correlated_ttest_kernel(
 # --------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
 class BayesianCorrelatedTTestResult(TestResult):
-    """Posterior of the mean loss difference δ = A − B under the correlated t model.
+    """Posterior of the mean difference δ = A − B of the metric under the correlated t model.
 
     Attributes
     ----------
     prob_a_better, prob_equivalent, prob_b_better : float
-        P(δ < −rope) (A has lower loss), P(|δ| <= rope), P(δ > rope).
+        P(A better by more than rope), P(|δ| <= rope), P(B better by more than rope),
+        "better" in the metric's direction: for a loss P(δ < −rope) is A's, for a
+        score P(δ > rope).
     rope : float
-        Half-width of the region of practical equivalence (in loss units).
+        Half-width of the region of practical equivalence (in the metric's units).
     posterior_df, location, scale : float
         The posterior Student t: ν = J − 1, mean difference, and
         ``sqrt((1/J + n2/n1) · s²)``.
@@ -217,6 +223,15 @@ class BayesianCorrelatedTTestResult(TestResult):
     correlation: float = math.nan
     n_splits: int = 0
 
+    # P(A better) and P(B better) mean "better" in the metric's direction: they stay
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "location")
+
+    def _negated_changes(self) -> dict[str, Any]:
+        changes = super()._negated_changes()
+        said, meant = f"equals {self.location:.6g}:", f"equals {changes['location']:.6g}:"
+        changes["warnings"] = tuple(w.replace(said, meant) for w in self.warnings)
+        return changes
+
     @property
     def probabilities(self) -> tuple[float, float, float]:
         """``(P(A better), P(equivalent), P(B better))``."""
@@ -233,10 +248,11 @@ class BayesianCorrelatedTTestResult(TestResult):
     def decision(self, level: float = 0.95) -> str:
         """A sentence: which of the three regions holds at least ``level`` posterior probability."""
         a, b = self.models if self.models else ("A", "B")
+        better = f"{self.direction} {self.loss_name}"
         if self.prob_a_better >= level:
-            return f"{a} has lower {self.loss_name} than {b} with posterior probability {self.prob_a_better:.3f}."
+            return f"{a} has {better} than {b} with posterior probability {self.prob_a_better:.3f}."
         if self.prob_b_better >= level:
-            return f"{b} has lower {self.loss_name} than {a} with posterior probability {self.prob_b_better:.3f}."
+            return f"{b} has {better} than {a} with posterior probability {self.prob_b_better:.3f}."
         if self.prob_equivalent >= level:
             return (
                 f"{a} and {b} are practically equivalent (|δ| ≤ {self.rope:g}) with posterior "
@@ -253,6 +269,8 @@ class BayesianCorrelatedTTestResult(TestResult):
 
         a, b = self.models if self.models else ("A", "B")
         low, high = self.credible_interval(0.05)
+        below, above = "δ < −rope", "δ > rope"
+        a_better, b_better = (above, below) if self.direction == "higher" else (below, above)
         rows = [
             SummaryRow("models (A vs B)", f"{a} vs {b}" if self.models else None, "text"),
             SummaryRow("design", self.design, "text"),
@@ -263,9 +281,9 @@ class BayesianCorrelatedTTestResult(TestResult):
             SummaryRow("location / scale", self.statistic, "number"),
             SummaryRow("correlation ρ = n2/n", self.correlation, "number"),
             SummaryRow("rope (practical equivalence)", f"±{self.rope:g}", "text"),
-            SummaryRow(f"P({a} better: δ < −rope)", self.prob_a_better, "number"),
+            SummaryRow(f"P({a} better: {a_better})", self.prob_a_better, "number"),
             SummaryRow("P(equivalent: |δ| ≤ rope)", self.prob_equivalent, "number"),
-            SummaryRow(f"P({b} better: δ > rope)", self.prob_b_better, "number"),
+            SummaryRow(f"P({b} better: {b_better})", self.prob_b_better, "number"),
             SummaryRow("95% credible interval", (low, high), "value"),
             SummaryRow("splits J", self.n_splits, "value"),
         ]
@@ -297,7 +315,7 @@ def _check_rope(rope: float) -> float:
         w = math.nan
     if not (math.isfinite(w) and w >= 0):
         raise CVReportError(
-            f"rope must be a non-negative half-width in loss units (e.g. 0.01), got {rope!r}"
+            f"rope must be a non-negative half-width in the metric's units (e.g. 0.01), got {rope!r}"
         )
     return w
 
@@ -390,7 +408,7 @@ def bayesian_correlated_ttest_array(
         ``n2/n1`` = ρ/(1 − ρ); default ``1/(k − 1)`` (ρ = 1/k). Required for
         repeated hold-out splits.
     rope : float
-        Half-width of the region of practical equivalence, in loss units.
+        Half-width of the region of practical equivalence, in the units of the differences.
     alternative : {"two-sided", "less", "greater"}
         Only for the ``pvalue`` field (posterior probability that H1 is false).
 
@@ -440,16 +458,17 @@ def bayesian_correlated_ttest(
 ) -> BayesianCorrelatedTTestResult:
     """Bayesian correlated t test: P(A better), P(equivalent), P(B better) from CV splits.
 
-    The posterior of the mean loss difference δ = A − B is Student t with
-    ν = J − 1, location ``mean(p)`` and scale² ``(1/J + n2/n1) · s²``
-    (ρ = n2/n, 1/k for k-fold CV). "A better" means δ < −rope (lower loss).
+    The posterior of the mean difference δ = A − B of the metric is Student t
+    with ν = J − 1, location ``mean(p)`` and scale² ``(1/J + n2/n1) · s²``
+    (ρ = n2/n, 1/k for k-fold CV). "A better" means δ < −rope for a loss and
+    δ > rope for a score.
 
     Parameters
     ----------
     {pair_parameters}
     rope : float
-        Half-width of the region of practical equivalence, in loss units
-        (e.g. 0.01 for one point of error rate).
+        Half-width of the region of practical equivalence, in the metric's units
+        (e.g. 0.01 for one point of error rate or accuracy).
     test_train_ratio : float, optional
         ``n2/n1``; by default the summed validation sizes over the summed training
         sizes of the table (``1/(k − 1)`` for equal k-fold CV), or the ratio given
@@ -474,13 +493,7 @@ def bayesian_correlated_ttest(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-    >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
-    ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
-    ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
-    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_fold_scores}
     >>> res = bayesian_correlated_ttest(t, rope=0.01)
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]
@@ -493,7 +506,7 @@ def bayesian_correlated_ttest(
     if test_train_ratio is None:
         test_train_ratio, how = table_test_train_ratio(tbl, k_fold=tbl.design.K >= 2)
         notes = (how,)
-    result = _bayesian(differences, test_train_ratio, rope, alternative)
+    result = _bayesian(differences, test_train_ratio, rope, loss_alternative(tbl, alternative))
     result = dataclasses.replace(result, notes=tuple(result.notes) + notes)
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)

@@ -35,9 +35,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import emit_warnings
-from cvreport.methods.delong import normal_interval, normal_pvalue
-from cvreport.results import TestResult, check_alternative
+from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
+from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -53,7 +52,7 @@ REFERENCE_MILLER = (
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class ClusteredTestResult(TestResult):
+class ClusteredTestResult(NormalTestResult):
     """Result of the clustered paired test; ``estimate`` is the mean difference A − B.
 
     Attributes
@@ -68,28 +67,20 @@ class ClusteredTestResult(TestResult):
         records were independent.
     """
 
-    standard_error: float = math.nan
     naive_standard_error: float = math.nan
     n_clusters: int = 0
     design_effect: float = math.nan
-    distribution: str = "normal"
 
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        if not (self.standard_error > 0 and self.estimate is not None):
-            return None
-        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
-
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow("cluster-robust standard error", self.standard_error, "number"),
             SummaryRow("naive standard error", self.naive_standard_error, "number"),
             SummaryRow("design effect", self.design_effect, "number"),
             SummaryRow("clusters", self.n_clusters, "value"),
         ]
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 def _clustered(
@@ -123,7 +114,7 @@ def _clustered(
     if variance <= 0:
         se = 0.0
         z = 0.0 if mean == 0 else math.copysign(math.inf, mean)
-        pvalue = 1.0 if mean == 0 else normal_pvalue(z, alternative)
+        pvalue = 1.0 if mean == 0 else float(normal_pvalue(z, alternative))
         warnings = (
             "the cluster-robust variance is 0 (every cluster has the same mean difference): by "
             "convention z = 0 and p = 1 when the mean is 0, ±inf and p = 0 otherwise; the test "
@@ -132,7 +123,7 @@ def _clustered(
     else:
         se = math.sqrt(variance)
         z = mean / se
-        pvalue = normal_pvalue(z, alternative)
+        pvalue = float(normal_pvalue(z, alternative))
     notes = [
         "Standard error clustered by "
         + ("G/(G − 1)-corrected " if small_sample_correction else "")
@@ -248,9 +239,8 @@ def clustered_paired_test(
             "(and keep each cluster in one fold)"
         )
     first, second = table.resolve_pair(a, b)
-    frame = table.record_differences(first, second)
-    sign = -1.0 if table.higher_is_better else 1.0
-    d = sign * frame["difference"].to_numpy(dtype=np.float64)
+    frame = table.record_differences(first, second)  # in the metric: hit(A) − hit(B)
+    d = frame["difference"].to_numpy(dtype=np.float64)
     result = _clustered(
         d, mapping.reindex(frame["record"]).to_numpy(), alternative, small_sample_correction
     )
@@ -259,6 +249,7 @@ def clustered_paired_test(
         models=(str(first), str(second)),
         design=table.design.describe(),
         loss_name=table.loss_name,
+        direction="higher" if table.higher_is_better else "lower",
     )
     emit_warnings(result.warnings)
     return result

@@ -40,6 +40,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
 )
 from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest,
@@ -55,7 +56,6 @@ from cvreport.methods.resampled_t import (
     ResampledTTestResult,
     check_ratio,
     corrected_resampled_ttest_kernel,
-    normal_pvalue,
     resampled_result,
     table_split_differences,
     table_test_train_ratio,
@@ -80,7 +80,6 @@ __all__ = [
     "corrected_resampled_ttest",
     "corrected_resampled_ttest_array",
     "corrected_resampled_ttest_kernel",
-    "normal_pvalue",
     "paired_ttest_resampled",
     "paired_ttest_resampled_array",
     "paired_ttest_resampled_kernel",
@@ -158,8 +157,7 @@ def paired_ttest_resampled_array(
     ----------
     differences : array_like, shape (J,)
         Mean loss of A minus mean loss of B on each validation set.
-    alternative : {"two-sided", "less", "greater"}
-        "less" means H1: A has lower loss.
+    {array_alternative}
 
     Returns
     -------
@@ -265,8 +263,7 @@ def paired_ttest_resampled(
     Parameters
     ----------
     {pair_parameters}
-    alternative : {"two-sided", "less", "greater"}
-        "less" means H1: A has lower loss.
+    {alternative}
     {data}
 
     Returns
@@ -292,13 +289,15 @@ def paired_ttest_resampled(
     >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
     >>> res = paired_ttest_resampled(t, "A", "B")
     >>> round(res.estimate, 6), round(res.statistic, 6)
-    (-0.01, -1.095445)
+    (0.01, 1.095445)
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
     PAIRED_T_RESAMPLED.check_design(tbl)
     differences = table_split_differences(tbl, a, b)[:, 0]
-    result = finish_result(_paired_ttest_resampled(differences, alternative), tbl, (a, b))
+    result = finish_result(
+        _paired_ttest_resampled(differences, loss_alternative(tbl, alternative)), tbl, (a, b)
+    )
     emit_warnings(result.warnings)
     return result
 
@@ -350,7 +349,7 @@ def corrected_resampled_ttest(
     ...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
     >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
-    -0.632456
+    0.632456
     """
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
@@ -360,7 +359,8 @@ def corrected_resampled_ttest(
     if test_train_ratio is None:
         test_train_ratio, how = table_test_train_ratio(tbl, k_fold=False)
         notes = (how,)
-    result = with_notes(_corrected_resampled(differences, test_train_ratio, alternative), notes)
+    internal = loss_alternative(tbl, alternative)
+    result = with_notes(_corrected_resampled(differences, test_train_ratio, internal), notes)
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result

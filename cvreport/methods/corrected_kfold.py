@@ -20,6 +20,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
@@ -194,13 +195,7 @@ def corrected_repeated_kfold_ttest(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-    >>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
-    ...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
-    ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
-    >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_fold_scores}
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)
@@ -213,9 +208,8 @@ def corrected_repeated_kfold_ttest(
     if test_train_ratio is None:
         test_train_ratio, how = table_test_train_ratio(tbl, k_fold=True)
         notes = (how,)
-    result = with_notes(
-        _corrected_repeated_kfold(differences, test_train_ratio, alternative), notes
-    )
+    internal = loss_alternative(tbl, alternative)
+    result = with_notes(_corrected_repeated_kfold(differences, test_train_ratio, internal), notes)
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)
     return result

@@ -45,10 +45,11 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
+    loss_alternative,
+    normal_pvalue,
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
@@ -214,10 +215,9 @@ class CVIntervalResult(TestResult):
         half = float(special.ndtri(1.0 - alpha / 2.0)) * self.std_error
         return (self.estimate - half, self.estimate + half)
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow(f"σ̂ (variance = {self.variance!r})", self.std_dev, "number"),
             SummaryRow("records n", self.n_records, "value"),
@@ -225,7 +225,7 @@ class CVIntervalResult(TestResult):
         ]
         if self.n_replications > 1:
             extra.append(SummaryRow("replications averaged", self.n_replications, "value"))
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 def _one_cv(
@@ -349,7 +349,7 @@ def cv_confidence_interval_array(
         ``"out"``: ``(1/n) Σ (h_i − R̂)²``; ``"in"``: pooled within-fold variance
         with divisor ``n − K``.
     alternative : {"less", "two-sided", "greater"}
-        "less" (default, the paper's test) means H1: A has lower loss.
+        "less" (default, the paper's test) means H1: A has lower loss (A − B < 0).
     replications : array_like, optional
         Replication label per difference, for repeated K-fold CV.
     repeated : {"raise", "average"}
@@ -391,21 +391,24 @@ def cv_confidence_interval(
     b: object = None,
     *,
     variance: str = "out",
-    alternative: str = "less",
+    alternative: str | None = None,
     repeated: str = "raise",
     data: pd.DataFrame | None = None,
 ) -> CVIntervalResult:
-    """Bayle et al.'s CV confidence interval for the loss difference, and its one-sided test.
+    """Bayle et al.'s CV confidence interval for the difference A − B, and its one-sided test.
 
-    ``conf_int()`` returns the interval ``R̂ ± z_{1−α/2} σ̂/√n``; the test statistic
-    is ``z = √n R̂ / σ̂`` with p = Φ(z) for the paper's H1 "A has lower loss".
+    ``conf_int()`` returns the interval ``R̂ ± z_{1−α/2} σ̂/√n`` of metric(A) −
+    metric(B); the test statistic is ``z = √n R̂ / σ̂``, by default one-sided for the
+    paper's H1 "A is better than B".
 
     Parameters
     ----------
     {pair_parameters}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
-    alternative : {"less", "two-sided", "greater"}
+    alternative : {None, "two-sided", "less", "greater"}
+        About metric(A) − metric(B). None (default): the paper's one-sided test, H1
+        "A is better", which is "less" for a loss and "greater" for a score.
     repeated : {"raise", "average"}
         For repeated K-fold CV: raise :class:`DesignError` (default) or use the
         labelled extension averaging estimate and variance over replications.
@@ -438,6 +441,8 @@ def cv_confidence_interval(
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.840168, 0.799593)
     """
+    if alternative is not None:
+        check_alternative(alternative)
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
     tbl.require_per_record("cv_confidence_interval")
@@ -461,13 +466,13 @@ def cv_confidence_interval(
             "records (each record scored exactly once per replication); the table's folds do "
             "not: check for missing or duplicated records"
         )
-    frame = tbl.record_differences(a, b)
+    frame = tbl.record_loss_differences(a, b)
     result = _cv_interval(
         frame["difference"].to_numpy(dtype=np.float64),
         frame["fold"].to_numpy(),
         frame["replication"].to_numpy(),
         variance,
-        alternative,
+        "less" if alternative is None else loss_alternative(tbl, alternative),
         repeated,
     )
     result = finish_result(result, tbl, (a, b))

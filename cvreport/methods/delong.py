@@ -43,11 +43,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import stats
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import emit_warnings
-from cvreport.results import TestResult, check_alternative
+from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
+from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -109,7 +109,7 @@ def delong_components(
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class DeLongResult(TestResult):
+class DeLongResult(NormalTestResult):
     """Result of DeLong's test; ``estimate`` is AUC(A) − AUC(B), higher is better.
 
     Attributes
@@ -125,22 +125,14 @@ class DeLongResult(TestResult):
 
     auc_a: float = math.nan
     auc_b: float = math.nan
-    standard_error: float = math.nan
     correlation: float = math.nan
     n_positive: int = 0
     n_negative: int = 0
-    distribution: str = "normal"
     loss_name: str = "roc_auc"
 
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        if not (self.standard_error > 0 and self.estimate is not None):
-            return None
-        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
-
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow("AUC of A", self.auc_a, "number"),
             SummaryRow("AUC of B", self.auc_b, "number"),
@@ -148,29 +140,7 @@ class DeLongResult(TestResult):
             SummaryRow("correlation of the AUCs", self.correlation, "number"),
             SummaryRow("positives / negatives", f"{self.n_positive} / {self.n_negative}", "text"),
         ]
-        return rows[:-2] + extra + rows[-2:]
-
-
-def normal_interval(
-    center: float, standard_error: float, alpha: float, alternative: str
-) -> tuple[float, float]:
-    """``center ± z quantile × standard_error`` (one-sided for "less"/"greater", as scipy)."""
-    if alternative == "two-sided":
-        q = float(special.ndtri(1.0 - alpha / 2.0))
-        return (center - q * standard_error, center + q * standard_error)
-    q = float(special.ndtri(1.0 - alpha))
-    if alternative == "less":
-        return (-math.inf, center + q * standard_error)
-    return (center - q * standard_error, math.inf)
-
-
-def normal_pvalue(z: float, alternative: str) -> float:
-    """p-value of a standard-normal statistic for H1 ``alternative`` about the estimate."""
-    if alternative == "two-sided":
-        return float(min(1.0, 2.0 * special.ndtr(-abs(z))))
-    if alternative == "less":
-        return float(special.ndtr(z))
-    return float(special.ndtr(-z))
+        return extra
 
 
 def _binary_truth(truth: ArrayLike, pos_label: Any) -> np.ndarray:
@@ -212,7 +182,7 @@ def _delong(
     warnings: tuple[str, ...] = ()
     if variance <= 1e-300:
         z = 0.0 if difference == 0 else math.copysign(math.inf, difference)
-        pvalue = 1.0 if difference == 0 else normal_pvalue(z, alternative)
+        pvalue = 1.0 if difference == 0 else float(normal_pvalue(z, alternative))
         se = 0.0
         warnings = (
             "the variance of AUC(A) − AUC(B) is 0 (the two models rank the records alike or "
@@ -222,7 +192,7 @@ def _delong(
     else:
         se = math.sqrt(variance)
         z = difference / se
-        pvalue = normal_pvalue(z, alternative)
+        pvalue = float(normal_pvalue(z, alternative))
     denominator = math.sqrt(max(s[0, 0] * s[1, 1], 0.0))
     return DeLongResult(
         statistic=z,
@@ -238,6 +208,7 @@ def _delong(
             "The estimate, statistic and interval are AUC(A) − AUC(B): positive means A ranks "
             "better; 'greater' is H1: AUC(A) > AUC(B).",
         ),
+        direction="higher",
         auc_a=float(auc[0]),
         auc_b=float(auc[1]),
         standard_error=se,

@@ -1,4 +1,5 @@
-"""Docstring sections every table-level test shares, written once.
+"""Docstring sections the tests share, written once: parameters, and the example data
+of their Examples (a hold-out, K-fold, m×2 or 5×2 BCV frame ``df``).
 
 A public test function writes ``{pair_parameters}`` (or another key of
 :data:`SECTIONS`) where the shared text belongs, and :func:`fill_doc` puts the
@@ -48,7 +49,12 @@ alternative : {"greater", "less", "two-sided"}
     "greater" (default): H1 the model's error exceeds ``p0``.""",
     "alternative": """\
 alternative : {"two-sided", "less", "greater"}
-    "less": H1 A has lower loss than B; "greater": H1 A has higher loss.""",
+    About the difference A − B in the table's metric: "less" is H1 A has the lower
+    loss (for a score: the lower score) than B; "greater" the reverse.""",
+    "array_alternative": """\
+alternative : {"two-sided", "less", "greater"}
+    "less": H1 the differences A − B lie below 0 (A has the lower loss, or the lower
+    score); "greater" the reverse.""",
     "data": """\
 data : DataFrame, optional
     The long-format data when ``table`` is a formula.""",
@@ -63,6 +69,48 @@ differences : array_like, shape (m, 2) or (2m,)
 DataError
     When an input is not numeric, holds a missing or infinite value, or has the
     wrong shape; the message says which.""",
+    # example data, named ``df`` (and ``t``, a table of fold scores), for the Examples
+    "example_holdout": """\
+>>> import numpy as np, pandas as pd
+>>> import cvreport
+>>> rng = np.random.default_rng(0)
+>>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
+...                    "loss": (rng.random(120) < 0.3).astype(int)})""",
+    "example_kfold": """\
+>>> import numpy as np, pandas as pd
+>>> import cvreport
+>>> rng = np.random.default_rng(0)
+>>> df = pd.DataFrame(
+...     [(0, r % 5, model, r, int(rng.random() < p))
+...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
+...     columns=["replication", "fold", "model", "record", "loss"])""",
+    "example_mx2": """\
+>>> import numpy as np, pandas as pd
+>>> import cvreport
+>>> rng = np.random.default_rng(0)
+>>> df = pd.DataFrame(
+...     [(i, k, model, r, int(rng.random() < p))
+...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
+...      for model, p in (("A", 0.2), ("B", 0.35))],
+...     columns=["replication", "fold", "model", "record", "loss"])""",
+    "example_5x2bcv": """\
+>>> import numpy as np, pandas as pd
+>>> import cvreport
+>>> rng = np.random.default_rng(0)
+>>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
+>>> df = pd.DataFrame(
+...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
+...      for i, blocks in enumerate(training_blocks) for r in range(80)
+...      for model, p in (("A", 0.2), ("B", 0.35))],
+...     columns=["replication", "fold", "model", "record", "loss"])""",
+    "example_fold_scores": """\
+>>> import pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> diffs = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
+>>> df = pd.DataFrame({"model": ["A"] * 10 + ["B"] * 10,
+...                    "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
+...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
+>>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")""",
 }
 
 

@@ -14,13 +14,14 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    loss_alternative,
     pair_statistics,
     t_kernel,
     t_result,
     zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec, kfold_differences
+from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PAIRED_T_KFOLD",
+    "check_fold_differences",
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
     "paired_ttest_kfold_kernel",
@@ -99,6 +101,20 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
     )
 
 
+def check_fold_differences(differences: Any) -> np.ndarray:
+    """The K per-fold differences as a 1-D float array (the K-fold tests' array input).
+
+    Raises
+    ------
+    DataError
+        When they are not numeric, hold a missing or infinite value, or are not 1-D.
+    """
+    d = as_array(differences, "differences")
+    if d.ndim != 1:
+        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    return d
+
+
 @fill_doc
 def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
@@ -128,12 +144,26 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     (1.414214, 0.2302, 4.0)
     """
     check_alternative(alternative)
-    d = as_array(differences, "differences")
-    if d.ndim != 1:
-        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    d = check_fold_differences(differences)
     result = _paired_ttest_kfold(d, alternative)
     emit_warnings(result.warnings)
     return result
+
+
+def table_fold_differences(
+    table: ResultsTable, a: Any, b: Any, spec: TestSpec
+) -> tuple[tuple[Any, Any], np.ndarray]:
+    """The pair and its K per-fold internal-loss differences for a K-fold test ``spec``.
+
+    Raises :class:`DesignError` unless ``spec`` accepts the design, and
+    :class:`DataError` when a fold lacks a difference.
+    """
+    spec.check_design(table)
+    pair, statistics = pair_statistics(table, a, b)
+    (d,) = spec.inputs(statistics)
+    if not np.all(np.isfinite(d)):
+        raise DataError(f"{spec.name} needs a difference on every fold; some are missing")
+    return pair, d
 
 
 @fill_doc
@@ -154,7 +184,8 @@ def paired_ttest_kfold(
     ----------
     {pair_parameters}
     alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B (the one-tailed test of Alpaydın (2014)).
+        "less": H1 A − B < 0 in the metric (A has the lower loss, or score): the
+        one-tailed test of Alpaydın (2014) for a loss.
     {data}
 
     Returns
@@ -169,27 +200,17 @@ def paired_ttest_kfold(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.paired_ttest_kfold("loss ~ model | replication + fold", data=df, alternative="less")
     >>> res.df, res.alternative
     (4.0, 'less')
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    PAIRED_T_KFOLD.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    (d,) = PAIRED_T_KFOLD.inputs(statistics)
-    if not np.all(np.isfinite(d)):
-        raise DataError(
-            "paired_ttest_kfold needs a loss difference on every fold; some are missing"
-        )
-    result = finish_result(_paired_ttest_kfold(d, alternative), table, pair)
+    pair, d = table_fold_differences(table, a, b, PAIRED_T_KFOLD)
+    result = finish_result(
+        _paired_ttest_kfold(d, loss_alternative(table, alternative)), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 
@@ -200,10 +221,7 @@ PAIRED_T_KFOLD = TestSpec(
     method="K-fold cross-validated paired t test",
     reference=REF_KFOLD_T,
     designs=("kfold",),
-    requirement=(
-        "a K-fold design (one replication, K ≥ 2 folds); for repeated K-fold use "
-        "corrected_repeated_kfold_ttest"
-    ),
+    requirement=f"{KFOLD_REQUIREMENT}; for repeated K-fold use corrected_repeated_kfold_ttest",
     function=paired_ttest_kfold,
     result=TTestResult,
     statistic="√K · mean(p) / S",

@@ -48,7 +48,12 @@ from cvreport.methods.mcnemar_bcv import (
     mcnemar_5x2bcv_array,
     mcnemar_5x2bcv_kernel,
 )
-from cvreport.methods.spec import TestSpec, holdout_discordant, kfold_discordant
+from cvreport.methods.spec import (
+    KFOLD_REQUIREMENT,
+    TestSpec,
+    holdout_discordant,
+    kfold_discordant,
+)
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -504,11 +509,7 @@ def mcnemar(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.mcnemar("loss ~ model", data=df, method="exact")
     >>> res.distribution, res.models
     ('binomial', ('A', 'B'))
@@ -561,13 +562,7 @@ def mcnemar_kfold(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.mcnemar_kfold("loss ~ model | replication + fold", data=df)
     >>> res.df, len(res.fold_statistics)
     (5.0, 5)
@@ -611,7 +606,7 @@ MCNEMAR_KFOLD = TestSpec(
     method="Naive K-fold CV McNemar test",
     reference=REF_KFOLD,
     designs=("kfold",),
-    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    requirement=KFOLD_REQUIREMENT,
     function=mcnemar_kfold,
     result=McNemarKFoldResult,
     statistic="Σ_k M_k",

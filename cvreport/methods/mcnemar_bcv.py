@@ -29,8 +29,8 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.mx2_differences import two_folds
-from cvreport.methods.spec import TestSpec, mx2_tables
+from cvreport.methods.mx2_differences import mx2_spec
+from cvreport.methods.spec import mx2_tables
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -376,15 +376,7 @@ def mcnemar_5x2bcv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
-    >>> df = pd.DataFrame(
-    ...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
-    ...      for i, blocks in enumerate(training_blocks) for r in range(80)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_5x2bcv}
     >>> res = cvreport.mcnemar_5x2bcv("loss ~ model | replication + fold", data=df)
     >>> round(res.factor, 6), round(res.n_effective, 4), res.balanced
     (1.818182, 72.7273, True)
@@ -419,12 +411,11 @@ def mcnemar_5x2bcv(
     return dataclasses.replace(result, balanced=balanced)
 
 
-MCNEMAR_5X2BCV = TestSpec(
+MCNEMAR_5X2BCV = mx2_spec(
     name="mcnemar_5x2bcv",
     label="5×2 BCV McNemar test",
     method="5×2 BCV McNemar test",
     reference=REF_BCV,
-    designs=("mx2",),
     requirement=(
         "an m×2 design (m replications of 2-fold cross-validation, ideally 5×2 block-regularized)"
     ),
@@ -435,7 +426,6 @@ MCNEMAR_5X2BCV = TestSpec(
     array_function=mcnemar_5x2bcv_array,
     kernel=mcnemar_5x2bcv_kernel,
     inputs=mx2_tables,
-    accepts=two_folds,
     needs_binary=True,
     needs_per_record=True,
 )

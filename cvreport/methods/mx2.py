@@ -27,6 +27,7 @@ from cvreport.methods._common import (
     emit_partition_warnings,
     emit_warnings,
     finish_result,
+    loss_alternative,
     safe_ratio,
     t_kernel,
     t_pvalue,
@@ -35,7 +36,6 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
-    MX2_REQUIREMENT,
     Mx2TTestResult,
     PairedTTest5x2cvResult,
     as_tuples,
@@ -43,9 +43,9 @@ from cvreport.methods.mx2_differences import (
     check_differences,
     check_kernel_shape,
     mx2_fields,
+    mx2_spec,
     split_variances,
     table_mx2_differences,
-    two_folds,
 )
 from cvreport.methods.mx2_ftest import (
     CALIBRATED_DF1_PAPER,
@@ -61,7 +61,6 @@ from cvreport.methods.mx2_ftest import (
     combined_ftest_5x2cv_array,
     combined_ftest_5x2cv_kernel,
 )
-from cvreport.methods.spec import TestSpec, mx2_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -256,8 +255,7 @@ def paired_ttest_5x2cv_array(
     differences : array_like, shape (m, 2)
         p_i^(j) = loss of A − loss of B on fold j of replication i (row 0 is the
         first replication, column 0 its first fold).
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B.
+    {array_alternative}
 
     Returns
     -------
@@ -429,8 +427,7 @@ def paired_ttest_5x2cv(
     Parameters
     ----------
     {pair_parameters}
-    alternative : {"two-sided", "less", "greater"}
-        "less": H1 A has lower loss than B.
+    {alternative}
     {data}
 
     Returns
@@ -444,14 +441,7 @@ def paired_ttest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.paired_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df, len(res.alternative_statistics) * 2
     (('A', 'B'), 5.0, 10)
@@ -459,7 +449,9 @@ def paired_ttest_5x2cv(
     check_alternative(alternative)
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, PAIRED_T_5X2CV)
-    result = finish_result(_paired_ttest_5x2cv(d, alternative, reps, folds), table, pair)
+    result = finish_result(
+        _paired_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 
@@ -521,7 +513,7 @@ def blocked_ttest_3x2cv(
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, BLOCKED_T_3X2CV)
     partition_warnings, partition_notes = balance_warning(table, "blocked_ttest_3x2cv")
-    result = _blocked_ttest_3x2cv(d, alternative, reps, folds)
+    result = _blocked_ttest_3x2cv(d, loss_alternative(table, alternative), reps, folds)
     emit_warnings(result.warnings)
     emit_partition_warnings(partition_warnings)
     return finish_result(
@@ -566,14 +558,7 @@ def combined_ttest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.combined_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.conf_int()[0] < res.estimate < res.conf_int()[1]
     (5.0, True)
@@ -581,62 +566,52 @@ def combined_ttest_5x2cv(
     check_alternative(alternative)
     table = as_table(table, data)
     d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_T_5X2CV)
-    result = finish_result(_combined_ttest_5x2cv(d, alternative, reps, folds), table, pair)
+    result = finish_result(
+        _combined_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
+    )
     emit_warnings(result.warnings)
     return result
 
 
-PAIRED_T_5X2CV = TestSpec(
+PAIRED_T_5X2CV = mx2_spec(
     name="paired_ttest_5x2cv",
     label="5×2cv paired t test",
     method="Dietterich's 5×2cv paired t test",
     reference=REF_DIETTERICH,
-    designs=("mx2",),
-    requirement=MX2_REQUIREMENT,
     function=paired_ttest_5x2cv,
     result=PairedTTest5x2cvResult,
     statistic="p_1^(1) / sqrt(Σ s_i² / m)",
     distribution="t(m)",
     array_function=paired_ttest_5x2cv_array,
     kernel=paired_ttest_5x2cv_kernel,
-    inputs=mx2_differences,
-    accepts=two_folds,
     caution=(
         "its numerator uses only the first fold of the first replication, so reordering "
         "the replications can change the decision (Alpaydın 1999)"
     ),
 )
-BLOCKED_T_3X2CV = TestSpec(
+BLOCKED_T_3X2CV = mx2_spec(
     name="blocked_ttest_3x2cv",
     label="Blocked 3×2cv t test",
     method="Blocked 3×2cv t test",
     reference=REF_BLOCKED,
-    designs=("mx2",),
-    requirement=MX2_REQUIREMENT,
     function=blocked_ttest_3x2cv,
     result=Mx2TTestResult,
     statistic="μ̂ / σ̂",
     distribution="t(5) (t(2m − 1))",
     array_function=blocked_ttest_3x2cv_array,
     kernel=blocked_ttest_3x2cv_kernel,
-    inputs=mx2_differences,
-    accepts=two_folds,
 )
-COMBINED_T_5X2CV = TestSpec(
+COMBINED_T_5X2CV = mx2_spec(
     name="combined_ttest_5x2cv",
     label="Combined 5×2cv t test",
     method="Yıldız's combined 5×2cv t test",
     reference=REF_YILDIZ,
-    designs=("mx2",),
-    requirement=MX2_REQUIREMENT,
     function=combined_ttest_5x2cv,
     result=Mx2TTestResult,
     statistic="√(2m) · mean(p) / sqrt(Σ s_i² / m)",
     distribution="t(m)",
     array_function=combined_ttest_5x2cv_array,
     kernel=combined_ttest_5x2cv_kernel,
-    inputs=mx2_differences,
-    accepts=two_folds,
     caution=(
         "it rejects a true null hypothesis far more often than α in simulations "
         "(type I error 0.291 at α = 0.05, Yang et al., Table V)"

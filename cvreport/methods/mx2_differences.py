@@ -10,7 +10,7 @@ differences.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -22,10 +22,10 @@ from cvreport.methods._common import (
     partition_balance,
     zero_spread,
 )
+from cvreport.methods.spec import TestSpec, mx2_differences
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
-    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "difference_tables",
     "labels_or_positions",
     "mx2_fields",
+    "mx2_spec",
     "split_variances",
     "table_mx2_differences",
     "two_folds",
@@ -132,6 +133,16 @@ def two_folds(design: Design) -> bool:
     return design.is_mx2
 
 
+def mx2_spec(**facts: Any) -> TestSpec:
+    """The spec of an m×2 test: run on m×2 designs, accepted on any two-fold design.
+
+    By default it reads the (m, 2) split differences and states :data:`MX2_REQUIREMENT`;
+    ``facts`` give the rest and may replace those two.
+    """
+    defaults = {"requirement": MX2_REQUIREMENT, "inputs": mx2_differences}
+    return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
+
+
 def table_mx2_differences(
     table: ResultsTable, a: Any, b: Any, spec: TestSpec
 ) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
@@ -190,6 +201,8 @@ class SplitDifferences:
 class Mx2TTestResult(SplitDifferences, TTestResult):
     """A t test on an m×2 design (blocked 3×2cv t, Yıldız's combined t)."""
 
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center", "differences")
+
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PairedTTest5x2cvResult(Mx2TTestResult):
@@ -212,6 +225,13 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
     alternative_statistics: tuple[tuple[float, ...], ...] = ()
     alternative_pvalues: tuple[tuple[float, ...], ...] = ()
     rejections: int = 0
+
+    _signed_fields: ClassVar[tuple[str, ...]] = (
+        "estimate",
+        "center",
+        "differences",
+        "alternative_statistics",
+    )
 
     def count_rejections(self, alpha: float = 0.05) -> int:
         """How many of the 2m alternative statistics reject H0 at level ``alpha``."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 from scipy import special
@@ -29,17 +29,16 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
-    MX2_REQUIREMENT,
     SplitDifferences,
     balance_warning,
     check_differences,
     check_kernel_shape,
     mx2_fields,
+    mx2_spec,
     split_variances,
     table_mx2_differences,
-    two_folds,
 )
-from cvreport.methods.spec import TestSpec, mx2_differences
+from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -170,6 +169,8 @@ class FTest5x2cvResult(SplitDifferences, TestResult):
     """An F test on an m×2 design; no confidence interval is defined (the statistic is squared)."""
 
     distribution: str = "F"
+
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "differences")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -431,14 +432,7 @@ def combined_ftest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(i, k, model, r, int(rng.random() < p))
-    ...      for i in range(5) for r, k in enumerate(rng.permutation(40) % 2)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_mx2}
     >>> res = cvreport.combined_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df
     (('A', 'B'), (10.0, 5.0))
@@ -494,15 +488,7 @@ def calibrated_ftest_5x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}]
-    >>> df = pd.DataFrame(
-    ...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
-    ...      for i, blocks in enumerate(training_blocks) for r in range(80)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_5x2bcv}
     >>> res = cvreport.calibrated_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.balanced
     ((7.0, 5.0), True)
@@ -520,35 +506,27 @@ def calibrated_ftest_5x2cv(
     return dataclasses.replace(result, balanced=balanced)
 
 
-COMBINED_F_5X2CV = TestSpec(
+COMBINED_F_5X2CV = mx2_spec(
     name="combined_ftest_5x2cv",
     label="Combined 5×2cv F test",
     method="Alpaydın's combined 5×2cv F test",
     reference=REF_ALPAYDIN,
-    designs=("mx2",),
-    requirement=MX2_REQUIREMENT,
     function=combined_ftest_5x2cv,
     result=FTest5x2cvResult,
     statistic="Σ Σ (p_i^(j))² / (2 Σ s_i²)",
     distribution="F(2m, m)",
     array_function=combined_ftest_5x2cv_array,
     kernel=combined_ftest_5x2cv_kernel,
-    inputs=mx2_differences,
-    accepts=two_folds,
 )
-CALIBRATED_F_5X2CV = TestSpec(
+CALIBRATED_F_5X2CV = mx2_spec(
     name="calibrated_ftest_5x2cv",
     label="Calibrated 5×2cv F test",
     method="Calibrated balanced 5×2cv F test",
     reference=REF_CALIBRATED,
-    designs=("mx2",),
-    requirement=MX2_REQUIREMENT,
     function=calibrated_ftest_5x2cv,
     result=CalibratedFTest5x2cvResult,
     statistic="(1 − ρ1)/2 · Σ Σ (p_i^(j))² / Σ s_i²",
     distribution="F(f, 5), f = 7 (balanced partitions)",
     array_function=calibrated_ftest_5x2cv_array,
     kernel=calibrated_ftest_5x2cv_kernel,
-    inputs=mx2_differences,
-    accepts=two_folds,
 )

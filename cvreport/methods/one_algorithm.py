@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     as_table,
     emit_warnings,
     finish_result,
+    normal_pvalue,
     t_kernel,
     t_result,
 )
@@ -110,15 +111,6 @@ def binomial_test_kernel(
     return OneModelKernel(x + 0.0 * n, np.clip(pvalue, 0.0, 1.0), code)
 
 
-def _normal_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
-    if alternative == "greater":
-        return special.ndtr(-z)
-    if alternative == "less":
-        return special.ndtr(z)
-    check_alternative(alternative)
-    return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
-
-
 def normal_test_kernel(
     errors: Any, n: Any, p0: Any, alternative: str = "greater"
 ) -> OneModelKernel:
@@ -133,7 +125,7 @@ def normal_test_kernel(
     p0 = np.asarray(p0, dtype=np.float64)
     z = (x / n - p0) / np.sqrt(p0 * (1.0 - p0) / n)
     code = np.zeros(z.shape, dtype=np.int8) + OK
-    return OneModelKernel(z, _normal_pvalue(z, alternative), code)
+    return OneModelKernel(z, normal_pvalue(z, alternative), code)
 
 
 def ttest_error_kernel(fold_errors: Any, p0: Any, alternative: str = "greater") -> TKernel:
@@ -257,24 +249,39 @@ def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
     return x, total
 
 
-def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    k = binomial_test_kernel(x, n, p0, alternative)
+def _count_result(
+    spec: TestSpec,
+    kernel: OneModelKernel,
+    x: float,
+    n: float,
+    p0: float,
+    alternative: str,
+    distribution: str,
+    notes: tuple[str, ...] = (),
+) -> OneModelTestResult:
+    """The result of a test of X errors out of N records against ``p0``."""
     return OneModelTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        statistic=float(kernel.statistic),
+        pvalue=float(kernel.pvalue),
         df=None,
-        distribution="binomial",
+        distribution=distribution,
         alternative=alternative,
         estimate=x / n,
         nobs=int(n),
-        method="Binomial test of the error rate against p0",
-        test="binomial_test",
-        reference=REF_ONE_MODEL,
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
         design="one validation set (counts given directly)",
+        notes=notes,
         p0=p0,
         errors=x,
         n=n,
     )
+
+
+def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    kernel = binomial_test_kernel(x, n, p0, alternative)
+    return _count_result(BINOMIAL, kernel, x, n, p0, alternative, "binomial")
 
 
 @fill_doc
@@ -317,29 +324,13 @@ def binomial_test_array(
 
 
 def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    k = normal_test_kernel(x, n, p0, alternative)
+    kernel = normal_test_kernel(x, n, p0, alternative)
     notes: tuple[str, ...] = ()
     if n * p0 < 5 or n * (1 - p0) < 5:
         notes = (
             "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
         )
-    return OneModelTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        df=None,
-        distribution="normal",
-        alternative=alternative,
-        estimate=x / n,
-        nobs=int(n),
-        method="Normal approximation test of the error rate against p0",
-        test="normal_test",
-        reference=REF_ONE_MODEL,
-        design="one validation set (counts given directly)",
-        notes=notes,
-        p0=p0,
-        errors=x,
-        n=n,
-    )
+    return _count_result(NORMAL, kernel, x, n, p0, alternative, "normal", notes)
 
 
 @fill_doc
@@ -455,6 +446,16 @@ def _model_folds(table: ResultsTable, model: Any) -> pd.DataFrame:
     return own.sort_values(["replication", "fold"], kind="stable")
 
 
+def _error_counts(table: ResultsTable, model: Any, test: str) -> tuple[Any, float, float]:
+    """The model and its errors X out of N records, from per-record 0/1 losses."""
+    table.require_per_record(test)
+    table.require_binary(test)
+    model = _resolve_model(table, model)
+    folds = _model_folds(table, model)
+    n = float(folds["n"].sum())
+    return model, float(np.round((folds["loss"] * folds["n"]).sum())), n
+
+
 def _repeated_note(table: ResultsTable) -> tuple[str, ...]:
     m = table.design.m
     if m > 1:
@@ -503,11 +504,7 @@ def binomial_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
@@ -515,12 +512,7 @@ def binomial_test(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
-    table.require_per_record("binomial_test")
-    table.require_binary("binomial_test")
-    model = _resolve_model(table, model)
-    folds = _model_folds(table, model)
-    n = float(folds["n"].sum())
-    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    model, x, n = _error_counts(table, model, "binomial_test")
     result = _binomial_test(x, n, p, alternative)
     return _one_model_finish(result, table, model, _repeated_note(table))
 
@@ -558,11 +550,7 @@ def normal_test(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"model": ["A"] * 60 + ["B"] * 60, "record": list(range(60)) * 2,
-    ...                    "loss": (rng.random(120) < 0.3).astype(int)})
+    {example_holdout}
     >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.distribution
     ('A', 'normal')
@@ -570,12 +558,7 @@ def normal_test(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
-    table.require_per_record("normal_test")
-    table.require_binary("normal_test")
-    model = _resolve_model(table, model)
-    folds = _model_folds(table, model)
-    n = float(folds["n"].sum())
-    x = float(np.round((folds["loss"] * folds["n"]).sum()))
+    model, x, n = _error_counts(table, model, "normal_test")
     result = _normal_test(x, n, p, alternative)
     return _one_model_finish(result, table, model, _repeated_note(table))
 
@@ -607,17 +590,12 @@ def ttest_error(
     Raises
     ------
     DataError
-        When ``model`` is ambiguous or unknown, or a fold error is missing.
+        When ``model`` is ambiguous or unknown, a fold error is missing, or the
+        table holds a score other than 0/1 hits (there is no error rate to test).
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame(
-    ...     [(0, r % 5, model, r, int(rng.random() < p))
-    ...      for r in range(100) for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_kfold}
     >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
     >>> res.model, res.df
     ('B', 4.0)
@@ -625,6 +603,12 @@ def ttest_error(
     check_alternative(alternative)
     p = _check_p0(p0)
     table = as_table(table, data)
+    if table.higher_is_better and not table.is_binary:
+        raise DataError(
+            f"ttest_error tests a model's mean fold loss against p0, but {table.loss_name!r} is "
+            "a score (higher is better); give the table a loss column instead (e.g. 1 − "
+            "accuracy, with direction='lower')"
+        )
     model = _resolve_model(table, model)
     e = _model_folds(table, model)["loss"].to_numpy(dtype=np.float64)
     result = _ttest_error(e, p, alternative)
@@ -641,13 +625,23 @@ def ttest_error(
 
 _ONE_MODEL = "any design of one model's losses"
 
-BINOMIAL = TestSpec(
+
+def _one_model_spec(**facts: Any) -> TestSpec:
+    """The spec of a test of one model against a target: any design, not in the report."""
+    return TestSpec(
+        reference=REF_ONE_MODEL,
+        designs=DESIGN_KINDS,
+        requirement=_ONE_MODEL,
+        models=1,
+        in_report=False,
+        **facts,
+    )
+
+
+BINOMIAL = _one_model_spec(
     name="binomial_test",
     label="Binomial test of the error rate",
     method="Binomial test of the error rate against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=binomial_test,
     result=OneModelTestResult,
     statistic="X errors of N",
@@ -656,16 +650,11 @@ BINOMIAL = TestSpec(
     kernel=binomial_test_kernel,
     needs_binary=True,
     needs_per_record=True,
-    models=1,
-    in_report=False,
 )
-NORMAL = TestSpec(
+NORMAL = _one_model_spec(
     name="normal_test",
     label="Normal test of the error rate",
     method="Normal approximation test of the error rate against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=normal_test,
     result=OneModelTestResult,
     statistic="(X/N − p0) / sqrt(p0(1 − p0)/N)",
@@ -674,22 +663,15 @@ NORMAL = TestSpec(
     kernel=normal_test_kernel,
     needs_binary=True,
     needs_per_record=True,
-    models=1,
-    in_report=False,
 )
-TTEST_ERROR = TestSpec(
+TTEST_ERROR = _one_model_spec(
     name="ttest_error",
     label="t test of the fold error",
     method="t test of the mean fold error against p0",
-    reference=REF_ONE_MODEL,
-    designs=DESIGN_KINDS,
-    requirement=_ONE_MODEL,
     function=ttest_error,
     result=OneModelTTestResult,
     statistic="√K (mean − p0) / S",
     distribution="t(K − 1)",
     array_function=ttest_error_array,
     kernel=ttest_error_kernel,
-    models=1,
-    in_report=False,
 )

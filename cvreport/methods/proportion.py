@@ -28,10 +28,11 @@ from cvreport.methods._common import (
     describe_degenerate,
     emit_warnings,
     finish_result,
+    loss_alternative,
+    normal_pvalue,
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampled_t import normal_pvalue
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
@@ -126,16 +127,15 @@ class ProportionTestResult(TestResult):
     error_b: float = math.nan
     pooled_error: float = math.nan
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow("error rate A", self.error_a, "number"),
             SummaryRow("error rate B", self.error_b, "number"),
             SummaryRow("pooled error rate", self.pooled_error, "number"),
         ]
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> ProportionTestResult:
@@ -268,7 +268,9 @@ def proportion_test(
         )
     error_a = float(stats.sums[0, 0, ia]) / n_a
     error_b = float(stats.sums[0, 0, ib]) / n_b
-    result = finish_result(_proportion(error_a, error_b, n_a, alternative), tbl, (a, b))
+    result = finish_result(
+        _proportion(error_a, error_b, n_a, loss_alternative(tbl, alternative)), tbl, (a, b)
+    )
     emit_warnings(result.warnings)
     return result
 

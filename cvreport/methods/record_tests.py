@@ -8,6 +8,8 @@ them when named, and :func:`cvreport.methods.registry.specs_for` never picks the
 
 from __future__ import annotations
 
+from typing import Any
+
 from cvreport.methods.clustered import (
     REFERENCE_MILLER,
     ClusteredTestResult,
@@ -36,59 +38,53 @@ __all__ = ["CLUSTERED", "DELONG", "PAIRED_BOOTSTRAP", "PAIRED_PERMUTATION"]
 
 _RECORDS = "a table of per-record predictions or losses"
 
-DELONG = TestSpec(
+
+def _record_spec(**facts: Any) -> TestSpec:
+    """The spec of a test on the records: no design kinds (the metric recommends it)."""
+    return TestSpec(designs=(), requirement=_RECORDS, needs_per_record=True, **facts)
+
+
+DELONG = _record_spec(
     name="delong_test",
     label="DeLong's test of two AUCs",
     method="DeLong's test of two correlated AUCs",
     reference=REFERENCE_DELONG,
-    designs=(),
-    requirement=_RECORDS,
     function=delong_test,
     result=DeLongResult,
     statistic="(AUC_A − AUC_B) / SE from the structural components",
     distribution="N(0, 1)",
     array_function=delong_test_array,
-    needs_per_record=True,
 )
-PAIRED_BOOTSTRAP = TestSpec(
+PAIRED_BOOTSTRAP = _record_spec(
     name="paired_bootstrap_test",
     label="Paired bootstrap test",
     method="Paired bootstrap test",
     reference=REFERENCE_BOOTSTRAP,
-    designs=(),
-    requirement=_RECORDS,
     function=paired_bootstrap_test,
     result=BootstrapTestResult,
     statistic="metric(A) − metric(B) over records resampled in pairs",
     distribution="bootstrap",
     array_function=paired_bootstrap_test_array,
-    needs_per_record=True,
 )
-PAIRED_PERMUTATION = TestSpec(
+PAIRED_PERMUTATION = _record_spec(
     name="paired_permutation_test",
     label="Paired permutation test",
     method="Paired permutation test (approximate randomization)",
     reference=REFERENCE_PERMUTATION,
-    designs=(),
-    requirement=_RECORDS,
     function=paired_permutation_test,
     result=PermutationTestResult,
     statistic="metric(A) − metric(B) under swaps of A and B within records",
     distribution="permutation",
     array_function=paired_permutation_test_array,
-    needs_per_record=True,
 )
-CLUSTERED = TestSpec(
+CLUSTERED = _record_spec(
     name="clustered_paired_test",
     label="Clustered paired test",
     method="Paired test with cluster-robust standard error",
     reference=REFERENCE_MILLER,
-    designs=(),
-    requirement=_RECORDS,
     function=clustered_paired_test,
     result=ClusteredTestResult,
     statistic="mean difference / cluster-robust SE",
     distribution="t(G − 1)",
     array_function=clustered_paired_test_array,
-    needs_per_record=True,
 )

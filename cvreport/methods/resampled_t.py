@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
@@ -43,7 +42,6 @@ __all__ = [
     "ResampledTTestResult",
     "check_ratio",
     "corrected_resampled_ttest_kernel",
-    "normal_pvalue",
     "resampled_result",
     "table_split_differences",
     "table_test_train_ratio",
@@ -76,19 +74,9 @@ NOTE_ANTI_CONSERVATIVE = (
 )
 
 
-def normal_pvalue(statistic: ArrayLike, alternative: str) -> NDArray[np.float64]:
-    """p-value of a standard-normal statistic ("less": lower tail, H1 says A has lower loss)."""
-    z = np.asarray(statistic, dtype=np.float64)
-    if alternative == "two-sided":
-        return np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
-    if alternative == "less":
-        return np.asarray(special.ndtr(z), dtype=np.float64)
-    return np.asarray(special.ndtr(-z), dtype=np.float64)
-
-
 def table_split_differences(table: ResultsTable, a: object, b: object) -> NDArray[np.float64]:
-    """The (m, K) array of per-fold mean-loss differences A − B, with missing folds named."""
-    frame = table.differences(a, b)
+    """The (m, K) array of per-fold internal-loss differences A − B, with missing folds named."""
+    frame = table.loss_differences(a, b)
     values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
     missing = np.argwhere(np.isnan(values))
     if missing.size:
@@ -242,10 +230,9 @@ class ResampledTTestResult(TTestResult):
     test_train_ratio: float | None = None
     variance_factor: float = math.nan
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow("splits J", self.n_splits, "value"),
             SummaryRow("std. dev. of split differences", self.std_dev, "number"),
@@ -255,7 +242,7 @@ class ResampledTTestResult(TTestResult):
                 SummaryRow("n2/n1 (validation / training)", self.test_train_ratio, "number")
             )
         extra.append(SummaryRow("variance factor c", self.variance_factor, "number"))
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 def resampled_result(

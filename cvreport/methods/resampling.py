@@ -160,10 +160,9 @@ class BootstrapTestResult(TestResult):
             high = math.inf
         return low, high
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
             SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
@@ -172,7 +171,7 @@ class BootstrapTestResult(TestResult):
             SummaryRow("resamples", self.n_resamples, "value"),
             SummaryRow(f"{self.units} resampled", self.n_units, "value"),
         ]
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -200,17 +199,16 @@ class PermutationTestResult(TestResult):
     )
     distribution: str = "permutation"
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
         extra = [
             SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
             SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
             SummaryRow("random swaps", self.n_resamples, "value"),
             SummaryRow(f"{self.units} swapped", self.n_units, "value"),
         ]
-        return rows[:-2] + extra + rows[-2:]
+        return extra
 
 
 # ---------------------------------------------------------------------------- bootstrap
@@ -345,6 +343,7 @@ def _run_bootstrap(
         warnings=warnings,
         notes=tuple(notes),
         loss_name=paired.spec.name,
+        direction=paired.spec.metric.direction,
         metric_a=metric_a,
         metric_b=metric_b,
         standard_error=float(np.std(dist, ddof=1)),
@@ -499,6 +498,7 @@ def _run_permutation(
         reference=REFERENCE_PERMUTATION,
         notes=tuple(notes),
         loss_name=paired.spec.name,
+        direction=paired.spec.metric.direction,
         metric_a=metric_a,
         metric_b=metric_b,
         n_resamples=int(null.shape[0]),

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DESIGN_KINDS",
+    "KFOLD_REQUIREMENT",
     "TestSpec",
     "holdout_discordant",
     "kfold_differences",
@@ -49,6 +50,9 @@ __all__ = [
 
 #: The design kinds a :class:`~cvreport.data.table.ResultsTable` reports (``table.design.kind``).
 DESIGN_KINDS = ("holdout", "repeated_holdout", "kfold", "repeated_kfold", "mx2")
+
+#: The requirement of the tests on the folds of one K-fold cross-validation.
+KFOLD_REQUIREMENT = "a K-fold design (one replication, K ≥ 2 folds)"
 
 Inputs = Callable[["FoldStatistics"], tuple[Any, ...]]
 

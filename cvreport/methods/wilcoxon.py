@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -22,14 +22,14 @@ from cvreport.errors import DataError
 from cvreport.methods._common import (
     OK,
     ZERO_OVER_ZERO,
-    as_array,
     as_table,
     emit_warnings,
     finish_result,
-    pair_statistics,
+    loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec, kfold_differences
+from cvreport.methods.kfold import check_fold_differences, table_fold_differences
+from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -162,6 +162,14 @@ class WilcoxonResult(TestResult):
     median: float = 0.0
     nonzero: int = 0
 
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "median")
+
+    def _negated_changes(self) -> dict[str, Any]:
+        changes = super()._negated_changes()
+        if self.alternative != "two-sided":  # W+ of −d is W− of d; min(W+, W−) stays
+            changes["statistic"] = self.nonzero * (self.nonzero + 1) / 2.0 - self.statistic
+        return changes
+
 
 def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     k = wilcoxon_kfold_kernel(d, alternative)
@@ -218,9 +226,7 @@ def wilcoxon_kfold_array(differences: Any, alternative: str = "two-sided") -> Wi
     (1.0, 0.125, 5)
     """
     check_alternative(alternative)
-    d = as_array(differences, "differences")
-    if d.ndim != 1:
-        raise DataError(f"differences must be a 1-D array of K per-fold values, got {d.shape}")
+    d = check_fold_differences(differences)
     result = _wilcoxon(d, alternative)
     emit_warnings(result.warnings)
     return result
@@ -269,12 +275,8 @@ def wilcoxon_kfold(
     """
     check_alternative(alternative)
     table = as_table(table, data)
-    WILCOXON_KFOLD.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    (d,) = WILCOXON_KFOLD.inputs(statistics)
-    if not np.all(np.isfinite(d)):
-        raise DataError("wilcoxon_kfold needs a loss difference on every fold; some are missing")
-    result = finish_result(_wilcoxon(d, alternative), table, pair)
+    pair, d = table_fold_differences(table, a, b, WILCOXON_KFOLD)
+    result = finish_result(_wilcoxon(d, loss_alternative(table, alternative)), table, pair)
     emit_warnings(result.warnings)
     return result
 
@@ -285,7 +287,7 @@ WILCOXON_KFOLD = TestSpec(
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
     designs=("kfold",),
-    requirement="a K-fold design (one replication, K ≥ 2 folds)",
+    requirement=KFOLD_REQUIREMENT,
     function=wilcoxon_kfold,
     result=WilcoxonResult,
     statistic="rank sum W+ (min(W+, W−) two-sided) of the non-zero p_k",

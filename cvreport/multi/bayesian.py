@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from cvreport.data.metric import Direction
-from cvreport.errors import CVReportError, DataError
-from cvreport.multi.pairwise import _advantage
-from cvreport.multi.ranks import _check_direction, score_matrix
+from cvreport.errors import CVReportError
+from cvreport.multi.pairwise import _advantage, paired_scores
+from cvreport.multi.ranks import _check_direction
 
 __all__ = ["BayesianSignedRankResult", "bayesian_signed_rank"]
 
@@ -147,14 +147,7 @@ def bayesian_signed_rank(
         raise CVReportError(f"prior_strength must be positive, got {prior_strength!r}")
     if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
         raise CVReportError(f"n_samples must be a positive integer, got {n_samples!r}")
-    a = np.asarray(first, dtype=float)
-    b = np.asarray(second, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise DataError(
-            f"the two models' scores must be two equally long lists; got shapes {a.shape} and "
-            f"{b.shape}"
-        )
-    score_matrix(np.column_stack([a, b]), what=f"scores of {models[0]!r} and {models[1]!r}")
+    a, b = paired_scores(first, second, models)
     z = np.concatenate([[0.0], _advantage(a, b, direction)])
     walsh = z[:, None] + z[None, :]
     threshold = 2.0 * float(rope)

@@ -117,6 +117,19 @@ class WilcoxonResult:
         )
 
 
+def paired_scores(first: Any, second: Any, models: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Two models' scores over the data sets, checked: equally long, finite numbers."""
+    a = np.asarray(first, dtype=float)
+    b = np.asarray(second, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise DataError(
+            f"the two models' scores must be two equally long lists, one score per data set; "
+            f"got shapes {a.shape} and {b.shape}"
+        )
+    score_matrix(np.column_stack([a, b]), what=f"scores of {models[0]!r} and {models[1]!r}")
+    return a, b
+
+
 def _advantage(first: np.ndarray, second: np.ndarray, direction: Direction) -> np.ndarray:
     """How much better the second model is on each data set, in the metric's units."""
     difference = second - first if direction == "higher" else first - second
@@ -163,14 +176,7 @@ def wilcoxon_signed_rank(
     from scipy import stats
 
     _check_direction(direction)
-    a = np.asarray(first, dtype=float)
-    b = np.asarray(second, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise DataError(
-            f"the two models' scores must be two equally long lists, one score per data set; "
-            f"got shapes {a.shape} and {b.shape}"
-        )
-    score_matrix(np.column_stack([a, b]), what=f"scores of {models[0]!r} and {models[1]!r}")
+    a, b = paired_scores(first, second, models)
     advantage = _advantage(a, b, direction)
     n = advantage.size
     ranks = stats.rankdata(np.abs(advantage))

@@ -57,8 +57,8 @@ def balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
 def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
     if not table.per_record:
         return None, (
-            "the partitions cannot be checked from per-fold scores; the calibration assumes "
-            "balanced (block-regularized) partitions"
+            "the partitions cannot be checked from per-fold scores; the test's reference "
+            "distribution assumes balanced (block-regularized) partitions"
         )
     if table.design.m < 2:
         return True, "a single replication: nothing to balance"

@@ -30,13 +30,27 @@ def templates_dir() -> Path:
     )
 
 
-def _common_filters(env: jinja2.Environment) -> None:
+def _environment(**options: Any) -> jinja2.Environment:
+    """A strict environment over the templates with the filters every format shares.
+
+    ``options`` are the format's own settings (escaping, delimiters, newlines).
+    """
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        **options,
+    )
     env.filters["number"] = formatting.format_number
     env.filters["df"] = formatting.format_df
     env.filters["value"] = formatting.format_value
     env.filters["interval"] = formatting.format_interval
     env.filters["stars"] = formatting.significance_stars
     env.filters["yesno"] = _yes_no
+    env.filters["fmt"] = formatting.format_by_kind
+    env.filters["pvalue"] = formatting.format_pvalue
+    return env
 
 
 def _yes_no(value: Any) -> str:
@@ -58,34 +72,16 @@ def _without_bidi_controls(value: Any) -> Any:
 @lru_cache(maxsize=1)
 def html_environment() -> jinja2.Environment:
     """Environment for HTML templates: autoescaped, strict about undefined names."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+    return _environment(
         autoescape=jinja2.select_autoescape(["html", "html.j2"]),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
         finalize=_without_bidi_controls,
     )
-    _common_filters(env)
-    env.filters["fmt"] = formatting.format_by_kind
-    env.filters["pvalue"] = formatting.format_pvalue
-    return env
 
 
 @lru_cache(maxsize=1)
 def text_environment() -> jinja2.Environment:
     """Environment for Markdown and plain-text templates (no autoescape)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    _common_filters(env)
-    env.filters["fmt"] = formatting.format_by_kind
-    env.filters["pvalue"] = formatting.format_pvalue
+    env = _environment(autoescape=False, keep_trailing_newline=True)
     env.filters["md"] = formatting.escape_markdown
     env.filters["md_code"] = formatting.markdown_table_code
     return env
@@ -94,8 +90,7 @@ def text_environment() -> jinja2.Environment:
 @lru_cache(maxsize=1)
 def latex_environment() -> jinja2.Environment:
     """Environment for LaTeX templates: ``((* *))`` blocks, ``((( )))`` variables, escape filter."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+    env = _environment(
         block_start_string="((*",
         block_end_string="*))",
         variable_start_string="(((",
@@ -103,12 +98,8 @@ def latex_environment() -> jinja2.Environment:
         comment_start_string="((=",
         comment_end_string="=))",
         autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    _common_filters(env)
     env.filters["e"] = formatting.escape_latex
     env.filters["escape"] = formatting.escape_latex
     env.filters["fmt"] = lambda value, kind="value": formatting.format_by_kind(

@@ -32,11 +32,18 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from cvreport.errors import CVReportError
 
-__all__ = ["MissingFolderError", "OutputExistsError", "OutputWriteError", "write_text"]
+__all__ = [
+    "MissingFolderError",
+    "OutputExistsError",
+    "OutputWriteError",
+    "format_from_suffix",
+    "write_text",
+]
 
 
 class OutputExistsError(CVReportError, FileExistsError):
@@ -119,6 +126,29 @@ def _unnamed(folder: Path) -> int | None:
         if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
             return None  # the file system has no unnamed files
         raise
+
+
+def format_from_suffix(path: Path, formats: Mapping[str, str], *, or_else: str = "") -> str:
+    """The format a file name's suffix stands for in ``formats`` (suffix → format).
+
+    Raises
+    ------
+    CVReportError
+        For a suffix ``formats`` does not know; the message lists the suffixes,
+        followed by ``or_else`` (another way to name the format).
+
+    Examples
+    --------
+    >>> format_from_suffix(Path("out/report.MD"), {".html": "html", ".md": "markdown"})
+    'markdown'
+    """
+    kind = formats.get(path.suffix.lower())
+    if kind is None:
+        raise CVReportError(
+            f"cannot tell the report format from {str(path)!r}: use a file name ending in "
+            f"{', '.join(formats)}{or_else}"
+        )
+    return kind
 
 
 def write_text(

@@ -1,10 +1,10 @@
 """The analysis behind a report: run the tests, adjust the p-values, read them, describe the models.
 
 Everything here works from result objects and the table's sufficient statistics;
-nothing is rendered. The tests work on internal losses (a score is negated);
-this module turns every number a reader will see back into the user's metric
+nothing is rendered. Results already speak the user's metric
 (:class:`~cvreport.data.metric.Metric`): estimates and intervals of metric(A) −
-metric(B), per-model means of the metric.
+metric(B); the per-model means are turned from the table's internal losses back
+into the metric here.
 
 Decisions are order-invariant: every test that takes an ``alternative`` runs
 two-sided unless the user asks for a direction in ``test_options``, so swapping
@@ -58,8 +58,6 @@ Benavoli, Corani, Demšar and Zaffalon (2017, JMLR 18(77)) use ±0.01 (one point
 accuracy) throughout; the same width is used for every metric, and the report says so.
 """
 
-# reference distributions whose statistic carries the sign of A − B
-_SIGNED = frozenset({"t", "normal", "z"})
 _FIRST_SPLIT = "p₁⁽¹⁾, the difference on the first fold of the first replication"
 # tests whose interval is centred on something other than the mean difference
 _CENTRE_LABELS = {"paired_ttest_5x2cv": _FIRST_SPLIT}
@@ -101,7 +99,7 @@ class TestOutcome:
     Attributes
     ----------
     result : TestResult
-        What the test function returned (untouched; internal loss units).
+        What the test function returned (untouched; in the metric's units).
     adjusted : float or None
         The multiplicity-adjusted p-value (None when only one pair is compared,
         the correction is ``"none"``, or the test reports no p-value).
@@ -109,16 +107,15 @@ class TestOutcome:
         The decision at α the report states: on ``adjusted`` when there is one,
         otherwise on the p-value; None for Bayesian results.
     interval : (float, float) or None
-        The test's ``1 − α`` interval as the result gives it (internal loss units).
+        The test's ``1 − α`` interval as the result gives it.
     shown_estimate, shown_interval : float, (float, float) or None
-        What the report prints, in the user's metric (A − B): the quantity the
-        interval is centred on, and the interval (None when it would not contain
-        the estimate beside it).
+        What the report prints (metric(A) − metric(B)): the quantity the interval is
+        centred on, and the interval (None when it would not contain the estimate
+        beside it).
     estimate_label : str
         What ``shown_estimate`` is: ``"mean difference"`` or, for Dietterich's t, p₁⁽¹⁾.
     shown_statistic : float or None
-        The statistic with the sign of the metric's A − B (t and z statistics of a
-        score flip sign; F and χ² statistics are unsigned).
+        The statistic as printed (never "-0").
     """
 
     __test__ = False  # not a pytest test class
@@ -325,22 +322,18 @@ class Analysis:
 
     def _shown_statistic(self, result: TestResult) -> float | None:
         statistic = _float_or_none(result.statistic)
-        if statistic is None or str(result.distribution).split(" ")[0] not in _SIGNED:
-            return statistic
-        return self.metric.sign * statistic if statistic != 0 else 0.0
+        return 0.0 if statistic == 0 else statistic
 
     def _shown(
         self, name: str, result: TestResult, interval: tuple[float, float] | None
     ) -> tuple[float | None, tuple[float, float] | None, str]:
-        """The estimate the interval is centred on and the interval, in the user's metric."""
+        """The estimate the interval is centred on, and the interval."""
         label = _CENTRE_LABELS.get(name, "mean difference")
         centre = _float_or_none(getattr(result, "center", None)) if name in _CENTRE_LABELS else None
-        loss_estimate = centre if centre is not None else _float_or_none(result.estimate)
-        sign = self.metric.sign
-        shown = None if loss_estimate is None else sign * loss_estimate
+        shown = centre if centre is not None else _float_or_none(result.estimate)
         shown_interval = None
         if interval is not None and all(_finite(v) for v in interval):
-            low, high = sorted((sign * float(interval[0]), sign * float(interval[1])))
+            low, high = float(interval[0]), float(interval[1])
             # an interval is printed only beside the estimate it belongs to
             if shown is None or low - 1e-12 <= shown <= high + 1e-12:
                 shown_interval = (low, high)
@@ -498,10 +491,9 @@ def model_summaries(table: ResultsTable) -> list[dict[str, Any]]:
 def mean_differences(table: ResultsTable, a: str, b: str) -> pd.DataFrame | None:
     """Per-fold differences metric(A) − metric(B), or None when the table cannot give them."""
     try:
-        differences = table.differences(a, b)
+        return table.differences(a, b)
     except CVReportError:
         return None
-    return differences * metric_of(table).sign
 
 
 def holdout_counts(table: ResultsTable, a: str, b: str) -> dict[str, int] | None:

@@ -40,7 +40,8 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering import formatting
-from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 
 __all__ = ["DatasetsReport"]
 
@@ -80,7 +81,7 @@ def _correction_name(name: str | None) -> str:
     return words.get(name, str(name))
 
 
-class DatasetsReport:
+class DatasetsReport(ReportDisplay):
     """Compare models over many data sets, and render the comparison.
 
     Parameters
@@ -444,24 +445,13 @@ class DatasetsReport:
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report; the suffix (.html, .md, .tex) picks the format."""
         target = Path(path)
-        kind = _FORMATS.get(target.suffix.lower())
-        if kind is None:
-            raise CVReportError(
-                f"cannot tell the format of {str(target)!r}; use a name ending in "
-                f"{', '.join(_FORMATS)}"
-            )
+        kind = format_from_suffix(target, _FORMATS)
         if target.exists() and not overwrite:
             raise OutputExistsError(
                 f"{str(target)!r} exists; pass overwrite=True to replace it", target
             )
         text = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}[kind]()
         return write_text(target, text, overwrite=overwrite)
-
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
 
     def __repr__(self) -> str:
         friedman = self.analysis.friedman

@@ -44,7 +44,8 @@ import copy
 import hashlib
 import math
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +57,8 @@ from cvreport.errors import (
     DataError,
     describe_keys,
 )
-from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 from cvreport.reporting import analysis, overview, selection, view
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
 from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
@@ -109,7 +111,7 @@ class ReportExistsError(OutputExistsError):
     """The report's target file exists and ``overwrite`` was not set."""
 
 
-class Report:
+class Report(ReportDisplay):
     """Compare models from a table of cross-validation results, and render the comparison.
 
     Parameters
@@ -372,8 +374,8 @@ class Report:
     def to_frame(self) -> pd.DataFrame:
         """One tidy row per test and pair, with the adjusted p-value and the stated decision.
 
-        The result's own columns are in internal loss units; ``metric``, ``direction``
-        and the ``shown_*`` columns are what the report prints, in the user's metric.
+        Every column is in the user's metric (A − B); the ``shown_*`` columns are what
+        the report prints beside each other (for Dietterich's t, p₁⁽¹⁾ and its interval).
         """
         frames = []
         for outcome in self.outcomes:
@@ -481,13 +483,9 @@ class Report:
         """
         target = Path(path)
         if format is None:
-            found = FORMATS.get(target.suffix.lower())
-            if found is None:
-                raise CVReportError(
-                    f"cannot tell the report format from {str(target)!r}: use a file name ending "
-                    f"in {', '.join(FORMATS)} or pass format='html', 'md' or 'tex'"
-                )
-            kind = found
+            kind = format_from_suffix(
+                target, FORMATS, or_else=" or pass format='html', 'md' or 'tex'"
+            )
         else:
             kind = _format_kind(format)
         if target.is_dir():
@@ -506,49 +504,14 @@ class Report:
         return target
 
     # -- display ---------------------------------------------------------
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
-
-    def _repr_latex_(self) -> str | None:
-        """LaTeX for Jupyter, only when ``cvreport.options.display.latex`` is on (as pandas does)."""
-        from cvreport.options import get_option
-
-        return self.to_latex(standalone=False) if get_option("display.latex") else None
-
-    def _repr_mimebundle_(
-        self,
-        include: Collection[str] | None = None,
-        exclude: Collection[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, str]:
-        """Every rich format for one Jupyter display, rendered from one :meth:`context`.
-
-        HTML (a fragment, not a page) and Markdown always; LaTeX only when the
-        ``display.latex`` option is on. ``include``/``exclude`` are IPython's
-        mimetype filters.
-        """
-        from cvreport.options import get_option
-
-        wanted = ["text/html", "text/markdown"]
-        if get_option("display.latex"):
-            wanted.append("text/latex")
-        wanted = [
-            mime
-            for mime in wanted
-            if (include is None or mime in include) and (exclude is None or mime not in exclude)
-        ]
-        if not wanted:
-            return {}
-        context = self.context()
-        renderers = {
-            "text/html": lambda: _render_html(context, standalone=False),
-            "text/markdown": lambda: _render_markdown(context),
-            "text/latex": lambda: _render_latex(context, standalone=False, stars=False),
+    def _display_renderers(self) -> dict[str, Callable[[], str]]:
+        """Jupyter's formats, all rendered from one :meth:`context` (an HTML fragment)."""
+        context = cache(self.context)
+        return {
+            "text/html": lambda: _render_html(context(), standalone=False),
+            "text/markdown": lambda: _render_markdown(context()),
+            "text/latex": lambda: _render_latex(context(), standalone=False, stars=False),
         }
-        return {mime: renderers[mime]() for mime in wanted}
 
     def __repr__(self) -> str:
         return (

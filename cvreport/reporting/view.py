@@ -221,7 +221,7 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
     caveats: list[dict[str, str]] = []
     for outcome in comparison.outcomes:
         result = outcome.result
-        notes = [n for n in result.notes if "negated" not in n]
+        notes = list(result.notes)
         cautions = []
         not_recommended = bool(outcome.caution) and not outcome.recommended
         labelled = any("not recommended" in n.lower() for n in notes)

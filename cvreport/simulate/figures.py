@@ -20,12 +20,9 @@ True
 
 from __future__ import annotations
 
-from html import escape
-from typing import Any
-
 import pandas as pd
 
-from cvreport.rendering.figures import FONT, nice_ticks
+from cvreport.rendering.figures import _svg_open, _x, nice_ticks
 from cvreport.rendering.formatting import format_number
 
 __all__ = ["PALETTE", "power_curve_plot"]
@@ -44,10 +41,6 @@ PALETTE = (
     "#44aa99",
 )
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4")
-
-
-def _x(text: Any) -> str:
-    return escape(str(text), quote=True)
 
 
 def _tick(value: float) -> str:
@@ -115,16 +108,11 @@ def power_curve_plot(
         f"{format_number(high)}, with a dashed line at α = {alpha:g}. Under H0 a "
         "well-calibrated test stays near α; under an effect its curve should rise towards 1."
     )
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="cvr-figure" id="{_x(figure_id)}" '
-        f'role="img" aria-labelledby="{_x(figure_id)}-title {_x(figure_id)}-desc" '
-        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="{_x(FONT)}" font-size="12" style="max-width:100%;height:auto">',
-        f'<title id="{_x(figure_id)}-title">{_x(title)}</title>',
-        f'<desc id="{_x(figure_id)}-desc">{_x(desc)}</desc>',
+    out = _svg_open(figure_id, width, height, title, desc)
+    out.append(
         f'<text class="cvr-fig-title" x="{left}" y="18" font-weight="600" '
-        f'fill="currentColor">{_x(title)}</text>',
-    ]
+        f'fill="currentColor">{_x(title)}</text>'
+    )
     for rate in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = sy(rate)
         out.append(

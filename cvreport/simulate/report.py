@@ -30,8 +30,9 @@ import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import get_spec
+from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.formatting import format_number
-from cvreport.rendering.writer import write_text
+from cvreport.rendering.writer import format_from_suffix, write_text
 from cvreport.simulate.engine import COLUMNS
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 
@@ -69,7 +70,7 @@ def _verdict(rate: float, se: float, alpha: float) -> str:
 
 
 @dataclass
-class CalibrationReport:
+class CalibrationReport(ReportDisplay):
     """Rejection rates of a simulation study, ready to render.
 
     Parameters
@@ -251,24 +252,13 @@ class CalibrationReport:
 
         return text_environment().get_template("calibration.md.j2").render(**self.context())
 
-    def _repr_html_(self) -> str:
-        return self.to_html(standalone=False)
-
-    def _repr_markdown_(self) -> str:
-        return self.to_markdown()
-
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report, atomically; ``.html``/``.htm`` or ``.md``/``.markdown`` choose the format.
 
         Refuses to replace an existing file unless ``overwrite=True``.
         """
         target = Path(path)
-        kind = FORMATS.get(target.suffix.lower())
-        if kind is None:
-            raise CVReportError(
-                f"cannot tell the format of {target.name!r} from its suffix; use one of "
-                f"{describe_keys(FORMATS)}"
-            )
+        kind = format_from_suffix(target, FORMATS)
         text = self.to_html() if kind == "html" else self.to_markdown()
         write_text(target, text, overwrite=overwrite)
         return target

@@ -176,13 +176,18 @@ def test_per_fold_formula_negates_a_score_by_default():
     table = ResultsTable.from_formula("auc ~ model | rep + fold", df, per_fold=True)
     assert table.higher_is_better is True
     assert not table.per_record
-    np.testing.assert_allclose(table.differences("a", "b").to_numpy(), [[-0.1, 0.05]])
+    # auc(a) − auc(b) as shown; the tests run on the negated score
+    np.testing.assert_allclose(table.differences("a", "b").to_numpy(), [[0.1, -0.05]])
+    np.testing.assert_allclose(table.loss_differences("a", "b").to_numpy(), [[-0.1, 0.05]])
     assert table.metric.direction == "higher"
     as_loss = ResultsTable.from_formula(
-        "value ~ model | rep + fold", df.rename(columns={"auc": "value"}), per_fold=True,
+        "value ~ model | rep + fold",
+        df.rename(columns={"auc": "value"}),
+        per_fold=True,
         direction="lower",
     )
     np.testing.assert_allclose(as_loss.differences("a", "b").to_numpy(), [[0.1, -0.05]])
+    np.testing.assert_allclose(as_loss.loss_differences("a", "b").to_numpy(), [[0.1, -0.05]])
     assert as_loss.higher_is_better is False
 
 

@@ -11,7 +11,7 @@ import pytest
 from cvreport.cli import main
 from cvreport.data.io import data_format, read_results
 from cvreport.errors import DataError
-from tests.test_cli import FORMULA, five_by_two_losses
+from tests._fakes import FORMULA, five_by_two_losses
 
 
 @pytest.mark.parametrize("name", ["d.csv", "d.csv.gz", "d.csv.bz2", "d.csv.xz", "d.CSV.GZ"])

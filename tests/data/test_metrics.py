@@ -149,7 +149,7 @@ def test_per_fold_metric_table_feeds_the_fold_level_tests():
     aucs = table.fold_errors()
     lr = -aucs[aucs.model == "lr"]["loss"].to_numpy()
     tree = -aucs[aucs.model == "tree"]["loss"].to_numpy()
-    d = -(lr - tree)  # internal loss differences: negated AUC differences
+    d = lr - tree  # results are in the metric: AUC(lr) − AUC(tree)
     result = cvreport.corrected_repeated_kfold_ttest(table, "lr", "tree")
     expected = d.mean() / np.sqrt((1 / 8 + 1 / 3) * d.var(ddof=1))
     assert result.statistic == pytest.approx(expected, rel=1e-12)

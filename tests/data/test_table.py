@@ -373,7 +373,7 @@ def test_from_fold_scores():
     assert table.design.kind == "mx2" and table.design.n_records is None
     assert table.design.describe() == "2×2 cross-validation (m = 2, K = 2, one score per fold)"
     np.testing.assert_allclose(
-        table.differences("a", "b").to_numpy(), [[-0.05, 0.02], [-0.08, 0.0]], atol=1e-12
+        table.differences("a", "b").to_numpy(), [[0.05, -0.02], [0.08, 0.0]], atol=1e-12
     )
     errors = table.fold_errors()
     np.testing.assert_allclose(errors["loss"].head(2), [-0.90, -0.85])

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import pandas as pd
 import pytest
 from IPython.core.formatters import format_display_data
 
@@ -21,19 +20,13 @@ from cvreport import options
 from cvreport.partitions.splits import RandomMx2CV
 from cvreport.rendering.formatting import escape_markdown, format_number, format_pvalue
 from cvreport.results import TestResult
+from tests._fakes import model_losses
 
 
 def _table(models: tuple[str, ...] = ("logistic", "tree"), seed: int = 11, n: int = 200):
     rng = np.random.default_rng(seed)
     assignment = RandomMx2CV(m=5, random_state=seed).assignment(n)
-    frames = []
-    for model, error in zip(models, (0.1, 0.25, 0.2)):
-        wrong = (rng.random(n) < error).astype(np.int64)
-        frame = assignment.copy()
-        frame["model"] = model
-        frame["loss"] = wrong[frame["record"].to_numpy()]
-        frames.append(frame)
-    data = pd.concat(frames, ignore_index=True)
+    data = model_losses(assignment, dict(zip(models, (0.1, 0.25, 0.2))), rng, n)
     return cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", data)
 
 

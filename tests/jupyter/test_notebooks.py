@@ -29,6 +29,7 @@ import cvreport
 from cvreport.jupyter import notebook
 from cvreport.partitions.splits import BlockRegularizedCV
 from cvreport.rendering.formatting import format_number, format_pvalue
+from tests._fakes import model_losses
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 WORKED = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -71,14 +72,8 @@ def five_by_two_losses(n: int = 160, seed: int = 4) -> pd.DataFrame:
     """0/1 losses of three models on block-regularized 5×2 partitions of n records."""
     rng = np.random.default_rng(seed)
     assignment = BlockRegularizedCV(m=5, random_state=seed).assignment(n)
-    frames = []
-    for model, error in (("logistic", 0.1), ("tree", 0.3), ("knn", 0.2)):
-        wrong = (rng.random(n) < error).astype(np.int64)
-        frame = assignment.rename(columns={"record": "id"})
-        frame["model"] = model
-        frame["loss"] = wrong[frame["id"].to_numpy()]
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    rates = {"logistic": 0.1, "tree": 0.3, "knn": 0.2}
+    return model_losses(assignment.rename(columns={"record": "id"}), rates, rng, n, record="id")
 
 
 def repeated_kfold_auc(m: int = 10, k: int = 10, seed: int = 11) -> pd.DataFrame:

@@ -21,6 +21,7 @@ import pytest
 import cvreport
 from cvreport.partitions.splits import RandomMx2CV
 from cvreport.rendering.formatting import format_number, format_pvalue
+from tests._fakes import model_losses
 
 ipywidgets = pytest.importorskip("ipywidgets")
 
@@ -39,14 +40,7 @@ def _losses(seed: int = 3, n: int = 240) -> pd.DataFrame:
     """
     rng = np.random.default_rng(seed)
     assignment = RandomMx2CV(m=5, random_state=seed).assignment(n)
-    frames = []
-    for model, error in zip(MODELS, (0.12, 0.22, 0.17)):
-        wrong = (rng.random(n) < error).astype(np.int64)
-        frame = assignment.copy()
-        frame["model"] = model
-        frame["loss"] = wrong[frame["record"].to_numpy()]
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    return model_losses(assignment, dict(zip(MODELS, (0.12, 0.22, 0.17))), rng, n)
 
 
 @pytest.fixture(scope="module")

@@ -24,22 +24,7 @@ from cvreport.methods.corrected import (
     corrected_repeated_kfold_ttest_array,
     corrected_resampled_ttest_array,
 )
-
-SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-FOUR = [0.02, -0.01, 0.03, 0.00]
-
-
-def as_printed(x: float, printed: str) -> bool:
-    """Whether ``x`` agrees with a printed reference value to all its digits (at least 6)."""
-    mantissa = printed.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    digits = max(6, len(mantissa))
-    return float(f"{x:.{digits}g}") == float(f"{float(printed):.{digits}g}")
-
-
-def t3_cdf(t: float) -> float:
-    """Student t CDF with 3 degrees of freedom in closed form (no library)."""
-    x = t / math.sqrt(3.0)
-    return 0.5 + (x / (1 + x * x) + math.atan(x)) / math.pi
+from tests._printed import FOUR, SECTION_1, as_printed, t3_cdf
 
 
 def test_bayesian_vector():
@@ -200,14 +185,20 @@ def test_table_fold_scores_kfold():
             "auc": [-x for x in SECTION_1] + [0.0] * 10,
         }
     )
-    table = ResultsTable.from_fold_scores(frame, score="auc")  # higher is better: negated
+    table = ResultsTable.from_fold_scores(frame, score="auc")  # higher is better
     res = bayesian_correlated_ttest(table, "A", "B", rope=0.01)
+    # "A better" means a higher auc: the same probabilities as the loss table of section 1
     assert all(
         as_printed(p, printed)
         for p, printed in zip(res.probabilities, ("0.161755", "0.338245", "0.5"))
     )
     assert res.models == ("A", "B")
-    assert any("negated" in n for n in res.notes)
+    # the posterior is of auc(A) − auc(B), in the score's own units
+    assert res.direction == "higher" and res.loss_name == "auc"
+    assert res.location == pytest.approx(-np.mean(SECTION_1), abs=1e-15)
+    low, high = res.credible_interval(0.05)
+    assert low < res.location < high
+    assert res.decision(0.16).startswith("A has higher auc than B")
     flipped = bayesian_correlated_ttest(table, "B", "A", rope=0.01)
     assert flipped.prob_a_better == pytest.approx(res.prob_b_better)
 

@@ -24,23 +24,7 @@ from cvreport.methods.corrected import (
     paired_ttest_resampled_array,
     paired_ttest_resampled_kernel,
 )
-
-# docs/methods.md differences, rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
-SECTION_1 = [0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]
-FOUR = [0.02, -0.01, 0.03, 0.00]
-
-
-def as_printed(x: float, printed: str) -> bool:
-    """Whether ``x`` agrees with a printed reference value to all its digits (at least 6)."""
-    mantissa = printed.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    digits = max(6, len(mantissa))
-    return float(f"{x:.{digits}g}") == float(f"{float(printed):.{digits}g}")
-
-
-def t3_cdf(t: float) -> float:
-    """Student t CDF with 3 degrees of freedom in closed form (no library)."""
-    x = t / math.sqrt(3.0)
-    return 0.5 + (x / (1 + x * x) + math.atan(x)) / math.pi
+from tests._printed import FOUR, SECTION_1, as_printed, t3_cdf
 
 
 # -- docs/methods.md vector -----------------------------------------------------------
@@ -283,17 +267,23 @@ def holdout_scores() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_fold_scores_are_negated_and_say_so():
+def test_fold_scores_are_reported_in_the_score():
     table = ResultsTable.from_fold_scores(holdout_scores(), score="accuracy", test_train_ratio=0.5)
-    # accuracy differences A − B: 0.02, -0.01, 0.03, 0.00 -> loss differences are their negatives
+    # accuracy differences A − B: 0.02, -0.01, 0.03, 0.00: mean 0.01, S² = 1/3 · 10⁻³,
+    # t = 0.01 / sqrt(S²/4) = √1.2 (uncorrected), 0.01 / sqrt((1/4 + 1/2) S²) = √0.4
     plain = paired_ttest_resampled(table, "A", "B")
-    assert plain.statistic == pytest.approx(-math.sqrt(1.2), rel=1e-9)
-    assert plain.estimate == pytest.approx(-0.01)
-    assert any("negated" in n for n in plain.notes)
+    assert plain.statistic == pytest.approx(math.sqrt(1.2), rel=1e-9)
+    assert plain.estimate == pytest.approx(0.01)
+    assert (plain.loss_name, plain.direction) == ("accuracy", "higher")
+    low, high = plain.conf_int()
+    assert low < 0.01 < high and (low + high) / 2 == pytest.approx(0.01)
     corrected = corrected_resampled_ttest(table, "A", "B")
-    assert corrected.statistic == pytest.approx(-math.sqrt(0.4), rel=1e-9)
+    assert corrected.statistic == pytest.approx(math.sqrt(0.4), rel=1e-9)
     assert corrected.test_train_ratio == 0.5
-    assert any("negated" in n for n in corrected.notes)
+    # "greater" is about accuracy(A) − accuracy(B): the upper tail of t(3) at √0.4
+    greater = corrected_resampled_ttest(table, "A", "B", alternative="greater")
+    assert greater.pvalue == pytest.approx(stats.t.sf(math.sqrt(0.4), 3), rel=1e-12)
+    assert greater.conf_int()[1] == math.inf
 
 
 def test_fold_scores_without_ratio_need_one():
@@ -301,7 +291,7 @@ def test_fold_scores_without_ratio_need_one():
     with pytest.raises(DesignError, match="test_train_ratio"):
         corrected_resampled_ttest(table, "A", "B")
     res = corrected_resampled_ttest(table, "A", "B", test_train_ratio=0.5)
-    assert res.statistic == pytest.approx(-math.sqrt(0.4), rel=1e-9)
+    assert res.statistic == pytest.approx(math.sqrt(0.4), rel=1e-9)
 
 
 def test_fold_scores_kfold_default_ratio():

@@ -18,21 +18,10 @@ from cvreport.methods.cv_interval import (
     cv_confidence_interval_kernel,
     cv_variance,
 )
+from tests._printed import as_printed, phi
 
 H = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
 FOLDS = [1] * 4 + [2] * 4 + [3] * 4
-
-
-def as_printed(x: float, printed: str) -> bool:
-    """Whether ``x`` agrees with a printed reference value to all its digits (at least 6)."""
-    mantissa = printed.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    digits = max(6, len(mantissa))
-    return float(f"{x:.{digits}g}") == float(f"{float(printed):.{digits}g}")
-
-
-def phi(z: float) -> float:
-    """Standard normal CDF via the error function."""
-    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
 
 
 def test_cv_interval_vector():

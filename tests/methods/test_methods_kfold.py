@@ -197,8 +197,17 @@ def test_formula_and_fold_scores():
     scores["score"] = 1 - scores["loss"]  # accuracy-like, higher is better
     table = ResultsTable.from_fold_scores(scores, score="score", direction="higher")
     res = kfold.paired_ttest_kfold(table, "A", "B")
-    assert res.statistic == pytest.approx(by_table.statistic, rel=1e-9)
-    assert any("higher-is-better" in note for note in res.notes)
+    # score differences are the negated loss differences: t and the estimate flip, p stays
+    assert res.statistic == pytest.approx(-by_table.statistic, rel=1e-9)
+    assert res.estimate == pytest.approx(-by_table.estimate, rel=1e-9)
+    assert res.pvalue == pytest.approx(by_table.pvalue, rel=1e-9)
+    assert res.direction == "higher"
+    loss_low, loss_high = by_table.conf_int()
+    assert res.conf_int() == pytest.approx((-loss_high, -loss_low), rel=1e-9)
+    # H1 "A scores higher" is H1 "A has the lower loss"
+    greater = kfold.paired_ttest_kfold(table, "A", "B", alternative="greater")
+    less_loss = kfold.paired_ttest_kfold(ResultsTable(frame), alternative="less")
+    assert greater.pvalue == pytest.approx(less_loss.pvalue, rel=1e-9)
 
 
 def test_equal_fold_differences_of_unequal_sums_are_degenerate():
@@ -226,7 +235,7 @@ def test_equal_fold_differences_of_unequal_sums_are_degenerate():
 
 def test_fold_scores_equal_up_to_rounding_are_degenerate():
     # A scores 0.1 more than B on every fold (0.8/0.7, 0.5/0.4, 0.9/0.8): S = 0, so
-    # the loss difference −0.1 with zero variance gives −inf and p = 0 with a
+    # the accuracy difference +0.1 with zero variance gives +inf and p = 0 with a
     # warning (the floats 0.10000000000000009 and 0.09999999999999998 differ).
     scores = pd.DataFrame(
         {
@@ -238,4 +247,4 @@ def test_fold_scores_equal_up_to_rounding_are_degenerate():
     table = ResultsTable.from_fold_scores(scores, score="accuracy", replication=None)
     with pytest.warns(DegenerateStatisticWarning, match="zero estimated variance"):
         res = kfold.paired_ttest_kfold(table, "A", "B")
-    assert (res.statistic, res.pvalue) == (-math.inf, 0.0)
+    assert (res.statistic, res.pvalue) == (math.inf, 0.0)

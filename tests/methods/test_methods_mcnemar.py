@@ -29,20 +29,10 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
+from tests._printed import assert_printed
 
 # the package re-exports the function ``mcnemar``, which shadows the module attribute
 mc = importlib.import_module("cvreport.methods.mcnemar")
-
-
-def assert_printed(value: float, printed: str) -> None:
-    """``value`` agrees with a number printed in docs/methods.md to every printed digit."""
-    mantissa = printed.lower().split("e")[0]
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    exponent = int(printed.lower().split("e")[1]) if "e" in printed.lower() else 0
-    assert abs(value - float(printed)) <= 0.5 * 10.0 ** (exponent - decimals) * (1 + 1e-9), (
-        value,
-        printed,
-    )
 
 
 # ---------------------------------------------------------------- docs/methods.md vector

@@ -28,21 +28,11 @@ from cvreport.errors import (
     PartitionWarning,
 )
 from cvreport.methods import mx2
+from tests._printed import SECTION_1, assert_printed
 
 # docs/methods.md test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
-VECTOR = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]).reshape(5, 2)
+VECTOR = np.reshape(SECTION_1, (5, 2))
 BLOCKED_VECTOR = np.array([0.03, 0.01, 0.02, 0.00, 0.04, 0.02]).reshape(3, 2)
-
-
-def assert_printed(value: float, printed: str) -> None:
-    """``value`` agrees with a number printed in docs/methods.md to every printed digit."""
-    mantissa = printed.lower().split("e")[0]
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    exponent = int(printed.lower().split("e")[1]) if "e" in printed.lower() else 0
-    assert abs(value - float(printed)) <= 0.5 * 10.0 ** (exponent - decimals) * (1 + 1e-9), (
-        value,
-        printed,
-    )
 
 
 # ---------------------------------------------------------------- docs/methods.md vectors

@@ -22,17 +22,7 @@ from cvreport.methods.proportion import (
     proportion_test_array,
     proportion_test_kernel,
 )
-
-
-def as_printed(x: float, printed: str) -> bool:
-    """Whether ``x`` agrees with a printed reference value to all its digits (at least 6)."""
-    mantissa = printed.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    digits = max(6, len(mantissa))
-    return float(f"{x:.{digits}g}") == float(f"{float(printed):.{digits}g}")
-
-
-def phi(z: float) -> float:
-    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+from tests._printed import as_printed, phi
 
 
 def test_proportion_vector():

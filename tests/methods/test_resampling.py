@@ -292,7 +292,7 @@ def test_cv_table_resamples_within_each_replication_and_fold():
     df = pd.concat(frames, ignore_index=True)
     table = cvreport.ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="f1")
     res = cvreport.paired_bootstrap_test(table, n_resamples=99, random_state=0)
-    per_fold = -table.differences("A", "B").to_numpy()  # f1 is a score, negated internally
+    per_fold = table.differences("A", "B").to_numpy()  # f1(A) − f1(B) per fold
     assert res.estimate == pytest.approx(per_fold.mean(), abs=1e-12)
     assert res.interval_method == "percentile" and res.nobs == 2 * n
     perm = cvreport.paired_permutation_test(table, n_resamples=99, random_state=0)

@@ -14,8 +14,9 @@ import cvreport
 from cvreport import arrays
 from cvreport.errors import CVReportError, DegenerateStatisticWarning, IntervalUndefinedError
 from cvreport.results import TestResult
+from tests._printed import SECTION_1
 
-VECTOR = np.array([0.02, -0.01, 0.03, 0.00, 0.01, 0.02, -0.02, 0.01, 0.04, 0.00]).reshape(5, 2)
+VECTOR = np.reshape(SECTION_1, (5, 2))
 BCV_TABLES = np.array([[[10, 12, 4, 74], [8, 9, 6, 77]]] * 5, dtype=float)
 
 

@@ -7,9 +7,6 @@ never a downloaded browser. Skipped when either is missing, unless
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,41 +15,7 @@ import pandas as pd
 import pytest
 
 from cvreport.rendering.formatting import format_number
-
-SCRIPT = "<script>alert(1)</script>"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CVREPORT_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"CVREPORT_REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright for Python is not installed")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        _unavailable("no chromium executable on PATH (Debian package 'chromium')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+from tests._fakes import SCRIPT, model_losses, open_page
 
 
 def block_regularized_losses(n: int = 160, seed: int = 5) -> pd.DataFrame:
@@ -60,14 +23,7 @@ def block_regularized_losses(n: int = 160, seed: int = 5) -> pd.DataFrame:
 
     folds = BlockRegularizedCV(m=5, random_state=0).assignment(n)
     rng = np.random.default_rng(seed)
-    frames = []
-    for model, rate in {"forest": 0.1, "tree": 0.2, SCRIPT: 0.15}.items():
-        wrong = rng.random(n) < rate  # one draw per record, shared by the replications
-        frame = folds.copy()
-        frame["model"] = model
-        frame["loss"] = wrong[frame["record"].to_numpy()].astype(int)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    return model_losses(folds, {"forest": 0.1, "tree": 0.2, SCRIPT: 0.15}, rng, n)
 
 
 @pytest.fixture(scope="module")
@@ -78,25 +34,6 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     report = Report(ResultsTable(block_regularized_losses()), tests="all")
     path = report.save(tmp_path_factory.mktemp("browser") / "report.html")
     return path, report
-
-
-def open_page(browser: Any, path: Path, **context: Any) -> tuple[Any, dict[str, list[str]]]:
-    page = browser.new_page(viewport={"width": 1100, "height": 900}, **context)
-    seen: dict[str, list[str]] = {"errors": [], "requests": [], "dialogs": []}
-    page.on(
-        "console",
-        lambda message: seen["errors"].append(message.text) if message.type == "error" else None,
-    )
-    page.on("pageerror", lambda error: seen["errors"].append(str(error)))
-    page.on("request", lambda request: seen["requests"].append(request.url))
-
-    def on_dialog(dialog: Any) -> None:
-        seen["dialogs"].append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.goto(path.as_uri(), wait_until="load")
-    return page, seen
 
 
 def test_tables_and_figures_are_visible_without_console_errors(

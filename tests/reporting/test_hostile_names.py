@@ -23,14 +23,13 @@ from hypothesis import strategies as st
 
 from cvreport.data.table import ResultsTable
 from cvreport.reporting.report import Report
-from tests.reporting.test_browser import browser, open_page  # noqa: F401 (fixture)
-from tests.reporting.test_report_outputs import pdflatex_or_skip
+from tests._fakes import compile_latex, model_losses, open_page, pdflatex_or_skip
 
 LONG = "x" * 3000
 HOSTILE = (
     "[ours] tree",
     "Модель 模型 😀",
-    'a`b--c\'\'d,,e "q"',
+    "a`b--c''d,,e \"q\"",
     "<script>window.pwned=1</script>",
     "x\n\ny  z",
     r"\input{/etc/passwd}\write18{id}",
@@ -45,19 +44,13 @@ HOSTILE = (
 def losses(models: tuple[str, ...], n: int = 24, seed: int = 0, m: int = 5) -> pd.DataFrame:
     """m random 2-fold partitions of n records and 0/1 losses of the given models."""
     rng = np.random.default_rng(seed)
-    frames = []
     folds = []
     for replication in range(1, m + 1):
         fold = np.where(rng.permutation(n) < n // 2, 1, 2)
         folds.append(pd.DataFrame({"replication": replication, "fold": fold, "record": range(n)}))
     design = pd.concat(folds, ignore_index=True)
-    for index, model in enumerate(models):
-        wrong = rng.random(n) < 0.1 + 0.3 * index / max(len(models), 1)
-        frame = design.copy()
-        frame["model"] = model
-        frame["loss"] = wrong[frame["record"].to_numpy()].astype(int)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    rates = {model: 0.1 + 0.3 * index / max(len(models), 1) for index, model in enumerate(models)}
+    return model_losses(design, rates, rng, n)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +65,7 @@ def visible(name: str) -> str:
 
 # -- HTML ------------------------------------------------------------------------------------
 def test_html_in_chromium_shows_every_name_and_runs_nothing(
-    browser: Any,  # noqa: F811 (the fixture imported above)
+    browser: Any,
     hostile_report: Report,
     tmp_path: Path,
 ) -> None:
@@ -107,23 +100,6 @@ def test_svg_figures_are_well_formed_xml(hostile_report: Report) -> None:
 
 
 # -- LaTeX -----------------------------------------------------------------------------------
-def compile_latex(exe: str, source: str, folder: Path) -> None:
-    """pdflatex in a clean folder; the log may hold any byte (it echoes the input)."""
-    import subprocess
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.tex").write_text(source, encoding="utf-8")
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "report.tex"],
-        cwd=folder,
-        capture_output=True,
-        timeout=180,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-3000:]
-    assert (folder / "report.pdf").stat().st_size > 1000
-
-
 def test_latex_report_and_fragment_compile(hostile_report: Report, tmp_path: Path) -> None:
     exe = pdflatex_or_skip()
     source = hostile_report.to_latex(stars=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,7 @@ from cvreport.partitions.audit import _measure_pairs, audit_overlap
 from cvreport.partitions.overlap import overlap_distribution
 from cvreport.reporting import overview
 from cvreport.reporting.report import Report
-from tests.reporting.test_report_outputs import pdflatex_or_skip
+from tests._fakes import pdflatex_or_skip, run_pdflatex
 
 
 def replications(m: int, n: int = 40, seed: int = 0, missing: bool = False) -> pd.DataFrame:
@@ -104,14 +103,7 @@ def test_audit_of_many_replications_is_summarised_with_every_pair_kept() -> None
 def test_a_m20_latex_report_fits_its_pages(tmp_path: Path) -> None:
     """m = 20 once gave a 190-row float running off the page (pdflatex only warned)."""
     exe = pdflatex_or_skip()
-    (tmp_path / "r.tex").write_text(Report(ResultsTable(replications(20))).to_latex())
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "r.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        timeout=180,
-        check=False,
-    )
+    run = run_pdflatex(exe, Report(ResultsTable(replications(20))).to_latex(), tmp_path, "r.tex")
     assert run.returncode == 0
     log = (tmp_path / "r.log").read_text(errors="replace")
     assert "Overfull \\vbox" not in log
@@ -179,12 +171,5 @@ def test_overview_latex_compiles_as_longtable(tmp_path: Path) -> None:
     report = Report(ResultsTable.from_formula("loss ~ model | fold", models(40)))
     source = report.to_latex()
     assert "\\begin{longtable}" in source
-    (tmp_path / "r.tex").write_text(source)
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "r.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        timeout=180,
-        check=False,
-    )
+    run = run_pdflatex(exe, source, tmp_path, "r.tex")
     assert run.returncode == 0

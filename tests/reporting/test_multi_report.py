@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +15,10 @@ from cvreport.cli import main
 from cvreport.data.datasets import DatasetsTable
 from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.reporting.multi_report import DatasetsReport
-from tests.reporting.test_browser import CHROMIUM_ARGS, SCRIPT, _unavailable
-from tests.reporting.test_report_outputs import pdflatex_or_skip
+from tests._fakes import SCRIPT, compile_latex, pdflatex_or_skip
 
 MODELS = ["a_b & c%", SCRIPT, "x^2 {y} #1 $\\", "naïve ~ bayes"]
 DATASETS = ['data_1 & "quoted"', "<b>bold</b>", "50% #2", "tab\\le_3", "five", "six", "seven"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """The system's Chromium through Playwright (CI requires it: CVREPORT_REQUIRE_BROWSER=1)."""
-    import shutil
-
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright for Python is not installed")
-    executable = shutil.which("chromium")
-    if executable is None:
-        _unavailable("no chromium executable on PATH (Debian package 'chromium')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def hostile_scores(seed: int = 4) -> pd.DataFrame:
@@ -99,25 +77,6 @@ def test_markdown_escapes_names_and_has_the_rows(hostile_report: DatasetsReport)
     assert "a\\_b \\& c%" in text and "\\<script\\>" in text and "<script>" not in text
     assert "*win/tie/loss vs" in text and "*average rank*" in text
     assert "Friedman's χ²" in text and "Bergmann" not in text  # against a baseline: Holm
-
-
-def compile_latex(exe: str, source: str, folder: Path) -> Path:
-    """Run pdflatex; its log may cut a UTF-8 name in half, so it is read leniently."""
-    import subprocess
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.tex").write_text(source, encoding="utf-8")
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "report.tex"],
-        cwd=folder,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-3000:]
-    pdf = folder / "report.pdf"
-    assert pdf.stat().st_size > 1000
-    return pdf
 
 
 def test_latex_report_and_table_compile(hostile_report: DatasetsReport, tmp_path: Path) -> None:

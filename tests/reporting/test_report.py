@@ -14,164 +14,29 @@ import json
 import math
 import os
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from cvreport.errors import CVReportError, DataError, DegenerateStatisticWarning, DesignError
 from cvreport.reporting import selection
 from cvreport.results import TestResult
+from tests._fakes import (
+    FakeDesign,
+    FakeTable,
+    IntervalResult,
+    PosteriorResult,
+    make_result,
+    with_audit,
+)
 
 report_module = importlib.import_module("cvreport.reporting.report")
 Report = report_module.Report
 
 
 # -- stand-ins -----------------------------------------------------------------
-@dataclass(frozen=True)
-class FakeDesign:
-    kind: str = "mx2"
-    m: int = 5
-    K: int = 2
-    n_records: int | None = 100
-    complete: bool = True
-
-    @property
-    def fold_sizes(self) -> pd.DataFrame:
-        size = (self.n_records or 100) // self.K
-        return pd.DataFrame(
-            [(i + 1, j + 1, size) for i in range(self.m) for j in range(self.K)],
-            columns=["replication", "fold", "n"],
-        )
-
-    def describe(self) -> str:
-        return f"{self.m}×{self.K} design"
-
-
-class FakeTable:
-    """Just enough of ResultsTable for the report: models, design, fold errors, differences."""
-
-    def __init__(
-        self,
-        models: tuple[str, ...] = ("A", "B"),
-        design: FakeDesign | None = None,
-        *,
-        binary: bool = True,
-        per_record: bool = True,
-        higher_is_better: bool | None = None,
-        seed: int = 0,
-    ) -> None:
-        self.models = models
-        self.design = design or FakeDesign()
-        self.is_binary = binary
-        self.per_record = per_record
-        self.loss_name = "loss"
-        self.higher_is_better = higher_is_better
-        self.source = "a stand-in table"
-        self.formula = "loss ~ model | replication + fold"
-        rng = np.random.default_rng(seed)
-        d = self.design
-        self.errors = {m: rng.uniform(0.1, 0.3, size=(d.m, d.K)) for m in models}
-
-    def fold_errors(self) -> pd.DataFrame:
-        rows = [
-            (i + 1, j + 1, model, e[i, j], 50)
-            for model, e in self.errors.items()
-            for i in range(e.shape[0])
-            for j in range(e.shape[1])
-        ]
-        return pd.DataFrame(rows, columns=["replication", "fold", "model", "loss", "n"])
-
-    def differences(self, a: str, b: str) -> pd.DataFrame:
-        d = self.design
-        return pd.DataFrame(
-            self.errors[a] - self.errors[b],
-            index=pd.Index(range(1, d.m + 1), name="replication"),
-            columns=pd.Index(range(1, d.K + 1), name="fold"),
-        )
-
-    def resolve_pair(self, a: Any = None, b: Any = None) -> tuple[Any, Any]:
-        for name in (a, b):
-            if name not in self.models:
-                raise DataError(f"unknown model {name!r}; the models are {self.models!r}")
-        return a, b
-
-    def predictions(self) -> None:
-        return None
-
-
-@dataclass(frozen=True)
-class FakeAudit:
-    design: str
-    z_max: float = 3.0
-    pvalue: float = 0.4
-    verdict: str = "fine"
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class IntervalResult(TestResult):
-    low: float = -0.05
-    high: float = 0.01
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        return (self.low, self.high)
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class PosteriorResult(TestResult):
-    prob_a_better: float = 0.2
-    prob_equivalent: float = 0.3
-    prob_b_better: float = 0.5
-    rope: float = 0.01
-
-
-def make_result(name: str, a: str, b: str, p: float, **extra: Any) -> TestResult:
-    return TestResult(
-        statistic=2.5,
-        pvalue=p,
-        df=(7, 5),
-        distribution="F",
-        estimate=-0.01,
-        method=f"Method {name}",
-        test=name,
-        reference=f"Reference of {name}.",
-        models=(a, b),
-        **extra,
-    )
-
-
-@pytest.fixture
-def fake_tests(monkeypatch: pytest.MonkeyPatch) -> dict[Any, Any]:
-    """Route the report's test lookup to stand-ins; set p-values per (test, pair) in the dict."""
-    pvalues: dict[Any, Any] = {}
-
-    def resolve(name: str) -> Any:
-        def run(table: Any, a: str, b: str) -> TestResult:
-            value = pvalues.get((name, a, b), pvalues.get(name, 0.5))
-            if isinstance(value, Exception):
-                raise value
-            if callable(value):
-                return value(a, b)  # type: ignore[no-any-return,unused-ignore]
-            return make_result(name, a, b, value)
-
-        return run
-
-    monkeypatch.setattr(selection, "resolve_test", resolve)
-    return pvalues
-
-
-def with_audit(monkeypatch: pytest.MonkeyPatch, design: str | None) -> None:
-    def audit(table: Any) -> Any:
-        if design is None:
-            raise DesignError("no audit for this table")
-        return FakeAudit(design)
-
-    monkeypatch.setattr(report_module, "_audit", audit)
-
-
 # -- selection -----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("kind", "partitions", "binary", "expected"),
@@ -482,11 +347,11 @@ def test_higher_is_better_scores_are_described_as_scores(
 ) -> None:
     with_audit(monkeypatch, "random")
     report = Report(FakeTable(higher_is_better=True))
-    # the fake test's loss estimate −0.01 is a score difference of +0.01: A scored higher
-    assert "A has the higher mean loss, by 0.0100 (A − B = 0.0100)" in (
+    # results speak the metric: the fake test's estimate −0.01 is score(A) − score(B)
+    assert "B has the higher mean loss, by 0.0100 (A − B = -0.0100)" in (
         report.outcomes[0].interpretation
     )
-    assert report.outcomes[0].shown_estimate == pytest.approx(0.01)
+    assert report.outcomes[0].shown_estimate == pytest.approx(-0.01)
     assert not any("negated" in c for c in report.context()["caveats"])
 
 
@@ -780,8 +645,8 @@ def test_per_model_scores_are_shown_as_given_not_negated() -> None:
     assert "| a | 0.9000 |" in Report(table).to_markdown()
 
 
-def test_a_negated_score_is_read_the_right_way_round() -> None:
-    """A negative estimate of a negated score means A scored *higher*, in every output."""
+def test_a_score_is_read_the_right_way_round() -> None:
+    """A score's estimate is score(A) − score(B), in every output and in the result itself."""
     table_module = importlib.import_module("cvreport.data.table")
     scores = pd.DataFrame(
         {
@@ -798,5 +663,6 @@ def test_a_negated_score_is_read_the_right_way_round() -> None:
         assert "a has the higher mean auc, by 0.1000" in text
     assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
-    assert result.estimate < 0 and result.loss_name == "negated auc"
-    assert "(mean negated auc A − B)" in result.summary().as_text()
+    assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"
+    assert "(mean auc A − B)" in result.summary().as_text()
+    assert "negated" not in result.summary().as_text()

@@ -14,7 +14,6 @@ import importlib
 import os
 import re
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -31,11 +30,13 @@ from cvreport.rendering.formatting import (
 )
 from cvreport.reporting import selection
 from cvreport.results import TestResult
-from tests.reporting.test_report import (
+from tests._fakes import (
     FakeTable,
     IntervalResult,
     PosteriorResult,
+    compile_latex,
     make_result,
+    pdflatex_or_skip,
     with_audit,
 )
 
@@ -396,32 +397,6 @@ def test_sections_and_references(rich_report: Any) -> None:
         assert outcome.interpretation in page_text
     for line in rich_report.context()["bottom_line"]:
         assert line["text"] in page_text
-
-
-def pdflatex_or_skip() -> str:
-    exe = shutil.which("pdflatex")
-    if exe is None:
-        if os.environ.get("CVREPORT_REQUIRE_PDFLATEX") == "1":
-            pytest.fail("pdflatex is required (CVREPORT_REQUIRE_PDFLATEX=1) but not installed")
-        pytest.skip("pdflatex is not installed")
-    return exe
-
-
-def compile_latex(exe: str, source: str, folder: Path) -> Path:
-    tex = folder / "report.tex"
-    tex.write_text(source, encoding="utf-8")
-    run = subprocess.run(
-        [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", tex.name],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout[-3000:]
-    pdf = folder / "report.pdf"
-    assert pdf.stat().st_size > 1000
-    return pdf
 
 
 def test_latex_report_compiles_with_pdflatex(rich_report: Any, tmp_path: Path) -> None:

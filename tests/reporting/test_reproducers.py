@@ -6,6 +6,7 @@ mislead") and asserts what the reader sees instead.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from pathlib import Path
@@ -166,10 +167,18 @@ def test_per_fold_auc_is_shown_as_auc_never_negated(breast_cancer_5x2: pd.DataFr
             assert outcome.shown_estimate == pytest.approx(mean["nb"] - mean["tree"])
     figure = report.context()["pairs"][0]["figure"]
     assert "auc of nb − auc of tree" in figure
-    frame = report.to_frame()  # the export carries the numbers as shown, beside the internal ones
+    frame = report.to_frame()  # the export carries the result's numbers, in auc too
     assert set(frame["metric"]) == {"auc"} and set(frame["direction"]) == {"higher"}
     means = frame[frame["shown_estimate_is"] == "mean difference"]
-    np.testing.assert_allclose(means["shown_estimate"], -means["estimate"])
+    np.testing.assert_allclose(means["shown_estimate"], means["estimate"])
+    # the result objects themselves: auc(nb) − auc(tree), intervals around it, no negation
+    for result in report.results:
+        assert result.direction == "higher" and "negated" not in result.summary().as_text()
+        if result.estimate is not None and not math.isnan(result.estimate):
+            assert result.estimate == pytest.approx(mean["nb"] - mean["tree"])
+        if result.has_conf_int and result.test != "paired_ttest_5x2cv":
+            low, high = result.conf_int()
+            assert low <= result.estimate <= high
 
 
 def test_the_bayesian_test_has_a_stated_rope_and_no_practical_claim_without_one(
