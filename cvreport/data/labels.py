@@ -22,6 +22,7 @@ __all__ = [
     "KeyColumn",
     "Order",
     "encode_labels",
+    "first_appearance",
     "relabel_used",
     "sorted_order",
     "text_codes",
@@ -29,7 +30,7 @@ __all__ = [
 
 CONSTANT_LABEL = 1  # label of a replication or fold the data does not name
 
-Order = Literal["sorted", "appearance"]
+Order = Literal["sorted", "appearance", "any"]
 KEY_ORDERS: tuple[Order, Order, Order] = ("sorted", "sorted", "appearance")  # rep, fold, model
 
 
@@ -49,7 +50,7 @@ def sorted_order(labels: pd.Index) -> np.ndarray:
         return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 
 
-def _first_appearance(codes: np.ndarray, n_labels: int) -> np.ndarray:
+def first_appearance(codes: np.ndarray, n_labels: int) -> np.ndarray:
     """Label codes in the order of their first row, scanning growing prefixes only."""
     first = np.full(n_labels, -1, dtype=np.int64)
     start, size = 0, 1024
@@ -100,7 +101,8 @@ def encode_labels(
 
     Labels keep the user's values and dtype. ``order="sorted"`` puts them in sorted
     order (the categories' order for a categorical column); ``"appearance"`` in the
-    order of their first row. Integer columns with a small range are encoded by
+    order of their first row; ``"any"`` in whichever order is cheapest (the caller
+    orders them later, e.g. with :func:`first_appearance`). Integer columns with a small range are encoded by
     offset, without hashing; when that range spans at most ``loose_span`` integers,
     every integer of it is a label, used or not (the caller drops the unused ones),
     which saves a counting pass.
@@ -166,12 +168,12 @@ def encode_labels(
         if n and raw.min() < 0:
             raise _missing_error(series, column, role)
         codes = raw
-        if order == "sorted":
+        if order == "sorted":  # "appearance" and "any": these codes are already in order
             permutation = sorted_order(labels)
             labels = labels.take(permutation)
             codes = _relabel(codes, permutation)
     elif order == "appearance" and len(labels) > 1:
-        permutation = _first_appearance(codes, len(labels))
+        permutation = first_appearance(codes, len(labels))
         labels = labels.take(permutation)
         codes = _relabel(codes, permutation)
     target = np.dtype(code_dtype) if code_dtype is not None else _code_dtype(len(labels))

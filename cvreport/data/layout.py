@@ -31,7 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cvreport.data.labels import KEY_ORDERS, KeyColumn, encode_labels, relabel_used, text_codes
+from cvreport.data.labels import (
+    KEY_ORDERS,
+    KeyColumn,
+    encode_labels,
+    first_appearance,
+    relabel_used,
+    text_codes,
+)
 from cvreport.data.sufficient import FoldBlock
 from cvreport.data.validation import (
     Names,
@@ -261,7 +268,11 @@ def _regrouped_layout(
     n_rows = loss.shape[0]
     rep_codes, replications = keys[0].encode("sorted", loose_span=_LOOSE_KEY_SPAN)
     fold_codes, folds = keys[1].encode("sorted", loose_span=_LOOSE_KEY_SPAN)
-    model_codes, models = keys[2].encode("appearance")
+    # models come out in the order of their first row; their codes stay in the order the
+    # encoding gives (no pass over the rows to renumber them): the cube's rows are reordered
+    model_codes, coded_models = keys[2].encode("any")
+    model_order = first_appearance(model_codes, len(coded_models))
+    models = coded_models.take(model_order)
     record_codes, record_labels = encode_labels(
         record_series, names.record, "record", "sorted", code_dtype=np.int32, loose_span=n_rows
     )
@@ -288,12 +299,12 @@ def _regrouped_layout(
     if not used_folds.all():
         fold_codes = relabel_used(fold_codes, used_folds)
         folds = folds[used_folds]
-    present = present[used_reps][:, used_folds]
+    present = present[used_reps][:, used_folds][:, :, model_order]
     check_design_grid(present, replications, folds, models, names.model)
     m, n_folds = len(replications), len(folds)
 
     row_codes = (rep_codes, fold_codes, model_codes, record_codes)
-    all_labels = (replications, folds, models, record_labels)
+    all_labels = (replications, folds, coded_models, record_labels)
 
     # one slot per (replication, record): dense when the table fills most of them
     dense = m * n_records * n_models <= 2 * n_rows + _DENSE_SLACK
@@ -353,6 +364,8 @@ def _regrouped_layout(
         diagnose(row_codes, all_labels, names, loss)
     fold_of = fold_cube[0]
     del fold_cube
+    if not np.array_equal(model_order, np.arange(n_models)):
+        cube = cube[model_order]
 
     blocks = []
     for i in range(m):
