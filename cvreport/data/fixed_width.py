@@ -117,24 +117,31 @@ def fixed_width_codes(chunked: Any, max_span: int) -> tuple[np.ndarray, Any] | N
     for c in range(varying.shape[0] - 2, -1, -1):  # the last varying byte is the least significant
         weights[c] = weights[c + 1] * radix[c + 1]
     code_type = next(t for t in (np.int8, np.int16, np.int32, np.int64) if span <= np.iinfo(t).max)
-    codes = np.zeros(n, dtype=code_type)
-    digit = np.empty(_ROWS, dtype=code_type)
-    at = 0
-    for matrix in present:
-        for start in range(0, matrix.shape[0], _ROWS):
-            block = matrix[start : start + _ROWS]
-            out = codes[at + start : at + start + block.shape[0]]
-            part = digit[: block.shape[0]]
-            for c, weight in zip(varying.tolist(), weights.tolist()):
-                # every partial sum stays below span, so the narrow code type cannot overflow
-                np.subtract(block[:, c], np.uint8(low[c]), out=part, casting="unsafe")
-                part *= code_type(weight)
-                out += part
-        at += matrix.shape[0]
+    # code = Σ_c (byte_c − low_c)·weight_c = Σ_c byte_c·weight_c − offset: one dot product per
+    # row of the varying bytes (gathered, so einsum's inner loop runs on contiguous rows), in
+    # int32 unless the raw sum of the bytes could overflow it
+    columns, column_weights = varying.tolist(), weights.tolist()
+    offset = sum(int(low[c]) * w for c, w in zip(columns, column_weights))
+    bound = sum(int(high[c]) * w for c, w in zip(columns, column_weights))
+    work_type = np.int32 if bound <= np.iinfo(np.int32).max else np.int64
+    codes_work = np.zeros(n, dtype=work_type)
+    if columns:
+        work_weights = np.asarray(column_weights, dtype=work_type)
+        at = 0
+        for matrix in present:
+            for start in range(0, matrix.shape[0], _ROWS):
+                digits = matrix[start : start + _ROWS][:, varying]
+                out = codes_work[at + start : at + start + digits.shape[0]]
+                np.einsum("ij,j->i", digits, work_weights, out=out, casting="unsafe")
+            at += matrix.shape[0]
+        codes_work -= work_type(offset)
+    codes = codes_work.astype(code_type, copy=False)
     if span <= _FEW:  # a comparison per code is cheaper than widening every code to count it
         used = np.array([v for v in range(span) if (codes == v).any()], dtype=np.int64)
-    else:
-        used = np.flatnonzero(np.bincount(codes, minlength=span))
+    else:  # marking is cheaper than counting (no widening to intp, a byte per code)
+        seen = np.zeros(span, dtype=bool)
+        seen[codes] = True
+        used = np.flatnonzero(seen)
     if used.shape[0] < span:
         lookup = np.zeros(span, dtype=code_type)
         lookup[used] = np.arange(used.shape[0], dtype=code_type)
