@@ -55,8 +55,7 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
     check_ratio,
-    table_split_differences,
-    table_test_train_ratio,
+    table_splits,
 )
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
@@ -499,16 +498,11 @@ def bayesian_correlated_ttest(
     [0.161755, 0.338245, 0.5]
     """
     tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    BAYESIAN_CORRELATED_T.check_design(tbl)
-    differences = table_split_differences(tbl, a, b)
-    notes: tuple[str, ...] = ()
-    if test_train_ratio is None:
-        test_train_ratio, how = table_test_train_ratio(tbl, k_fold=tbl.design.K >= 2)
-        notes = (how,)
-    result = _bayesian(differences, test_train_ratio, rope, loss_alternative(tbl, alternative))
-    result = dataclasses.replace(result, notes=tuple(result.notes) + notes)
-    result = finish_result(result, tbl, (a, b))
+    pair, differences, ratio, notes = table_splits(
+        tbl, a, b, BAYESIAN_CORRELATED_T, test_train_ratio, k_fold=tbl.design.K >= 2
+    )
+    result = _bayesian(differences, ratio, rope, loss_alternative(tbl, alternative))
+    result = finish_result(result, tbl, pair, extra_notes=notes)
     emit_warnings(result.warnings)
     return result
 

@@ -58,8 +58,8 @@ from cvreport.methods.resampled_t import (
     corrected_resampled_ttest_kernel,
     resampled_result,
     table_split_differences,
+    table_splits,
     table_test_train_ratio,
-    with_notes,
 )
 from cvreport.methods.spec import TestSpec
 from cvreport.results import check_alternative
@@ -352,16 +352,11 @@ def corrected_resampled_ttest(
     0.632456
     """
     tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    CORRECTED_RESAMPLED_T.check_design(tbl)
-    differences = table_split_differences(tbl, a, b)[:, 0]
-    notes: tuple[str, ...] = ()
-    if test_train_ratio is None:
-        test_train_ratio, how = table_test_train_ratio(tbl, k_fold=False)
-        notes = (how,)
-    internal = loss_alternative(tbl, alternative)
-    result = with_notes(_corrected_resampled(differences, test_train_ratio, internal), notes)
-    result = finish_result(result, tbl, (a, b))
+    pair, differences, ratio, notes = table_splits(
+        tbl, a, b, CORRECTED_RESAMPLED_T, test_train_ratio, k_fold=False
+    )
+    result = _corrected_resampled(differences[:, 0], ratio, loss_alternative(tbl, alternative))
+    result = finish_result(result, tbl, pair, extra_notes=notes)
     emit_warnings(result.warnings)
     return result
 

@@ -30,9 +30,7 @@ from cvreport.methods.resampled_t import (
     check_ratio,
     corrected_resampled_ttest_kernel,
     resampled_result,
-    table_split_differences,
-    table_test_train_ratio,
-    with_notes,
+    table_splits,
 )
 from cvreport.methods.spec import TestSpec
 from cvreport.results import check_alternative
@@ -201,16 +199,11 @@ def corrected_repeated_kfold_ttest(
     (0.522233, 0.614117)
     """
     tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    CORRECTED_REPEATED_KFOLD_T.check_design(tbl)
-    differences = table_split_differences(tbl, a, b)
-    notes: tuple[str, ...] = ()
-    if test_train_ratio is None:
-        test_train_ratio, how = table_test_train_ratio(tbl, k_fold=True)
-        notes = (how,)
-    internal = loss_alternative(tbl, alternative)
-    result = with_notes(_corrected_repeated_kfold(differences, test_train_ratio, internal), notes)
-    result = finish_result(result, tbl, (a, b))
+    pair, differences, ratio, notes = table_splits(
+        tbl, a, b, CORRECTED_REPEATED_KFOLD_T, test_train_ratio, k_fold=True
+    )
+    result = _corrected_repeated_kfold(differences, ratio, loss_alternative(tbl, alternative))
+    result = finish_result(result, tbl, pair, extra_notes=notes)
     emit_warnings(result.warnings)
     return result
 

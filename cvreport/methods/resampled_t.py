@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +31,7 @@ from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
+    from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
@@ -44,8 +45,8 @@ __all__ = [
     "corrected_resampled_ttest_kernel",
     "resampled_result",
     "table_split_differences",
+    "table_splits",
     "table_test_train_ratio",
-    "with_notes",
 ]
 
 
@@ -284,5 +285,24 @@ def resampled_result(
     )
 
 
-def with_notes(result: ResampledTTestResult, notes: tuple[str, ...]) -> ResampledTTestResult:
-    return dataclasses.replace(result, notes=tuple(result.notes) + notes)
+def table_splits(
+    table: ResultsTable,
+    a: object,
+    b: object,
+    spec: TestSpec,
+    test_train_ratio: float | None,
+    *,
+    k_fold: bool,
+) -> tuple[tuple[Any, Any], NDArray[np.float64], float, tuple[str, ...]]:
+    """The pair, its ``(m, K)`` split differences and n2/n1 for a test ``spec`` of the t family.
+
+    ``n2/n1`` comes from the table when not given (:func:`table_test_train_ratio`),
+    with a note saying how; the note tuple is empty when it was given.
+    """
+    pair = table.resolve_pair(a, b)
+    spec.check_design(table)
+    differences = table_split_differences(table, *pair)
+    if test_train_ratio is not None:
+        return pair, differences, test_train_ratio, ()
+    ratio, how = table_test_train_ratio(table, k_fold=k_fold)
+    return pair, differences, ratio, (how,)

@@ -79,3 +79,17 @@ def test_encode_labels_gives_the_same_codes_as_for_python_strings(dtype, order):
     assert arrow_codes.tolist() == plain_codes.tolist()
     assert arrow_labels.tolist() == plain_labels.tolist()
     assert arrow_labels.dtype == pd.Series(values, dtype=dtype).dtype
+
+
+def test_byte_sums_beyond_int32_are_summed_in_int64():
+    """16 characters out of 'ý', 'þ', 'ÿ' (UTF-8 C3 BD–BF): 3¹⁶ ≈ 43M codes fit int32, but the
+    raw byte sum 191·(3¹⁶ − 1)/2 ≈ 4.1e9 of the largest id does not: it is summed in int64."""
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 3, size=(200, 16))
+    rows[0], rows[1] = 0, 2  # every varying byte spans BD to BF
+    values = ["".join("ýþÿ"[d] for d in row) for row in rows]
+    assert 191 * (3**16 - 1) // 2 > np.iinfo(np.int32).max
+    codes, labels = fixed_width_codes(pa.chunked_array([values]), 3**16)
+    expected_codes, expected_labels = _by_hashing(values)
+    assert codes.tolist() == expected_codes
+    assert labels.to_pylist() == expected_labels

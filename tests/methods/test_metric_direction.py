@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from sklearn.metrics import roc_auc_score
 
 import cvreport
 from cvreport.data.table import ResultsTable
@@ -146,7 +147,8 @@ def test_tests_on_records_say_the_direction_of_their_metric():
     assert error.direction == "lower"
     assert error.estimate == pytest.approx(4 / 40 - 16 / 40)
     auc = cvreport.arrays.delong_test(y, a, b)
-    assert auc.direction == "higher" and auc.estimate > 0
+    assert auc.direction == "higher"
+    assert auc.estimate == pytest.approx(roc_auc_score(y, a) - roc_auc_score(y, b), abs=1e-12)
 
 
 AUC_FOLDS = pd.DataFrame(
