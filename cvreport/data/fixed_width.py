@@ -76,6 +76,39 @@ def _column_reduce(matrix: np.ndarray, ufunc: Any) -> np.ndarray:
     return result
 
 
+def _digit_sums(
+    present: list[np.ndarray],
+    n: int,
+    varying: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    weights: np.ndarray,
+) -> np.ndarray:
+    """``Σ_c (byte_c − low_c)·weight_c`` over the varying columns of every row.
+
+    Computed as ``Σ_c byte_c·weight_c − offset``: one dot product per row of the
+    varying bytes (gathered, so einsum's inner loop runs on contiguous rows), in
+    int32 unless the raw sum of the bytes could overflow it.
+    """
+    columns, column_weights = varying.tolist(), weights.tolist()
+    offset = sum(int(low[c]) * w for c, w in zip(columns, column_weights))
+    bound = sum(int(high[c]) * w for c, w in zip(columns, column_weights))
+    work_type = np.int32 if bound <= np.iinfo(np.int32).max else np.int64
+    codes = np.zeros(n, dtype=work_type)
+    if not columns:
+        return codes
+    work_weights = np.asarray(column_weights, dtype=work_type)
+    at = 0
+    for matrix in present:
+        for start in range(0, matrix.shape[0], _ROWS):
+            digits = matrix[start : start + _ROWS][:, varying]
+            out = codes[at + start : at + start + digits.shape[0]]
+            np.einsum("ij,j->i", digits, work_weights, out=out, casting="unsafe")
+        at += matrix.shape[0]
+    codes -= work_type(offset)
+    return codes
+
+
 def fixed_width_codes(chunked: Any, max_span: int) -> tuple[np.ndarray, Any] | None:
     """Codes (int32 or int64, in sorted order) and labels (a sorted pyarrow array) of fixed-width text.
 
@@ -117,25 +150,16 @@ def fixed_width_codes(chunked: Any, max_span: int) -> tuple[np.ndarray, Any] | N
     for c in range(varying.shape[0] - 2, -1, -1):  # the last varying byte is the least significant
         weights[c] = weights[c + 1] * radix[c + 1]
     code_type = next(t for t in (np.int8, np.int16, np.int32, np.int64) if span <= np.iinfo(t).max)
-    # code = Σ_c (byte_c − low_c)·weight_c = Σ_c byte_c·weight_c − offset: one dot product per
-    # row of the varying bytes (gathered, so einsum's inner loop runs on contiguous rows), in
-    # int32 unless the raw sum of the bytes could overflow it
-    columns, column_weights = varying.tolist(), weights.tolist()
-    offset = sum(int(low[c]) * w for c, w in zip(columns, column_weights))
-    bound = sum(int(high[c]) * w for c, w in zip(columns, column_weights))
-    work_type = np.int32 if bound <= np.iinfo(np.int32).max else np.int64
-    codes_work = np.zeros(n, dtype=work_type)
-    if columns:
-        work_weights = np.asarray(column_weights, dtype=work_type)
-        at = 0
+    columns = varying.tolist()
+    if len(columns) == 1:  # one varying byte (few labels, e.g. model names): it is the code
+        codes = np.empty(n, dtype=code_type)
+        at, (c,) = 0, columns
         for matrix in present:
-            for start in range(0, matrix.shape[0], _ROWS):
-                digits = matrix[start : start + _ROWS][:, varying]
-                out = codes_work[at + start : at + start + digits.shape[0]]
-                np.einsum("ij,j->i", digits, work_weights, out=out, casting="unsafe")
+            out = codes[at : at + matrix.shape[0]]
+            np.subtract(matrix[:, c], np.uint8(low[c]), out=out, casting="unsafe")
             at += matrix.shape[0]
-        codes_work -= work_type(offset)
-    codes = codes_work.astype(code_type, copy=False)
+    else:
+        codes = _digit_sums(present, n, varying, low, high, weights).astype(code_type, copy=False)
     if span <= _FEW:  # a comparison per code is cheaper than widening every code to count it
         used = np.array([v for v in range(span) if (codes == v).any()], dtype=np.int64)
     else:  # marking is cheaper than counting (no widening to intp, a byte per code)

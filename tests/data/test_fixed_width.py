@@ -93,3 +93,13 @@ def test_byte_sums_beyond_int32_are_summed_in_int64():
     expected_codes, expected_labels = _by_hashing(values)
     assert codes.tolist() == expected_codes
     assert labels.to_pylist() == expected_labels
+
+
+def test_one_varying_byte_over_its_whole_range_is_its_own_code():
+    """Model names such as 'model_0'…: one byte varies; from 0x00 to 0xFF it needs int16 codes."""
+    values = ["m" + bytes([b]).decode("latin-1") for b in (0xFF, 0x00, 0x41, 0xFF)]
+    raw = pa.chunked_array([pa.array([v.encode("latin-1") for v in values], pa.binary())] * 2)
+    codes, labels = fixed_width_codes(raw, 1000)
+    assert codes.dtype == np.int16
+    assert codes.tolist() == [2, 0, 1, 2] * 2
+    assert labels.to_pylist() == [b"m\x00", b"mA", b"m\xff"]
