@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
+    counted_statistics,
     fold_score_statistics,
     sufficient_statistics,
 )
@@ -57,9 +59,10 @@ def labels_of(index: pd.Index) -> tuple[Any, ...]:
 class TableContents:
     """Everything a :class:`~cvreport.data.table.ResultsTable` knows about its data.
 
-    ``records``, ``blocks`` and ``membership`` are the per-record layout: present
-    for a table built in memory; for a table held in another engine they are
-    ``None`` and ``layout`` fetches them when a per-record accessor asks.
+    ``records``, ``blocks`` and ``membership`` are the per-record layout. ``blocks``
+    is ``None`` when the statistics were found without it (a table held in another
+    engine, or 0/1 losses counted as patterns); ``layout`` then fetches or lays out
+    the records when a per-record accessor first asks.
     """
 
     models: pd.Index
@@ -120,14 +123,17 @@ def record_contents(
     source: str,
     metric: Metric,
     direction_note: str,
+    binary: bool | None = None,
 ) -> TableContents:
     """Validate per-record losses of a pandas DataFrame and summarise them.
 
-    ``values`` are the internal losses (:func:`as_loss` of the user's metric).
+    ``values`` are the internal losses (:func:`as_loss` of the user's metric);
+    ``binary`` says whether they are all 0 or 1, when already known.
     """
     layout = build_record_layout(
         data,
         values,
+        binary=binary,
         loss_what=f"loss {loss_name!r}",
         model=model,
         replication=replication,
@@ -135,9 +141,14 @@ def record_contents(
         record=record,
     )
     shape = (len(layout.replications), len(layout.folds), len(layout.models))
-    stats = sufficient_statistics(
-        layout.blocks, shape, binary=layout.is_binary, membership=layout.membership
-    )
+    if layout.counted is not None:  # the blocks are laid out on first use
+        stats = counted_statistics(*layout.counted, shape)
+        blocks = None
+    else:
+        stats = sufficient_statistics(
+            layout.blocks, shape, binary=layout.is_binary, membership=layout.membership
+        )
+        blocks = layout.blocks
     return TableContents(
         models=layout.models,
         replications=layout.replications,
@@ -153,9 +164,14 @@ def record_contents(
         metric=metric,
         direction_note=direction_note,
         records=layout.records,
-        blocks=layout.blocks,
+        blocks=blocks,
         kept=() if kept is None else (kept,),
+        layout=partial(_same, layout),
     )
+
+
+def _same(layout: RecordLayout) -> RecordLayout:
+    return layout
 
 
 def fold_score_contents(
@@ -301,21 +317,29 @@ def score_offset(metric: Metric) -> float:
 
 
 def record_metric(
-    name: str, values: np.ndarray, models: pd.Series, direction: Direction | None
+    name: str,
+    values: np.ndarray,
+    models: pd.Series,
+    direction: Direction | None,
+    *,
+    binary: bool | None = None,
 ) -> tuple[Metric, str]:
     """The metric of per-record values, with each model's mean for the 0/1 check.
 
     The means can decide only when neither ``direction`` nor the name does, so
-    only then are the models counted (a hashing pass over every row).
+    only then are the models counted (a hashing pass over every row). ``binary``:
+    whether every value is 0 or 1, when already known.
     """
     if direction is not None or name_direction(name) is not None:
-        return resolve_metric(name, values, direction=direction, per_record=True)
+        return resolve_metric(name, values, direction=direction, per_record=True, binary=binary)
     codes, _ = pd.factorize(models, sort=False)
     valid = codes >= 0
     counts = np.bincount(codes[valid])
     sums = np.bincount(codes[valid], weights=np.asarray(values, dtype=np.float64)[valid])
     means = sums[counts > 0] / counts[counts > 0]
-    return resolve_metric(name, values, direction=direction, per_record=True, model_means=means)
+    return resolve_metric(
+        name, values, direction=direction, per_record=True, model_means=means, binary=binary
+    )
 
 
 def as_loss(values: np.ndarray, metric: Metric) -> np.ndarray:

@@ -127,6 +127,7 @@ def resolve_metric(
     per_record: bool,
     model_means: np.ndarray | None = None,
     flag: str = "direction",
+    binary: bool | None = None,
 ) -> tuple[Metric, str]:
     """The metric of a results column and, in words, how its direction was decided.
 
@@ -144,6 +145,8 @@ def resolve_metric(
         Each model's mean value, for the check of 0/1 per-record values.
     flag : str
         The argument's name in error messages.
+    binary : bool, optional
+        Whether every value is 0 or 1, when the caller already knows (else it is checked).
 
     Returns
     -------
@@ -158,7 +161,9 @@ def resolve_metric(
         When the name or the values contradict the direction (see the module notes).
     """
     values = np.asarray(values, dtype=np.float64)
-    binary = bool(per_record and values.size and is_binary(values))
+    if binary is None:
+        binary = bool(values.size and is_binary(values))
+    binary = per_record and binary
     by_name = name_direction(name)
     by_values = _values_direction(model_means, binary)
     if direction is not None:

@@ -15,7 +15,11 @@ Two routes lead to the same blocks:
   small integer code and each loss is scattered, with the fold it was scored
   in, to its (model, replication, record) cell; a cell written twice, an
   occupied record missing a model, or models disagreeing on a record's fold
-  shows up in one vectorised check over the cells.
+  shows up in one vectorised check over the cells. For 0/1 losses the cells
+  are then counted by pattern (which models got each record wrong, and which
+  fold each record was in), which is all the sufficient statistics need: the
+  fold blocks are laid out from the cells only when a per-record accessor
+  asks for them.
 
 The blocked route gives up (returns ``None``) at the first irregularity and
 leaves the diagnosis to the regrouping route, which raises the precise error
@@ -26,7 +30,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -39,7 +44,7 @@ from cvreport.data.labels import (
     relabel_used,
     text_codes,
 )
-from cvreport.data.sufficient import FoldBlock
+from cvreport.data.sufficient import FoldBlock, MembershipPatterns, membership_patterns
 from cvreport.data.validation import (
     Names,
     check_design_grid,
@@ -52,12 +57,19 @@ from cvreport.data.validation import (
 )
 from cvreport.errors import DataError
 
-__all__ = ["FoldScoreLayout", "RecordLayout", "build_fold_score_layout", "build_record_layout"]
+__all__ = [
+    "FoldScoreLayout",
+    "RecordLayout",
+    "build_fold_score_layout",
+    "build_record_layout",
+    "laid_out",
+]
 
 _CHUNK = 1 << 16  # rows per chunk of the scatter (keeps the cell indices in cache)
 _PROBE = 1 << 16  # rows inspected before trusting the blocked layout
 _DENSE_SLACK = 1 << 20  # cells a dense (replication × record) layout may leave empty
 _LOOSE_KEY_SPAN = 256  # integer replication/fold labels spanning this many are coded by offset
+_COUNTED_MODELS = 12  # 0/1 losses of up to this many models are counted as patterns (2**12 a fold)
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,46 +81,76 @@ class RecordLayout:
     replications, folds, models, records : pandas.Index
         Labels in the user's values: replications and folds sorted, models in
         order of first appearance.
-    blocks : tuple of FoldBlock
-        One block per (replication, fold), in (replication, fold) order.
-    membership : numpy.ndarray
-        ``(n_records, m)`` int32 fold position of each record per replication (-1: absent).
     is_binary : bool
         Whether every loss is 0 or 1.
     route : str
         ``"blocked"`` or ``"regrouped"`` (how the rows were laid out).
+    lay_out : callable
+        Returns ``(blocks, membership)``; called once, when either is first read.
+    counted : tuple or None
+        For 0/1 losses regrouped from rows in any order: ``(loss_patterns,
+        membership_patterns)``, counted from the scattered losses, from which
+        :func:`~cvreport.data.sufficient.counted_statistics` gives the sufficient
+        statistics without laying out the blocks. ``None`` otherwise.
+    blocks : tuple of FoldBlock
+        One block per (replication, fold), in (replication, fold) order.
+    membership : numpy.ndarray
+        ``(n_records, m)`` int32 fold position of each record per replication (-1: absent).
     """
 
     replications: pd.Index
     folds: pd.Index
     models: pd.Index
     records: pd.Index
-    blocks: tuple[FoldBlock, ...]
-    membership: np.ndarray
     is_binary: bool
     route: str
+    lay_out: Callable[[], tuple[tuple[FoldBlock, ...], np.ndarray]] = field(repr=False)
+    counted: tuple[np.ndarray, MembershipPatterns] | None = None
+
+    @cached_property
+    def _laid_out(self) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
+        blocks, membership = self.lay_out()
+        return tuple(blocks), membership
+
+    @property
+    def blocks(self) -> tuple[FoldBlock, ...]:
+        return self._laid_out[0]
+
+    @property
+    def membership(self) -> np.ndarray:
+        return self._laid_out[1]
+
+
+def laid_out(
+    blocks: Sequence[FoldBlock], membership: np.ndarray
+) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
+    """Blocks and membership already at hand (``partial(laid_out, ...)`` is a picklable ``lay_out``)."""
+    return tuple(blocks), membership
+
+
+def _used_records(by_replication: np.ndarray) -> np.ndarray | None:
+    """Codes of the records some replication holds, or ``None`` when every code is held.
+
+    ``by_replication`` is the ``(m, n_codes)`` fold of each record code per
+    replication (-1: absent).
+    """
+    used = (by_replication >= 0).any(axis=0)
+    return None if used.all() else np.flatnonzero(used)
 
 
 def _compress_records(
-    by_replication: np.ndarray,
-    blocks: list[FoldBlock],
-    labels_of: Callable[[np.ndarray], pd.Index],
-) -> tuple[np.ndarray, list[FoldBlock], pd.Index]:
-    """Drop record codes no replication uses, renumbering the rest.
+    by_replication: np.ndarray, blocks: list[FoldBlock], kept: np.ndarray | None
+) -> tuple[np.ndarray, list[FoldBlock]]:
+    """Drop the record codes not ``kept`` (``None``: keep all), renumbering the rest.
 
-    ``by_replication`` is the ``(m, n_codes)`` fold of each record code per
-    replication (-1: absent); the result's membership is ``(n_records, m)`` int32.
+    Returns the ``(n_records, m)`` int32 membership and the blocks in the new codes.
     """
-    used = (by_replication >= 0).any(axis=0)
-    if used.all():
-        membership = np.ascontiguousarray(by_replication.T, dtype=np.int32)
-        return membership, blocks, labels_of(np.arange(used.shape[0]))
-    kept = np.flatnonzero(used)
-    lookup = np.full(used.shape[0], -1, dtype=np.int32)
+    if kept is None:
+        return np.ascontiguousarray(by_replication.T, dtype=np.int32), blocks
+    lookup = np.full(by_replication.shape[1], -1, dtype=np.int32)
     lookup[kept] = np.arange(kept.shape[0], dtype=np.int32)
     blocks = [FoldBlock(b.replication, b.fold, lookup[b.records], b.losses) for b in blocks]
-    membership = np.ascontiguousarray(by_replication[:, kept].T, dtype=np.int32)
-    return membership, blocks, labels_of(kept)
+    return np.ascontiguousarray(by_replication[:, kept].T, dtype=np.int32), blocks
 
 
 # ----------------------------------------------------- route 1: rows already in fold blocks
@@ -248,9 +290,17 @@ def _blocked_layout(
         else:
             x = np.stack([loss[starts[run] : starts[run] + n] for run in runs])
         blocks.append(FoldBlock(int(i), int(j), code, x))
-    membership, blocks, records = _compress_records(by_replication, blocks, labels_of)
+    kept = _used_records(by_replication)
+    membership, blocks = _compress_records(by_replication, blocks, kept)
+    records = labels_of(np.arange(space) if kept is None else kept)
     return RecordLayout(
-        replications, folds, models, records, tuple(blocks), membership, binary, "blocked"
+        replications,
+        folds,
+        models,
+        records,
+        binary,
+        "blocked",
+        partial(laid_out, blocks, membership),
     )
 
 
@@ -367,13 +417,71 @@ def _regrouped_layout(
     if not np.array_equal(model_order, np.arange(n_models)):
         cube = cube[model_order]
 
+    slots = _Slots(m, n_records, slot_rep, slot_record)
+    by_replication = slots.by_replication(fold_of)
+    kept = _used_records(by_replication)
+    records = record_labels.take(np.arange(n_records) if kept is None else kept)
+    lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept)
+    if not (packed and n_models <= _COUNTED_MODELS):
+        return RecordLayout(
+            replications, folds, models, records, binary, "regrouped", partial(laid_out, *lay_out())
+        )
+    # 0/1 losses: the sufficient statistics follow from counted patterns; the blocks
+    # are laid out only if a per-record accessor asks for them
+    in_use = by_replication if kept is None else by_replication[:, kept]
+    counted = (_loss_patterns(cube, slots, n_folds), membership_patterns(in_use.T, n_folds))
+    return RecordLayout(replications, folds, models, records, binary, "regrouped", lay_out, counted)
+
+
+@dataclass(frozen=True, eq=False)
+class _Slots:
+    """Where each (replication, record) cell of the regrouping cube sits.
+
+    Dense: slot ``i * n_records + r`` for replication ``i`` and record code ``r``
+    (``rep`` and ``record`` are ``None``). Otherwise one slot per occupied cell,
+    sorted by replication, with its replication and record code in ``rep`` and ``record``.
+    """
+
+    m: int
+    n_records: int
+    rep: np.ndarray | None = None
+    record: np.ndarray | None = None
+
+    def span(self, i: int) -> tuple[int, int]:
+        """The slots of replication ``i``: ``[low, high)``."""
+        if self.rep is None:
+            return i * self.n_records, (i + 1) * self.n_records
+        low, high = np.searchsorted(self.rep, [i, i + 1])
+        return int(low), int(high)
+
+    def records_at(self, low: int, positions: np.ndarray) -> np.ndarray:
+        """int32 record codes of the slots ``low + positions``."""
+        if self.record is None:
+            return positions.astype(np.int32)
+        return self.record[low + positions].astype(np.int32)
+
+    def by_replication(self, fold_of: np.ndarray) -> np.ndarray:
+        """``(m, n_records)`` fold of each record per replication (-1: absent)."""
+        if self.rep is None:
+            return fold_of.reshape(self.m, self.n_records)
+        assert self.record is not None
+        out = np.full((self.m, self.n_records), -1, dtype=fold_of.dtype)
+        out[self.rep, self.record] = fold_of
+        return out
+
+
+def _cube_blocks(
+    cube: np.ndarray,
+    fold_of: np.ndarray,
+    slots: _Slots,
+    n_folds: int,
+    packed: bool,
+    kept: np.ndarray | None,
+) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
+    """Fold blocks and membership of the regrouping cube (``(M, n_slots)``, fold in slots)."""
     blocks = []
-    for i in range(m):
-        if dense:
-            low, high = i * n_records, (i + 1) * n_records
-        else:
-            assert slot_rep is not None
-            low, high = np.searchsorted(slot_rep, [i, i + 1])
+    for i in range(slots.m):
+        low, high = slots.span(i)
         folds_here = fold_of[low:high]
         if n_folds <= 8:
             fold_rows = [np.flatnonzero(folds_here == j) for j in range(n_folds)]
@@ -384,34 +492,40 @@ def _regrouped_layout(
         for j, rows in enumerate(fold_rows):
             if rows.shape[0] == 0:
                 continue
-            if dense:
-                records = rows.astype(np.int32)
-            else:
-                assert slot_record is not None
-                records = slot_record[low + rows].astype(np.int32)
             x = np.take(cube[:, low:high], rows, axis=1)
             if packed:
                 x &= 1
-            blocks.append(FoldBlock(i, j, records, x.astype(np.float64)))
-    if dense:
-        by_replication = fold_of.reshape(m, n_records)
-    else:
-        assert slot_rep is not None and slot_record is not None
-        by_replication = np.full((m, n_records), -1, dtype=fold_of.dtype)
-        by_replication[slot_rep, slot_record] = fold_of
-    membership, blocks, records_index = _compress_records(
-        by_replication, blocks, record_labels.take
-    )
-    return RecordLayout(
-        replications,
-        folds,
-        models,
-        records_index,
-        tuple(blocks),
-        membership,
-        binary,
-        "regrouped",
-    )
+            blocks.append(FoldBlock(i, j, slots.records_at(low, rows), x.astype(np.float64)))
+    membership, blocks = _compress_records(slots.by_replication(fold_of), blocks, kept)
+    return tuple(blocks), membership
+
+
+def _loss_patterns(cube: np.ndarray, slots: _Slots, n_folds: int) -> np.ndarray:
+    """Rows ``(i, j, bits, n)``: how many records of fold ``(i, j)`` each set of models got wrong.
+
+    ``cube`` holds ``fold * 2 + loss`` of every model (row) and slot, -1 where the
+    slot is empty. Per replication, one integer per slot joins model 0's value
+    (shifted by one, so that an empty slot is 0) with the other models' losses,
+    and one ``bincount`` counts them.
+    """
+    n_models = cube.shape[0]
+    shift = n_models - 1
+    rows = []
+    for i in range(slots.m):
+        low, high = slots.span(i)
+        key = cube[0, low:high].astype(np.int32)
+        key += 1
+        key <<= shift
+        for k in range(1, n_models):
+            loss_k = np.bitwise_and(cube[k, low:high], 1, dtype=np.int32)
+            loss_k <<= k - 1
+            key |= loss_k
+        tally = np.bincount(key, minlength=(2 * n_folds + 1) << shift)
+        found = np.flatnonzero(tally[1 << shift :]) + (1 << shift)  # empty slots left out
+        first = (found >> shift) - 1  # model 0's fold * 2 + loss
+        bits = (first & 1) | ((found & ((1 << shift) - 1)) << 1)
+        rows.append(np.column_stack([np.full_like(found, i), first >> 1, bits, tally[found]]))
+    return np.concatenate(rows).astype(np.int64)
 
 
 def _key_columns(
@@ -452,6 +566,7 @@ def build_record_layout(
     fold: str | None,
     record: str,
     allow_blocked: bool = True,
+    binary: bool | None = None,
 ) -> RecordLayout:
     """Validate a long table of per-record losses and lay it out as aligned fold blocks.
 
@@ -468,6 +583,8 @@ def build_record_layout(
         ``fold=None`` a single validation fold per replication.
     allow_blocked : bool
         Try the blocked route first (the regrouping route gives the same layout).
+    binary : bool, optional
+        Whether every loss is 0 or 1, when the caller already knows (else it is checked).
 
     Raises
     ------
@@ -490,7 +607,8 @@ def build_record_layout(
     names = Names(replication, fold, model, record)
     record_series = data[record]
 
-    binary = is_binary(loss)
+    if binary is None:
+        binary = is_binary(loss)
     if not binary and first_nonfinite(loss) >= 0:
         raise nonfinite_error(loss, loss_what, _row_describer(data, keys, record_series))
     if not binary:

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -52,7 +53,7 @@ from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engines import EngineSource, narwhals, response_expression
 from cvreport.data.formula import ParsedFormula
 from cvreport.data.labels import CONSTANT_LABEL, sorted_order
-from cvreport.data.layout import RecordLayout, build_record_layout
+from cvreport.data.layout import RecordLayout, build_record_layout, laid_out
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
@@ -338,10 +339,9 @@ def _materialised_layout(
             layout.folds,
             contents_models,
             layout.records,
-            blocks,
-            layout.membership,
             layout.is_binary,
             "fetched",
+            partial(laid_out, blocks, layout.membership),
         )
 
     return fetch

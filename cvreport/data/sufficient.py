@@ -42,6 +42,7 @@ __all__ = [
     "FoldStatistics",
     "MembershipPatterns",
     "SufficientStatistics",
+    "counted_statistics",
     "fold_score_statistics",
     "membership_patterns",
     "pattern_statistics",
@@ -236,7 +237,9 @@ class SufficientStatistics:
     membership : numpy.ndarray or None
         ``(n_records, m)`` int32: the fold position of each record in each
         replication, ``-1`` where the record is absent. ``None`` for per-fold
-        scores, and for a table held in another engine (the patterns suffice).
+        scores, and where the patterns were counted without it (a table held in
+        another engine, 0/1 losses in rows of any order): the table then lays
+        the records out on first use.
     patterns : MembershipPatterns or None
         The distinct rows of the membership and their counts. ``None`` for
         per-fold scores.
@@ -436,6 +439,39 @@ def pattern_statistics(
         membership=None,
         patterns=patterns,
     )
+
+
+def counted_statistics(
+    loss_patterns: np.ndarray, patterns: MembershipPatterns, shape: tuple[int, int, int]
+) -> SufficientStatistics:
+    """Sufficient statistics of 0/1 losses from the counts of their loss patterns alone.
+
+    ``loss_patterns`` holds rows ``(i, j, bits, n)`` as in :func:`pattern_statistics`:
+    a model's errors on a fold are the ``n`` of the patterns that hold its bit, its
+    sum of squares is the same number (the losses are 0 or 1), and every model of a
+    fold is scored on all of the fold's records. The result equals
+    :func:`sufficient_statistics` of the same losses laid out as fold blocks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = np.array([[0, 0, 0b11, 1], [0, 0, 0b01, 1], [0, 0, 0b10, 1], [0, 0, 0, 1]])
+    >>> mp = MembershipPatterns(np.zeros((1, 1), dtype=np.int32), np.array([4]))
+    >>> stats = counted_statistics(rows, mp, (1, 1, 2))
+    >>> stats.sums[0, 0].tolist(), stats.counts[0, 0].tolist(), stats.pair_counts(0, 1)[0, 0].tolist()
+    ([2.0, 2.0], [4, 4], [1, 1, 1, 1])
+    """
+    m, n_folds, n_models = shape
+    rows = np.asarray(loss_patterns, dtype=np.int64).reshape(-1, 4)
+    cell = rows[:, 0] * n_folds + rows[:, 1]
+    wrong = (rows[:, 2:3] >> np.arange(n_models, dtype=np.int64)) & 1  # (P, M) error flags
+    errors = np.zeros((m * n_folds, n_models), dtype=np.int64)
+    np.add.at(errors, cell, wrong * rows[:, 3:4])
+    sizes = np.zeros(m * n_folds, dtype=np.int64)
+    np.add.at(sizes, cell, rows[:, 3])
+    sums = errors.reshape(shape).astype(np.float64)
+    counts = np.repeat(sizes, n_models).reshape(shape)
+    return pattern_statistics(sums, sums.copy(), counts, rows, patterns)
 
 
 def fold_score_statistics(values: np.ndarray) -> SufficientStatistics:

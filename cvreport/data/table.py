@@ -51,7 +51,12 @@ from cvreport.data.pushdown import (
     prediction_contents,
 )
 from cvreport.data.sufficient import SufficientStatistics
-from cvreport.data.validation import loss_values, require_columns, require_named_columns
+from cvreport.data.validation import (
+    is_binary,
+    loss_values,
+    require_columns,
+    require_named_columns,
+)
 from cvreport.data.views import TableViews
 from cvreport.errors import DataError, describe_keys
 
@@ -178,12 +183,14 @@ class ResultsTable(TableViews):
         require_columns(data, roles, _HOW_TO_NAME)
         series = data[loss]
         values = loss_values(series, f"loss column {loss!r}")
-        metric, how = record_metric(str(loss), values, data[model], wanted)
+        binary = is_binary(values)  # checked once: 0/1 values stay 0/1 as losses
+        metric, how = record_metric(str(loss), values, data[model], wanted, binary=binary)
         self._adopt(
             record_contents(
                 data,
                 series,
                 as_loss(values, metric),
+                binary=binary,
                 metric=metric,
                 direction_note=how,
                 model=model,
@@ -340,11 +347,15 @@ class ResultsTable(TableViews):
             )
         else:
             values = loss_values(response, f"loss {parsed.response!r}")
-            metric, how = record_metric(parsed.response, values, data[parsed.model], wanted)
+            binary = is_binary(values)
+            metric, how = record_metric(
+                parsed.response, values, data[parsed.model], wanted, binary=binary
+            )
             contents = record_contents(
                 data,
                 response,
                 as_loss(values, metric),
+                binary=binary,
                 metric=metric,
                 direction_note=how,
                 model=parsed.model,

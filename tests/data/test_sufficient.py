@@ -23,6 +23,7 @@ import cvreport.data.layout as validation
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
+    counted_statistics,
     fold_score_statistics,
     sufficient_statistics,
 )
@@ -172,6 +173,64 @@ def test_both_routes_give_the_same_layout(case, sparse):
         for layout in (blocked, regrouped)
     ]
     assert_same_statistics(*stats, exact=case.binary)
+    assert (regrouped.counted is not None) == case.binary
+    if case.binary:  # the counted patterns give what the blocks give
+        assert_same_statistics(stats[0], counted_statistics(*regrouped.counted, shape), exact=True)
+
+
+def _shuffled_errors(n_models: int, n_folds: int, seed: int) -> pd.DataFrame:
+    """0/1 losses of 3 replications × n_folds folds, 40 of 200 record ids each, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for replication in range(3):
+        records = rng.choice(200, size=40, replace=False)
+        folds = rng.permutation(np.arange(40) % n_folds)
+        for k in range(n_models):
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "replication": replication,
+                        "fold": folds,
+                        "model": f"m{(k * 7) % n_models}",  # first rows need not be model 0
+                        "record": records,
+                        "loss": (rng.random(40) < 0.1 + 0.05 * (k % 5)).astype(float),
+                    }
+                )
+            )
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(("n_models", "n_folds"), [(2, 1), (2, 10), (5, 3), (12, 2), (13, 2)])
+def test_counted_patterns_give_the_statistics_of_the_blocks(n_models, n_folds, sparse):
+    frame = _shuffled_errors(n_models, n_folds, seed=n_models * 31 + n_folds)
+    kwargs = dict(model="model", replication="replication", fold="fold", record="record")
+    with mock.patch.object(validation, "_DENSE_SLACK", 0 if sparse else validation._DENSE_SLACK):
+        layout = validation.build_record_layout(
+            frame, frame["loss"].to_numpy(), loss_what="loss", allow_blocked=False, **kwargs
+        )
+    shape = (3, n_folds, n_models)
+    # up to 12 models the statistics are counted; the blocks are laid out only on request
+    assert (layout.counted is not None) == (n_models <= 12)
+    if layout.counted is not None:
+        assert "_laid_out" not in vars(layout)  # nothing laid out yet
+    from_blocks = sufficient_statistics(
+        layout.blocks, shape, binary=True, membership=layout.membership
+    )
+    if layout.counted is None:
+        return
+    counted = counted_statistics(*layout.counted, shape)
+    assert_same_statistics(from_blocks, counted, exact=True)
+    assert from_blocks.patterns is not None and counted.patterns is not None
+    np.testing.assert_array_equal(from_blocks.patterns.patterns, counted.patterns.patterns)
+    np.testing.assert_array_equal(from_blocks.patterns.counts, counted.patterns.counts)
+    assert len(layout.records) == counted.patterns.n_records == frame["record"].nunique()
+    # and both equal a direct count of the rows
+    expected = frame.groupby(["replication", "fold", "model"])["loss"].agg(["sum", "size"])
+    for (i, j, model), (errors, size) in expected.iterrows():
+        k = layout.models.get_loc(model)
+        assert counted.sums[i, j, k] == errors and counted.counts[i, j, k] == size
 
 
 @settings(SETTINGS, max_examples=20)
