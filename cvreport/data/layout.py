@@ -15,11 +15,13 @@ Two routes lead to the same blocks:
   small integer code and each loss is scattered, with the fold it was scored
   in, to its (model, replication, record) cell; a cell written twice, an
   occupied record missing a model, or models disagreeing on a record's fold
-  shows up in one vectorised check over the cells. For 0/1 losses the cells
-  are then counted by pattern (which models got each record wrong, and which
-  fold each record was in), which is all the sufficient statistics need: the
-  fold blocks are laid out from the cells only when a per-record accessor
-  asks for them.
+  shows up in one vectorised check over the cells. Each record's fold is then
+  all the design check needs; the rows' (replication, fold, model) cells are
+  counted only for an irregular table, or when integer labels leave gaps in
+  their range. For 0/1 losses the cells are counted by pattern (which models
+  got each record wrong, and which fold each record was in), which is all the
+  sufficient statistics need: the fold blocks are laid out from the cells only
+  when a per-record accessor asks for them.
 
 The blocked route gives up (returns ``None``) at the first irregularity and
 leaves the diagnosis to the regrouping route, which raises the precise error
@@ -326,98 +328,45 @@ def _regrouped_layout(
     record_codes, record_labels = encode_labels(
         record_series, names.record, "record", "sorted", code_dtype=np.int32, loose_span=n_rows
     )
-    n_models, n_records = len(models), len(record_labels)
-
-    shape = (len(replications), len(folds), n_models)
-    n_cells = int(np.prod(shape))
-    cell_counts = np.zeros(n_cells, dtype=np.int64)
-    for start in range(0, n_rows, _CHUNK):  # chunked: the cell codes stay in cache
-        stop = start + _CHUNK
-        cell = rep_codes[start:stop].astype(np.intp)
-        cell *= shape[1]
-        cell += fold_codes[start:stop]
-        cell *= n_models
-        cell += model_codes[start:stop]
-        cell_counts += np.bincount(cell, minlength=n_cells)
-    present = (cell_counts > 0).reshape(shape)
-    # drop replication and fold labels of the range that no row uses
-    used_reps = np.asarray(present.any(axis=(1, 2)))
-    used_folds = np.asarray(present.any(axis=(0, 2)))
-    if not used_reps.all():
-        rep_codes = relabel_used(rep_codes, used_reps)
-        replications = replications[used_reps]
-    if not used_folds.all():
-        fold_codes = relabel_used(fold_codes, used_folds)
-        folds = folds[used_folds]
-    present = present[used_reps][:, used_folds][:, :, model_order]
-    check_design_grid(present, replications, folds, models, names.model)
-    m, n_folds = len(replications), len(folds)
-
+    n_models = len(models)
     row_codes = (rep_codes, fold_codes, model_codes, record_codes)
-    all_labels = (replications, folds, coded_models, record_labels)
+    grid = (len(replications), len(folds), n_models, len(record_labels))
 
-    # one slot per (replication, record): dense when the table fills most of them
-    dense = m * n_records * n_models <= 2 * n_rows + _DENSE_SLACK
-    slot_rep: np.ndarray | None = None
-    slot_record: np.ndarray | None = None
-    inverse: np.ndarray | None = None
-    if dense:
-        n_slots = m * n_records
-    else:
-        pairs, inverse = np.unique(
-            rep_codes.astype(np.int64) * n_records + record_codes, return_inverse=True
-        )
-        n_slots = pairs.shape[0]
-        inverse = inverse.ravel()
-        slot_rep, slot_record = np.divmod(pairs, n_records)
-        # number only the records that occur, so that no array spans unused ids
-        seen_records = np.unique(slot_record)
-        slot_record = np.searchsorted(seen_records, slot_record)
-        record_labels = record_labels.take(seen_records)
-        n_records = seen_records.shape[0]
-
-    # scatter each row to its (model, slot) cell with the fold it was scored in; in a
-    # regular table every cell of an occupied slot is written once and the models of
-    # a slot agree on its fold (else a duplicate, a missing model or a record in two folds)
-    # (chunk by chunk, so that the intp cell indices stay in cache)
-    packed = binary and n_folds <= 63
-    if packed:  # fold and 0/1 loss share a byte (fold * 2 + loss): one scatter, little traffic
-        cube = np.full((n_models, n_slots), -1, dtype=np.int8)
-        fold_flat = None
-    else:
-        fold_cube = np.full(
-            (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
-        )
-        fold_flat = fold_cube.reshape(-1)
-        cube = np.empty((n_models, n_slots), dtype=np.int8 if binary else np.float64)
-    cube_flat = cube.reshape(-1)
-    for start in range(0, n_rows, _CHUNK):
-        stop = start + _CHUNK
-        if inverse is None:
-            slot = rep_codes[start:stop].astype(np.intp)
-            slot *= n_records
-            slot += record_codes[start:stop]
+    # scattered first: when the cells turn out regular, each record's fold is all the
+    # design check needs, and the rows' (replication, fold, model) cells are never counted
+    scattered = _scatter(loss, row_codes, grid, binary)
+    sizes = None if scattered is None else _fold_sizes(scattered, len(folds))
+    if sizes is not None and sizes.any(axis=1).all() and sizes.any(axis=0).all():
+        present = np.broadcast_to((sizes > 0)[:, :, None], (*sizes.shape, n_models))
+        check_design_grid(present, replications, folds, models, names.model)
+    else:  # irregular cells, or labels of the range that no row uses
+        present = _cell_counts(row_codes, grid[:3]) > 0
+        used_reps = np.asarray(present.any(axis=(1, 2)))
+        used_folds = np.asarray(present.any(axis=(0, 2)))
+        if not (used_reps.all() and used_folds.all()):  # drop them, then scatter again
+            rep_codes = relabel_used(rep_codes, used_reps)
+            replications = replications[used_reps]
+            fold_codes = relabel_used(fold_codes, used_folds)
+            folds = folds[used_folds]
+            row_codes = (rep_codes, fold_codes, model_codes, record_codes)
+            present = present[used_reps][:, used_folds]
+            check_design_grid(present[:, :, model_order], replications, folds, models, names.model)
+            grid = (len(replications), len(folds), n_models, len(record_labels))
+            scattered = _scatter(loss, row_codes, grid, binary)
         else:
-            slot = inverse[start:stop].astype(np.intp)
-        slot += model_codes[start:stop] * np.intp(n_slots)
-        if fold_flat is None:
-            value = fold_codes[start:stop].astype(np.int8) * np.int8(2)
-            value += loss[start:stop].astype(np.int8)
-            cube_flat[slot] = value
-        else:
-            fold_flat[slot] = fold_codes[start:stop]
-            cube_flat[slot] = loss[start:stop]
-    del inverse
-    if packed:
-        fold_cube = cube >> 1
-    if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
-        diagnose(row_codes, all_labels, names, loss)
-    fold_of = fold_cube[0]
-    del fold_cube
+            check_design_grid(present[:, :, model_order], replications, folds, models, names.model)
+        if scattered is None:
+            labels = (replications, folds, coded_models, record_labels)
+            diagnose(row_codes, labels, names, loss)
+    assert scattered is not None
+    n_folds = len(folds)
+    cube, fold_of, slots, packed = scattered
+    if slots.record is not None:  # only the records that occur were numbered
+        record_labels = record_labels.take(slots.seen_records)
+    n_records = slots.n_records
     if not np.array_equal(model_order, np.arange(n_models)):
         cube = cube[model_order]
 
-    slots = _Slots(m, n_records, slot_rep, slot_record)
     by_replication = slots.by_replication(fold_of)
     kept = _used_records(by_replication)
     records = record_labels.take(np.arange(n_records) if kept is None else kept)
@@ -433,19 +382,124 @@ def _regrouped_layout(
     return RecordLayout(replications, folds, models, records, binary, "regrouped", lay_out, counted)
 
 
+def _cell_counts(row_codes: Sequence[np.ndarray], shape: tuple[int, int, int]) -> np.ndarray:
+    """Rows of each (replication, fold, model) cell, counted chunk by chunk (codes in cache)."""
+    rep_codes, fold_codes, model_codes, _ = row_codes
+    n_cells = int(np.prod(shape))
+    counts = np.zeros(n_cells, dtype=np.int64)
+    for start in range(0, rep_codes.shape[0], _CHUNK):
+        stop = start + _CHUNK
+        cell = rep_codes[start:stop].astype(np.intp)
+        cell *= shape[1]
+        cell += fold_codes[start:stop]
+        cell *= shape[2]
+        cell += model_codes[start:stop]
+        counts += np.bincount(cell, minlength=n_cells)
+    return counts.reshape(shape)
+
+
+def _scatter(
+    loss: np.ndarray,
+    row_codes: Sequence[np.ndarray],
+    grid: tuple[int, int, int, int],
+    binary: bool,
+) -> tuple[np.ndarray, np.ndarray, _Slots, bool] | None:
+    """Scatter each row's loss, with its fold, to its (model, replication, record) cell.
+
+    ``grid`` is the number of replication, fold, model and record codes.
+    Returns ``(cube, fold_of, slots, packed)``: the ``(M, n_slots)`` losses (models in
+    code order; ``fold * 2 + loss`` in one byte when ``packed``), each slot's fold
+    (-1: empty) and where the slots sit. ``None`` unless every cell of an occupied slot
+    was written once and the models of each slot agree on its fold (else a duplicate,
+    a missing model or a record in two folds).
+    """
+    rep_codes, fold_codes, model_codes, record_codes = row_codes
+    m, n_folds, n_models, n_records = grid
+    n_rows = loss.shape[0]
+    # one slot per (replication, record): dense when the table fills most of them
+    slots = _Slots(m, n_records)
+    inverse: np.ndarray | None = None
+    if m * n_records * n_models > 2 * n_rows + _DENSE_SLACK:
+        pairs, inverse = np.unique(
+            rep_codes.astype(np.int64) * n_records + record_codes, return_inverse=True
+        )
+        inverse = inverse.ravel()
+        slot_rep, slot_record = np.divmod(pairs, n_records)
+        # number only the records that occur, so that no array spans unused ids
+        seen_records = np.unique(slot_record)
+        slot_record = np.searchsorted(seen_records, slot_record)
+        slots = _Slots(m, seen_records.shape[0], slot_rep, slot_record, seen_records)
+    n_slots = slots.n_slots
+
+    # chunk by chunk, so that the intp cell indices stay in cache
+    packed = binary and n_folds <= 63
+    fold_flat = None
+    if packed:  # fold and 0/1 loss share a byte (fold * 2 + loss): one scatter, little traffic
+        cube = np.full((n_models, n_slots), -1, dtype=np.int8)
+    else:
+        fold_cube = np.full(
+            (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
+        )
+        fold_flat = fold_cube.reshape(-1)
+        cube = np.empty((n_models, n_slots), dtype=np.int8 if binary else np.float64)
+    cube_flat = cube.reshape(-1)
+    for start in range(0, n_rows, _CHUNK):
+        stop = start + _CHUNK
+        if inverse is None:
+            slot = rep_codes[start:stop].astype(np.intp)
+            slot *= slots.n_records
+            slot += record_codes[start:stop]
+        else:
+            slot = inverse[start:stop].astype(np.intp)
+        slot += model_codes[start:stop] * np.intp(n_slots)
+        if fold_flat is None:
+            value = fold_codes[start:stop].astype(np.int8) * np.int8(2)
+            value += loss[start:stop].astype(np.int8)
+            cube_flat[slot] = value
+        else:
+            fold_flat[slot] = fold_codes[start:stop]
+            cube_flat[slot] = loss[start:stop]
+    del inverse
+    if packed:
+        fold_cube = cube >> 1
+    if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
+        return None
+    return cube, fold_cube[0], slots, packed
+
+
+def _fold_sizes(scattered: tuple[np.ndarray, np.ndarray, _Slots, bool], n_folds: int) -> np.ndarray:
+    """``(m, K)`` records of each fold, from the fold of every slot."""
+    _, fold_of, slots, _ = scattered
+    sizes = np.zeros((slots.m, n_folds), dtype=np.int64)
+    for i in range(slots.m):
+        low, high = slots.span(i)
+        here = fold_of[low:high]
+        if n_folds <= 8:  # a comparison per fold is cheaper than widening every code to count it
+            sizes[i] = [np.count_nonzero(here == j) for j in range(n_folds)]
+        else:
+            sizes[i] = np.bincount(here[here >= 0].astype(np.intp), minlength=n_folds)
+    return sizes
+
+
 @dataclass(frozen=True, eq=False)
 class _Slots:
     """Where each (replication, record) cell of the regrouping cube sits.
 
     Dense: slot ``i * n_records + r`` for replication ``i`` and record code ``r``
     (``rep`` and ``record`` are ``None``). Otherwise one slot per occupied cell,
-    sorted by replication, with its replication and record code in ``rep`` and ``record``.
+    sorted by replication, with its replication and record number in ``rep`` and
+    ``record``; only records that occur are numbered (``seen_records``: their codes).
     """
 
     m: int
     n_records: int
     rep: np.ndarray | None = None
     record: np.ndarray | None = None
+    seen_records: np.ndarray | None = None  # record codes of the sparse numbering
+
+    @property
+    def n_slots(self) -> int:
+        return self.m * self.n_records if self.rep is None else int(self.rep.shape[0])
 
     def span(self, i: int) -> tuple[int, int]:
         """The slots of replication ``i``: ``[low, high)``."""

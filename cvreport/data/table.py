@@ -52,7 +52,7 @@ from cvreport.data.pushdown import (
 )
 from cvreport.data.sufficient import SufficientStatistics
 from cvreport.data.validation import (
-    is_binary,
+    column_is_binary,
     loss_values,
     require_columns,
     require_named_columns,
@@ -183,7 +183,7 @@ class ResultsTable(TableViews):
         require_columns(data, roles, _HOW_TO_NAME)
         series = data[loss]
         values = loss_values(series, f"loss column {loss!r}")
-        binary = is_binary(values)  # checked once: 0/1 values stay 0/1 as losses
+        binary = column_is_binary(series, values)  # checked once: 0/1 values stay 0/1 as losses
         metric, how = record_metric(str(loss), values, data[model], wanted, binary=binary)
         self._adopt(
             record_contents(
@@ -347,7 +347,7 @@ class ResultsTable(TableViews):
             )
         else:
             values = loss_values(response, f"loss {parsed.response!r}")
-            binary = is_binary(values)
+            binary = column_is_binary(response, values)
             metric, how = record_metric(
                 parsed.response, values, data[parsed.model], wanted, binary=binary
             )

@@ -25,6 +25,7 @@ __all__ = [
     "Names",
     "check_design_grid",
     "check_magnitude",
+    "column_is_binary",
     "diagnose",
     "first_nonfinite",
     "is_binary",
@@ -159,6 +160,18 @@ def is_binary(values: np.ndarray) -> bool:
         if not np.all((chunk == 0) | (chunk == 1)):
             return False
     return True
+
+
+def column_is_binary(series: pd.Series, values: np.ndarray) -> bool:
+    """Whether every value of a column is 0 or 1 (``values``: the column as float64).
+
+    A column of integers or booleans is checked in its own dtype: a fraction of
+    the bytes of its float64 copy.
+    """
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biu":
+        return is_binary(series.to_numpy())
+    return is_binary(values)
 
 
 def first_nonfinite(values: np.ndarray) -> int:

@@ -28,6 +28,8 @@ from cvreport.data.sufficient import (
     sufficient_statistics,
 )
 from cvreport.data.table import ResultsTable
+from cvreport.data.validation import column_is_binary, is_binary
+from cvreport.errors import DataError
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -328,3 +330,44 @@ def test_fold_score_statistics_function():
     assert stats.sums.tolist() == [[[0.25, -1.0]]]
     assert stats.sumsq.tolist() == [[[0.0625, 1.0]]]
     assert stats.counts.tolist() == [[[1, 1]]]
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_replication_and_fold_labels_with_gaps_give_the_same_statistics(binary):
+    """Integer labels are coded by offset over their range; labels of the range that no
+    row uses (replications 10, 30, 70; folds 1 and 5) are dropped before the design check."""
+    frame = _shuffled_errors(3, 2, seed=5)
+    if not binary:
+        frame["loss"] = frame["loss"] * 0.25 + np.linspace(0, 1, len(frame))
+    gapped = frame.assign(
+        replication=frame["replication"].map({0: 10, 1: 30, 2: 70}),
+        fold=frame["fold"].map({0: 1, 1: 5}),
+    )
+    plain, table = ResultsTable(frame), ResultsTable(gapped)
+    assert (table.replications, table.folds) == ((10, 30, 70), (1, 5))
+    assert table.models == plain.models
+    assert_same_statistics(plain.stats, table.stats, exact=True)
+    np.testing.assert_array_equal(plain.membership()[1], table.membership()[1])
+    broken = pd.concat([gapped, gapped.iloc[[7]]], ignore_index=True)
+    with pytest.raises(DataError, match=r"1 \(replication, fold, model, record\) key\(s\) appear"):
+        ResultsTable(broken)
+
+
+@pytest.mark.parametrize(
+    ("values", "binary"),
+    [
+        (np.array([0, 1, 1], dtype=np.int8), True),
+        (np.array([True, False]), True),
+        (np.array([0, 2], dtype=np.uint8), False),
+        (np.array([-1, 0], dtype=np.int64), False),
+        (np.array([0.0, 1.0]), True),
+        (np.array([0.0, 0.5]), False),
+    ],
+)
+def test_a_column_is_binary_in_its_own_dtype_as_in_float64(values, binary):
+    series = pd.Series(values)
+    as_float = series.to_numpy(dtype=np.float64)
+    assert column_is_binary(series, as_float) == is_binary(as_float) == binary
+    frame = _shuffled_errors(2, 2, seed=1)
+    frame["loss"] = pd.Series(values).take(np.arange(len(frame)) % len(values)).to_numpy()
+    assert ResultsTable(frame).is_binary == binary
