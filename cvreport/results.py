@@ -23,9 +23,17 @@ from cvreport.rendering.display import SummaryDisplay
 if TYPE_CHECKING:
     from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 
-__all__ = ["ALTERNATIVES", "TestResult", "check_alternative", "mirrored_alternative"]
+__all__ = [
+    "ALTERNATIVES",
+    "MARGIN_ALTERNATIVES",
+    "TestResult",
+    "check_alternative",
+    "mirrored_alternative",
+]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+#: Alternatives tested against a ``margin``: two one-sided tests (Schuirmann 1987) or one.
+MARGIN_ALTERNATIVES = ("equivalent", "non-inferior")
 
 _MIRRORED = {"two-sided": "two-sided", "less": "greater", "greater": "less"}
 # reference distributions whose statistic carries the sign of the estimate A − B
@@ -117,6 +125,17 @@ class TestResult(SummaryDisplay):
         ``(A, B)``.
     warnings : tuple of str
         What was degenerate or doubtful, and which convention was applied.
+    margin : float or None
+        For ``alternative="equivalent"`` or ``"non-inferior"``: the margin in the
+        metric's units (None otherwise). "equivalent" is H1: −margin < A − B < margin;
+        "non-inferior" is H1: A is not worse than B by ``margin`` or more
+        (A − B > −margin for a score, A − B < margin for a loss).
+    statistic_lower, statistic_upper : float or None
+        With a margin: the statistics of the one-sided tests of H0: A − B ≤ −margin
+        and of H0: A − B ≥ margin (for a t or z test ``(estimate ± margin) / SE``).
+    pvalue_lower, pvalue_upper : float or None
+        Their one-sided p-values; ``pvalue`` is the larger of the two for
+        "equivalent" and the one in the user's direction for "non-inferior".
     notes : tuple of str
         Labels such as "not recommended" or "extension".
     loss_name : str
@@ -153,6 +172,11 @@ class TestResult(SummaryDisplay):
     notes: tuple[str, ...] = ()
     loss_name: str = "loss"
     direction: str = "lower"
+    margin: float | None = None
+    statistic_lower: float | None = None
+    statistic_upper: float | None = None
+    pvalue_lower: float | None = None
+    pvalue_upper: float | None = None
 
     #: Fields holding a difference A − B (or its sign); negated by :meth:`_negated`.
     _signed_fields: ClassVar[tuple[str, ...]] = ("estimate",)
@@ -179,6 +203,12 @@ class TestResult(SummaryDisplay):
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
         """Confidence interval for the difference A − B in the metric at level ``1 - alpha``.
 
+        With a margin (``alternative="equivalent"`` or ``"non-inferior"``) it is
+        the two-sided interval at level ``1 − 2 alpha``, the one the one-sided
+        tests at level ``alpha`` compare with the margin (Schuirmann 1987): the
+        tests reject when it lies within ±margin ("equivalent"), or on the better
+        side of the margin ("non-inferior").
+
         Raises
         ------
         IntervalUndefinedError
@@ -188,7 +218,15 @@ class TestResult(SummaryDisplay):
             raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
         if not 0 < alpha < 1:
             raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        interval = self._conf_int(alpha)
+        if self.alternative in MARGIN_ALTERNATIVES:
+            if not alpha < 0.5:
+                raise CVReportError(
+                    f"alpha must lie below 0.5 for a test against a margin (its interval has "
+                    f"level 1 − 2α), got {alpha!r}"
+                )
+            interval = replace(self, alternative="two-sided")._conf_int(2.0 * alpha)
+        else:
+            interval = self._conf_int(alpha)
         if interval is None:
             raise IntervalUndefinedError(
                 f"{self.method or type(self).__name__} defines no confidence interval; "
@@ -204,6 +242,10 @@ class TestResult(SummaryDisplay):
     def has_conf_int(self) -> bool:
         """Whether :meth:`conf_int` is defined for this result."""
         return self._conf_int(0.05) is not None
+
+    def interval_level(self, alpha: float = 0.05) -> float:
+        """The level of :meth:`conf_int` at ``alpha``: ``1 − 2α`` with a margin, else ``1 − α``."""
+        return 1.0 - (2.0 * alpha if self.alternative in MARGIN_ALTERNATIVES else alpha)
 
     @property
     def degenerate(self) -> bool:
@@ -226,6 +268,11 @@ class TestResult(SummaryDisplay):
         if str(self.distribution).split(" ")[0] in _SIGNED_DISTRIBUTIONS:
             changes["statistic"] = _negated(self.statistic)
         changes["alternative"] = _MIRRORED.get(self.alternative, self.alternative)
+        if self.margin is not None:  # H0: A − B ≤ −margin becomes H0: B − A ≥ margin
+            changes["statistic_lower"] = _negated(self.statistic_upper)
+            changes["statistic_upper"] = _negated(self.statistic_lower)
+            changes["pvalue_lower"] = self.pvalue_upper
+            changes["pvalue_upper"] = self.pvalue_lower
         return changes
 
     # -- tabular view ----------------------------------------------------
@@ -258,6 +305,17 @@ class TestResult(SummaryDisplay):
             "design": self.design,
             "warnings": " | ".join(self.warnings),
         }
+        if self.margin is not None:
+            row.update(
+                {
+                    "margin": self.margin,
+                    "ci_level": self.interval_level(alpha),
+                    "statistic_lower": self.statistic_lower,
+                    "pvalue_lower": self.pvalue_lower,
+                    "statistic_upper": self.statistic_upper,
+                    "pvalue_upper": self.pvalue_upper,
+                }
+            )
         return pd.DataFrame([row])
 
     # -- summary ---------------------------------------------------------
@@ -278,13 +336,53 @@ class TestResult(SummaryDisplay):
         ]
         if self.models and self.estimate is not None:
             rows.append(SummaryRow("better", f"{self.direction} {self.loss_name}", "text"))
-        if self.has_conf_int:
+        if self.margin is not None:
+            rows.extend(self._margin_rows())
+        elif self.has_conf_int:
             low, high = self.conf_int(0.05)
             rows.append(SummaryRow("95% interval", (low, high), "value"))
         rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
         rows.append(SummaryRow("reject H0 at α = 0.05", self.reject(0.05), "value"))
         return [r for r in rows if r.value is not None]
+
+    def _margin_words(self) -> str:
+        """H1 against the margin in the metric's direction: ``|A − B| < 0.005`` or ``A − B > −0.005``."""
+        margin = float(self.margin or 0.0)
+        if self.alternative == "equivalent":
+            return f"H1: |A − B| < {margin:g}"
+        if self.direction == "higher":
+            return f"H1: A − B > −{margin:g} (A not worse)"
+        return f"H1: A − B < {margin:g} (A not worse)"
+
+    def _margin_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        """The margin, both one-sided tests and the ``1 − 2α`` interval against the margin."""
+        from cvreport.rendering.summary import SummaryRow
+
+        margin = float(self.margin or 0.0)
+        score = self.direction == "higher"
+        rows = [
+            SummaryRow("margin", self._margin_words(), "text"),
+            SummaryRow(f"H0: A − B ≤ −{margin:g}: statistic", self.statistic_lower, "number"),
+            SummaryRow(f"H0: A − B ≤ −{margin:g}: p-value", self.pvalue_lower, "pvalue"),
+            SummaryRow(f"H0: A − B ≥ {margin:g}: statistic", self.statistic_upper, "number"),
+            SummaryRow(f"H0: A − B ≥ {margin:g}: p-value", self.pvalue_upper, "pvalue"),
+        ]
+        if self.has_conf_int:
+            low, high = self.conf_int(alpha)
+            level = f"{self.interval_level(alpha):.0%}"
+            if self.alternative == "equivalent":
+                inside = -margin < low and high < margin
+                where = f"within ±{margin:g}" if inside else f"not within ±{margin:g}"
+            elif score:
+                where = (
+                    f"above −{margin:g}" if low > -margin else f"not above −{margin:g}"
+                )
+            else:
+                where = f"below {margin:g}" if high < margin else f"not below {margin:g}"
+            rows.append(SummaryRow(f"{level} interval", (low, high), "value"))
+            rows.append(SummaryRow(f"{level} interval against the margin", where, "text"))
+        return rows
 
     def _extra_rows(self) -> list[SummaryRow]:
         """Rows a test adds to the summary, shown before the observations and the decision."""

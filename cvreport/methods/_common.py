@@ -32,7 +32,12 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
-from cvreport.results import TestResult, check_alternative, mirrored_alternative
+from cvreport.results import (
+    MARGIN_ALTERNATIVES,
+    TestResult,
+    check_alternative,
+    mirrored_alternative,
+)
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -338,7 +343,11 @@ def loss_alternative(table: ResultsTable, alternative: str) -> str:
 
     The user's alternative is about metric(A) − metric(B); a score is tested as a
     negated loss, so its "greater" (A scored higher) is the loss's "less".
+    "equivalent" and "non-inferior" keep their words: "A is not worse than B" reads
+    the same on the score and on its negated loss (see :mod:`cvreport.methods.equivalence`).
     """
+    if alternative in MARGIN_ALTERNATIVES:
+        return alternative
     check_alternative(alternative)
     return mirrored_alternative(alternative) if table.higher_is_better else alternative
 

@@ -48,6 +48,7 @@ from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest_kernel,
 )
 from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
@@ -183,31 +184,51 @@ def paired_ttest_resampled_array(
 
 
 def _corrected_resampled(
-    differences: ArrayLike, test_train_ratio: float, alternative: str
+    differences: ArrayLike,
+    test_train_ratio: float,
+    alternative: str,
+    margin: float | None = None,
 ) -> ResampledTTestResult:
-    check_alternative(alternative)
-    p = _split_vector(differences, "corrected_resampled_ttest")
-    ratio = check_ratio(test_train_ratio)
-    return resampled_result(
-        corrected_resampled_ttest_kernel(p, ratio, alternative),
-        ratio=ratio,
-        alternative=alternative,
-        method="Corrected resampled t test",
-        test="corrected_resampled_ttest",
-        reference=REFERENCE_NADEAU_BENGIO,
-        notes=(),
-        what="split differences",
+    """The test on internal loss differences; under a margin, the two one-sided tests."""
+
+    def run(base: str) -> ResampledTTestResult:
+        check_alternative(base)
+        p = _split_vector(differences, "corrected_resampled_ttest")
+        ratio = check_ratio(test_train_ratio)
+        return resampled_result(
+            corrected_resampled_ttest_kernel(p, ratio, base),
+            ratio=ratio,
+            alternative=base,
+            method="Corrected resampled t test",
+            test="corrected_resampled_ttest",
+            reference=REFERENCE_NADEAU_BENGIO,
+            notes=(),
+            what="split differences",
+        )
+
+    return margin_or_base(
+        run,
+        alternative,
+        margin,
+        direction="lower",
+        standard_error=lambda result: result.standard_error,
+        df=lambda result: float(result.df),
     )
 
 
 @fill_doc
 def corrected_resampled_ttest_array(
-    differences: ArrayLike, test_train_ratio: float, *, alternative: str = "two-sided"
+    differences: ArrayLike,
+    test_train_ratio: float,
+    *,
+    alternative: str = "two-sided",
+    margin: float | None = None,
 ) -> ResampledTTestResult:
     """Nadeau & Bengio's corrected resampled t test on J hold-out split differences.
 
     ``t = mean(p) / sqrt((1/J + n2/n1) · s²) ~ t(J − 1)``, n1 and n2 the training
-    and validation sizes.
+    and validation sizes. Against a margin m, the two one-sided tests use the same
+    corrected standard error: ``(mean(p) ± m) / sqrt((1/J + n2/n1) · s²)``.
 
     Parameters
     ----------
@@ -216,7 +237,7 @@ def corrected_resampled_ttest_array(
     test_train_ratio : float
         ``n2/n1``; with unequal splits, the summed validation sizes over the summed
         training sizes.
-    alternative : {"two-sided", "less", "greater"}
+    {array_margin_alternative}
 
     Returns
     -------
@@ -228,15 +249,20 @@ def corrected_resampled_ttest_array(
 
     References
     ----------
-    Nadeau & Bengio (2003), Machine Learning 52(3):239–281.
+    Nadeau & Bengio (2003), Machine Learning 52(3):239–281; against a margin,
+    Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
 
     Examples
     --------
     >>> res = corrected_resampled_ttest_array([0.02, -0.01, 0.03, 0.00], 0.5)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.632456, 0.572003)
+    >>> res = corrected_resampled_ttest_array([0.02, -0.01, 0.03, 0.00], 0.5,
+    ...                                       alternative="non-inferior", margin=0.05)
+    >>> round(res.statistic_upper, 6), round(res.pvalue, 6)
+    (-2.529822, 0.042719)
     """
-    result = _corrected_resampled(differences, test_train_ratio, alternative)
+    result = _corrected_resampled(differences, test_train_ratio, alternative, margin)
     emit_warnings(result.warnings)
     return result
 
@@ -310,11 +336,13 @@ def corrected_resampled_ttest(
     test_train_ratio: float | None = None,
     *,
     alternative: str = "two-sided",
+    margin: float | None = None,
     data: pd.DataFrame | None = None,
 ) -> ResampledTTestResult:
     """Nadeau & Bengio's corrected resampled t test over J repeated hold-out splits.
 
-    ``t = mean(p) / sqrt((1/J + n2/n1) · s²) ~ t(J − 1)``.
+    ``t = mean(p) / sqrt((1/J + n2/n1) · s²) ~ t(J − 1)``; against a margin m, the
+    two one-sided tests ``(mean(p) ± m) / sqrt((1/J + n2/n1) · s²)``.
 
     Parameters
     ----------
@@ -324,7 +352,7 @@ def corrected_resampled_ttest(
         the summed training sizes (as Weka does), with training sizes from
         ``table.train_sizes()``; per-fold score tables use the ratio given to
         ``from_fold_scores``.
-    alternative : {"two-sided", "less", "greater"}
+    {margin_alternative}
     {data}
 
     Returns
@@ -336,10 +364,13 @@ def corrected_resampled_ttest(
     DesignError
         Unless the design is repeated hold-out (K = 1, m >= 2); for K-fold CV use
         :func:`corrected_repeated_kfold_ttest`, the same correction over folds.
+    CVReportError
+        A margin that is missing, not positive or NaN, or given with another alternative.
 
     References
     ----------
-    Nadeau & Bengio (2003), Machine Learning 52(3):239–281.
+    Nadeau & Bengio (2003), Machine Learning 52(3):239–281; against a margin,
+    Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
 
     Examples
     --------
@@ -355,7 +386,9 @@ def corrected_resampled_ttest(
     pair, differences, ratio, notes = table_splits(
         tbl, a, b, CORRECTED_RESAMPLED_T, test_train_ratio, k_fold=False
     )
-    result = _corrected_resampled(differences[:, 0], ratio, loss_alternative(tbl, alternative))
+    result = _corrected_resampled(
+        differences[:, 0], ratio, loss_alternative(tbl, alternative), margin
+    )
     result = finish_result(result, tbl, pair, extra_notes=notes)
     emit_warnings(result.warnings)
     return result

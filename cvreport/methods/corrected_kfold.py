@@ -23,6 +23,7 @@ from cvreport.methods._common import (
     loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
     ResampledTTestKernel,
@@ -79,33 +80,48 @@ def corrected_repeated_kfold_ttest_kernel(
 
 
 def _corrected_repeated_kfold(
-    differences: ArrayLike, test_train_ratio: float | None, alternative: str
+    differences: ArrayLike,
+    test_train_ratio: float | None,
+    alternative: str,
+    margin: float | None = None,
 ) -> ResampledTTestResult:
-    check_alternative(alternative)
-    p = as_array(differences, "differences")
-    if p.ndim == 1:
-        p = p[np.newaxis, :]
-    if p.ndim != 2:
-        raise DataError(
-            "corrected_repeated_kfold_ttest takes an (r, k) array of fold differences "
-            f"(repetitions × folds), got shape {p.shape}"
+    """The test on internal loss differences; under a margin, the two one-sided tests."""
+
+    def run(base: str) -> ResampledTTestResult:
+        check_alternative(base)
+        p = as_array(differences, "differences")
+        if p.ndim == 1:
+            p = p[np.newaxis, :]
+        if p.ndim != 2:
+            raise DataError(
+                "corrected_repeated_kfold_ttest takes an (r, k) array of fold differences "
+                f"(repetitions × folds), got shape {p.shape}"
+            )
+        k = p.shape[1]
+        if k < 2:
+            raise DesignError(
+                f"corrected_repeated_kfold_ttest needs k >= 2 folds per repetition, got k = "
+                f"{k}; for repeated hold-out splits use corrected_resampled_ttest"
+            )
+        ratio = 1.0 / (k - 1) if test_train_ratio is None else check_ratio(test_train_ratio)
+        return resampled_result(
+            corrected_repeated_kfold_ttest_kernel(p, ratio, base),
+            ratio=ratio,
+            alternative=base,
+            method="Corrected repeated k-fold CV t test",
+            test="corrected_repeated_kfold_ttest",
+            reference=REFERENCE_BOUCKAERT_FRANK,
+            notes=(),
+            what="fold differences",
         )
-    k = p.shape[1]
-    if k < 2:
-        raise DesignError(
-            f"corrected_repeated_kfold_ttest needs k >= 2 folds per repetition, got k = {k}; "
-            "for repeated hold-out splits use corrected_resampled_ttest"
-        )
-    ratio = 1.0 / (k - 1) if test_train_ratio is None else check_ratio(test_train_ratio)
-    return resampled_result(
-        corrected_repeated_kfold_ttest_kernel(p, ratio, alternative),
-        ratio=ratio,
-        alternative=alternative,
-        method="Corrected repeated k-fold CV t test",
-        test="corrected_repeated_kfold_ttest",
-        reference=REFERENCE_BOUCKAERT_FRANK,
-        notes=(),
-        what="fold differences",
+
+    return margin_or_base(
+        run,
+        alternative,
+        margin,
+        direction="lower",
+        standard_error=lambda result: result.standard_error,
+        df=lambda result: float(result.df),
     )
 
 
@@ -115,11 +131,13 @@ def corrected_repeated_kfold_ttest_array(
     test_train_ratio: float | None = None,
     *,
     alternative: str = "two-sided",
+    margin: float | None = None,
 ) -> ResampledTTestResult:
     """Bouckaert & Frank's corrected repeated k-fold CV t test.
 
     Over all k·r fold differences, ``t = mean / sqrt((1/(k r) + n2/n1) · s²)``
     referred to ``t(k r − 1)``; 10×10 CV gives the factor 1/100 + 1/9 and df 99.
+    Against a margin m, the two one-sided tests ``(mean ± m) / sqrt((1/(k r) + n2/n1) · s²)``.
 
     Parameters
     ----------
@@ -127,7 +145,7 @@ def corrected_repeated_kfold_ttest_array(
         Fold differences A − B; rows are repetitions. A 1-D array is one k-fold CV.
     test_train_ratio : float, optional
         ``n2/n1``; default ``1/(k − 1)``, exact for equal folds.
-    alternative : {"two-sided", "less", "greater"}
+    {array_margin_alternative}
 
     Returns
     -------
@@ -139,7 +157,8 @@ def corrected_repeated_kfold_ttest_array(
 
     References
     ----------
-    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12.
+    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12; against a margin, Schuirmann
+    (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
 
     Examples
     --------
@@ -148,7 +167,7 @@ def corrected_repeated_kfold_ttest_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (0.522233, 0.614117, 9.0)
     """
-    result = _corrected_repeated_kfold(differences, test_train_ratio, alternative)
+    result = _corrected_repeated_kfold(differences, test_train_ratio, alternative, margin)
     emit_warnings(result.warnings)
     return result
 
@@ -161,11 +180,14 @@ def corrected_repeated_kfold_ttest(
     test_train_ratio: float | None = None,
     *,
     alternative: str = "two-sided",
+    margin: float | None = None,
     data: pd.DataFrame | None = None,
 ) -> ResampledTTestResult:
     """Bouckaert & Frank's corrected repeated k-fold CV t test (10×10 CV the standard case).
 
-    Over all k·r fold differences, ``t = mean / sqrt((1/(k r) + n2/n1) · s²) ~ t(k r − 1)``.
+    Over all k·r fold differences, ``t = mean / sqrt((1/(k r) + n2/n1) · s²) ~ t(k r − 1)``;
+    against a margin m (``alternative="equivalent"`` or ``"non-inferior"``) the two
+    one-sided tests ``(mean ± m) / sqrt((1/(k r) + n2/n1) · s²)`` (Schuirmann 1987).
 
     Parameters
     ----------
@@ -174,7 +196,7 @@ def corrected_repeated_kfold_ttest(
         ``n2/n1``. By default the summed validation sizes over the summed training
         sizes of the table (``1/(k − 1)`` for equal folds); per-fold score tables
         use the ratio given to ``from_fold_scores``, else ``1/(k − 1)``.
-    alternative : {"two-sided", "less", "greater"}
+    {margin_alternative}
     {data}
 
     Returns
@@ -186,10 +208,13 @@ def corrected_repeated_kfold_ttest(
     DesignError
         Unless the design has K >= 2 folds per replication (K-fold, m×2 or
         repeated K-fold CV); for repeated hold-out use :func:`corrected_resampled_ttest`.
+    CVReportError
+        A margin that is missing, not positive or NaN, or given with another alternative.
 
     References
     ----------
-    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12.
+    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12; against a margin, Schuirmann
+    (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
 
     Examples
     --------
@@ -197,12 +222,17 @@ def corrected_repeated_kfold_ttest(
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)
+    >>> res = corrected_repeated_kfold_ttest(t, alternative="equivalent", margin=0.05)
+    >>> res.margin, round(res.pvalue, 4), res.reject(0.05)
+    (0.05, 0.0331, True)
     """
     tbl = as_table(table, data)
     pair, differences, ratio, notes = table_splits(
         tbl, a, b, CORRECTED_REPEATED_KFOLD_T, test_train_ratio, k_fold=True
     )
-    result = _corrected_repeated_kfold(differences, ratio, loss_alternative(tbl, alternative))
+    result = _corrected_repeated_kfold(
+        differences, ratio, loss_alternative(tbl, alternative), margin
+    )
     result = finish_result(result, tbl, pair, extra_notes=notes)
     emit_warnings(result.warnings)
     return result

@@ -50,6 +50,7 @@ from cvreport.methods._common import (
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
+from cvreport.methods.equivalence import check_margin, margin_or_base
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult, check_alternative
 
@@ -194,7 +195,7 @@ class CVIntervalResult(TestResult):
     Notes
     -----
     :meth:`conf_int` returns the two-sided interval ``R̂ ± z_{1−α/2} σ̂/√n`` of the
-    paper whatever the ``alternative``; the one-sided test at level α rejects
+    paper whatever the ``alternative`` (at ``1 − 2α`` against a margin); the one-sided test at level α rejects
     exactly when the upper end of the two-sided ``1 − 2α`` interval is below 0.
     """
 
@@ -248,6 +249,28 @@ def _one_cv(
 
 
 def _cv_interval(
+    differences: ArrayLike,
+    folds: ArrayLike,
+    replications: ArrayLike | None,
+    variance: str,
+    alternative: str,
+    repeated: str,
+    margin: float | None = None,
+) -> CVIntervalResult:
+    """The test on internal loss differences; under a margin, the two one-sided z tests."""
+    return margin_or_base(
+        lambda base: _cv_interval_test(
+            differences, folds, replications, variance, base, repeated
+        ),
+        alternative,
+        margin,
+        direction="lower",
+        standard_error=lambda result: result.std_error,
+        df=lambda result: None,
+    )
+
+
+def _cv_interval_test(
     differences: ArrayLike,
     folds: ArrayLike,
     replications: ArrayLike | None,
@@ -336,8 +359,13 @@ def cv_confidence_interval_array(
     alternative: str = "less",
     replications: ArrayLike | None = None,
     repeated: str = "raise",
+    margin: float | None = None,
 ) -> CVIntervalResult:
     """Bayle et al.'s confidence interval and test for the K-fold CV loss difference.
+
+    Against a margin m (``alternative="equivalent"`` or ``"non-inferior"``), the two
+    one-sided z tests ``√n (R̂ ± m) / σ̂`` (Schuirmann 1987), with the interval at
+    ``1 − 2α``.
 
     Parameters
     ----------
@@ -348,13 +376,16 @@ def cv_confidence_interval_array(
     variance : {"out", "in"}
         ``"out"``: ``(1/n) Σ (h_i − R̂)²``; ``"in"``: pooled within-fold variance
         with divisor ``n − K``.
-    alternative : {"less", "two-sided", "greater"}
-        "less" (default, the paper's test) means H1: A has lower loss (A − B < 0).
+    alternative : {"less", "two-sided", "greater", "equivalent", "non-inferior"}
+        "less" (default, the paper's test) means H1: A has lower loss (A − B < 0);
+        "equivalent": H1 −margin < A − B < margin; "non-inferior": H1 A − B < margin.
     replications : array_like, optional
         Replication label per difference, for repeated K-fold CV.
     repeated : {"raise", "average"}
         With several replications: raise :class:`DesignError` (default) or use the
         labelled extension that averages estimate and variance over replications.
+    margin : float, optional
+        With "equivalent" or "non-inferior" only: a positive loss difference.
 
     Returns
     -------
@@ -379,7 +410,9 @@ def cv_confidence_interval_array(
     >>> [round(x, 4) for x in res.conf_int()]
     [-0.2221, 0.5555]
     """
-    result = _cv_interval(differences, folds, replications, variance, alternative, repeated)
+    result = _cv_interval(
+        differences, folds, replications, variance, alternative, repeated, margin
+    )
     emit_warnings(result.warnings)
     return result
 
@@ -393,6 +426,7 @@ def cv_confidence_interval(
     variance: str = "out",
     alternative: str | None = None,
     repeated: str = "raise",
+    margin: float | None = None,
     data: pd.DataFrame | None = None,
 ) -> CVIntervalResult:
     """Bayle et al.'s CV confidence interval for the difference A − B, and its one-sided test.
@@ -406,12 +440,17 @@ def cv_confidence_interval(
     {pair_parameters}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
-    alternative : {None, "two-sided", "less", "greater"}
+    alternative : {None, "two-sided", "less", "greater", "equivalent", "non-inferior"}
         About metric(A) − metric(B). None (default): the paper's one-sided test, H1
         "A is better", which is "less" for a loss and "greater" for a score.
+        "equivalent": H1 −margin < A − B < margin (two one-sided tests, Schuirmann
+        1987); "non-inferior": H1 A is not worse than B by margin or more.
     repeated : {"raise", "average"}
         For repeated K-fold CV: raise :class:`DesignError` (default) or use the
         labelled extension averaging estimate and variance over replications.
+    margin : float, optional
+        With "equivalent" or "non-inferior" only: a positive difference in the
+        metric's units; the interval is then the two-sided ``1 − 2α`` one.
     {data}
 
     Returns
@@ -424,6 +463,8 @@ def cv_confidence_interval(
         For per-fold score tables (the method needs per-record losses), hold-out
         designs, repeated K-fold without ``repeated="average"``, or folds that do
         not partition the records.
+    CVReportError
+        A margin that is missing, not positive or NaN, or given with another alternative.
 
     References
     ----------
@@ -442,7 +483,12 @@ def cv_confidence_interval(
     (0.840168, 0.799593)
     """
     if alternative is not None:
-        check_alternative(alternative)
+        check_margin(alternative, margin)
+    elif margin is not None:
+        raise CVReportError(
+            "margin= is used only with alternative='equivalent' or 'non-inferior'; pass one "
+            "of them, or drop margin="
+        )
     tbl = as_table(table, data)
     a, b = tbl.resolve_pair(a, b)
     tbl.require_per_record("cv_confidence_interval")
@@ -474,6 +520,7 @@ def cv_confidence_interval(
         variance,
         "less" if alternative is None else loss_alternative(tbl, alternative),
         repeated,
+        margin,
     )
     result = finish_result(result, tbl, (a, b))
     emit_warnings(result.warnings)

@@ -47,6 +47,7 @@ from scipy import stats
 
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
+from cvreport.methods.equivalence import margin_or_base
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -158,6 +159,24 @@ def _binary_truth(truth: ArrayLike, pos_label: Any) -> np.ndarray:
 
 
 def _delong(
+    positive: np.ndarray,
+    score_a: ArrayLike,
+    score_b: ArrayLike,
+    alternative: str,
+    margin: float | None = None,
+) -> DeLongResult:
+    """DeLong's z test; under a margin, the two one-sided z tests ``(Δ ± m) / SE``."""
+    return margin_or_base(
+        lambda base: _delong_test(positive, score_a, score_b, base),
+        alternative,
+        margin,
+        direction="higher",
+        standard_error=lambda result: result.standard_error,
+        df=lambda result: None,
+    )
+
+
+def _delong_test(
     positive: np.ndarray, score_a: ArrayLike, score_b: ArrayLike, alternative: str
 ) -> DeLongResult:
     check_alternative(alternative)
@@ -225,8 +244,13 @@ def delong_test_array(
     *,
     pos_label: Any = None,
     alternative: str = "two-sided",
+    margin: float | None = None,
 ) -> DeLongResult:
     """DeLong's test of AUC(A) = AUC(B) for two models scored on the same records.
+
+    Against a margin m, ``alternative="equivalent"`` tests H1 |AUC(A) − AUC(B)| < m
+    by the two one-sided z tests ``(Δ ± m) / SE`` with DeLong's standard error
+    (Schuirmann 1987); ``"non-inferior"`` tests H1 AUC(A) − AUC(B) > −m.
 
     Parameters
     ----------
@@ -236,8 +260,11 @@ def delong_test_array(
         Each model's score of the positive class.
     pos_label : label, optional
         The positive class; by default the larger label.
-    alternative : {"two-sided", "less", "greater"}
-        About AUC(A) − AUC(B): "greater" is H1: AUC(A) > AUC(B).
+    alternative : {"two-sided", "less", "greater", "equivalent", "non-inferior"}
+        About AUC(A) − AUC(B): "greater" is H1: AUC(A) > AUC(B); "equivalent" is
+        H1: |AUC(A) − AUC(B)| < margin; "non-inferior" is H1: AUC(A) − AUC(B) > −margin.
+    margin : float, optional
+        With "equivalent" or "non-inferior" only: a positive AUC difference.
 
     Returns
     -------
@@ -249,10 +276,13 @@ def delong_test_array(
     ------
     DataError
         A truth that is not binary, fewer than 2 records of a class, or non-finite scores.
+    CVReportError
+        A margin that is missing, not positive or NaN, or given with another alternative.
 
     References
     ----------
-    DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3):837–845; Sun & Xu (2014).
+    DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3):837–845; Sun & Xu (2014);
+    against a margin, Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
 
     Examples
     --------
@@ -261,7 +291,7 @@ def delong_test_array(
     >>> round(res.auc_a, 6), round(res.auc_b, 6), round(res.statistic, 6)
     (0.888889, 0.888889, 0.0)
     """
-    result = _delong(_binary_truth(truth, pos_label), score_a, score_b, alternative)
+    result = _delong(_binary_truth(truth, pos_label), score_a, score_b, alternative, margin)
     emit_warnings(result.warnings)
     return result
 
@@ -285,6 +315,7 @@ def delong_test(
     b: Any = None,
     *,
     alternative: str = "two-sided",
+    margin: float | None = None,
 ) -> DeLongResult:
     """DeLong's test of two models' AUCs on one test set (a hold-out table).
 
@@ -293,14 +324,19 @@ def delong_test(
     table : ResultsTable
         Built with ``from_predictions(..., score=...)`` on a single hold-out split.
     a, b : model labels, optional
-    alternative : {"two-sided", "less", "greater"}
-        About AUC(A) − AUC(B).
+    alternative : {"two-sided", "less", "greater", "equivalent", "non-inferior"}
+        About AUC(A) − AUC(B); "equivalent" and "non-inferior" test against ``margin``
+        (see :func:`delong_test_array`).
+    margin : float, optional
+        With "equivalent" or "non-inferior" only: a positive AUC difference.
 
     Raises
     ------
     DesignError
         A table without scores, or with more than one validation fold (use
         :func:`delong_tests_per_fold`, or the fold-level tests on per-fold AUCs).
+    CVReportError
+        A margin that is missing, not positive or NaN, or given with another alternative.
 
     References
     ----------
@@ -326,7 +362,7 @@ def delong_test(
             "fold-level test (e.g. corrected_repeated_kfold_ttest) on the per-fold AUCs"
         )
     fold = folds[0]
-    result = _delong(fold.truth == 1, fold.score_a, fold.score_b, alternative)
+    result = _delong(fold.truth == 1, fold.score_a, fold.score_b, alternative, margin)
     result = dataclasses.replace(
         result, models=(str(first), str(second)), design=table.design.describe()
     )

@@ -55,6 +55,23 @@ alternative : {"two-sided", "less", "greater"}
 alternative : {"two-sided", "less", "greater"}
     "less": H1 the differences A − B lie below 0 (A has the lower loss, or the lower
     score); "greater" the reverse.""",
+    "margin_alternative": """\
+alternative : {"two-sided", "less", "greater", "equivalent", "non-inferior"}
+    About the difference A − B in the table's metric: "less" is H1 A has the lower
+    loss (for a score: the lower score) than B; "greater" the reverse;
+    "equivalent" is H1 −margin < A − B < margin (two one-sided tests);
+    "non-inferior" is H1 A is not worse than B by margin or more.
+margin : float, optional
+    With "equivalent" or "non-inferior" only: a positive difference in the
+    metric's units (see docs/methods.md, "Equivalence and non-inferiority").""",
+    "array_margin_alternative": """\
+alternative : {"two-sided", "less", "greater", "equivalent", "non-inferior"}
+    "less": H1 the differences A − B lie below 0 (A has the lower loss, or the lower
+    score); "greater" the reverse; "equivalent": H1 −margin < A − B < margin;
+    "non-inferior": H1 A − B < margin (the differences are losses).
+margin : float, optional
+    With "equivalent" or "non-inferior" only: a positive difference in the
+    units of the differences.""",
     "data": """\
 data : DataFrame, optional
     The long-format data when ``table`` is a formula.""",
