@@ -375,9 +375,7 @@ class TestResult(SummaryDisplay):
                 inside = -margin < low and high < margin
                 where = f"within ±{margin:g}" if inside else f"not within ±{margin:g}"
             elif score:
-                where = (
-                    f"above −{margin:g}" if low > -margin else f"not above −{margin:g}"
-                )
+                where = f"above −{margin:g}" if low > -margin else f"not above −{margin:g}"
             else:
                 where = f"below {margin:g}" if high < margin else f"not below {margin:g}"
             rows.append(SummaryRow(f"{level} interval", (low, high), "value"))

@@ -259,9 +259,7 @@ def _cv_interval(
 ) -> CVIntervalResult:
     """The test on internal loss differences; under a margin, the two one-sided z tests."""
     return margin_or_base(
-        lambda base: _cv_interval_test(
-            differences, folds, replications, variance, base, repeated
-        ),
+        lambda base: _cv_interval_test(differences, folds, replications, variance, base, repeated),
         alternative,
         margin,
         direction="lower",
@@ -410,9 +408,7 @@ def cv_confidence_interval_array(
     >>> [round(x, 4) for x in res.conf_int()]
     [-0.2221, 0.5555]
     """
-    result = _cv_interval(
-        differences, folds, replications, variance, alternative, repeated, margin
-    )
+    result = _cv_interval(differences, folds, replications, variance, alternative, repeated, margin)
     emit_warnings(result.warnings)
     return result
 
