@@ -367,7 +367,8 @@ class Analysis:
                 for j, outcome in enumerate(comparison.outcomes)
             ]
             comparison.outcomes = updated
-            decided = [o for o in updated if o.reject is not None]
+            # a test against a margin answers another question than "do they differ?"
+            decided = [o for o in updated if o.reject is not None and o.result.margin is None]
             comparison.disagreement = interpret.disagreement_sentence(
                 comparison.a,
                 comparison.b,
@@ -428,6 +429,7 @@ class Analysis:
             distribution=result.distribution,
             alternative=result.alternative,
             degenerate=degenerate,
+            margin=result.margin,
         )
         short = interpret.verdict_clause(
             method=outcome.method,
@@ -436,6 +438,8 @@ class Analysis:
             reject=reject,
             adjusted=adj,
             degenerate=degenerate,
+            alternative=result.alternative,
+            margin=result.margin,
         )
         return replace(outcome, adjusted=adj, reject=reject, interpretation=reading, headline=short)
 

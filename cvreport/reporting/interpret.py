@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
+from cvreport.results import MARGIN_ALTERNATIVES
 
 __all__ = [
     "bayesian_sentence",
@@ -31,6 +32,7 @@ __all__ = [
     "general_caveats",
     "headline",
     "hypothesis_sentence",
+    "margin_sentence",
     "p_equals",
     "posterior_clause",
     "verdict_clause",
@@ -126,15 +128,25 @@ def _centre_sentence(estimate: float | None, label: str) -> str:
     )
 
 
-def hypothesis_sentence(alternative: str, a: str, b: str, metric: Metric | None = None) -> str:
+def hypothesis_sentence(
+    alternative: str,
+    a: str,
+    b: str,
+    metric: Metric | None = None,
+    margin: float | None = None,
+) -> str:
     """The alternative hypothesis in words (tests work on losses: "less" means A is better).
 
     >>> print(hypothesis_sentence("two-sided", "A", "B"))
     H₁: A and B differ (two-sided).
     >>> print(hypothesis_sentence("less", "A", "B", Metric("auc", "higher")))
     H₁: A is better than B (higher auc; one-sided, as asked).
+    >>> print(hypothesis_sentence("non-inferior", "A", "B", Metric("accuracy", "higher"), 0.005))
+    H₁: A is not worse than B by 0.005 accuracy or more (A − B > −0.005).
     """
     metric = metric or Metric("loss", "lower")
+    if alternative in MARGIN_ALTERNATIVES:
+        return _margin_hypothesis(alternative, a, b, metric, margin)
     if alternative == "less":
         return (
             f"H₁: {a} is better than {b} ({metric.better_word} {metric.name}; one-sided, as asked)."
@@ -144,6 +156,106 @@ def hypothesis_sentence(alternative: str, a: str, b: str, metric: Metric | None 
             f"H₁: {b} is better than {a} ({metric.better_word} {metric.name}; one-sided, as asked)."
         )
     return f"H₁: {a} and {b} differ (two-sided)."
+
+
+def _margin_hypothesis(
+    alternative: str, a: str, b: str, metric: Metric, margin: float | None
+) -> str:
+    m = "the margin" if margin is None else f"{margin:g}"
+    units = "" if margin is None else f" {metric.name}"
+    if alternative == "equivalent":
+        return (
+            f"H₁: {a} and {b} are equivalent within ±{m}{units} (two one-sided tests: "
+            f"−{m} < A − B < {m})."
+        )
+    side = f"A − B > −{m}" if metric.higher_is_better else f"A − B < {m}"
+    return f"H₁: {a} is not worse than {b} by {m}{units} or more ({side})."
+
+
+def margin_sentence(
+    *,
+    method: str,
+    a: str,
+    b: str,
+    alternative: str,
+    margin: float,
+    pvalue: float,
+    alpha: float,
+    reject: bool,
+    interval: tuple[float, float] | None = None,
+    adjusted: float | None = None,
+    correction: str | None = None,
+    n_comparisons: int = 1,
+    metric: Metric | None = None,
+    degenerate: bool = False,
+) -> str:
+    """What a test against a margin showed: equivalence, non-inferiority, or that it did not.
+
+    ``interval`` is the two-sided ``1 − 2α`` interval of metric(A) − metric(B)
+    that the one-sided tests at level α compare with the margin (Schuirmann 1987);
+    ``reject`` is the decision (on the adjusted p-value when one is given). When
+    the test does not reject, the sentence says that equivalence (or
+    non-inferiority) was NOT shown, never that the models are equal or differ.
+
+    >>> acc = Metric("accuracy", "higher")
+    >>> print(margin_sentence(method="Corrected t", a="A", b="B", alternative="non-inferior",
+    ...       margin=0.005, pvalue=0.012, alpha=0.05, reject=True, interval=(-0.0031, 0.0102),
+    ...       metric=acc))  # doctest: +NORMALIZE_WHITESPACE
+    Corrected t: at α = 0.05, A is not worse than B by more than 0.005 accuracy (p = 0.012;
+    90% interval for A − B [-0.0031, 0.0102] lies above −0.005).
+    >>> print(margin_sentence(method="Corrected t", a="A", b="B", alternative="equivalent",
+    ...       margin=0.005, pvalue=0.2, alpha=0.05, reject=False, interval=(-0.0031, 0.0102),
+    ...       metric=acc))  # doctest: +NORMALIZE_WHITESPACE
+    Corrected t: at α = 0.05, equivalence of A and B within ±0.005 accuracy was NOT shown
+    (p = 0.200; 90% interval for A − B [-0.0031, 0.0102] is not within ±0.005). This does
+    not mean that they differ by more than the margin: these data cannot tell at this level.
+    """
+    metric = metric or Metric("loss", "lower")
+    m = f"{margin:g}"
+    shown_p = p_equals(pvalue)
+    if adjusted is not None and correction:
+        shown_p += (
+            f"; {p_equals(adjusted, 'adjusted p')} after adjusting for {n_comparisons} comparisons "
+            f"with {correction_name(correction)}"
+        )
+    level = f"α = {alpha:g}"
+    where = ""
+    if interval is not None:
+        low, high = interval
+        if alternative == "equivalent":
+            inside = -margin < low and high < margin
+            place = f"lies within ±{m}" if inside else f"is not within ±{m}"
+        elif metric.higher_is_better:
+            place = f"lies above −{m}" if low > -margin else f"does not lie above −{m}"
+        else:
+            place = f"lies below {m}" if high < margin else f"does not lie below {m}"
+        unadjusted = ", not adjusted for the multiple comparisons," if adjusted is not None else ""
+        where = (
+            f"; {1 - 2 * alpha:.0%} interval for A − B{unadjusted} {format_interval(interval)} "
+            f"{place}"
+        )
+    caveat = DEGENERATE_SENTENCE if degenerate else ""
+    if alternative == "equivalent":
+        if reject:
+            return (
+                f"{method}: at {level}, {a} and {b} are equivalent within ±{m} {metric.name} "
+                f"({shown_p}{where}).{caveat}"
+            )
+        return (
+            f"{method}: at {level}, equivalence of {a} and {b} within ±{m} {metric.name} was "
+            f"NOT shown ({shown_p}{where}). This does not mean that they differ by more than "
+            f"the margin: these data cannot tell at this level.{caveat}"
+        )
+    if reject:
+        return (
+            f"{method}: at {level}, {a} is not worse than {b} by more than {m} {metric.name} "
+            f"({shown_p}{where}).{caveat}"
+        )
+    return (
+        f"{method}: at {level}, non-inferiority was NOT shown: the data do not show that {a} "
+        f"is not worse than {b} by more than {m} {metric.name} ({shown_p}{where}). This is "
+        f"not evidence that {a} is worse: these data cannot tell at this level.{caveat}"
+    )
 
 
 def decision_sentence(
@@ -164,6 +276,7 @@ def decision_sentence(
     distribution: str = "",
     alternative: str = "two-sided",
     degenerate: bool = False,
+    margin: float | None = None,
 ) -> str:
     """What one test's decision means, in words, with numbers in the user's metric.
 
@@ -172,6 +285,8 @@ def decision_sentence(
     of the mean difference tells the direction. ``degenerate`` marks a statistic
     that is infinite by the zero-variance convention: the sentence then says that
     its p-value is a convention, not evidence. A one-sided ``alternative`` is stated.
+    A test against a ``margin`` ("equivalent", "non-inferior") is read by
+    :func:`margin_sentence`, ``interval`` then being its ``1 − 2α`` interval.
 
     >>> print(decision_sentence(method="McNemar's test", a="A", b="B", pvalue=0.08, alpha=0.05,
     ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
@@ -180,6 +295,23 @@ def decision_sentence(
     (A − B = 0.0800). A difference of that size cannot be ruled out with these data.
     """
     metric = metric or Metric("loss", "lower")
+    if alternative in MARGIN_ALTERNATIVES and margin is not None:
+        return margin_sentence(
+            method=method,
+            a=a,
+            b=b,
+            alternative=alternative,
+            margin=margin,
+            pvalue=pvalue,
+            alpha=alpha,
+            reject=reject,
+            interval=interval,
+            adjusted=adjusted,
+            correction=correction,
+            n_comparisons=n_comparisons,
+            metric=metric,
+            degenerate=degenerate,
+        )
     shown_p = p_equals(pvalue)
     if adjusted is not None and correction:
         shown_p += (
@@ -239,19 +371,34 @@ def verdict_clause(
     reject: bool,
     adjusted: float | None = None,
     degenerate: bool = False,
+    alternative: str = "two-sided",
+    margin: float | None = None,
 ) -> str:
     """The decision of one test in a clause: ``significant difference at α = 0.05 (F test, p = 0.012)``.
+
+    A test against a ``margin`` says whether equivalence or non-inferiority was shown.
 
     >>> verdict_clause(method="F test", pvalue=0.2, alpha=0.05, reject=False, adjusted=0.4)
     'no significant difference at α = 0.05 (F test, p = 0.200, adjusted p = 0.400)'
     >>> verdict_clause(method="t test", pvalue=0.0, alpha=0.05, reject=True, degenerate=True)
     'significant difference at α = 0.05 (t test, p < 0.001 by the zero-variance convention, not evidence)'
+    >>> verdict_clause(method="t test", pvalue=0.3, alpha=0.05, reject=False,
+    ...                alternative="equivalent", margin=0.005)
+    'equivalence within ±0.005 NOT shown at α = 0.05 (t test, p = 0.300)'
     """
     shown = p_equals(pvalue)
     if adjusted is not None:
         shown += ", " + p_equals(adjusted, "adjusted p")
     if degenerate:
         shown += " by the zero-variance convention, not evidence"
+    if alternative in MARGIN_ALTERNATIVES and margin is not None:
+        claim = (
+            f"equivalence within ±{margin:g}"
+            if alternative == "equivalent"
+            else f"non-inferiority by the margin {margin:g}"
+        )
+        verdict = f"{claim} shown" if reject else f"{claim} NOT shown"
+        return f"{verdict} at α = {alpha:g} ({method}, {shown})"
     verdict = "significant difference" if reject else "no significant difference"
     return f"{verdict} at α = {alpha:g} ({method}, {shown})"
 

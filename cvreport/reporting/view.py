@@ -239,7 +239,7 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
             "distribution": result.distribution,
             "alternative": result.alternative,
             "hypothesis": interpret.hypothesis_sentence(
-                result.alternative, comparison.a, comparison.b, report.metric
+                result.alternative, comparison.a, comparison.b, report.metric, result.margin
             ),
             "pvalue": analysis._float_or_none(result.pvalue),
             "adjusted": outcome.adjusted,
