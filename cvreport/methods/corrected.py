@@ -48,7 +48,7 @@ from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest_kernel,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import margin_or_base
+from cvreport.methods.equivalence import check_margin, margin_or_base
 from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
@@ -382,6 +382,7 @@ def corrected_resampled_ttest(
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
     0.632456
     """
+    check_margin(alternative, margin)
     tbl = as_table(table, data)
     pair, differences, ratio, notes = table_splits(
         tbl, a, b, CORRECTED_RESAMPLED_T, test_train_ratio, k_fold=False

@@ -23,7 +23,7 @@ from cvreport.methods._common import (
     loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import margin_or_base
+from cvreport.methods.equivalence import check_margin, margin_or_base
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
     ResampledTTestKernel,
@@ -226,6 +226,7 @@ def corrected_repeated_kfold_ttest(
     >>> res.margin, round(res.pvalue, 4), res.reject(0.05)
     (0.05, 0.0331, True)
     """
+    check_margin(alternative, margin)
     tbl = as_table(table, data)
     pair, differences, ratio, notes = table_splits(
         tbl, a, b, CORRECTED_REPEATED_KFOLD_T, test_train_ratio, k_fold=True
