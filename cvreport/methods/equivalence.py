@@ -28,7 +28,8 @@ CV variance of Bayle et al. (2020), DeLong et al.'s (1988) variance of the AUC
 difference. For the paired bootstrap the interval is the bootstrap's own
 (percentile or BCa) at ``1 − 2α``, and each one-sided p-value is the smallest α
 at which that interval's end clears the margin (see
-:func:`bootstrap_with_margin`).
+:func:`bootstrap_with_margin`; the functions that run the bootstrap against a
+margin are in :mod:`cvreport.methods.bootstrap_margin`).
 
 References
 ----------
@@ -43,10 +44,9 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from cvreport.errors import CVReportError
@@ -57,15 +57,7 @@ from cvreport.methods._common import (
     safe_ratio,
     t_pvalue,
 )
-from cvreport.methods.resampling import (
-    BootstrapTestResult,
-    paired_bootstrap_test,
-    paired_bootstrap_test_array,
-)
 from cvreport.results import ALTERNATIVES, MARGIN_ALTERNATIVES, TestResult
-
-if TYPE_CHECKING:
-    from cvreport.data.table import ResultsTable
 
 __all__ = [
     "NOTE_TOST",
@@ -74,8 +66,6 @@ __all__ = [
     "bootstrap_with_margin",
     "check_margin",
     "margin_or_base",
-    "paired_bootstrap_equivalence_test",
-    "paired_bootstrap_equivalence_test_array",
     "with_margin",
 ]
 
@@ -259,9 +249,7 @@ def _bootstrap_tail(dist: np.ndarray, beyond: int, z0: float, acceleration: floa
     return min(1.0, tail) if math.isfinite(tail) else 1.0
 
 
-def bootstrap_with_margin(
-    result: BootstrapTestResult, alternative: str, margin: float
-) -> BootstrapTestResult:
+def bootstrap_with_margin(result: R, alternative: str, margin: float) -> R:
     """A paired bootstrap result tested against ``margin`` through its own interval.
 
     The one-sided test of H0: D ≤ −m at level α rejects when the lower end of the
@@ -273,7 +261,9 @@ def bootstrap_with_margin(
     Parameters
     ----------
     result : BootstrapTestResult
-        A two-sided paired bootstrap result in the metric's own direction.
+        A two-sided paired bootstrap result in the metric's own direction (read
+        for its ``bootstrap_distribution``, ``interval_method``, ``bias_correction``
+        and ``acceleration``).
     alternative : {"equivalent", "non-inferior"}
     margin : float
 
@@ -294,7 +284,8 @@ def bootstrap_with_margin(
     """
     dist = np.asarray(result.bootstrap_distribution, dtype=np.float64)
     observed = float(result.estimate if result.estimate is not None else result.statistic)
-    z0, acceleration = result.bias_correction, result.acceleration
+    z0 = float(result.bias_correction)
+    acceleration = float(result.acceleration)
     if result.interval_method != "BCa":
         z0 = acceleration = math.nan
     below = int(np.count_nonzero(dist <= -margin))
@@ -316,145 +307,6 @@ def bootstrap_with_margin(
         pvalue_upper=upper[1],
         notes=(*result.notes, NOTE_TOST),
     )
-
-
-def _bootstrap_options(alternative: str, margin: Any, alpha: float, options: dict) -> float:
-    if "alternative" in options or "confidence_level" in options:
-        raise CVReportError(
-            "paired_bootstrap_equivalence_test sets the bootstrap's alternative and "
-            "confidence_level itself (1 − 2α); pass alpha= instead"
-        )
-    if alternative not in MARGIN_ALTERNATIVES:
-        raise CVReportError(
-            f"alternative must be 'equivalent' or 'non-inferior', got {alternative!r}; for "
-            "the other alternatives use paired_bootstrap_test"
-        )
-    value = check_margin(alternative, margin)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 0.5:
-        raise CVReportError(f"alpha must lie strictly between 0 and 0.5, got {alpha!r}")
-    options["alternative"] = "two-sided"
-    options["confidence_level"] = 1.0 - 2.0 * float(alpha)
-    assert value is not None
-    return value
-
-
-def paired_bootstrap_equivalence_test_array(
-    truth: ArrayLike,
-    a: ArrayLike,
-    b: ArrayLike,
-    *,
-    margin: float,
-    alternative: str = "equivalent",
-    alpha: float = 0.05,
-    **options: Any,
-) -> BootstrapTestResult:
-    """The paired bootstrap of metric(A) − metric(B) tested against a margin.
-
-    Runs :func:`~cvreport.methods.resampling.paired_bootstrap_test_array` with the
-    confidence level ``1 − 2α`` and tests its interval against the margin
-    (:func:`bootstrap_with_margin`).
-
-    Parameters
-    ----------
-    truth, a, b : array_like
-        As for :func:`~cvreport.methods.resampling.paired_bootstrap_test_array`.
-    margin : float
-        Positive, in the metric's units.
-    alternative : {"equivalent", "non-inferior"}
-        "non-inferior": H1 A is not worse than B by ``margin`` or more, in the
-        metric's direction.
-    alpha : float
-        The level whose ``1 − 2α`` interval is computed (default 0.05: 90 %).
-    **options
-        ``metric``, ``n_resamples``, ``method``, ``random_state`` ... of the bootstrap.
-
-    Returns
-    -------
-    BootstrapTestResult
-
-    Raises
-    ------
-    CVReportError
-        A missing, non-positive or NaN margin, another alternative, or
-        ``alternative``/``confidence_level`` among the options.
-
-    References
-    ----------
-    Schuirmann (1987); Koehn (2004); Efron (1987).
-
-    Examples
-    --------
-    >>> y = [0, 1] * 40
-    >>> res = paired_bootstrap_equivalence_test_array(
-    ...     y, [0, 1] * 36 + [1, 0] * 4, [0, 1] * 37 + [1, 0] * 3, margin=0.1,
-    ...     alternative="non-inferior", metric="accuracy", n_resamples=999, random_state=0)
-    >>> round(res.estimate, 4), res.reject(0.05)
-    (-0.025, True)
-    """
-    value = _bootstrap_options(alternative, margin, alpha, options)
-    result = paired_bootstrap_test_array(truth, a, b, **options)
-    return bootstrap_with_margin(result, alternative, value)
-
-
-def paired_bootstrap_equivalence_test(
-    table: ResultsTable,
-    a: Any = None,
-    b: Any = None,
-    *,
-    margin: float,
-    alternative: str = "equivalent",
-    alpha: float = 0.05,
-    **options: Any,
-) -> BootstrapTestResult:
-    """The paired bootstrap of two models of a table, tested against a margin.
-
-    Runs :func:`~cvreport.methods.resampling.paired_bootstrap_test` with the
-    confidence level ``1 − 2α`` and tests its interval against the margin
-    (:func:`bootstrap_with_margin`).
-
-    Parameters
-    ----------
-    table : ResultsTable
-        Built with ``ResultsTable.from_predictions(..., metric=...)``.
-    a, b : model labels, optional
-    margin : float
-        Positive, in the metric's units.
-    alternative : {"equivalent", "non-inferior"}
-    alpha : float
-        The level whose ``1 − 2α`` interval is computed (default 0.05: 90 %).
-    **options
-        ``metric``, ``clusters``, ``n_resamples``, ``method``, ``random_state`` ...
-        of :func:`~cvreport.methods.resampling.paired_bootstrap_test`.
-
-    Returns
-    -------
-    BootstrapTestResult
-
-    Raises
-    ------
-    CVReportError
-        A missing, non-positive or NaN margin, or another alternative.
-
-    References
-    ----------
-    Schuirmann (1987); Koehn (2004); Efron (1987).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 80 + ["B"] * 80, "record": list(range(80)) * 2,
-    ...                    "y": [0, 1] * 80,
-    ...                    "yhat": [0, 1] * 36 + [1, 0] * 4 + [0, 1] * 37 + [1, 0] * 3})
-    >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="accuracy",
-    ...                                   replication=None, fold=None)
-    >>> res = paired_bootstrap_equivalence_test(t, margin=0.1, n_resamples=999, random_state=0)
-    >>> res.alternative, res.margin, res.reject(0.05)
-    ('equivalent', 0.1, True)
-    """
-    value = _bootstrap_options(alternative, margin, alpha, options)
-    result = paired_bootstrap_test(table, a, b, **options)
-    return bootstrap_with_margin(result, alternative, value)
 
 
 def margin_or_base(

@@ -22,6 +22,7 @@ import cvreport
 from cvreport import arrays
 from cvreport.data.metric import Metric
 from cvreport.errors import CVReportError
+from cvreport.methods import bootstrap_margin
 from cvreport.methods.equivalence import bootstrap_with_margin, check_margin
 from cvreport.methods.registry import SPECS
 from cvreport.reporting import interpret
@@ -204,7 +205,7 @@ def test_the_bootstrap_tests_its_own_1_minus_2_alpha_interval_against_the_margin
     options = {"metric": "accuracy", "n_resamples": 1999, "random_state": 1, "method": method}
     base = quiet(arrays.paired_bootstrap_test, y, a, b, **options)
     res = quiet(
-        cvreport.methods.equivalence.paired_bootstrap_equivalence_test_array,
+        bootstrap_margin.paired_bootstrap_equivalence_test_array,
         y,
         a,
         b,
@@ -231,7 +232,7 @@ def test_the_bootstrap_wrapper_on_a_table_keeps_the_p_value_when_a_and_b_swap():
     table = cvreport.ResultsTable.from_predictions(
         frame, truth="y", prediction="yhat", metric="accuracy", replication=None, fold=None
     )
-    run_it = cvreport.methods.equivalence.paired_bootstrap_equivalence_test
+    run_it = bootstrap_margin.paired_bootstrap_equivalence_test
     forward = quiet(
         run_it, table, "A", "B", margin=0.06, n_resamples=999, random_state=3, method="percentile"
     )
@@ -366,7 +367,7 @@ def test_the_cv_interval_refuses_a_margin_with_its_default_alternative():
 
 def test_the_bootstrap_wrapper_refuses_what_it_sets_itself():
     y, a, b, _ = _prediction_table()
-    wrapper = cvreport.methods.equivalence.paired_bootstrap_equivalence_test_array
+    wrapper = bootstrap_margin.paired_bootstrap_equivalence_test_array
     with pytest.raises(CVReportError, match="alpha="):
         wrapper(y, a, b, margin=0.05, confidence_level=0.9)
     with pytest.raises(CVReportError, match="paired_bootstrap_test"):
