@@ -463,3 +463,31 @@ def test_the_hypothesis_sentence_states_the_margin():
     assert interpret.hypothesis_sentence("equivalent", "A", "B", loss, 0.01) == (
         "H₁: A and B are equivalent within ±0.01 error (two one-sided tests: −0.01 < A − B < 0.01)."
     )
+
+
+def test_the_documented_example_gives_the_documented_numbers():
+    """README and docs/methods.md print this example's p-value, interval and sentence."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    res = quiet(
+        cvreport.corrected_repeated_kfold_ttest,
+        table,
+        "logistic_regression",
+        "naive_bayes",
+        alternative="non-inferior",
+        margin=0.005,
+    )
+    low, high = res.conf_int()
+    printed = f"{res.pvalue:.3f}", f"({low:.4f}, {high:.4f})"
+    assert printed == ("0.024", "(-0.0749, -0.0038)")
+    assert res.conf_int() == pytest.approx(res.conf_int(0.05)) and high < 0.005
+    for path in ("README.md", "docs/methods.md"):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        assert "0.024" in text and "(-0.0749, -0.0038)" in text
+    _, sentence, _, _ = _reading(table, "logistic_regression", "naive_bayes", "non-inferior", 0.005)
+    assert sentence.endswith(
+        "logistic_regression is not worse than naive_bayes by more than 0.005 error rate "
+        "(p = 0.024; 90% interval for A − B [-0.0749, -0.0038] lies below 0.005)."
+    )
