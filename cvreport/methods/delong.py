@@ -377,11 +377,13 @@ def delong_tests_per_fold(
     *,
     alternative: str = "two-sided",
     alpha: float = 0.05,
+    margin: float | None = None,
 ) -> pd.DataFrame:
     """DeLong's test on every validation fold of a cross-validation design.
 
     Each row is one fold's test (as :meth:`TestResult.to_frame`) with its
-    ``replication`` and ``fold``. The folds' tests are *not* combined: the folds
+    ``replication`` and ``fold``; with ``alternative="equivalent"`` or
+    ``"non-inferior"`` and a ``margin``, each fold's test against the margin. The folds' tests are *not* combined: the folds
     share training records, and no published method combines per-fold DeLong
     tests for that dependence; use the fold-level tests on per-fold AUCs to decide.
 
@@ -402,7 +404,7 @@ def delong_tests_per_fold(
     first, second, folds = _auc_pairs(table, a, b, "delong_tests_per_fold")
     frames = []
     for fold in folds:
-        result = _delong(fold.truth == 1, fold.score_a, fold.score_b, alternative)
+        result = _delong(fold.truth == 1, fold.score_a, fold.score_b, alternative, margin)
         row = result.to_frame(alpha)
         row.insert(0, "fold", [fold.fold])
         row.insert(0, "replication", [fold.replication])

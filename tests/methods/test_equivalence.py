@@ -491,3 +491,39 @@ def test_the_documented_example_gives_the_documented_numbers():
         "logistic_regression is not worse than naive_bayes by more than 0.005 error rate "
         "(p = 0.024; 90% interval for A − B [-0.0749, -0.0038] lies below 0.005)."
     )
+
+
+def test_delong_per_fold_tests_each_fold_against_the_margin():
+    y, a, b = _auc_data(n=160)
+    n = y.size
+    frame = pd.DataFrame(
+        {
+            "model": ["A"] * n + ["B"] * n,
+            "record": list(range(n)) * 2,
+            "fold": list(np.arange(n) % 2) * 2,
+            "y": np.concatenate([y, y]),
+            "p": np.concatenate([a, b]),
+        }
+    )
+    table = cvreport.ResultsTable.from_predictions(
+        frame, truth="y", score="p", metric="roc_auc", replication=None
+    )
+    rows = cvreport.methods.delong.delong_tests_per_fold(
+        table, alternative="equivalent", margin=0.1
+    )
+    for fold, row in rows.iterrows():
+        keep = np.arange(n) % 2 == fold
+        alone = arrays.delong_test(y[keep], a[keep], b[keep], alternative="equivalent", margin=0.1)
+        assert row["pvalue"] == pytest.approx(alone.pvalue, rel=1e-12)
+        assert row["margin"] == 0.1
+
+
+@pytest.mark.parametrize(("value", "pvalue"), [(0.125, 0.0), (0.25, 1.0)])
+def test_zero_variance_follows_the_documented_convention(value, pvalue):
+    """Equal differences: ±inf statistics and p = 0 inside the margin, 0/0 and p = 1 on it."""
+    with pytest.warns(cvreport.DegenerateStatisticWarning):
+        res = arrays.corrected_resampled_ttest(
+            np.full(6, value), 0.2, alternative="equivalent", margin=0.25
+        )
+    assert res.pvalue == pvalue and res.warnings
+    assert res.statistic_lower == math.inf
