@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["paired_bootstrap_equivalence_test", "paired_bootstrap_equivalence_test_array"]
 
 
-def _bootstrap_options(alternative: str, margin: Any, alpha: float, options: dict) -> float:
+def _bootstrap_options(
+    alternative: str, margin: Any, alpha: float, options: dict[str, Any]
+) -> float:
     if "alternative" in options or "confidence_level" in options:
         raise CVReportError(
             "paired_bootstrap_equivalence_test sets the bootstrap's alternative and "
