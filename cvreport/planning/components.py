@@ -197,8 +197,7 @@ class VarianceComponents:
         """One sentence on where the components come from."""
         how = {
             SOURCE_HEURISTIC: (
-                "between-replication variance taken as 0: Nadeau & Bengio's equicorrelated "
-                "model"
+                "between-replication variance taken as 0: Nadeau & Bengio's equicorrelated model"
             ),
             SOURCE_REPLICATIONS: (
                 "between-replication variance estimated from the replication means"

@@ -73,8 +73,14 @@ def power_by_replications(
                 if not test.applies(design):
                     continue
                 rows.append(
-                    (test.name, test.label, k, design.label, m,
-                     test.power(effect, at_k, design, alpha))
+                    (
+                        test.name,
+                        test.label,
+                        k,
+                        design.label,
+                        m,
+                        test.power(effect, at_k, design, alpha),
+                    )
                 )
     if not rows:
         raise CVReportError(

@@ -212,9 +212,7 @@ class PlanResult(SummaryDisplay):
 
 def _check_target(power: float) -> float:
     if not (isinstance(power, (int, float)) and 0 < power < 1):
-        raise CVReportError(
-            f"power must lie strictly between 0 and 1 (e.g. 0.8), got {power!r}"
-        )
+        raise CVReportError(f"power must lie strictly between 0 and 1 (e.g. 0.8), got {power!r}")
     return float(power)
 
 
@@ -269,7 +267,13 @@ def _default_designs(test: PlannedTest, inputs: Any) -> list[CandidateDesign]:
 
 
 def _smallest(
-    test: PlannedTest, inputs: Any, make: Any, low: int, high: int, effect: float, alpha: float,
+    test: PlannedTest,
+    inputs: Any,
+    make: Any,
+    low: int,
+    high: int,
+    effect: float,
+    alpha: float,
     target: float,
 ) -> tuple[CandidateDesign | None, float]:
     """The smallest size in [low, high] whose design reaches ``target`` (power rises with size)."""
@@ -308,7 +312,13 @@ def _search(
     ceiling = 0.0
     if test.name == "mcnemar":
         design, value = _smallest(
-            test, inputs, lambda n: CandidateDesign(1, 1, n), 10, MAX_HOLDOUT, effect, alpha,
+            test,
+            inputs,
+            lambda n: CandidateDesign(1, 1, n),
+            10,
+            MAX_HOLDOUT,
+            effect,
+            alpha,
             target,
         )
         return ([(design, value)] if design else []), value
@@ -321,8 +331,14 @@ def _search(
     for k in folds:
         low = 2 if k == 1 or not test.name.startswith("corrected") else 1
         design, value = _smallest(
-            test, inputs, lambda m, k=k: CandidateDesign(m, k), low, MAX_REPLICATIONS, effect,
-            alpha, target,
+            test,
+            inputs,
+            lambda m, k=k: CandidateDesign(m, k),
+            low,
+            MAX_REPLICATIONS,
+            effect,
+            alpha,
+            target,
         )
         ceiling = max(ceiling, value)
         if design is not None:
@@ -451,7 +467,9 @@ def _recommend(
             f"against a difference of {effect:g}.",
         )
     where = "any design searched" if searched else "any of the given designs"
-    note = f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."
+    note = (
+        f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."
+    )
     if test.name.startswith("corrected") and isinstance(inputs, VarianceComponents):
         folds = [inputs.K] if inputs.K == 1 else sorted({*DEFAULT_FOLDS, inputs.K})
         limit = max(_limit_power(inputs, k, effect, alpha) for k in folds)
@@ -542,7 +560,9 @@ def _power_swing(
             continue
         test = next(t for t in PLANNED_TESTS if t.name == rec.test)
         powers = [
-            test.power(effect, _inputs_at(test, components.scaled(f), rec.design), rec.design, alpha)
+            test.power(
+                effect, _inputs_at(test, components.scaled(f), rec.design), rec.design, alpha
+            )
             for f in (high, low)
         ]
         return (

@@ -225,9 +225,7 @@ def ftest_5x2_power(
     return float(min(max(tails.mean(), 0.0), 1.0))
 
 
-def mcnemar_power(
-    effect: float, discordance: float, n: int, *, alpha: float = 0.05
-) -> float:
+def mcnemar_power(effect: float, discordance: float, n: int, *, alpha: float = 0.05) -> float:
     """Power of McNemar's test (with continuity correction) on a hold-out set of ``n`` records.
 
     Records are independent; each is discordant (exactly one model errs) with
