@@ -64,6 +64,7 @@ __all__ = [
     "SOURCE_REPLICATIONS",
     "Discordance",
     "VarianceComponents",
+    "as_pilot_table",
     "estimate_components",
     "estimate_discordance",
     "variance_interval",
@@ -227,7 +228,8 @@ class Discordance:
     records: int
 
 
-def _pilot_table(table: Any) -> ResultsTable:
+def as_pilot_table(table: Any) -> ResultsTable:
+    """``table`` itself when it is a ResultsTable, else a :class:`DataError` saying how to build one."""
     from cvreport.data.table import ResultsTable
 
     if not isinstance(table, ResultsTable):
@@ -284,7 +286,7 @@ def estimate_components(table: ResultsTable, a: Any, b: Any) -> VarianceComponen
     """
     from cvreport.methods.resampled_t import table_split_differences, table_test_train_ratio
 
-    table = _pilot_table(table)
+    table = as_pilot_table(table)
     pair = table.resolve_pair(a, b)
     d = table_split_differences(table, *pair)
     m, K = d.shape
@@ -350,7 +352,7 @@ def estimate_discordance(table: ResultsTable, a: Any, b: Any) -> Discordance | N
     >>> 0 < d.rate < 1, d.records
     (True, 2845)
     """
-    table = _pilot_table(table)
+    table = as_pilot_table(table)
     if not table.per_record or not table.is_binary:
         return None
     counts = table.contingency(a, b)

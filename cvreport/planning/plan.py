@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from cvreport.errors import CVReportError, DesignError
+from cvreport.errors import DesignError
 from cvreport.planning.components import (
     SOURCE_REPLICATIONS,
     Discordance,
     VarianceComponents,
+    as_pilot_table,
     estimate_components,
     estimate_discordance,
     variance_interval,
 )
 from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign, PlannedTest, parse_design
-from cvreport.planning.power import check_level
+from cvreport.planning.power import check_effect, check_level, check_power
 from cvreport.rendering.display import SummaryDisplay
 
 if TYPE_CHECKING:
@@ -210,21 +211,6 @@ class PlanResult(SummaryDisplay):
         )
 
 
-def _check_target(power: float) -> float:
-    if not (isinstance(power, (int, float)) and 0 < power < 1):
-        raise CVReportError(f"power must lie strictly between 0 and 1 (e.g. 0.8), got {power!r}")
-    return float(power)
-
-
-def _check_effect(effect: Any) -> float:
-    if not (isinstance(effect, (int, float)) and math.isfinite(effect) and effect > 0):
-        raise CVReportError(
-            f"effect must be a positive difference in the metric's units (e.g. 0.01 for one "
-            f"point of accuracy), got {effect!r}"
-        )
-    return float(effect)
-
-
 def _planned_tests(components: VarianceComponents | None, discordance: Discordance | None):
     """The tests the pilot's design lets us plan, and what each reads."""
     chosen: list[tuple[PlannedTest, Any]] = []
@@ -382,8 +368,8 @@ def plan_from_components(
     >>> res.to_frame()[["design", "power"]].round(3).values.tolist()
     [['10-fold CV', 0.409], ['10×10 CV', 0.812]]
     """
-    effect = _check_effect(effect)
-    target = _check_target(power)
+    effect = check_effect(effect)
+    target = check_power(power)
     alpha = check_level(alpha)
     planned = _planned_tests(components, discordance)
     if not planned:
@@ -664,11 +650,9 @@ def plan(
     >>> sorted(res.to_frame().test.unique())[:2]
     ['calibrated_ftest_5x2cv', 'combined_ftest_5x2cv']
     """
-    from cvreport.planning.components import _pilot_table
-
-    table = _pilot_table(pilot_table)
-    effect = _check_effect(effect)
-    _check_target(power)
+    table = as_pilot_table(pilot_table)
+    effect = check_effect(effect)
+    check_power(power)
     check_level(alpha)
     pair = table.resolve_pair(a, b)
     discordance = estimate_discordance(table, *pair)

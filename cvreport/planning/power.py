@@ -37,6 +37,9 @@ from cvreport.planning.components import VarianceComponents
 
 __all__ = [
     "REFERENCE_CONNOR",
+    "check_effect",
+    "check_level",
+    "check_power",
     "corrected_t_power",
     "ftest_5x2_power",
     "mcnemar_power",
@@ -57,11 +60,19 @@ def check_level(alpha: float) -> float:
     return float(alpha)
 
 
-def _check_effect(effect: float) -> float:
+def check_power(power: float) -> float:
+    """``power`` itself, or a :class:`CVReportError` unless 0 < power < 1."""
+    if not (isinstance(power, (int, float)) and 0 < power < 1):
+        raise CVReportError(f"power must lie strictly between 0 and 1 (e.g. 0.8), got {power!r}")
+    return float(power)
+
+
+def check_effect(effect: float) -> float:
+    """``effect`` itself, or a :class:`CVReportError` unless it is a finite number > 0."""
     if not (isinstance(effect, (int, float)) and math.isfinite(effect) and effect > 0):
         raise CVReportError(
-            f"effect must be a positive difference in the metric's units (e.g. 0.01), got "
-            f"{effect!r}"
+            f"effect must be a positive difference in the metric's units (e.g. 0.01 for one "
+            f"point of accuracy), got {effect!r}"
         )
     return float(effect)
 
@@ -126,7 +137,7 @@ def corrected_t_power(
     >>> round(float(TTestPower().power(0.1 / 0.2, nobs=20, alpha=0.05)), 6)
     0.564504
     """
-    effect = _check_effect(effect)
+    effect = check_effect(effect)
     alpha = check_level(alpha)
     K = components.K
     J = m * K
@@ -204,7 +215,7 @@ def ftest_5x2_power(
     >>> round(ftest_5x2_power(0.04, vc, m=5), 3)
     0.556
     """
-    effect = _check_effect(effect)
+    effect = check_effect(effect)
     alpha = check_level(alpha)
     if components.K != 2:
         raise CVReportError(f"the 5×2cv F tests need components at K = 2, got K = {components.K}")
@@ -262,7 +273,7 @@ def mcnemar_power(effect: float, discordance: float, n: int, *, alpha: float = 0
     >>> round(mcnemar_power(0.02, 0.1, 2000), 4)
     0.7904
     """
-    effect = _check_effect(effect)
+    effect = check_effect(effect)
     alpha = check_level(alpha)
     if not 0 < discordance <= 1:
         raise DataError(f"the discordance rate must lie in (0, 1], got {discordance!r}")
