@@ -6,7 +6,7 @@ Examples
 >>> vc = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
 >>> frame = power_by_replications(vc, effect=0.03, folds=(10,), replications=(1, 10))
 >>> frame[["design", "m", "power"]].round(3).values.tolist()
-[['10-fold CV', 1, 0.409], ['10×10 CV', 10, 0.812]]
+[['10-fold CV', 1, 0.493], ['10×10 CV', 10, 0.812]]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -48,8 +48,13 @@ COLUMNS = (
     "trainings",
     "power",
     "reaches",
+    "type_i_error",
     "method",
 )
+#: The difference at which the power is the test's type I error under the model.
+NULL_EFFECT = 1e-300
+#: A type I error above this multiple of α disqualifies a test from :attr:`PlanResult.best`.
+SIZE_TOLERANCE = 1.5
 
 #: Fold counts and replications shown when no designs are given.
 DEFAULT_FOLDS = (2, 5, 10)
@@ -76,6 +81,8 @@ class Recommendation:
         Its power (or the best power found when none reaches).
     note : str
         One sentence: the design, or why no design reaches the power.
+    type_i_error : float
+        The test's type I error on that design under the same model (NaN without a design).
     """
 
     test: str
@@ -83,6 +90,7 @@ class Recommendation:
     design: CandidateDesign | None
     power: float
     note: str
+    type_i_error: float = math.nan
 
 
 @dataclass(frozen=True, repr=False)
@@ -127,8 +135,19 @@ class PlanResult(SummaryDisplay):
 
     @property
     def best(self) -> Recommendation | None:
-        """The recommendation that trains the fewest models, over the tests that reach the power."""
-        reached = [r for r in self.recommendations if r.design is not None]
+        """The recommendation that trains the fewest models, over the tests that reach the power.
+
+        McNemar's test on a new hold-out set is chosen only when no cross-validated
+        design reaches the power (it needs records the pilot's data set may not have);
+        a test whose type I error under the model exceeds 1.5 α is never chosen.
+        """
+        reached = [
+            r
+            for r in self.recommendations
+            if r.design is not None and not r.type_i_error > SIZE_TOLERANCE * self.alpha
+        ]
+        if any(r.test != "mcnemar" for r in reached):  # a hold-out set needs new records
+            reached = [r for r in reached if r.test != "mcnemar"]
         if not reached:
             return None
         return min(reached, key=lambda r: (r.design.trainings, r.design.K))  # type: ignore[union-attr]
@@ -172,10 +191,10 @@ class PlanResult(SummaryDisplay):
         )
         frame = self.table
         every = SummaryTable(
-            "Power of every test on every design",
-            ("test", "design", "power"),
-            tuple(zip(frame["label"], frame["design"], frame["power"])),
-            ("text", "text", "number"),
+            "Power of every test on every design (and its type I error under the model)",
+            ("test", "design", "power", "type I error"),
+            tuple(zip(frame["label"], frame["design"], frame["power"], frame["type_i_error"])),
+            ("text", "text", "number", "number"),
         )
         notes = [f"Pilot: {self.pilot}."]
         if self.components is not None:
@@ -343,6 +362,7 @@ def plan_from_components(
     models: tuple[Any, Any] = ("A", "B"),
     pilot: str = "given variance components",
     metric: str = "loss",
+    n_records: int | None = None,
 ) -> PlanResult:
     """:func:`plan` from known variance components (and/or a discordance rate ψ).
 
@@ -356,6 +376,8 @@ def plan_from_components(
         As in :func:`plan`.
     models, pilot, metric
         Labels for the summary.
+    n_records : int, optional
+        Records in the pilot's data set (a hold-out set larger than it is flagged).
 
     Returns
     -------
@@ -366,7 +388,7 @@ def plan_from_components(
     >>> vc = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
     >>> res = plan_from_components(vc, None, effect=0.03, designs=["1x10", "10x10"])
     >>> res.to_frame()[["design", "power"]].round(3).values.tolist()
-    [['10-fold CV', 0.409], ['10×10 CV', 0.812]]
+    [['10-fold CV', 0.493], ['10×10 CV', 0.812]]
     """
     effect = check_effect(effect)
     target = check_power(power)
@@ -407,14 +429,25 @@ def plan_from_components(
                     "trainings": design.trainings,
                     "power": value,
                     "reaches": value >= target,
+                    "type_i_error": test.power(
+                        NULL_EFFECT, _inputs_at(test, inputs, design), design, alpha
+                    ),
                     "method": _method(test, inputs),
                 }
             )
         if not candidates:
             continue
-        recommendations.append(
-            _recommend(test, inputs, reached, ceiling, effect, target, alpha, given is None)
+        recommendation = _recommend(
+            test, inputs, reached, ceiling, effect, target, alpha, given is None
         )
+        size = recommendation.design.n_validation if recommendation.design else None
+        if size is not None and n_records is not None and size > n_records:
+            recommendation = replace(
+                recommendation,
+                note=recommendation.note
+                + f" That is more records than the pilot's data set holds ({n_records}).",
+            )
+        recommendations.append(recommendation)
     table = pd.DataFrame(rows, columns=list(COLUMNS)).astype({"n_validation": "Int64"})
     limits = describe_limits(components, discordance, recommendations, effect, alpha)
     return PlanResult(
@@ -444,14 +477,18 @@ def _recommend(
 ) -> Recommendation:
     if reached:
         design, value = min(reached, key=lambda pair: (pair[0].trainings, pair[0].K))
-        return Recommendation(
-            test.name,
-            test.label,
-            design,
-            value,
+        size = test.power(NULL_EFFECT, _inputs_at(test, inputs, design), design, alpha)
+        note = (
             f"{test.label}: {design.label} ({_trainings(design)}) reaches power {value:.3f} "
-            f"against a difference of {effect:g}.",
+            f"against a difference of {effect:g}."
         )
+        if size > SIZE_TOLERANCE * alpha:
+            note += (
+                f" But under the same model its type I error is {size:.3f}, not α = {alpha:g}: "
+                "it ignores part of the correlation between folds and rejects too often, so "
+                "this power is not a fair comparison."
+            )
+        return Recommendation(test.name, test.label, design, value, note, size)
     where = "any design searched" if searched else "any of the given designs"
     note = (
         f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."
@@ -504,7 +541,7 @@ def describe_limits(
             "The powers assume normal per-fold differences whose covariance is Nadeau & "
             "Bengio's: the part every fold shares cannot be seen in one data set (Bengio & "
             "Grandvalet 2004), so it is taken from the heuristic ρ = n2/(n1 + n2) that the "
-            "corrected t tests assume (common = within × n2/n1)."
+            "corrected t tests assume (common = (within + between) × n2/n1)."
         )
         if components.source == SOURCE_REPLICATIONS:
             parts.append(
@@ -644,9 +681,9 @@ def plan(
     >>> import cvreport
     >>> pilot = cvreport.ResultsTable.from_formula(
     ...     "loss ~ model | replication + fold", cvreport.load_example())
-    >>> res = cvreport.plan(pilot, "logistic_regression", "decision_tree", effect=0.02)
+    >>> res = cvreport.plan(pilot, "logistic_regression", "decision_tree", effect=0.05)
     >>> res.best.test, res.best.design.label
-    ('corrected_repeated_kfold_ttest', '5×10 CV')
+    ('corrected_repeated_kfold_ttest', '19×10 CV')
     >>> sorted(res.to_frame().test.unique())[:2]
     ['calibrated_ftest_5x2cv', 'combined_ftest_5x2cv']
     """
@@ -676,5 +713,6 @@ def plan(
         designs=designs,
         models=pair,
         pilot=design.describe(),
+        n_records=design.n_records,
         metric=table.metric.name,
     )
