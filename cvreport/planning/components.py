@@ -119,8 +119,16 @@ class VarianceComponents:
         if self.K < 1:
             raise DesignError(f"K must be at least 1 fold, got {self.K}")
         if math.isnan(self.test_train_ratio):
-            ratio = 1.0 / (self.K - 1) if self.K >= 2 else math.nan
-            object.__setattr__(self, "test_train_ratio", ratio)
+            if self.K == 1:
+                raise DataError(
+                    "components of hold-out splits (K = 1) need test_train_ratio= (validation "
+                    "size / training size, e.g. 0.5 for a 2/3 – 1/3 split)"
+                )
+            object.__setattr__(self, "test_train_ratio", 1.0 / (self.K - 1))
+        if not (math.isfinite(self.test_train_ratio) and self.test_train_ratio >= 0):
+            raise DataError(
+                f"test_train_ratio must be a number >= 0, got {self.test_train_ratio!r}"
+            )
         values = (self.within, self.between, self.common)
         if not all(math.isfinite(v) for v in values):
             raise DataError(f"variance components must be finite numbers, got {values}")
