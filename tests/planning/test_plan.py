@@ -173,7 +173,7 @@ def test_models_must_be_in_the_table(pilot):
 
 
 def test_the_pilot_must_be_a_table():
-    with pytest.raises(DataError, match="must be a cvreport.ResultsTable"):
+    with pytest.raises(DataError, match=r"must be a cvreport\.ResultsTable"):
         cvreport.plan(pd.DataFrame({"x": [1]}), "a", "b", effect=0.01)
 
 
