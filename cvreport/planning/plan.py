@@ -589,7 +589,8 @@ def _power_swing(
             for f in (high, low)
         ]
         return (
-            f"Over that range the power of the {rec.label.lower()} on {rec.design.label} runs "
+            f"Over that range the power of the {rec.label[0].lower() + rec.label[1:]} on "
+            f"{rec.design.label} runs "
             f"from {powers[0]:.2f} to {powers[1]:.2f}."
         )
     return ""
