@@ -30,7 +30,10 @@ from cvreport.planning.power import (
     mcnemar_power,
 )
 
-__all__ = ["PLANNED_TESTS", "CandidateDesign", "PlannedTest", "parse_design"]
+__all__ = ["NULL_EFFECT", "PLANNED_TESTS", "CandidateDesign", "PlannedTest", "parse_design"]
+
+#: The difference at which a test's power is its type I error under the model.
+NULL_EFFECT = 1e-300
 
 
 @dataclass(frozen=True, order=True)

@@ -37,8 +37,7 @@ from cvreport.methods.mcnemar import mcnemar_kernel
 from cvreport.methods.mx2_ftest import calibrated_ftest_5x2cv_kernel, combined_ftest_5x2cv_kernel
 from cvreport.methods.resampled_t import corrected_resampled_ttest_kernel
 from cvreport.planning.components import VarianceComponents
-from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
-from cvreport.planning.plan import NULL_EFFECT
+from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign
 
 __all__ = [
     "CHECK_COLUMNS",
