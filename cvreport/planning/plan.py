@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["PlanResult", "Recommendation", "plan", "plan_from_components"]
 
 
-def _planned_tests(components: VarianceComponents | None, discordance: Discordance | None):
+def _planned_tests(
+    components: VarianceComponents | None, discordance: Discordance | None
+) -> list[tuple[PlannedTest, Any]]:
     """The tests the pilot's design lets us plan, and what each reads."""
     chosen: list[tuple[PlannedTest, Any]] = []
     for test in PLANNED_TESTS:

@@ -159,6 +159,7 @@ def check_model(
             if discordance is None:
                 raise ValueError("McNemar cases need discordance=")
             effect = case.effect_sd
+            assert design.n_validation is not None
             predicted = test.power(effect or NULL_EFFECT, discordance, design, alpha)
             p01, p10 = (discordance + effect) / 2, (discordance - effect) / 2
             counts = rng.multinomial(design.n_validation, [p01, p10, 1 - p01 - p10], size=reps)
