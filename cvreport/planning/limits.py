@@ -51,7 +51,13 @@ def describe_limits(
             "Grandvalet 2004), so it is taken from the heuristic ρ = n2/(n1 + n2) that the "
             "corrected t tests assume (common = (within + between) × n2/n1)."
         )
-        if components.source == SOURCE_REPLICATIONS:
+        if components.K == 1:
+            parts.append(
+                "The pilot's hold-out splits give the variance of a split's difference; the "
+                "plan keeps their size (n2/n1 = "
+                f"{components.test_train_ratio:.4g}) and varies their number."
+            )
+        elif components.source == SOURCE_REPLICATIONS:
             parts.append(
                 "The between-replication variance was estimated directly from the spread of "
                 f"the pilot's replication means ({components.df_between:g} df)."

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.power import TTestPower
 
 import cvreport
 from cvreport.errors import CVReportError, DataError, DesignError
@@ -189,3 +190,46 @@ def test_a_pilot_too_small_to_estimate_a_variance():
 def test_differences_that_never_vary_cannot_plan():
     with pytest.raises(DataError, match="variance is 0"):
         cvreport.plan(fold_scores(np.full((2, 5), 0.01)), "A", "B", effect=0.01)
+
+
+def test_a_repeated_hold_out_pilot_plans_more_splits_of_the_same_size():
+    rng = np.random.default_rng(5)
+    rows = []
+    for j in range(15):
+        rows += [
+            {"replication": j, "model": "A", "auc": 0.80 + rng.normal(0, 0.02)},
+            {"replication": j, "model": "B", "auc": 0.79 + rng.normal(0, 0.02)},
+        ]
+    table = cvreport.ResultsTable.from_fold_scores(
+        pd.DataFrame(rows), score="auc", fold=None, test_train_ratio=0.5
+    )
+    res = cvreport.plan(table, "A", "B", effect=0.06)
+    d = table.differences("A", "B").to_numpy().ravel()
+    splits = res.best.design.m
+    assert res.best.test == "corrected_resampled_ttest" and res.best.design.K == 1
+    # TTestPower: λ = es √J, so es = Δ / sqrt(s² (1/J + n2/n1) J)
+    es = 0.06 / math.sqrt(np.var(d, ddof=1) * (1 / splits + 0.5) * splits)
+    assert res.best.power == pytest.approx(TTestPower().power(es, nobs=splits, alpha=0.05))
+    assert (
+        TTestPower().power(
+            0.06 / math.sqrt(np.var(d, ddof=1) * (1 / (splits - 1) + 0.5) * (splits - 1)),
+            nobs=splits - 1,
+            alpha=0.05,
+        )
+        < 0.8
+        <= res.best.power
+    )
+    assert "varies their number" in res.limits
+
+
+def test_a_repeated_hold_out_of_scores_needs_the_split_sizes():
+    frame = pd.DataFrame(
+        {
+            "replication": [0, 0, 1, 1, 2, 2],
+            "model": ["A", "B"] * 3,
+            "auc": [0.8, 0.7, 0.9, 0.8, 0.7, 0.7],
+        }
+    )
+    table = cvreport.ResultsTable.from_fold_scores(frame, score="auc", fold=None)
+    with pytest.raises(DesignError, match="test_train_ratio"):
+        cvreport.plan(table, "A", "B", effect=0.01)
