@@ -163,6 +163,13 @@ def plan_from_components(
                 + f" That is more records than the pilot's data set holds ({n_records}).",
             )
         recommendations.append(recommendation)
+    if not rows:
+        names = ", ".join(test.label for test, _ in planned)
+        raise DesignError(
+            f"none of the given designs fits the tests this pilot plans ({names}): K-fold and "
+            "m×2 pilots plan 'MxK' designs, repeated hold-out pilots 'J splits', 0/1 "
+            "per-record pilots also 'hold-out N'"
+        )
     table = pd.DataFrame(rows, columns=list(COLUMNS)).astype({"n_validation": "Int64"})
     limits = describe_limits(components, discordance, recommendations, effect, alpha)
     return PlanResult(

@@ -159,6 +159,7 @@ def test_mcnemar_hold_out_sizes_from_the_discordance(pilot):
         ({"effect": 0.01, "power": 0}, CVReportError, "power must lie strictly"),
         ({"effect": 0.01, "alpha": 0}, CVReportError, "alpha must lie"),
         ({"effect": 0.01, "designs": ["ten by ten"]}, DesignError, "cannot read"),
+        ({"effect": 0.01, "designs": ["30 splits"]}, DesignError, "none of the given designs"),
     ],
 )
 def test_bad_options_are_typed_errors(pilot, options, error, words):
