@@ -1,7 +1,7 @@
 """Inline SVG of the planned power against the number of replications, one line per test and K.
 
 Drawn as plain markup in the style of :mod:`cvreport.rendering.figures` (whose
-helpers it uses): an accessible ``<svg role="img">`` with ``<title>`` and
+building blocks it uses): an accessible ``<svg role="img">`` with ``<title>`` and
 ``<desc>``, every point carrying its exact value in a ``<title>``, lines that
 differ in dash pattern as well as colour, every text XML-escaped. It draws the
 numbers :func:`cvreport.planning.curve.power_by_replications` computes and
