@@ -84,6 +84,16 @@ class PlanResult(SummaryDisplay):
         The pilot's design, in words.
     metric : str
         The metric's name.
+
+    Examples
+    --------
+    >>> from cvreport.planning import VarianceComponents, plan_from_components
+    >>> vc = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
+    >>> res = plan_from_components(vc, None, effect=0.03, power=0.8)
+    >>> res.best.design.label, round(res.best.power, 3)
+    ('8×10 CV', 0.802)
+    >>> "normal per-fold differences" in res.limits
+    True
     """
 
     models: tuple[Any, Any]
