@@ -66,7 +66,9 @@ from cvreport.partitions.audit import OverlapAudit, audit_overlap
 from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.partitions.overlap import overlap_quantile
 from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
+from cvreport.planning import plan
 from cvreport.rendering.summary import Summary
+from cvreport.reporting.power_curve import power_curve
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -132,6 +134,8 @@ __all__ = [
     "paired_ttest_5x2cv",
     "paired_ttest_kfold",
     "paired_ttest_resampled",
+    "plan",
+    "power_curve",
     "proportion_test",
     "report",
     "simulate",

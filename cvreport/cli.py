@@ -141,8 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     notebook.set_defaults(handler=_run_notebook)
     from cvreport.cli_datasets import add_datasets_command
+    from cvreport.cli_plan import add_plan_command
 
     add_datasets_command(commands)
+    add_plan_command(commands)
     return parser
 
 

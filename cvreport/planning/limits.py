@@ -1,0 +1,108 @@
+"""The limits of a plan, in words: pilot size, normality, the correlation heuristic."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from cvreport.planning.components import (
+    SOURCE_REPLICATIONS,
+    Discordance,
+    VarianceComponents,
+    variance_interval,
+)
+from cvreport.planning.designs import PLANNED_TESTS
+from cvreport.planning.power import corrected_t_power
+from cvreport.planning.result import Recommendation
+from cvreport.planning.search import inputs_at
+
+__all__ = ["describe_limits", "limit_power", "power_swing"]
+
+
+def limit_power(components: VarianceComponents, K: int, effect: float, alpha: float) -> float:
+    """The corrected t's power with unlimited replications of K folds (the ceiling)."""
+    at_k = components.at(K) if components.K >= 2 else components
+    return corrected_t_power(effect, at_k, 1_000_000, alpha=alpha)
+
+
+def describe_limits(
+    components: VarianceComponents | None,
+    discordance: Discordance | None,
+    recommendations: Sequence[Recommendation],
+    effect: float,
+    alpha: float,
+) -> str:
+    """The limits of the plan, in words: pilot size, normality, the correlation heuristic."""
+    parts: list[str] = []
+    if components is not None:
+        low, high = variance_interval(components)
+        df = components.df_within if components.K >= 2 else components.df_between
+        parts.append(
+            f"The pilot estimates the variance of the per-fold differences on {df:g} degrees of "
+            f"freedom: under normality the true variance lies between {low:.2f} and {high:.2f} "
+            "times the estimate (95%), and every power moves with it."
+        )
+        swing = power_swing(components, recommendations, effect, alpha, low, high)
+        if swing:
+            parts.append(swing)
+        parts.append(
+            "The powers assume normal per-fold differences whose covariance is Nadeau & "
+            "Bengio's: the part every fold shares cannot be seen in one data set (Bengio & "
+            "Grandvalet 2004), so it is taken from the heuristic ρ = n2/(n1 + n2) that the "
+            "corrected t tests assume (common = (within + between) × n2/n1)."
+        )
+        if components.K == 1:
+            parts.append(
+                "The pilot's hold-out splits give the variance of a split's difference; the "
+                "plan keeps their size (n2/n1 = "
+                f"{components.test_train_ratio:.4g}) and varies their number."
+            )
+        elif components.source == SOURCE_REPLICATIONS:
+            parts.append(
+                "The between-replication variance was estimated directly from the spread of "
+                f"the pilot's replication means ({components.df_between:g} df)."
+            )
+        else:
+            parts.append(
+                "The pilot has one replication, so the between-replication variance is taken "
+                "as 0 (the equicorrelated model)."
+            )
+        if components.K >= 2:
+            parts.append(
+                f"For other fold counts than the pilot's K = {components.K}, the within "
+                "variance is scaled in proportion to K (a fold's difference is a mean over n/K "
+                "records) and the difference itself is taken as the same for every training "
+                "size."
+            )
+    if discordance is not None:
+        se = math.sqrt(discordance.rate * (1 - discordance.rate) / discordance.records)
+        parts.append(
+            f"McNemar's power assumes independent records and the pilot's share of discordant "
+            f"records, ψ = {discordance.rate:.4f} (standard error {se:.4f} from "
+            f"{discordance.records} records), unchanged under the difference."
+        )
+    return " ".join(parts)
+
+
+def power_swing(
+    components: VarianceComponents,
+    recommendations: Sequence[Recommendation],
+    effect: float,
+    alpha: float,
+    low: float,
+    high: float,
+) -> str:
+    for rec in recommendations:
+        if rec.design is None or not rec.test.startswith("corrected"):
+            continue
+        test = next(t for t in PLANNED_TESTS if t.name == rec.test)
+        powers = [
+            test.power(effect, inputs_at(test, components.scaled(f), rec.design), rec.design, alpha)
+            for f in (high, low)
+        ]
+        return (
+            f"Over that range the power of the {rec.label[0].lower() + rec.label[1:]} on "
+            f"{rec.design.label} runs "
+            f"from {powers[0]:.2f} to {powers[1]:.2f}."
+        )
+    return ""
