@@ -36,7 +36,14 @@ from cvreport.errors import DataError, DesignError, describe_keys
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
-__all__ = ["FoldRecords", "RecordPredictions", "build_metric_table", "record_pairs"]
+__all__ = [
+    "FoldRecords",
+    "MetricCall",
+    "RecordPredictions",
+    "build_metric_table",
+    "metric_call",
+    "record_pairs",
+]
 
 _HOW_TO_NAME = (
     "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
@@ -265,6 +272,65 @@ def build_metric_table(
 _METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
 
 
+@dataclass(frozen=True)
+class MetricCall:
+    """The left side ``metric(truth, columns)`` of a metric formula, and what follows ``~``.
+
+    Attributes
+    ----------
+    spec : MetricSpec
+        The named metric.
+    truth : str
+        The truth column.
+    columns : list of str
+        The predicted labels, or the score columns (one, or one per class joined by ``+``).
+    rest : str
+        The formula after ``~`` (model and blocks).
+    """
+
+    spec: MetricSpec
+    truth: str
+    columns: list[str]
+    rest: str
+
+    @property
+    def prediction(self) -> str | None:
+        """The column of predicted labels, for a metric that reads labels."""
+        return self.columns[0] if self.spec.needs == "prediction" else None
+
+    @property
+    def score(self) -> str | list[str] | None:
+        """The score column(s), for a metric that reads scores."""
+        if self.spec.needs != "score":
+            return None
+        return self.columns[0] if len(self.columns) == 1 else self.columns
+
+
+def metric_call(formula: Any) -> MetricCall | None:
+    """The metric call of ``"metric(truth, prediction or scores) ~ ..."``, else ``None``.
+
+    ``None`` when the left side is not a call of a metric name, so the formula
+    is read as a loss formula.
+
+    Examples
+    --------
+    >>> call = metric_call("roc_auc(y, proba) ~ model | replication + fold")
+    >>> call.spec.name, call.truth, call.score, call.rest
+    ('roc_auc', 'y', 'proba', ' model | replication + fold')
+    >>> metric_call("{pred != y} ~ model | fold") is None
+    True
+    """
+    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
+    if match is None:
+        return None
+    name, truth, argument, rest = match.groups()
+    try:
+        spec = resolve_metric(name)
+    except DataError:
+        return None
+    return MetricCall(spec, truth, [c.strip() for c in argument.split("+")], rest)
+
+
 def metric_formula(
     cls: type[ResultsTable],
     formula: str,
@@ -281,24 +347,18 @@ def metric_formula(
     """
     from cvreport.data.formula import parse_formula
 
-    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
-    if match is None:
+    call = metric_call(formula)
+    if call is None:
         return None
-    name, truth, argument, rest = match.groups()
-    try:
-        spec = resolve_metric(name)
-    except DataError:
-        return None
-    parsed = parse_formula(f"{truth} ~{rest}")
+    parsed = parse_formula(f"{call.truth} ~{call.rest}")
     replication, fold = parsed.replication_and_fold
-    columns = [c.strip() for c in argument.split("+")]
     return build_metric_table(
         cls,
         data,
-        metric=spec,
-        truth=truth,
-        prediction=columns[0] if spec.needs == "prediction" else None,
-        score=(columns[0] if len(columns) == 1 else columns) if spec.needs == "score" else None,
+        metric=call.spec,
+        truth=call.truth,
+        prediction=call.prediction,
+        score=call.score,
         model=parsed.model,
         replication=replication,
         fold=fold,
