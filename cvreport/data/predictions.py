@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.labels import encode_labels
-from cvreport.data.layout import build_record_layout
+from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
@@ -30,10 +30,12 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
+from cvreport.data.sufficient import membership_patterns
 from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
+    from cvreport.data.build import TableContents
     from cvreport.data.table import ResultsTable
 
 __all__ = [
@@ -230,18 +232,21 @@ def build_metric_table(
         from cvreport.data.build import fold_score_contents
 
         table = cls._from_contents(
-            fold_score_contents(
-                frame,
-                frame["value"],
-                model="model",
-                replication="replication",
-                fold="fold",
-                direction=spec.metric.direction,
-                test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
-                score_name=spec.name,
-                source=(
-                    f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
-                    f"DataFrame: {where}"
+            with_records(
+                layout,
+                fold_score_contents(
+                    frame,
+                    frame["value"],
+                    model="model",
+                    replication="replication",
+                    fold="fold",
+                    direction=spec.metric.direction,
+                    test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
+                    score_name=spec.name,
+                    source=(
+                        f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
+                        f"DataFrame: {where}"
+                    ),
                 ),
             )
         )
@@ -267,6 +272,43 @@ def build_metric_table(
         ),
     )
     return table
+
+
+def with_records(layout: RecordLayout, contents: TableContents) -> TableContents:
+    """Per-fold metric contents that also know which record was in which fold.
+
+    A metric that is not a mean of per-record values is tested on its per-fold
+    values (``per_record`` stays ``False``), but the records' fold membership
+    is known: the overlap audit, the balance verdict and the report's record
+    counts read it (:attr:`ResultsTable.has_records
+    <cvreport.data.table.ResultsTable.has_records>`), as for the table of 0/1
+    losses of the same rows.
+    """
+    patterns = (
+        layout.counted[1]
+        if layout.counted is not None
+        else membership_patterns(layout.membership, len(layout.folds))
+    )
+    m, n_folds = len(layout.replications), len(layout.folds)
+    sizes = np.zeros((m, n_folds), dtype=np.int64)
+    for i in range(m):
+        present = patterns.patterns[:, i] >= 0
+        sizes[i] = np.bincount(
+            patterns.patterns[present, i], weights=patterns.counts[present], minlength=n_folds
+        ).astype(np.int64)
+    design = replace(
+        contents.design,
+        n_records=len(layout.records),
+        complete=bool((patterns.patterns >= 0).all()),
+        sizes=tuple(int(size) for size in sizes.ravel()),
+    )
+    return replace(
+        contents,
+        stats=replace(contents.stats, patterns=patterns),
+        design=design,
+        records=layout.records,
+        layout=lambda: layout,
+    )
 
 
 _METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
