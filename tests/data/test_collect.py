@@ -312,3 +312,18 @@ def test_scores_and_data_sets_refuse_what_does_not_fit() -> None:
         collect(_models(), {"a": (X, y), "b": (X[:10], y)}, cv=2)
     with pytest.raises(DataError, match="needs the class labels y"):
         collect(_models(), X, cv=2)
+
+
+def test_groups_of_each_data_set_reach_its_splitter() -> None:
+    from sklearn.model_selection import GroupKFold
+
+    X, y = load_breast_cancer(return_X_y=True)
+    data = {"first": (X[:300], y[:300]), "second": (X[300:], y[300:])}
+    groups = {name: np.arange(len(part[1])) // 10 for name, part in data.items()}
+    multi = collect(_models(), data, cv=GroupKFold(n_splits=3), groups=groups)
+    for name, table in multi.tables.items():
+        records, folds = table.membership()
+        fold_of_group = pd.Series(folds[:, 0]).groupby(groups[name][records]).nunique()
+        assert (fold_of_group == 1).all() and table.design.K == 3
+    with pytest.raises(DataError, match="groups as a mapping"):
+        collect(_models(), data, cv=GroupKFold(n_splits=3), groups=np.zeros(len(y)))
