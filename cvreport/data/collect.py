@@ -5,8 +5,9 @@ returns a :class:`~cvreport.data.table.ResultsTable` of per-record 0/1 losses, o
 of any metric from the predictions and probabilities (``metric="roc_auc"``,
 ``"log_loss"``, …), with the truth, predictions and scores kept, so that every
 test and the overlap audit can run on the result. Given a mapping of data sets
-it returns a :class:`~cvreport.data.datasets.DatasetsTable`. scikit-learn is an optional dependency (the ``sklearn``
-extra) and is imported only when :func:`collect` is called.
+it returns a :class:`~cvreport.data.datasets.DatasetsTable`. scikit-learn is an
+optional dependency (the ``sklearn`` extra) and is imported only when
+:func:`collect` is called.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.predictions import positive_code
 from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.partitions.splits import _Mx2Splitter, record_labels
 
@@ -119,7 +121,7 @@ def _by_class(values: np.ndarray, fitted: Any, classes: np.ndarray) -> np.ndarra
     if values.ndim == 1:  # a binary decision function: the score of seen[1]
         values = np.column_stack([-values, values])
     out = np.zeros((values.shape[0], len(classes)))
-    # a class absent from the training set gets probability 0 (decision value 0)
+    # a class absent from a training set gets probability 0 (and decision value 0)
     out[:, np.searchsorted(classes, seen)] = values[:, : len(seen)]
     return out
 
@@ -181,15 +183,6 @@ def _score_argument(spec: MetricSpec, columns: list[str], positive: int) -> str 
     if len(columns) == 2 and spec.name != "log_loss":
         return columns[positive]
     return columns
-
-
-def _positive(classes: np.ndarray, pos_label: Any) -> int:
-    if pos_label is None:
-        return len(classes) - 1
-    for i, label in enumerate(classes):
-        if label == pos_label or str(label) == str(pos_label):
-            return i
-    raise DataError(f"pos_label {pos_label!r} is not one of the class labels {list(classes)}")
 
 
 def collect(
@@ -353,7 +346,7 @@ def _collect_frame(
     if pd.isna(truth).any():
         raise DataError("y has missing labels; drop those records or fill their labels")
     classes = np.unique(truth)
-    positive = _positive(classes, pos_label)
+    positive = positive_code(pd.Index(classes), pos_label)
     splitter = check_cv(cv, y, classifier=True)
     splits = [(np.asarray(train), np.asarray(test)) for train, test in splitter.split(X, y, groups)]
     if not splits:
