@@ -281,7 +281,7 @@ def collect(
     >>> multi.datasets, multi.level, multi.metric.direction
     (('iris', 'wine'), 'record', 'lower')
     """
-    clone, check_cv = _sklearn()
+    _sklearn()  # without scikit-learn, say which extra to install before anything else
     if not isinstance(estimators, Mapping) or len(estimators) < 2:
         raise DataError(
             "collect() compares models: pass a dict of at least two named estimators, e.g. "
@@ -306,6 +306,24 @@ def collect(
             "collect() needs the class labels y (or, for many data sets, a mapping of data set "
             "name → (X, y) in place of X)"
         )
+    return _collect_one(
+        estimators, X, y, cv=cv, metric=metric, pos_label=pos_label, n_jobs=n_jobs, groups=groups
+    )
+
+
+def _collect_one(
+    estimators: Mapping[str, Any],
+    X: Any,
+    y: Any,
+    *,
+    cv: Any,
+    metric: Any,
+    pos_label: Any,
+    n_jobs: int | None,
+    groups: Any,
+) -> ResultsTable:
+    """The table of one data set."""
+    clone, check_cv = _sklearn()
     spec = _check_scores(estimators, metric)
     data, columns, positive = _collect_frame(
         clone,
@@ -441,7 +459,7 @@ def _collect_datasets(
         )
     if groups is not None and not isinstance(groups, Mapping):
         raise DataError("with many data sets give groups as a mapping of data set name → groups")
-    tables = {}
+    tables: dict[Any, ResultsTable] = {}
     for name, pair in datasets.items():
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise DataError(
@@ -449,7 +467,7 @@ def _collect_datasets(
                 "sklearn's load_*(return_X_y=True) gives one"
             )
         try:
-            tables[name] = collect(
+            tables[name] = _collect_one(
                 estimators,
                 pair[0],
                 pair[1],
