@@ -403,6 +403,7 @@ class DatasetsTable:
         direction: Direction | None = None,
         cluster: str | None = None,
         pos_label: Any = None,
+        engine: str | None = None,
     ) -> DatasetsTable:
         """Build the table from per-record predictions of every data set, stacked.
 
@@ -421,7 +422,7 @@ class DatasetsTable:
             Long format, one row per (dataset, replication, fold, model, record):
             a pandas frame, or any frame or path
             :func:`~cvreport.data.engines.resolve_source` reads (brought into pandas).
-        truth, prediction, score, metric, model, replication, fold, record, direction, cluster, pos_label
+        truth, prediction, score, metric, model, replication, fold, record, direction, cluster, pos_label, engine
             As in :meth:`ResultsTable.from_predictions
             <cvreport.data.table.ResultsTable.from_predictions>`.
         dataset : str
@@ -468,6 +469,7 @@ class DatasetsTable:
             "direction": direction,
             "cluster": cluster,
             "pos_label": pos_label,
+            "engine": engine,
         }
         return cls._from_parts(
             data, dataset, lambda part: ResultsTable.from_predictions(part, **keywords)

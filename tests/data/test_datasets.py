@@ -239,3 +239,15 @@ def test_many_datasets_from_a_polars_frame_or_a_parquet_path(tmp_path):
         got = DatasetsTable.from_formula(formula, source).means()
         np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-12)
         assert list(got.index) == list(expected.index)
+
+
+def test_the_engine_keyword_reaches_each_datasets_table():
+    pytest.importorskip("duckdb")
+    df = _predictions_of_many_datasets(seed=6)
+    in_memory = DatasetsTable.from_predictions(df, truth="y", prediction="pred")
+    in_duckdb = DatasetsTable.from_predictions(df, truth="y", prediction="pred", engine="duckdb")
+    np.testing.assert_allclose(
+        in_duckdb.means().to_numpy(), in_memory.means().to_numpy(), rtol=0, atol=1e-12
+    )
+    with pytest.raises(DataError, match="data set 'small': unknown engine 'spreadsheet'"):
+        DatasetsTable.from_predictions(df, truth="y", prediction="pred", engine="spreadsheet")
