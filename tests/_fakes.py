@@ -119,6 +119,7 @@ class FakeTable:
         self.design = design or FakeDesign()
         self.is_binary = binary
         self.per_record = per_record
+        self.has_records = per_record
         self.loss_name = "loss"
         self.higher_is_better = higher_is_better
         self.source = "a stand-in table"

@@ -9,6 +9,7 @@ The data set is the last part of the formula, after a final ``|``::
     {pred != truth} ~ model | fold | dataset        # per-record, one K-fold run
     auc ~ model | replication + fold | dataset      # per-fold scores (per_fold=True)
     auc ~ model | dataset                           # one score per data set and model
+    roc_auc(truth, proba) ~ model | replication + fold | dataset   # a metric from predictions
 
 It reads like R's blocked formula (``friedman.test(y ~ treatment | block)``):
 the data set is the outermost block, and the formula before it is the formula
@@ -25,7 +26,7 @@ sets. Journal of Machine Learning Research 7:1–30.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +41,9 @@ __all__ = ["DatasetsTable", "split_dataset_term"]
 
 _SHAPES = (
     "'loss ~ model | replication + fold | dataset' (per-record losses or, with per_fold=True, "
-    "per-fold scores), 'loss ~ model | fold | dataset', or 'score ~ model | dataset' (one "
-    "score per data set and model)"
+    "per-fold scores), 'loss ~ model | fold | dataset', 'roc_auc(truth, proba) ~ model | "
+    "replication + fold | dataset' (a metric from predictions), or 'score ~ model | dataset' "
+    "(one score per data set and model)"
 )
 
 
@@ -134,6 +136,39 @@ def _direction(
             f"direction='higher' (a score) or direction='lower' (a loss) {how}"
         )
     return default
+
+
+def _in_memory(data: Any) -> pd.DataFrame:
+    """A pandas DataFrame of ``data`` (any frame or path the tables read)."""
+    if isinstance(data, pd.DataFrame):
+        return data
+    from cvreport.data.engines import EngineSource, resolve_source
+
+    source = resolve_source(data, "pandas")
+    return source.to_pandas() if isinstance(source, EngineSource) else source
+
+
+def _check_dataset_column(data: pd.DataFrame, dataset: str, named_by: str) -> None:
+    if dataset not in data:
+        raise DataError(
+            f"the data set column {dataset!r} {named_by} is not in the data (columns "
+            f"{describe_keys(data.columns, 12)})"
+        )
+    labels = data[dataset]
+    if labels.isna().any():
+        rows = list(data.index[labels.isna()][:5])
+        raise DataError(
+            f"the data set column {dataset!r} is missing on {int(labels.isna().sum())} "
+            f"row(s) (first rows {rows}); every row must name its data set"
+        )
+
+
+def _agree(direction: Direction | None, metric: Metric) -> None:
+    if direction is not None and direction != metric.direction:
+        raise DataError(
+            f"direction={direction!r} contradicts the metric {metric.name!r}, for which "
+            f"{metric.direction} is better; leave direction out"
+        )
 
 
 class DatasetsTable:
@@ -236,7 +271,7 @@ class DatasetsTable:
     def from_formula(
         cls,
         formula: str,
-        data: pd.DataFrame,
+        data: Any,
         *,
         record: str = "record",
         per_fold: bool = False,
@@ -248,9 +283,16 @@ class DatasetsTable:
         Parameters
         ----------
         formula : str
-            E.g. ``"loss ~ model | replication + fold | dataset"``; see the module.
-        data : pandas.DataFrame
-            Long format, all data sets stacked.
+            E.g. ``"loss ~ model | replication + fold | dataset"``, or a metric
+            computed from predictions, ``"roc_auc(truth, proba) ~ model | replication
+            + fold | dataset"`` (each data set's table is then
+            :meth:`ResultsTable.from_formula
+            <cvreport.data.table.ResultsTable.from_formula>` of its rows, as
+            :meth:`from_predictions` builds it); see the module.
+        data : DataFrame or path
+            Long format, all data sets stacked: a pandas frame, or any frame or
+            path :func:`~cvreport.data.engines.resolve_source` reads (brought into
+            pandas).
         record : str
             The record column, for per-record losses.
         per_fold : bool
@@ -260,9 +302,11 @@ class DatasetsTable:
             (:func:`~cvreport.data.metric.direction_from_name`), else ``"lower"``
             for per-record losses and ``"higher"`` for per-fold scores, as
             :class:`~cvreport.data.table.ResultsTable` does. One score per data
-            set needs it when the name does not say.
+            set needs it when the name does not say. A metric formula has the
+            metric's own direction; a different one is refused.
         test_train_ratio : float or mapping, optional
-            Validation over training size for per-fold scores (one value, or one per data set).
+            Validation over training size for per-fold scores (one value, or one per
+            data set); a metric formula finds it from the records.
 
         Raises
         ------
@@ -279,24 +323,42 @@ class DatasetsTable:
         >>> t = DatasetsTable.from_formula("accuracy ~ clf | task", df)
         >>> t.level, t.metric.direction, t.means().to_numpy().tolist()
         ('dataset', 'higher', [[0.9, 0.85], [0.7, 0.72]])
+
+        A metric from predictions, one AUC per fold of each data set:
+
+        >>> preds = pd.DataFrame({
+        ...     "task": np.repeat(["a", "b"], 16), "fold": np.tile(np.repeat([1, 2], 8), 2),
+        ...     "clf": np.tile(np.repeat(["x", "y"], 4), 4),
+        ...     "id": np.tile(np.r_[0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7], 2),
+        ...     "y": np.tile([0, 1, 0, 1], 8),
+        ...     "p": np.tile([0.2, 0.9, 0.4, 0.3, 0.5, 0.6, 0.1, 0.7], 4)})
+        >>> auc = DatasetsTable.from_formula("roc_auc(y, p) ~ clf | fold | task", preds, record="id")
+        >>> auc.level, auc.metric.name, auc.means().to_numpy().tolist()
+        ('fold', 'roc_auc', [[0.75, 1.0], [0.75, 1.0]])
         """
         from cvreport.data.formula import parse_formula
+        from cvreport.data.predictions import metric_call
 
         term = split_dataset_term(formula)
-        if not isinstance(data, pd.DataFrame):
-            raise DataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-        if term.dataset not in data:
-            raise DataError(
-                f"the data set column {term.dataset!r} of the formula {formula!r} is not in the "
-                f"data (columns {describe_keys(data.columns, 12)})"
+        data = _in_memory(data)
+        _check_dataset_column(data, term.dataset, f"of the formula {formula!r}")
+        call = metric_call(term.inner)
+        if call is not None:
+            if per_fold:
+                raise DataError(
+                    f"the left side of {formula!r} computes {call.spec.name} from per-record "
+                    "predictions, so it is not one score per fold; leave per_fold out (or give "
+                    "the per-fold scores as a column: 'auc ~ model | replication + fold | "
+                    "dataset' with per_fold=True)"
+                )
+            _agree(direction, call.spec.metric)
+            table = cls._from_parts(
+                data,
+                term.dataset,
+                lambda part: ResultsTable.from_formula(term.inner, part, record=record),
             )
-        labels = data[term.dataset]
-        if labels.isna().any():
-            rows = list(data.index[labels.isna()][:5])
-            raise DataError(
-                f"the data set column {term.dataset!r} is missing on {int(labels.isna().sum())} "
-                f"row(s) (first rows {rows}); every row must name its data set"
-            )
+            table._formula = formula
+            return table
         parsed = parse_formula(term.inner)
         one_per_dataset = not parsed.blocks and not per_fold and record not in data
         if one_per_dataset:
@@ -304,27 +366,134 @@ class DatasetsTable:
         chosen = _direction(
             direction, parsed.response, "higher" if per_fold else "lower", "to from_formula"
         )
-        tables: dict[Any, ResultsTable] = {}
-        for name, part in data.groupby(term.dataset, sort=False):
+
+        def build(part: pd.DataFrame, name: Any) -> ResultsTable:
             ratio = (
                 test_train_ratio.get(name)
                 if isinstance(test_train_ratio, Mapping)
                 else test_train_ratio
             )
-            try:
-                tables[name] = ResultsTable.from_formula(
-                    term.inner,
-                    part,
-                    record=record,
-                    per_fold=per_fold,
-                    direction=chosen,
-                    test_train_ratio=ratio,
-                )
-            except CVReportError as error:
-                raise _named(name, error) from error
-        table = cls(tables, metric=next(iter(tables.values())).metric)
+            return ResultsTable.from_formula(
+                term.inner,
+                part,
+                record=record,
+                per_fold=per_fold,
+                direction=chosen,
+                test_train_ratio=ratio,
+            )
+
+        table = cls._from_parts(data, term.dataset, build, named=True)
         table._formula = formula
         return table
+
+    @classmethod
+    def from_predictions(
+        cls,
+        data: Any,
+        *,
+        truth: str,
+        prediction: str | None = None,
+        score: str | Sequence[str] | Mapping[Any, str] | None = None,
+        metric: str | Callable[..., float] | None = None,
+        dataset: str = "dataset",
+        model: str = "model",
+        replication: str | None = "replication",
+        fold: str | None = "fold",
+        record: str = "record",
+        direction: Direction | None = None,
+        cluster: str | None = None,
+        pos_label: Any = None,
+        engine: str | None = None,
+    ) -> DatasetsTable:
+        """Build the table from per-record predictions of every data set, stacked.
+
+        Each data set's table is
+        :meth:`ResultsTable.from_predictions <cvreport.data.table.ResultsTable.from_predictions>`
+        of that data set's rows with the same keywords: 0/1 losses from
+        ``prediction=`` alone, or the metric ``metric=`` from predicted labels or
+        from the scores ``score=``. A mean of per-record values (accuracy, log
+        loss, Brier score) gives per-record tables; any other metric (AUC, F1,
+        MCC, ...) is computed once per fold of each data set (Demšar 2006 then
+        compares the models on the per-data-set means).
+
+        Parameters
+        ----------
+        data : DataFrame or path
+            Long format, one row per (dataset, replication, fold, model, record):
+            a pandas frame, or any frame or path
+            :func:`~cvreport.data.engines.resolve_source` reads (brought into pandas).
+        truth, prediction, score, metric, model, replication, fold, record, direction, cluster, pos_label, engine
+            As in :meth:`ResultsTable.from_predictions
+            <cvreport.data.table.ResultsTable.from_predictions>`.
+        dataset : str
+            The data set column.
+
+        Returns
+        -------
+        DatasetsTable
+            Level ``"record"`` for a mean of per-record values, ``"fold"`` otherwise.
+
+        Raises
+        ------
+        DataError
+            A missing data set column or label; any problem of one data set's
+            table, with that data set named.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> rows = 2 * 2 * 2 * 20  # data sets × folds × models × records per fold
+        >>> df = pd.DataFrame({
+        ...     "dataset": np.repeat(["a", "b"], rows // 2),
+        ...     "fold": np.tile(np.repeat([1, 2], 40), 2),
+        ...     "model": np.tile(np.repeat(["lr", "tree"], 20), 4),
+        ...     "record": np.tile(np.r_[np.tile(np.arange(20), 2), np.tile(np.arange(20, 40), 2)], 2),
+        ...     "y": np.tile(np.arange(40) % 2, 4)})
+        >>> df["proba"] = np.clip(0.3 * df["y"] + rng.uniform(0, 0.7, rows), 0, 1)
+        >>> multi = DatasetsTable.from_predictions(df, truth="y", score="proba",
+        ...                                        metric="roc_auc", replication=None)
+        >>> multi.level, multi.metric.name, multi.metric.direction, multi.means().shape
+        ('fold', 'roc_auc', 'higher', (2, 2))
+        """
+        data = _in_memory(data)
+        _check_dataset_column(data, dataset, "named by dataset=")
+        keywords: dict[str, Any] = {
+            "truth": truth,
+            "prediction": prediction,
+            "score": score,
+            "metric": metric,
+            "model": model,
+            "replication": replication,
+            "fold": fold,
+            "record": record,
+            "direction": direction,
+            "cluster": cluster,
+            "pos_label": pos_label,
+            "engine": engine,
+        }
+        return cls._from_parts(
+            data, dataset, lambda part: ResultsTable.from_predictions(part, **keywords)
+        )
+
+    @classmethod
+    def _from_parts(
+        cls,
+        data: pd.DataFrame,
+        dataset: str,
+        build: Callable[..., ResultsTable],
+        *,
+        named: bool = False,
+    ) -> DatasetsTable:
+        """One table per data set, built by ``build(part)`` (``build(part, name)`` if ``named``)."""
+        tables: dict[Any, ResultsTable] = {}
+        for name, part in data.groupby(dataset, sort=False):
+            try:
+                tables[name] = build(part, name) if named else build(part)
+            except CVReportError as error:
+                raise _named(name, error) from error
+        if not tables:
+            raise DataError("the data have no rows; give the results of at least two data sets")
+        return cls(tables, metric=next(iter(tables.values())).metric)
 
     @classmethod
     def _from_dataset_scores(

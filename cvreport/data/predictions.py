@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.labels import encode_labels
-from cvreport.data.layout import build_record_layout
+from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
@@ -30,13 +30,22 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
+from cvreport.data.sufficient import membership_patterns
 from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
 
 if TYPE_CHECKING:
+    from cvreport.data.build import TableContents
     from cvreport.data.table import ResultsTable
 
-__all__ = ["FoldRecords", "RecordPredictions", "build_metric_table", "record_pairs"]
+__all__ = [
+    "FoldRecords",
+    "MetricCall",
+    "RecordPredictions",
+    "build_metric_table",
+    "metric_call",
+    "record_pairs",
+]
 
 _HOW_TO_NAME = (
     "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
@@ -223,18 +232,21 @@ def build_metric_table(
         from cvreport.data.build import fold_score_contents
 
         table = cls._from_contents(
-            fold_score_contents(
-                frame,
-                frame["value"],
-                model="model",
-                replication="replication",
-                fold="fold",
-                direction=spec.metric.direction,
-                test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
-                score_name=spec.name,
-                source=(
-                    f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
-                    f"DataFrame: {where}"
+            with_records(
+                layout,
+                fold_score_contents(
+                    frame,
+                    frame["value"],
+                    model="model",
+                    replication="replication",
+                    fold="fold",
+                    direction=spec.metric.direction,
+                    test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
+                    score_name=spec.name,
+                    source=(
+                        f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
+                        f"DataFrame: {where}"
+                    ),
                 ),
             )
         )
@@ -262,7 +274,103 @@ def build_metric_table(
     return table
 
 
+def with_records(layout: RecordLayout, contents: TableContents) -> TableContents:
+    """Per-fold metric contents that also know which record was in which fold.
+
+    A metric that is not a mean of per-record values is tested on its per-fold
+    values (``per_record`` stays ``False``), but the records' fold membership
+    is known: the overlap audit, the balance verdict and the report's record
+    counts read it (:attr:`ResultsTable.has_records
+    <cvreport.data.table.ResultsTable.has_records>`), as for the table of 0/1
+    losses of the same rows.
+    """
+    patterns = (
+        layout.counted[1]
+        if layout.counted is not None
+        else membership_patterns(layout.membership, len(layout.folds))
+    )
+    m, n_folds = len(layout.replications), len(layout.folds)
+    sizes = np.zeros((m, n_folds), dtype=np.int64)
+    for i in range(m):
+        present = patterns.patterns[:, i] >= 0
+        sizes[i] = np.bincount(
+            patterns.patterns[present, i], weights=patterns.counts[present], minlength=n_folds
+        ).astype(np.int64)
+    design = replace(
+        contents.design,
+        n_records=len(layout.records),
+        complete=bool((patterns.patterns >= 0).all()),
+        sizes=tuple(int(size) for size in sizes.ravel()),
+    )
+    return replace(
+        contents,
+        stats=replace(contents.stats, patterns=patterns),
+        design=design,
+        records=layout.records,
+        layout=lambda: layout,
+    )
+
+
 _METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class MetricCall:
+    """The left side ``metric(truth, columns)`` of a metric formula, and what follows ``~``.
+
+    Attributes
+    ----------
+    spec : MetricSpec
+        The named metric.
+    truth : str
+        The truth column.
+    columns : list of str
+        The predicted labels, or the score columns (one, or one per class joined by ``+``).
+    rest : str
+        The formula after ``~`` (model and blocks).
+    """
+
+    spec: MetricSpec
+    truth: str
+    columns: list[str]
+    rest: str
+
+    @property
+    def prediction(self) -> str | None:
+        """The column of predicted labels, for a metric that reads labels."""
+        return self.columns[0] if self.spec.needs == "prediction" else None
+
+    @property
+    def score(self) -> str | list[str] | None:
+        """The score column(s), for a metric that reads scores."""
+        if self.spec.needs != "score":
+            return None
+        return self.columns[0] if len(self.columns) == 1 else self.columns
+
+
+def metric_call(formula: Any) -> MetricCall | None:
+    """The metric call of ``"metric(truth, prediction or scores) ~ ..."``, else ``None``.
+
+    ``None`` when the left side is not a call of a metric name, so the formula
+    is read as a loss formula.
+
+    Examples
+    --------
+    >>> call = metric_call("roc_auc(y, proba) ~ model | replication + fold")
+    >>> call.spec.name, call.truth, call.score, call.rest
+    ('roc_auc', 'y', 'proba', ' model | replication + fold')
+    >>> metric_call("{pred != y} ~ model | fold") is None
+    True
+    """
+    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
+    if match is None:
+        return None
+    name, truth, argument, rest = match.groups()
+    try:
+        spec = resolve_metric(name)
+    except DataError:
+        return None
+    return MetricCall(spec, truth, [c.strip() for c in argument.split("+")], rest)
 
 
 def metric_formula(
@@ -281,24 +389,18 @@ def metric_formula(
     """
     from cvreport.data.formula import parse_formula
 
-    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
-    if match is None:
+    call = metric_call(formula)
+    if call is None:
         return None
-    name, truth, argument, rest = match.groups()
-    try:
-        spec = resolve_metric(name)
-    except DataError:
-        return None
-    parsed = parse_formula(f"{truth} ~{rest}")
+    parsed = parse_formula(f"{call.truth} ~{call.rest}")
     replication, fold = parsed.replication_and_fold
-    columns = [c.strip() for c in argument.split("+")]
     return build_metric_table(
         cls,
         data,
-        metric=spec,
-        truth=truth,
-        prediction=columns[0] if spec.needs == "prediction" else None,
-        score=(columns[0] if len(columns) == 1 else columns) if spec.needs == "score" else None,
+        metric=call.spec,
+        truth=call.truth,
+        prediction=call.prediction,
+        score=call.score,
         model=parsed.model,
         replication=replication,
         fold=fold,

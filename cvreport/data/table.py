@@ -613,6 +613,17 @@ class ResultsTable(TableViews):
         return self._per_record
 
     @property
+    def has_records(self) -> bool:
+        """Whether the table knows which record was in which fold of each replication.
+
+        ``True`` for per-record losses and for a per-fold metric (AUC, F1, ...)
+        computed from per-record predictions with a record column: the overlap
+        audit and :meth:`membership` read it. Which tests apply still follows
+        :attr:`per_record` (a per-fold metric is tested on its folds).
+        """
+        return self._has_records
+
+    @property
     def metric(self) -> Metric:
         """What the values measure: name, unit and direction (``"lower"`` or ``"higher"``)."""
         return self._metric

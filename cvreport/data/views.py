@@ -39,6 +39,7 @@ class TableViews(SummaryDisplay):
     _design: Design
     _is_binary: bool
     _per_record: bool
+    _has_records: bool
     _higher_is_better: bool | None
     _metric: Metric
     _direction_note: str
@@ -66,6 +67,7 @@ class TableViews(SummaryDisplay):
         self._design = contents.design
         self._is_binary = contents.is_binary
         self._per_record = contents.per_record
+        self._has_records = contents.per_record or contents.stats.patterns is not None
         self._metric = contents.metric
         self._direction_note = contents.direction_note
         self._score_offset = _score_offset(contents.metric)
@@ -155,6 +157,20 @@ class TableViews(SummaryDisplay):
             raise DesignError(
                 f"{what} needs per-record losses, but this table holds one score per fold "
                 f"({self._source}); build the table from per-record losses "
+                "(ResultsTable(...), from_formula or from_predictions) to use it"
+            )
+
+    def require_records(self, what: str) -> None:
+        """Raise :class:`DesignError` unless the table knows which record was in which fold.
+
+        Per-record losses know it, and so does a per-fold metric computed from
+        per-record predictions with record ids.
+        """
+        if not self._has_records:
+            raise DesignError(
+                f"{what} needs per-record losses or predictions (which record was in which "
+                f"fold), but this table holds one score per fold ({self._source}); build the "
+                "table from per-record losses or predictions with a record column "
                 "(ResultsTable(...), from_formula or from_predictions) to use it"
             )
 
@@ -396,7 +412,7 @@ class TableViews(SummaryDisplay):
             ``(n_records, m)`` int32: position in :attr:`folds` of the record's fold in
             each replication, ``-1`` where the record is absent from that replication.
         """
-        self.require_per_record("the fold membership of records")
+        self.require_records("the fold membership of records")
         records, _, membership = self._record_layout()
         return records.to_numpy(), membership
 
@@ -425,7 +441,7 @@ class TableViews(SummaryDisplay):
         >>> patterns.tolist(), counts.tolist()
         ([[0, 0], [0, 1], [1, 0], [1, 1]], [1, 1, 1, 1])
         """
-        self.require_per_record("the fold membership of records")
+        self.require_records("the fold membership of records")
         assert self._stats.patterns is not None
         return self._stats.patterns.patterns, self._stats.patterns.counts
 

@@ -128,7 +128,7 @@ class PerDatasetTests:
 def _partitions(table: ResultsTable) -> str | None:
     """The partition design the overlap audit recognises (m×2 with per-record losses)."""
     design = table.design
-    if design.kind != "mx2" or not table.per_record or design.m < 2:
+    if design.kind != "mx2" or not table.has_records or design.m < 2:
         return None
     from cvreport.partitions.audit import audit_overlap
 

@@ -585,7 +585,7 @@ def audit_overlap(
     from cvreport.data.table_input import as_table
 
     table = as_table(table, data)
-    table.require_per_record("the overlap audit")
+    table.require_records("the overlap audit")
     if not 0 < alpha < 1:
         from cvreport.errors import CVReportError
 

@@ -55,7 +55,7 @@ def balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
 
 
 def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
-    if not table.per_record:
+    if not table.has_records:
         return None, (
             "the partitions cannot be checked from per-fold scores; the test's reference "
             "distribution assumes balanced (block-regularized) partitions"

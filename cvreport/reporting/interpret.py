@@ -575,6 +575,7 @@ def general_caveats(
     per_record: bool,
     rope: float | None = None,
     rope_given: bool = False,
+    has_records: bool | None = None,
 ) -> list[str]:
     """Caveats that hold for every comparison in a report."""
     caveats = [
@@ -606,7 +607,13 @@ def general_caveats(
             f"in {metric.name}, the default: Benavoli et al. (2017) use 1% for accuracy. Pass "
             "a rope suited to your metric (test_options, --rope) when it means something else."
         )
-    if not per_record:
+    if not per_record and has_records:
+        caveats.append(
+            f"{metric.name} is not a mean of per-record values, so it is compared fold by "
+            "fold; tests that need per-record losses (McNemar's tests, the CV confidence "
+            "interval) do not apply. The records' folds were given, so the overlap audit runs."
+        )
+    elif not per_record:
         caveats.append(
             "Only per-fold scores were given, so tests that need per-record losses "
             "(McNemar's tests, the CV confidence interval) and the overlap audit cannot run."

@@ -331,7 +331,7 @@ class Report(ReportDisplay):
         design = self.table.design
         if not (design.kind in ("mx2", "repeated_kfold") and design.m >= 2):
             return None, None
-        if not self.table.per_record:
+        if not self.table.has_records:
             return None, (
                 "The overlap audit needs per-record losses (which record was in which fold); "
                 "only per-fold scores were given."

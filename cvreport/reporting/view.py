@@ -376,6 +376,7 @@ def _caveats(report: Report, audit: dict[str, Any] | None) -> list[str]:
         metric=report.metric,
         direction_note=str(getattr(table, "direction_note", "") or ""),
         per_record=bool(table.per_record),
+        has_records=bool(getattr(table, "has_records", table.per_record)),
         rope=ropes[0] if ropes else None,
         rope_given=report.analysis.rope_given,
     )
