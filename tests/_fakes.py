@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -265,6 +266,19 @@ def compile_latex(exe: str, source: str, folder: Path) -> Path:
     pdf = folder / "report.pdf"
     assert pdf.stat().st_size > 1000
     return pdf
+
+
+def declared_packages(fragment: str) -> list[str]:
+    r"""The packages a LaTeX fragment's first comment line says it needs (``\usepackage{a,b}``)."""
+    first = fragment.lstrip().splitlines()[0]
+    assert first.startswith("%") and "\\usepackage{" in first, first
+    names = first.split("\\usepackage{", 1)[1].split("}", 1)[0]
+    return [name.strip() for name in names.split(",")]
+
+
+def overfull_boxes(log: str) -> list[float]:
+    """How far each overfull box of a pdflatex log runs over, in pt."""
+    return [float(x) for x in re.findall(r"Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)", log)]
 
 
 def pdflatex_or_skip() -> str:

@@ -102,6 +102,8 @@ def latex_environment() -> jinja2.Environment:
     )
     env.filters["e"] = formatting.escape_latex
     env.filters["escape"] = formatting.escape_latex
+    # after an escaped underscore a long name may break across lines
+    env.filters["breakable"] = lambda text: str(text).replace(r"\_", r"\_\allowbreak{}")
     env.filters["fmt"] = lambda value, kind="value": formatting.format_by_kind(
         value, kind, less_than="$<$"
     )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering import formatting
+from cvreport.rendering.cd_tikz import cd_text, cd_tikz
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 
@@ -61,6 +63,8 @@ REFERENCES = (
 )
 BETTER, WORSE = "▲", "▼"
 _FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
+_LATEX_LAYOUTS = ("auto", "models-as-columns", "models-as-rows")
+_MODELS_AS_COLUMNS = 6  # above this many models, "auto" sets them as rows
 
 
 def _fixed(value: float | None, digits: int) -> str:
@@ -264,6 +268,65 @@ class DatasetsReport(ReportDisplay):
             "legend_tex": legend_tex,
         }
 
+    def latex_table_context(self, *, layout: str = "auto", span: str = "column") -> dict[str, Any]:
+        """The LaTeX layout of the data sets × models table (see :meth:`table_latex`)."""
+        if layout not in _LATEX_LAYOUTS:
+            raise CVReportError(
+                f"layout={layout!r} is not one of {', '.join(map(repr, _LATEX_LAYOUTS))}"
+            )
+        if span not in ("column", "page"):
+            raise CVReportError(f"span={span!r} is not 'column' (table) or 'page' (table*)")
+        table = self.table_context()
+        models, rows = table["models"], table["rows"]
+        if layout == "auto":
+            layout = "models-as-rows" if len(models) > _MODELS_AS_COLUMNS else "models-as-columns"
+        for row in rows:
+            for cell in row["cells"]:
+                cell["sd_paren"] = f"({cell['sd_text']})" if cell["sd_text"] else ""
+        footer_labels = (["win/tie/loss"] if table["wtl"] else []) + ["average rank"]
+        footer_values = ([table["wtl"]] if table["wtl"] else []) + [table["ranks"]]
+        if layout == "models-as-columns":
+            header = [
+                f"{m} (baseline)" if m == table["baseline"] else m for m in models
+            ]
+            body = [{"label": r["dataset"], "cells": r["cells"], "extra": []} for r in rows]
+            footer = [
+                {"label": label, "cells": values}
+                for label, values in zip(footer_labels, footer_values)
+            ]
+        else:
+            header = [r["dataset"] for r in rows] + footer_labels
+            body = [
+                {
+                    "label": f"{m} (baseline)" if m == table["baseline"] else m,
+                    "cells": [r["cells"][j] for r in rows],
+                    "extra": [values[j] for values in footer_values],
+                }
+                for j, m in enumerate(models)
+            ]
+            footer = []
+        legend = list(table["legend_tex"])
+        legend[0] = formatting.escape_latex(
+            f"Mean of the {self.analysis.metric.name} over each data set's folds "
+            f"({self.analysis.metric.direction} is better), the standard deviation below it "
+            "in brackets; the best mean of each data set in bold."
+        )
+        return {
+            "environment": "table*" if span == "page" else "table",
+            "layout": layout,
+            "corner": "Model" if layout == "models-as-rows" else "Data set",
+            "header": header,
+            # names longer than a number stand upright over their column
+            "rotate": max((len(h) for h in header), default=0) > 6,
+            "tabcolsep": "2.5pt",
+            # the first column wraps (after underscores too) instead of widening the table
+            "label_width": ("2.4cm" if layout == "models-as-rows" else "3.0cm") if span == "page" else "1.9cm",
+            "body": body,
+            "footer": footer,
+            "show_sd": any(c["sd_text"] for r in rows for c in r["cells"]),
+            "legend": legend,
+        }
+
     def context(self) -> dict[str, Any]:
         """Everything the report templates show, as plain values."""
         result = self.analysis
@@ -388,6 +451,10 @@ class DatasetsReport(ReportDisplay):
             "notes": list(result.notes),
             "references": list(REFERENCES),
             "cd_svg": self.cd_svg(),
+            "cd_tikz": self.cd_tikz(),
+            "cd_caption": self._cd_caption(),
+            "cd_block": _fenced(self.cd_text()),
+            "latex_table": self.latex_table_context(),
             "alpha": result.alpha,
             "version": _version(),
         }
@@ -432,15 +499,136 @@ class DatasetsReport(ReportDisplay):
             .render(**self.context(), standalone=standalone, placement=placement)
         )
 
-    def table_latex(self, *, placement: str = "htbp") -> str:
-        """Only the data sets × models table, as a booktabs LaTeX float."""
+    def table_latex(
+        self, *, placement: str = "htbp", layout: str = "auto", span: str = "column"
+    ) -> str:
+        r"""Only the data sets × models table, as a booktabs LaTeX float.
+
+        The fragment starts with a comment naming the packages it needs:
+        ``\usepackage{booktabs,amssymb,graphicx}`` (rules, the ▲/▼ marks, the
+        upright model names). Each mean stands above its standard deviation,
+        marks are superscripts and long names are set upright, so five models
+        fit one column of a two-column paper.
+
+        Parameters
+        ----------
+        placement : str
+            The float's placement, e.g. ``"htbp"`` or ``"t"``.
+        layout : {"auto", "models-as-columns", "models-as-rows"}
+            Models as columns (the paper's usual table) or as rows (narrower
+            when the models are many); ``"auto"`` puts them in rows above
+            six models.
+        span : {"column", "page"}
+            ``"column"``: a ``table``; ``"page"``: a ``table*`` across both
+            columns of a two-column paper.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        CVReportError
+            For an unknown ``layout`` or ``span``.
+        """
         from cvreport.rendering.environment import latex_environment
 
         return (
             latex_environment()
             .get_template("datasets_table.tex.j2")
-            .render(table=self.table_context(), placement=placement)
+            .render(
+                table=self.table_context(),
+                latex=self.latex_table_context(layout=layout, span=span),
+                placement=placement,
+            )
         )
+
+    def cd_latex(self, *, standalone: bool = False, width_cm: float = 8.0) -> str:
+        r"""The critical-difference diagram as TikZ, for a paper.
+
+        Parameters
+        ----------
+        standalone : bool
+            ``False``: a ``figure`` to ``\input`` into a paper with
+            ``\usepackage{tikz}`` (a comment at its top says so); ``True``: a
+            whole document that pdflatex compiles on its own.
+        width_cm : float
+            Width of the picture: 8 fits one column of a two-column paper.
+
+        Returns
+        -------
+        str
+        """
+        from cvreport.rendering.environment import latex_environment
+
+        return (
+            latex_environment()
+            .get_template("cd_diagram.tex.j2")
+            .render(
+                tikz=self.cd_tikz(width_cm=width_cm),
+                caption=self._cd_caption(),
+                standalone=standalone,
+                environment="figure*" if width_cm > 9 else "figure",
+            )
+        )
+
+    def cd_tikz(self, *, width_cm: float = 8.0) -> str:
+        """The critical-difference diagram (Nemenyi cliques) as a bare ``tikzpicture``."""
+        result = self.analysis
+        return cd_tikz(
+            result.nemenyi.average_ranks,
+            cd=result.nemenyi.cd,
+            cliques=result.nemenyi.cliques,
+            n_datasets=len(result.datasets),
+            test=f"Nemenyi test at α = {result.alpha:g}",
+            highlight=result.baseline,
+            width_cm=width_cm,
+        )
+
+    def cd_text(self) -> str:
+        """The critical-difference diagram in monospaced text (the Markdown report's)."""
+        result = self.analysis
+        return cd_text(
+            result.nemenyi.average_ranks, cd=result.nemenyi.cd, cliques=result.nemenyi.cliques
+        )
+
+    def _cd_caption(self) -> str:
+        result = self.analysis
+        return (
+            f"Average ranks of {len(result.models)} models over {len(result.datasets)} data "
+            f"sets (1 = best, on the right); a bar joins models that the Nemenyi test at "
+            f"α = {result.alpha:g} does not separate; CD = {result.nemenyi.cd:.3f} "
+            "(Demšar 2006)."
+        )
+
+    def save_cd(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the critical-difference diagram alone: ``.svg``, or ``.tex`` (a whole document).
+
+        Parameters
+        ----------
+        path : path-like
+            The file; its suffix picks the format.
+        overwrite : bool
+            Replace an existing file.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Raises
+        ------
+        OutputExistsError
+            If the file exists and ``overwrite`` is false.
+        """
+        target = Path(path)
+        kind = format_from_suffix(target, {".svg": "svg", ".tex": "latex"})
+        if target.exists() and not overwrite:
+            raise OutputExistsError(
+                f"{str(target)!r} exists; pass overwrite=True to replace it", target
+            )
+        text = self.cd_svg() if kind == "svg" else self.cd_latex(standalone=True)
+        return write_text(target, text, overwrite=overwrite)
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report; the suffix (.html, .md, .tex) picks the format."""
@@ -459,6 +647,14 @@ class DatasetsReport(ReportDisplay):
             f"<DatasetsReport: {self.title!r}; Friedman {_p(friedman.pvalue)}, "
             f"Iman–Davenport {_p(friedman.f_pvalue)}>"
         )
+
+
+def _fenced(text: str) -> str:
+    """A Markdown code block that no run of backticks in ``text`` can close early."""
+    text = formatting.strip_bidi_controls(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def _p(pvalue: float) -> str:

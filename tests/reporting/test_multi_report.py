@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 
 from cvreport.cli import main
 from cvreport.data.datasets import DatasetsTable
 from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.reporting.multi_report import DatasetsReport
-from tests._fakes import SCRIPT, compile_latex, pdflatex_or_skip
+from tests._fakes import SCRIPT, compile_latex, declared_packages, pdflatex_or_skip
 
 MODELS = ["a_b & c%", SCRIPT, "x^2 {y} #1 $\\", "naïve ~ bayes"]
 DATASETS = ['data_1 & "quoted"', "<b>bold</b>", "50% #2", "tab\\le_3", "five", "six", "seven"]
@@ -74,7 +76,11 @@ def test_table_view_follows_the_statistics(hostile_report: DatasetsReport) -> No
 
 def test_markdown_escapes_names_and_has_the_rows(hostile_report: DatasetsReport) -> None:
     text = hostile_report.to_markdown()
-    assert "a\\_b \\& c%" in text and "\\<script\\>" in text and "<script>" not in text
+    assert "a\\_b \\& c%" in text and "\\<script\\>" in text
+    # raw names appear only inside the fenced text diagram, which Markdown shows as text
+    outside = re.sub(r"```text\n.*?\n```", "", text, flags=re.S)
+    assert "<script>" not in outside
+    assert "<script>" not in MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
     assert "*win/tie/loss vs" in text and "*average rank*" in text
     assert "Friedman's χ²" in text and "Bergmann" not in text  # against a baseline: Holm
 
@@ -82,12 +88,16 @@ def test_markdown_escapes_names_and_has_the_rows(hostile_report: DatasetsReport)
 def test_latex_report_and_table_compile(hostile_report: DatasetsReport, tmp_path: Path) -> None:
     exe = pdflatex_or_skip()
     compile_latex(exe, hostile_report.to_latex(), tmp_path / "standalone")
+    table, body = hostile_report.table_latex(), hostile_report.to_latex(standalone=False)
+    # each fragment's first line names the packages it needs: exactly those are loaded
+    packages = sorted(set(declared_packages(table)) | set(declared_packages(body)))
     fragment = (
-        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{booktabs,amssymb}"
-        "\\begin{document}\n"
-        + hostile_report.table_latex()
+        "\\documentclass{article}\\usepackage[T1]{fontenc}"
+        + "".join(f"\\usepackage{{{name}}}" for name in packages)
+        + "\\begin{document}\n"
+        + table
         + "\n"
-        + hostile_report.to_latex(standalone=False)
+        + body
         + "\\end{document}\n"
     )
     pdf = compile_latex(exe, fragment, tmp_path / "fragment")

@@ -35,6 +35,7 @@ from tests._fakes import (
     IntervalResult,
     PosteriorResult,
     compile_latex,
+    declared_packages,
     make_result,
     pdflatex_or_skip,
     with_audit,
@@ -408,6 +409,7 @@ def test_latex_fragment_compiles_inside_a_paper(rich_report: Any, tmp_path: Path
     exe = pdflatex_or_skip()
     fragment = rich_report.to_latex(standalone=False)
     assert "\\documentclass" not in fragment
+    assert declared_packages(fragment) == ["booktabs"]  # its first line says what it needs
     paper = (
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
         "\\appendix\n" + fragment + "\n\\end{document}\n"
