@@ -23,6 +23,7 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.data.metric import Direction, Metric
 from cvreport.errors import CVReportError
 from cvreport.multi.bayesian import BayesianSignedRankResult, bayesian_signed_rank
+from cvreport.multi.effect_sizes import pairwise_effect_sizes
 from cvreport.multi.friedman import (
     CriticalDifference,
     FriedmanResult,
@@ -75,6 +76,12 @@ class DatasetsAnalysis:
         With every pair compared: maximal runs of models, consecutive in average
         rank, that no adjusted Wilcoxon test separates (Benavoli, Corani and
         Mangili 2016 prefer them to the mean-rank cliques).
+    effect_sizes : pandas.DataFrame or None
+        Cohen's d, Hedges' g and Cliff's δ of each pair over the data sets, with
+        intervals at 1 − α and magnitude words
+        (:func:`cvreport.multi.effect_sizes.pairwise_effect_sizes`), A − B in the
+        metric as given; a ``favours`` column names the model the effect favours
+        in the metric's direction.
     """
 
     metric: Metric
@@ -93,6 +100,7 @@ class DatasetsAnalysis:
     correction: str | None
     notes: tuple[str, ...] = field(default=())
     wilcoxon_cliques: tuple[tuple[Any, ...], ...] = field(default=())
+    effect_sizes: pd.DataFrame | None = None
 
     @property
     def models(self) -> tuple[Any, ...]:
@@ -234,6 +242,12 @@ def compare_datasets(
         for row in wilcoxon.itertuples():
             separated.loc[row.a, row.b] = separated.loc[row.b, row.a] = bool(row.reject)
         wilcoxon_cliques = nemenyi_cliques(friedman.average_ranks, separated)
+    effect_sizes = pairwise_effect_sizes(means, pairs, alpha=alpha)
+    sign = effect_sizes["hedges_g"] if metric.higher_is_better else -effect_sizes["hedges_g"]
+    effect_sizes["favours"] = [
+        a if v > 0 else b if v < 0 else None
+        for a, b, v in zip(effect_sizes["a"], effect_sizes["b"], sign)
+    ]
     notes = list(friedman.warnings)
     for result in wilcoxon["result"]:
         notes += [w for w in result.warnings if w not in notes]
@@ -259,4 +273,5 @@ def compare_datasets(
         correction=correction,
         notes=tuple(notes),
         wilcoxon_cliques=wilcoxon_cliques,
+        effect_sizes=effect_sizes,
     )

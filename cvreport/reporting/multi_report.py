@@ -60,6 +60,9 @@ REFERENCES = (
     "Friedman statistic. Communications in Statistics 9(6):571–595.",
     "Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian "
     "Journal of Statistics 6(2):65–70.",
+    "Hedges, L. V., Olkin, I. (1985). Statistical Methods for Meta-Analysis. Academic Press.",
+    "Cliff, N. (1993). Dominance statistics: ordinal analyses to answer ordinal questions. "
+    "Psychological Bulletin 114(3):494–509.",
 )
 BETTER, WORSE = "▲", "▼"
 _FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
@@ -286,9 +289,7 @@ class DatasetsReport(ReportDisplay):
         footer_labels = (["win/tie/loss"] if table["wtl"] else []) + ["average rank"]
         footer_values = ([table["wtl"]] if table["wtl"] else []) + [table["ranks"]]
         if layout == "models-as-columns":
-            header = [
-                f"{m} (baseline)" if m == table["baseline"] else m for m in models
-            ]
+            header = [f"{m} (baseline)" if m == table["baseline"] else m for m in models]
             body = [{"label": r["dataset"], "cells": r["cells"], "extra": []} for r in rows]
             footer = [
                 {"label": label, "cells": values}
@@ -320,7 +321,9 @@ class DatasetsReport(ReportDisplay):
             "rotate": max((len(h) for h in header), default=0) > 6,
             "tabcolsep": "2.5pt",
             # the first column wraps (after underscores too) instead of widening the table
-            "label_width": ("2.4cm" if layout == "models-as-rows" else "3.0cm") if span == "page" else "1.9cm",
+            "label_width": ("2.4cm" if layout == "models-as-rows" else "3.0cm")
+            if span == "page"
+            else "1.9cm",
             "body": body,
             "footer": footer,
             "show_sd": any(c["sd_text"] for r in rows for c in r["cells"]),
@@ -368,6 +371,29 @@ class DatasetsReport(ReportDisplay):
             }
             for r in result.bayesian
         ]
+        effect_sizes = [
+            {
+                "a": str(row.a),
+                "b": str(row.b),
+                "g": _effect_text(row.hedges_g, row.g_low, row.g_high, row.g_magnitude),
+                "delta": _effect_text(
+                    row.cliff_delta, row.delta_low, row.delta_high, row.delta_magnitude
+                ),
+                "favours": "—" if row.favours is None else str(row.favours),
+            }
+            for row in (result.effect_sizes.itertuples() if result.effect_sizes is not None else ())
+        ]
+        level = f"{100 * (1 - result.alpha):g}%"
+        effect_text = (
+            f"How large each difference is across the {len(result.datasets)} data sets, on "
+            "scales free of the metric's units: Hedges' g (Cohen's d with the small-sample "
+            "correction of Hedges 1981, the two models' per-data-set means as two samples, "
+            f"{level} interval of Hedges and Olkin 1985) and Cliff's δ = P(A higher) − "
+            f"P(B higher) over pairs of data-set means ({level} interval of Cliff 1993); "
+            "positive when A's {metric} is higher. Words: negligible, small, medium, large "
+            "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. An effect "
+            "size describes; the tests above decide."
+        ).replace("{metric}", result.metric.name)
         order = friedman.average_ranks.sort_values(kind="mergesort")
         k, n = friedman.n_models, friedman.n_datasets
         decision = "rejects" if friedman.reject(result.alpha) else "does not reject"
@@ -438,6 +464,8 @@ class DatasetsReport(ReportDisplay):
                 )
             ),
             "bayesian": bayesian,
+            "effect_sizes": effect_sizes,
+            "effect_text": effect_text,
             "bayesian_text": (
                 ""
                 if bayes is None
@@ -655,6 +683,18 @@ def _fenced(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
+
+
+def _effect_text(value: float, low: float, high: float, words: str) -> str:
+    """``0.27 [-0.91, 1.45] small``; an undefined interval is said in words."""
+    if not math.isfinite(value):
+        return f"undefined ({'both models constant' if math.isnan(value) else 'no spread'})"
+    interval = (
+        f"[{low:.2f}, {high:.2f}]"
+        if math.isfinite(low) and math.isfinite(high)
+        else "(no interval: complete separation)"
+    )
+    return f"{value:.2f} {interval} {words}"
 
 
 def _p(pvalue: float) -> str:
