@@ -409,8 +409,96 @@ def many_datasets():
         ),
         code(
             "latex",
-            "# the booktabs table for the paper (needs \\usepackage{booktabs,amssymb})\n"
+            "# the table for one column of a two-column paper; its first line names the\n"
+            "# packages it needs (booktabs, amssymb, graphicx)\n"
             "print(report.table_latex())",
+        ),
+        code(
+            "cd-latex",
+            "# the critical-difference diagram as TikZ (\\usepackage{tikz}), and as text\n"
+            "print(report.cd_latex())\n"
+            "print(report.cd_text())",
+        ),
+        md(
+            "effects-intro",
+            "## 5. How large, not only whether\n\n"
+            "Effect sizes of each pair over the data sets: Hedges' g and Cliff's δ with "
+            "their intervals and the words negligible / small / medium / large.",
+        ),
+        code("effects", "result.effect_sizes.round(3)"),
+        md(
+            "hierarchical-intro",
+            "## 6. The hierarchical Bayesian test\n\n"
+            "All the per-fold results in one model (Corani et al. 2017): the probability "
+            "that the baseline is better on a new data set, and each data set's shrunken "
+            "estimate. Its sampler is an optional extra: "
+            "`pip install 'cvreport[hierarchical]'`.",
+        ),
+        code(
+            "hierarchical",
+            "from cvreport.multi.hierarchical import hierarchical_test\n\n"
+            "res = hierarchical_test(multi, \"logistic_regression\", \"decision_tree\",\n"
+            "                        rope=0.01, n_samples=1000, n_warmup=500, seed=0)\n"
+            "print(res)\n"
+            "res.per_dataset.round(3)",
+        ),
+    ]
+
+
+def beyond_the_test():
+    return [
+        md(
+            "title",
+            "# Beyond the test: plan the next experiment, show that a model is not worse\n\n"
+            "A p-value answers whether A differs from B after the experiment. Two other "
+            "questions come before and after it: how many replications and folds the next "
+            "experiment needs to detect a difference worth having, and whether a new model is "
+            "*not worse* than the old one by more than a margin — which a non-significant "
+            "difference does not show.",
+        ),
+        code(
+            "load",
+            "import cvreport\n\n"
+            "df = cvreport.load_example()  # 5×2 CV of three models on breast-cancer data\n"
+            'table = cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", df)\n'
+            "print(table.design.describe())",
+        ),
+        md(
+            "plan-intro",
+            "## 1. Plan: the power of each test on candidate designs\n\n"
+            "The pilot gives the variance of the per-fold differences; Nadeau and Bengio's "
+            "model gives the correlation that overlapping training sets add. For a difference "
+            "of 0.05 in error rate:",
+        ),
+        code(
+            "plan",
+            'plan = cvreport.plan(table, "logistic_regression", "decision_tree", effect=0.05)\n'
+            "print(plan.summary())",
+        ),
+        code(
+            "curve",
+            "# power against replications, as an inline SVG\n"
+            'cvreport.power_curve(table, "logistic_regression", "decision_tree", effect=0.05)',
+        ),
+        md(
+            "margin-intro",
+            "## 2. Not worse by more than a margin\n\n"
+            "Two one-sided tests with the corrected variance: is logistic regression's error "
+            "rate at most half a point above naive Bayes'?",
+        ),
+        code(
+            "non-inferior",
+            "res = cvreport.corrected_repeated_kfold_ttest(\n"
+            '    table, "logistic_regression", "naive_bayes",\n'
+            '    alternative="non-inferior", margin=0.005)\n'
+            "print(res.summary())",
+        ),
+        code(
+            "equivalent",
+            "res = cvreport.corrected_repeated_kfold_ttest(\n"
+            '    table, "logistic_regression", "naive_bayes",\n'
+            '    alternative="equivalent", margin=0.005)\n'
+            "res.pvalue, res.conf_int()",
         ),
     ]
 
@@ -420,6 +508,7 @@ NOTEBOOKS = {
     "02_designing_partitions.ipynb": designing_partitions,
     "03_calibration_study.ipynb": calibration_study,
     "04_many_datasets.ipynb": many_datasets,
+    "05_beyond_the_test.ipynb": beyond_the_test,
 }
 
 if __name__ == "__main__":

@@ -107,6 +107,7 @@ def test_the_worked_notebooks_are_there() -> None:
         "02_designing_partitions.ipynb",
         "03_calibration_study.ipynb",
         "04_many_datasets.ipynb",
+        "05_beyond_the_test.ipynb",
     ]
 
 
