@@ -320,11 +320,11 @@ def check_data_path(path: str | os.PathLike[str]) -> None:
         else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
         else "a socket" if stat.S_ISSOCK(mode)
         else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "not a plain file"
+        else "a special file"
     )  # fmt: skip
     raise CommandError(
-        f"DATA {os.fspath(path)!r} is not a regular file ({kind}); save the results to a "
-        "CSV or Parquet file and pass that file"
+        f"DATA {os.fspath(path)!r} is {kind}, not a regular file; it is not opened: save the "
+        "results to a CSV or Parquet file and pass that file"
     )
 
 
