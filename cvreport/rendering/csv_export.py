@@ -7,7 +7,9 @@ the OWASP guidance on CSV injection advises, :func:`csv_text` prefixes such
 text cells with a single quote (``'=HYPERLINK(...)``), which spreadsheets show
 as text. Only text is changed: numbers, including negative ones such as
 ``-0.013``, booleans and missing values are written as pandas writes them, so
-the file reads back with the same numbers.
+the file reads back with the same numbers. Lines end in ``\n``; in a table
+whose text holds a carriage return they end in ``\r\n`` (RFC 4180), so that
+such a cell is quoted and the file still reads back cell by cell.
 
 Examples
 --------
@@ -60,12 +62,18 @@ def csv_text(frame: pd.DataFrame, **options: Any) -> str:
         The CSV text.
     """
     safe = frame.copy()
+    carriage_return = False
     for i in range(safe.shape[1]):
         column = safe.iloc[:, i]
         if _holds_text(column):
             safe.isetitem(i, column.map(neutralise))
+            carriage_return = carriage_return or bool(
+                column.map(lambda v: isinstance(v, str) and "\r" in v).any()
+            )
     safe.columns = [neutralise(str(c)) if isinstance(c, str) else c for c in safe.columns]
     options.setdefault("index", False)
+    if carriage_return:  # Python's csv quotes a cell holding CR only when CR ends the lines
+        options.setdefault("lineterminator", "\r\n")
     text: str = safe.to_csv(**options)
     return text
 
