@@ -381,10 +381,9 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
     """The :class:`~cvreport.data.datasets.DatasetsTable` the flags describe.
 
     The formula is built as for ``report`` (``--metric``, ``--truth``, ``--score``
-    folded into it; ``--cluster`` as a ``cluster(COLUMN)`` block), its last
-    block naming the data set column.
+    folded into it), its last block naming the data set column.
     """
-    from cvreport.data.datasets import DatasetsTable, split_dataset_term
+    from cvreport.data.datasets import DatasetsTable
     from cvreport.data.examples import load_example
 
     if args.example:
@@ -400,13 +399,19 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
         formula = require_data_and_formula(args, DEFAULT_DATASETS_FORMULA)
         source = _source(args)
     full = input_formula(args, formula)
-    if args.cluster:
-        term = split_dataset_term(full)
-        full = f"{with_cluster(term.inner, args.cluster)} | {term.dataset}"
     per_fold, ratio = score_options(args)
     options: dict[str, Any] = {}
     if ratio is not None:
         options["test_train_ratio"] = ratio
+    if args.cluster:
+        import inspect
+
+        if "cluster" not in inspect.signature(DatasetsTable.from_formula).parameters:
+            raise CommandError(
+                "--cluster: the many-data-sets table does not take clusters of records in this "
+                "version; leave --cluster out (cvreport report takes it for one data set)"
+            )
+        options["cluster"] = args.cluster
     return DatasetsTable.from_formula(
         full,
         source,

@@ -25,6 +25,7 @@ from sklearn.metrics import roc_auc_score
 import cvreport
 from cvreport.cli import build_parser
 from cvreport.cli_inputs import load_datasets_table
+from cvreport.errors import PartitionWarning
 from tests._fakes import FORMULA
 from tests.cli._inputs import (
     PREDICTIONS_FORMULA,
@@ -286,3 +287,39 @@ def test_datasets_with_a_metric_from_predictions(
         means.loc[expected.index, expected.columns].to_numpy(), expected, rtol=0, atol=1e-12
     )
     assert table.metric.direction == "higher"
+
+
+def test_cluster_is_one_role_in_report_and_notebook(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = pd.read_csv(files["one"]).assign(doc=lambda d: d["record"] // 4)
+    data = tmp_path / "clustered.csv"
+    frame.to_csv(data, index=False)
+    flags = ["-f", PREDICTIONS_FORMULA, "--metric", "roc_auc", "--score", "proba"]
+    flags += ["--cluster", "doc"]
+    out = tmp_path / "r.md"
+    with pytest.warns(PartitionWarning, match="clusters lie in two or more folds"):
+        status, _, stderr = run(["report", str(data), *flags, "-o", str(out)], capsys)
+    assert status == 0, stderr
+    with pytest.warns(PartitionWarning):
+        table = cvreport.ResultsTable.from_formula(METRIC_FORMULA, frame, cluster="doc")
+    api = cvreport.Report(table).to_markdown()
+    assert out.read_text(encoding="utf-8") == api
+    notebook = tmp_path / "n.ipynb"
+    with pytest.warns(PartitionWarning):
+        status, _, stderr = run(["notebook", str(data), *flags, "-o", str(notebook)], capsys)
+    assert status == 0, stderr
+    setup = next(c.source for c in nbformat.read(notebook, as_version=4).cells if c.id == "setup")
+    assert f"FORMULA = {METRIC_FORMULA + ' + cluster(doc)'!r}" in setup
+
+
+def test_datasets_says_when_it_cannot_take_clusters(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cvreport.data.datasets import DatasetsTable
+
+    argv = ["datasets", str(files["many"]), "-f", FORMULA + " | dataset", "--cluster", "doc"]
+    argv += ["-o", str(tmp_path / "d.html")]
+    if "cluster" in DatasetsTable.from_formula.__code__.co_varnames:  # pragma: no cover
+        pytest.skip("the many-data-sets table takes clusters")
+    fails_and_writes_nothing(argv, tmp_path, capsys, "--cluster: the many-data-sets table")
