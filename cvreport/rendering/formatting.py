@@ -401,8 +401,8 @@ _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\ufff
 def strip_xml_forbidden(text: str) -> str:
     """Remove the characters XML 1.0 forbids (W3C XML 1.0, §2.2 "Characters").
 
-    >>> strip_xml_forbidden("a\x01b\x1b[31m\tc")
-    'ab[31m\tc'
+    >>> strip_xml_forbidden("a\\x01b\\x1b[31m\\tc")
+    'ab[31m\\tc'
     """
     return _XML_FORBIDDEN.sub("", text)
 
