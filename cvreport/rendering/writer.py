@@ -329,13 +329,13 @@ def write_texts(
             raise OutputWriteError(target, IsADirectoryError(errno.EISDIR, "it is a folder"))
         if target.exists() and not overwrite:
             raise _exists(target)
-    staged: list[Path] = []
+    staged: list[_Staged] = []
     placed: list[tuple[Path, Path | None]] = []  # (target, backup of its former contents)
     try:
         for target, (_, text) in zip(targets, texts):
             staged.append(_stage(target, text.encode("utf-8")))
-        for target, temporary in zip(targets, staged):
-            placed.append((target, _place(temporary, target, overwrite=overwrite)))
+        for target, file in zip(targets, staged):
+            placed.append((target, _place(file, target, overwrite=overwrite)))
     except BaseException:
         for target, backup in reversed(placed):
             if backup is None:
@@ -344,23 +344,71 @@ def write_texts(
                 os.replace(backup, target)
         raise
     finally:
-        for temporary in staged:
-            temporary.unlink(missing_ok=True)
+        for file in staged:
+            file.discard()
         for _, backup in placed:
             if backup is not None:
                 backup.unlink(missing_ok=True)
     return targets
 
 
-def _stage(target: Path, data: bytes) -> Path:
-    """``data`` in a hidden file beside ``target``, complete and synced."""
+class _Staged:
+    """A complete file not yet at its target: unnamed (``O_TMPFILE``) or a hidden name."""
+
+    def __init__(self, target: Path, data: bytes) -> None:
+        self.target = target
+        self.data = data
+        self.descriptor: int | None = None
+        self.path: Path | None = None
+
+    def named(self) -> Path:
+        """A name for the staged file (giving the unnamed file one, or writing one)."""
+        if self.path is None:
+            if self.descriptor is not None:
+                name = self.target.with_name(f".{self.target.name}.{os.getpid()}.tmp")
+                name.unlink(missing_ok=True)
+                try:
+                    _link_descriptor(self.descriptor, name)
+                    self.path = name
+                    return name
+                except OSError as error:
+                    if error.errno not in _NO_LINKAT:
+                        raise
+            self.path = _named_copy(self.target, self.data)
+        return self.path
+
+    def discard(self) -> None:
+        if self.descriptor is not None:
+            os.close(self.descriptor)
+            self.descriptor = None
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+_NO_LINKAT = (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS)
+
+
+def _stage(target: Path, data: bytes) -> _Staged:
+    """``data`` complete and synced beside ``target``, without a name where the system allows."""
     folder = target.parent if str(target.parent) else Path(".")
+    staged = _Staged(target, data)
     try:
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=folder
-        )
+        descriptor = _unnamed(folder)
+        if descriptor is None:
+            staged.path = _named_copy(target, data)
+            return staged
+        staged.descriptor = descriptor
+        _write_all(descriptor, data)
     except OSError as error:
+        staged.discard()
         raise OutputWriteError(target, error) from error
+    return staged
+
+
+def _named_copy(target: Path, data: bytes) -> Path:
+    """``data`` in a hidden ``.NAME.XXXX.tmp`` beside ``target``, with the umask's mode."""
+    folder = target.parent if str(target.parent) else Path(".")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         try:
             _write_all(descriptor, data)
@@ -369,16 +417,26 @@ def _stage(target: Path, data: bytes) -> Path:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)
-    except OSError as error:
+    except BaseException:
         Path(temporary).unlink(missing_ok=True)
-        raise OutputWriteError(target, error) from error
+        raise
     return Path(temporary)
 
 
-def _place(temporary: Path, target: Path, *, overwrite: bool) -> Path | None:
+def _place(file: _Staged, target: Path, *, overwrite: bool) -> Path | None:
     """Move a staged file to ``target``; returns a backup of what it replaced, if anything."""
     try:
         if not overwrite:
+            if file.descriptor is not None and file.path is None:
+                try:
+                    _link_descriptor(file.descriptor, target)  # fails if the target exists
+                    return None
+                except FileExistsError:
+                    raise _exists(target) from None
+                except OSError as error:
+                    if error.errno not in _NO_LINKAT:
+                        raise
+            temporary = file.named()
             try:
                 os.link(temporary, target)
             except FileExistsError:
@@ -388,6 +446,7 @@ def _place(temporary: Path, target: Path, *, overwrite: bool) -> Path | None:
                     raise _exists(target) from None
                 os.replace(temporary, target)
             return None
+        temporary = file.named()
         backup = None
         if target.exists():
             backup = target.with_name(f".{target.name}.{os.getpid()}.bak")

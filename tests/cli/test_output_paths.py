@@ -228,3 +228,22 @@ def test_write_texts_is_all_or_nothing(tmp_path: Path) -> None:
     written = write_texts([(tmp_path / "a.txt", "1"), (tmp_path / "b.txt", "2")], overwrite=True)
     assert written == [tmp_path / "a.txt", tmp_path / "b.txt"]
     assert snapshot(tmp_path) == {"a.txt": b"1", "b.txt": b"2"}
+
+
+def test_write_texts_stages_without_names_where_the_system_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed before every file is complete leaves no visible file."""
+    if writer_module._unnamed(tmp_path) is None:
+        pytest.skip("no O_TMPFILE here")
+    seen: list[list[str]] = []
+    real = writer_module._write_all
+
+    def spy(descriptor: int, data: bytes) -> None:
+        real(descriptor, data)
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+
+    monkeypatch.setattr(writer_module, "_write_all", spy)
+    write_texts([(tmp_path / "r.html", "x" * 10_000), (tmp_path / "p.csv", "a,b\n")])
+    assert seen == [[], []]
+    assert snapshot(tmp_path) == {"p.csv": b"a,b\n", "r.html": b"x" * 10_000}
