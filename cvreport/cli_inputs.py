@@ -298,8 +298,15 @@ def score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
 
 # -- the data -------------------------------------------------------------------
 def is_lazy(args: argparse.Namespace) -> bool:
-    """Whether DATA is scanned where it lies (an engine named, or a glob) rather than read."""
-    return args.engine in ("duckdb", "polars") or any(c in str(args.data) for c in _GLOB)
+    """Whether DATA is scanned where it lies (an engine named, or a glob) rather than read.
+
+    A file that exists is a file even when its name holds ``*``, ``?`` or ``[``
+    (``results[1].parquet``).
+    """
+    data = str(args.data)
+    if args.engine in ("duckdb", "polars"):
+        return True
+    return any(c in data for c in _GLOB) and not os.path.exists(data)
 
 
 def check_data_path(path: str | os.PathLike[str]) -> None:

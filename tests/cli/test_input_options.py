@@ -323,3 +323,18 @@ def test_datasets_says_when_it_cannot_take_clusters(
     if "cluster" in DatasetsTable.from_formula.__code__.co_varnames:  # pragma: no cover
         pytest.skip("the many-data-sets table takes clusters")
     fails_and_writes_nothing(argv, tmp_path, capsys, "--cluster: the many-data-sets table")
+
+
+def test_a_file_whose_name_looks_like_a_glob_is_read_as_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests._fakes import five_by_two_losses
+
+    frame = five_by_two_losses()
+    data = tmp_path / "results[1].csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "r.md"
+    status, _, stderr = run(["report", str(data), "-f", FORMULA, "-o", str(out)], capsys)
+    assert (status, stderr) == (0, ""), stderr
+    api = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_markdown()
+    assert out.read_text(encoding="utf-8") == api
