@@ -22,7 +22,7 @@ from tests.cli._inputs import PREDICTIONS_FORMULA, predictions, snapshot
 VALUES = st.sampled_from(
     [
         "y", "proba", "pred", "loss", "model", "nonsense", "roc_auc", "log_loss", "f1",
-        "=1+2", "-0.5", "a\x01b\x1b[31m", "", " ", "record", "dataset", "higher", "lower",
+        "=1+2", "-0.5", "a\x01b\x1b[31m", "", " ", "record", "dataset", "higher", "lower", "duckdb", "polars",
         FORMULA, PREDICTIONS_FORMULA, PREDICTIONS_FORMULA + " | dataset", "loss ~", "~ model",
     ]
 )  # fmt: skip
