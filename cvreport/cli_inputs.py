@@ -265,7 +265,7 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
             f"--metric {metric} needs the truth column: on the formula's left side "
             "(-f 'y ~ model | replication + fold') or as --truth COLUMN"
         )
-    joined = ", ".join(c.strip() for c in columns.split(",") if c.strip())
+    joined = " + ".join(c.strip() for c in columns.split(",") if c.strip())
     if not joined:
         flag = "--score" if score else "--prediction"
         raise CommandError(f"{flag} names no column; give the column name, e.g. {flag} proba")

@@ -338,3 +338,39 @@ def test_a_file_whose_name_looks_like_a_glob_is_read_as_a_file(
     assert (status, stderr) == (0, ""), stderr
     api = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_markdown()
     assert out.read_text(encoding="utf-8") == api
+
+
+def test_several_score_columns_for_a_multiclass_metric(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sklearn.metrics import roc_auc_score as auc
+
+    rng = np.random.default_rng(0)
+    n, rows = 90, []
+    truth = rng.integers(0, 3, n)
+    for replication in (1, 2, 3):
+        fold = np.where(np.isin(np.arange(n), rng.permutation(n)[: n // 2]), 1, 2)
+        for model, spread in (("A", 0.5), ("B", 1.5)):
+            logits = np.eye(3)[truth] * 2 + rng.normal(0, spread, (n, 3))
+            p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+            rows.append(pd.DataFrame({"replication": replication, "fold": fold, "model": model,
+                                      "record": np.arange(n), "y": truth, "p0": p[:, 0],
+                                      "p1": p[:, 1], "p2": p[:, 2]}))  # fmt: skip
+    frame = pd.concat(rows, ignore_index=True)
+    data = tmp_path / "three.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "r.md"
+    status, _, stderr = run(
+        ["report", str(data), "-f", PREDICTIONS_FORMULA, "--metric", "roc_auc_ovr",
+         "--score", "p0, p1,p2", "-o", str(out)],
+        capsys,
+    )  # fmt: skip
+    assert (status, stderr) == (0, ""), stderr
+    formula = "roc_auc_ovr(y, p0 + p1 + p2) ~ model | replication + fold"
+    table = cvreport.ResultsTable.from_formula(formula, pd.read_csv(data))
+    assert out.read_text(encoding="utf-8") == cvreport.Report(table).to_markdown()
+    per_fold = frame.groupby(["replication", "fold", "model"]).apply(
+        lambda g: auc(g["y"], g[["p0", "p1", "p2"]].to_numpy(), multi_class="ovr")
+    )
+    expected = (per_fold.xs("A", level="model") - per_fold.xs("B", level="model")).unstack("fold")
+    np.testing.assert_allclose(table.differences("A", "B").to_numpy(), expected, atol=1e-12)
