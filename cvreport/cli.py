@@ -1,20 +1,28 @@
-"""The ``cvreport`` command line: reports and analysis notebooks from a file of CV losses.
+"""The ``cvreport`` command line: reports and analysis notebooks from cross-validation results.
 
 ::
 
     cvreport report DATA -f FORMULA -o OUT [--format html|md|tex]
                     [--tests recommended|all|NAMES] [--alpha A] [--pairs A:B ...]
-                    [--correction holm] [--record COLUMN] [--overwrite] [--example]
-                    [--per-fold [--test-train-ratio R]] [--direction lower|higher]
-                    [--metric NAME (--prediction COLUMN | --score COLUMNS)] [--cluster COLUMN]
-    cvreport notebook DATA -f FORMULA -o analysis.ipynb [--overwrite] [--example]
-                    [--per-fold [--test-train-ratio R]] [--direction lower|higher]
+                    [--correction holm] [--pairs-csv FILE] [--audit-csv FILE]
+                    [INPUT FLAGS] [--overwrite]
+    cvreport notebook DATA -f FORMULA -o analysis.ipynb [INPUT FLAGS] [--overwrite]
+    cvreport datasets DATA -f FORMULA -o OUT [INPUT FLAGS] [--overwrite]
 
-DATA is a CSV or Parquet file in long format (one row per replication, fold,
-model and record). With ``--example`` the bundled example data is used and
-DATA and ``-f`` may be left out. Bad input (a malformed formula, a missing
-column, an unreadable or unwritable path) ends with exit status 1 and one line
-on standard error, never a traceback (``--debug`` shows it).
+    INPUT FLAGS (the same for every command, :mod:`cvreport.cli_inputs`):
+        [--sep CHAR] [--record COLUMN] [--example [NAME]] [--engine pandas|duckdb|polars]
+        [--metric NAME (--prediction COLUMN | --score COLUMNS) [--truth COLUMN]]
+        [--cluster COLUMN] [--direction lower|higher] [--per-fold [--test-train-ratio R]]
+
+DATA is a CSV or Parquet file in long format: one row per replication, fold,
+model and record holding a loss, or a prediction (with ``--metric``), or one
+row per replication, fold and model holding a score (with ``--per-fold``). With
+``--example`` the bundled example data is used and DATA and ``-f`` may be left
+out. Every output path is checked before anything is read or written
+(:func:`cvreport.cli_checks.check_outputs`) and the outputs are written all or
+nothing. Bad input (a malformed formula, a missing column, an unreadable or
+unwritable path) ends with exit status 1 and one line on standard error, never
+a traceback (``--debug`` shows it).
 
 Examples
 --------
@@ -31,21 +39,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cvreport.cli_checks import CommandError
+from cvreport.cli_checks import CommandError, check_outputs
 from cvreport.cli_checks import check_alpha as _check_alpha
-from cvreport.cli_checks import check_output as _check_output
+from cvreport.cli_inputs import (
+    add_input_arguments,
+    check_data_path,
+    input_formula,
+    input_paths,
+    is_lazy,
+    load_table,
+    read_data,
+    require_data_and_formula,
+    score_options,
+    with_cluster,
+)
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.errors import DataError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from cvreport.data.table import ResultsTable
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "read_data"]
 
 PROG = "cvreport"
-_READERS = {".csv": "read_csv", ".parquet": "read_parquet", ".pq": "read_parquet"}
 _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
 
 
@@ -70,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a report (HTML, Markdown or LaTeX)",
         description="Run the tests that fit the design and write the report.",
     )
-    _add_data_arguments(report)
+    add_input_arguments(report)
     report.add_argument(
         "-o", "--output", required=True, metavar="OUT", help="report file (.html, .md or .tex)"
     )
@@ -120,8 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--stars", action="store_true", help="LaTeX: mark p-values with stars and add a legend"
     )
-    _add_score_arguments(report)
-    report.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    report.add_argument(
+        "--overwrite", action="store_true", help="replace OUT (and the CSV files) if they exist"
+    )
     report.set_defaults(handler=_run_report)
 
     notebook = commands.add_parser(
@@ -129,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a ready-to-run analysis notebook (.ipynb)",
         description="Write a Jupyter notebook that loads DATA, audits, tests and reports.",
     )
-    _add_data_arguments(notebook)
+    add_input_arguments(notebook, examples="'random' 5×2 CV")
     notebook.add_argument(
         "-o", "--output", required=True, metavar="OUT", help="notebook file (.ipynb)"
     )
@@ -137,7 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
     notebook.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     notebook.add_argument("--correction", default="holm", help="multiplicity correction")
     notebook.add_argument("--title", help="the notebook's heading")
-    _add_score_arguments(notebook)
     notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     notebook.set_defaults(handler=_run_notebook)
     from cvreport.cli_datasets import add_datasets_command
@@ -146,123 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_datasets_command(commands)
     add_plan_command(commands)
     return parser
-
-
-def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
-    """--per-fold, --direction and --test-train-ratio."""
-    scores = parser.add_argument_group(
-        "per-fold scores",
-        "when DATA holds one score per replication, fold and model (e.g. an AUC) "
-        "instead of per-record losses",
-    )
-    scores.add_argument(
-        "--per-fold",
-        action="store_true",
-        help="the formula's left side is one score per fold (no record column needed)",
-    )
-    direction = parser.add_mutually_exclusive_group()
-    direction.add_argument(
-        "--direction",
-        choices=("lower", "higher"),
-        help="which way is better for the formula's left side: 'lower' for a loss (error "
-        "rate, log loss), 'higher' for a score (accuracy, AUC). Default: read from the "
-        "column's name (accuracy, auc, f1, … are scores; error, loss, … losses), else a loss; "
-        "the same for per-record and per-fold values",
-    )
-    # the former flags, kept working
-    direction.add_argument(
-        "--higher-is-better",
-        dest="direction",
-        action="store_const",
-        const="higher",
-        help=argparse.SUPPRESS,
-    )
-    direction.add_argument(
-        "--lower-is-better",
-        dest="direction",
-        action="store_const",
-        const="lower",
-        help=argparse.SUPPRESS,
-    )
-    scores.add_argument(
-        "--test-train-ratio",
-        type=float,
-        metavar="R",
-        help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
-    )
-
-
-def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "data",
-        nargs="?",
-        metavar="DATA",
-        help="CSV (also .csv.gz, .csv.bz2, ...) or Parquet file of losses",
-    )
-    parser.add_argument(
-        "--sep",
-        metavar="CHAR",
-        help="field separator of a CSV file (',' by default; e.g. ';')",
-    )
-    parser.add_argument(
-        "-f",
-        "--formula",
-        metavar="FORMULA",
-        help=f"which columns play which part, e.g. '{DEFAULT_FORMULA}'",
-    )
-    parser.add_argument(
-        "--record", default="record", metavar="COLUMN", help="column naming the record ('record')"
-    )
-    parser.add_argument(
-        "--example",
-        nargs="?",
-        const="random",
-        metavar="NAME",
-        help="use a bundled example instead of DATA ('random' 5×2 CV, default, or 'bcv' "
-        "block-regularized 5×2 CV); DATA and -f may then be left out",
-    )
-    parser.add_argument(
-        "--engine",
-        choices=("pandas", "duckdb", "polars"),
-        default=None,
-        help="where the statistics are computed: 'pandas' reads DATA into memory (the "
-        "default for one file); 'duckdb' or 'polars' scan the file(s) lazily with bounded "
-        "memory (DATA may then be a glob such as 'results/*.parquet', scanned by DuckDB "
-        "unless 'polars' is named)",
-    )
-    metric = parser.add_argument_group(
-        "metrics from predictions",
-        "with --metric the formula's left side names the truth column, e.g. "
-        "-f 'y ~ model | replication + fold' --metric roc_auc --score p",
-    )
-    metric.add_argument(
-        "--metric",
-        metavar="NAME",
-        help="a sklearn metric computed from predictions (roc_auc, f1_macro, "
-        "matthews_corrcoef, log_loss, ...)",
-    )
-    metric.add_argument("--prediction", metavar="COLUMN", help="column of predicted labels")
-    metric.add_argument(
-        "--score", metavar="COLUMNS", help="score column(s) of the metric, comma-separated"
-    )
-    metric.add_argument("--cluster", metavar="COLUMN", help="column of clusters of records")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
-
-
-def _metric_formula(formula: str, args: argparse.Namespace) -> str:
-    """``y ~ rest`` with --metric NAME --score p → ``NAME(y, p) ~ rest``."""
-    metric = getattr(args, "metric", None)
-    if not metric:
-        return formula
-    columns = getattr(args, "score", None) or getattr(args, "prediction", None)
-    if not columns or "~" not in formula:
-        raise CommandError(
-            "--metric needs the truth on the formula's left side (-f 'y ~ model | fold') and "
-            "--prediction COLUMN or --score COLUMN[,COLUMN...]"
-        )
-    truth, rest = formula.split("~", 1)
-    joined = " + ".join(c.strip() for c in columns.split(","))
-    return f"{metric}({truth.strip()}, {joined}) ~{rest}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,28 +192,38 @@ def _run_report(args: argparse.Namespace) -> int:
             f"cannot tell the report format from {str(output)!r}: name it .html, .md or .tex, "
             "or pass --format html|md|tex"
         )
-    _check_output(output, overwrite=args.overwrite)
+    kind = fmt or FORMATS[output.suffix.lower()]
+    options: dict[str, Any] = {}
+    if args.stars:
+        if kind not in ("tex", "latex"):
+            raise CommandError("--stars applies to LaTeX output (.tex or --format tex) only")
+        options["stars"] = True
+    check_outputs(
+        {"-o": output, "--pairs-csv": _path(args.pairs_csv), "--audit-csv": _path(args.audit_csv)},
+        overwrite=args.overwrite,
+        inputs=input_paths(args),
+    )
     rope = _check_rope(args.rope)
+    alpha = _check_alpha(args.alpha)
+    tests = _parse_tests(args.tests)
     table = _load_table(args)
     report = Report(
         table,
         pairs=_parse_pairs(args.pairs, table.models) if args.pairs else None,
-        tests=_parse_tests(args.tests),
-        alpha=_check_alpha(args.alpha),
+        tests=tests,
+        alpha=alpha,
         correction=args.correction,
         title=args.title,
         test_options=({"bayesian_correlated_ttest": {"rope": rope}} if rope is not None else None),
     )
-    options: dict[str, Any] = {}
-    if args.stars:
-        if (fmt or output.suffix.lower().lstrip(".")) not in ("tex", "latex"):
-            raise CommandError("--stars applies to LaTeX output (.tex or --format tex) only")
-        options["stars"] = True
-    written = report.save(output, overwrite=args.overwrite, format=fmt, **options)
+    files = [(output, report.render(kind, **options)), *_tables(report, args)]
+    from cvreport.rendering.writer import write_texts
+
+    written = write_texts(files, overwrite=args.overwrite)
     pairs = len(report.comparisons)
     summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
-    print(f"wrote {written} ({summary})")
-    for path in _write_tables(report, args):
+    print(f"wrote {written[0]} ({summary})")
+    for path in written[1:]:
         print(f"wrote {path}")
     if rope is not None and "bayesian_correlated_ttest" not in report.test_names:
         print(
@@ -331,26 +240,26 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_tables(report: Any, args: argparse.Namespace) -> list[Path]:
-    """The complete tables behind a report's summaries, as CSV files."""
-    from cvreport.rendering.writer import write_text
+def _path(value: str | None) -> Path | None:
+    return None if value is None else Path(value)
 
-    written = []
+
+def _tables(report: Any, args: argparse.Namespace) -> list[tuple[Path, str]]:
+    """The complete tables behind a report's summaries, as CSV text safe for spreadsheets."""
+    from cvreport.rendering.csv_export import csv_text
+
+    tables = []
     if args.pairs_csv:
         frame = report.overview if report.overview is not None else report.to_frame()
-        written.append(
-            write_text(args.pairs_csv, frame.to_csv(index=False), overwrite=args.overwrite)
-        )
+        tables.append((Path(args.pairs_csv), csv_text(frame)))
     if args.audit_csv:
         if report.audit is None:
             why = report.audit_note or "it needs per-record losses of an m×2 or K-fold design"
-            raise CommandError(f"--audit-csv: this report has no overlap audit ({why})")
-        written.append(
-            write_text(
-                args.audit_csv, report.audit.pairs.to_csv(index=False), overwrite=args.overwrite
+            raise CommandError(
+                f"--audit-csv: this report has no overlap audit ({why}); nothing was written"
             )
-        )
-    return written
+        tables.append((Path(args.audit_csv), csv_text(report.audit.pairs)))
+    return tables
 
 
 def _run_notebook(args: argparse.Namespace) -> int:
@@ -366,8 +275,13 @@ def _run_notebook(args: argparse.Namespace) -> int:
             f"in this installation ({exc}); reinstall cvreport"
         ) from exc
     output = Path(args.output)
-    _check_output(output, overwrite=args.overwrite)
-    per_fold, ratio = _score_options(args)
+    check_outputs({"-o": output}, overwrite=args.overwrite, inputs=input_paths(args))
+    per_fold, ratio = score_options(args)
+    if args.engine not in (None, "pandas"):
+        raise CommandError(
+            f"--engine {args.engine}: a notebook reads DATA with pandas; leave out --engine "
+            "(cvreport report and cvreport datasets scan files with DuckDB or Polars)"
+        )
     if args.example:
         _check_example(args)
         if per_fold:
@@ -382,7 +296,14 @@ def _run_notebook(args: argparse.Namespace) -> int:
         data: str = "example"
         formula = args.formula or _example_formula()
     else:
-        data, formula = _require_data_and_formula(args)
+        formula = require_data_and_formula(args)
+        data = str(args.data)
+        if is_lazy(args):
+            raise CommandError(
+                f"a notebook reads one file, not the glob {data!r}; pass one CSV or Parquet file"
+            )
+        check_data_path(data)  # a FIFO would block the notebook's reader
+    formula = with_cluster(input_formula(args, formula), args.cluster)
     tests = _parse_tests([args.tests])
     written = notebook.write(
         output,
@@ -404,49 +325,12 @@ def _run_notebook(args: argparse.Namespace) -> int:
 
 
 # -- helpers -----------------------------------------------------------------
-def _require_data_and_formula(args: argparse.Namespace) -> tuple[str, str]:
-    if not args.data:
-        raise CommandError("no DATA given: pass a CSV or Parquet file, or --example")
-    if not args.formula:
-        raise CommandError(
-            f"no formula given: pass -f, e.g. -f '{DEFAULT_FORMULA}' (column names of your data)"
-        )
-    return str(args.data), str(args.formula)
-
-
 def _load_table(args: argparse.Namespace) -> ResultsTable:
-    from cvreport.data.table import ResultsTable
-
     if args.example:
         _check_example(args)
-        return _example_table(args.example, args.formula, args.record)
-    path, formula = _require_data_and_formula(args)
-    engine = getattr(args, "engine", None)
-    lazily = engine in ("duckdb", "polars") or any(c in path for c in "*?[")
-    frame = path if lazily else read_data(path, sep=args.sep)  # a path is scanned where it lies
-    per_fold, ratio = _score_options(args)
-    return ResultsTable.from_formula(
-        _metric_formula(formula, args),
-        frame,
-        record=args.record,
-        per_fold=per_fold,
-        direction=getattr(args, "direction", None),
-        test_train_ratio=ratio,
-        engine=engine if lazily else None,
-        cluster=getattr(args, "cluster", None),
-    )
-
-
-def _score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
-    """``--per-fold`` and ``--test-train-ratio``, checked together."""
-    per_fold = bool(getattr(args, "per_fold", False))
-    ratio = getattr(args, "test_train_ratio", None)
-    if ratio is not None and not per_fold:
-        raise CommandError(
-            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
-            "know their fold sizes"
-        )
-    return per_fold, ratio
+        formula = input_formula(args) if args.formula else None
+        return _example_table(args.example, formula, args.record)
+    return load_table(args)
 
 
 def _looks_like_data(name: str) -> bool:
@@ -489,13 +373,6 @@ def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
             frame, truth="truth", prediction="prediction", record=record
         )
     return ResultsTable.from_formula(_example_formula(), frame, record=record)
-
-
-def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
-    """Read a CSV or Parquet file of losses (:func:`cvreport.data.io.read_results`)."""
-    from cvreport.data.io import read_results
-
-    return read_results(path, sep=sep)
 
 
 def _check_rope(rope: float | None) -> float | None:

@@ -61,12 +61,17 @@ def _yes_no(value: Any) -> str:
 
 
 def _without_bidi_controls(value: Any) -> Any:
-    """Every value printed into HTML, without direction controls (names cannot reorder text)."""
+    """Every value printed into HTML, without direction controls (names cannot reorder text)
+    and without the characters XML forbids (inline SVG stays well-formed)."""
     if isinstance(value, markupsafe.Markup):
-        return markupsafe.Markup(formatting.strip_bidi_controls(str(value)))
+        return markupsafe.Markup(_printable(str(value)))
     if isinstance(value, str):
-        return formatting.strip_bidi_controls(value)
+        return _printable(value)
     return value
+
+
+def _printable(text: str) -> str:
+    return formatting.strip_xml_forbidden(formatting.strip_bidi_controls(text))
 
 
 @lru_cache(maxsize=1)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from cvreport.rendering.formatting import format_number, format_pvalue
+from cvreport.rendering.formatting import format_number, format_pvalue, strip_xml_forbidden
 
 __all__ = ["PValuePoint", "difference_plot", "nice_ticks", "pvalue_plot"]
 
@@ -40,8 +40,8 @@ COLOURS = {"accent": "#1d4ed8", "muted": "#6b7280", "band": "#93c5fd", "reject":
 
 
 def _x(text: Any) -> str:
-    """Escape text for XML content and attribute values."""
-    return escape(str(text), quote=True)
+    """Escape text for XML content and attribute values, without the characters XML forbids."""
+    return escape(strip_xml_forbidden(str(text)), quote=True)
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:

@@ -25,6 +25,7 @@ __all__ = [
     "markdown_table_code",
     "significance_stars",
     "strip_bidi_controls",
+    "strip_xml_forbidden",
 ]
 
 STAT_DIGITS = 4
@@ -390,6 +391,20 @@ def strip_bidi_controls(text: str) -> str:
     'modelA'
     """
     return _BIDI_CONTROLS.sub("", text)
+
+
+# Characters XML 1.0 forbids (C0 controls but tab, newline and CR; lone surrogates; U+FFFE/FFFF):
+# one in a model's name would make an SVG figure or an XHTML parser refuse the whole file.
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def strip_xml_forbidden(text: str) -> str:
+    """Remove the characters XML 1.0 forbids (W3C XML 1.0, §2.2 "Characters").
+
+    >>> strip_xml_forbidden("a\\x01b\\x1b[31m\\tc")
+    'ab[31m\\tc'
+    """
+    return _XML_FORBIDDEN.sub("", text)
 
 
 def escape_markdown(text: Any) -> str:

@@ -15,6 +15,11 @@ tables) goes through :func:`write_text`:
 * any other failure (a full disk, a read-only folder) is an
   :class:`OutputWriteError` that names the target, not the temporary file.
 
+:func:`write_texts` writes several files as one: each is written whole to a
+hidden file beside its target first, and only when all are complete are they
+moved into place; if one cannot be placed, those already placed are taken
+back (a replaced file gets its former contents again).
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -31,8 +36,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cvreport.errors import CVReportError
@@ -43,6 +49,7 @@ __all__ = [
     "OutputWriteError",
     "format_from_suffix",
     "write_text",
+    "write_texts",
 ]
 
 
@@ -275,3 +282,182 @@ def _write_named(
             os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)
+
+
+def write_texts(
+    texts: Sequence[tuple[str | os.PathLike[str], str]], *, overwrite: bool = False
+) -> list[Path]:
+    """Write several files all or nothing: no file is new or changed unless every one is written.
+
+    Parameters
+    ----------
+    texts : sequence of (path, text)
+        The files, each written as :func:`write_text` would (UTF-8).
+    overwrite : bool
+        Replace existing files.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths written, in the order given.
+
+    Raises
+    ------
+    OutputExistsError, MissingFolderError, OutputWriteError
+        As :func:`write_text`; every file is then as it was before the call.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "b.txt").write_text("old")
+    >>> write_texts([(folder / "a.txt", "1"), (folder / "b.txt", "2")])
+    Traceback (most recent call last):
+    ...
+    cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
+    >>> sorted(p.name for p in folder.iterdir()), (folder / "b.txt").read_text()
+    (['b.txt'], 'old')
+    """
+    targets = [Path(p) for p, _ in texts]
+    for target in targets:  # the checks of write_text, before any byte is written
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():
+            raise MissingFolderError(
+                target, FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist")
+            )
+        if target.is_dir():
+            raise OutputWriteError(target, IsADirectoryError(errno.EISDIR, "it is a folder"))
+        if target.exists() and not overwrite:
+            raise _exists(target)
+    staged: list[_Staged] = []
+    placed: list[tuple[Path, Path | None]] = []  # (target, backup of its former contents)
+    try:
+        for target, (_, text) in zip(targets, texts):
+            staged.append(_stage(target, text.encode("utf-8")))
+        for target, file in zip(targets, staged):
+            placed.append((target, _place(file, target, overwrite=overwrite)))
+    except BaseException:
+        for target, backup in reversed(placed):
+            if backup is None:
+                target.unlink(missing_ok=True)
+            else:
+                os.replace(backup, target)
+        raise
+    finally:
+        for file in staged:
+            file.discard()
+        for _, backup in placed:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
+    return targets
+
+
+class _Staged:
+    """A complete file not yet at its target: unnamed (``O_TMPFILE``) or a hidden name."""
+
+    def __init__(self, target: Path, data: bytes) -> None:
+        self.target = target
+        self.data = data
+        self.descriptor: int | None = None
+        self.path: Path | None = None
+
+    def named(self) -> Path:
+        """A name for the staged file (giving the unnamed file one, or writing one)."""
+        if self.path is None:
+            if self.descriptor is not None:
+                name = self.target.with_name(f".{self.target.name}.{os.getpid()}.tmp")
+                name.unlink(missing_ok=True)
+                try:
+                    _link_descriptor(self.descriptor, name)
+                    self.path = name
+                    return name
+                except OSError as error:
+                    if error.errno not in _NO_LINKAT:
+                        raise
+            self.path = _named_copy(self.target, self.data)
+        return self.path
+
+    def discard(self) -> None:
+        if self.descriptor is not None:
+            os.close(self.descriptor)
+            self.descriptor = None
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+_NO_LINKAT = (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS)
+
+
+def _stage(target: Path, data: bytes) -> _Staged:
+    """``data`` complete and synced beside ``target``, without a name where the system allows."""
+    folder = target.parent if str(target.parent) else Path(".")
+    staged = _Staged(target, data)
+    try:
+        descriptor = _unnamed(folder)
+        if descriptor is None:
+            staged.path = _named_copy(target, data)
+            return staged
+        staged.descriptor = descriptor
+        _write_all(descriptor, data)
+    except OSError as error:
+        staged.discard()
+        raise OutputWriteError(target, error) from error
+    return staged
+
+
+def _named_copy(target: Path, data: bytes) -> Path:
+    """``data`` in a hidden ``.NAME.XXXX.tmp`` beside ``target``, with the umask's mode."""
+    folder = target.parent if str(target.parent) else Path(".")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            _write_all(descriptor, data)
+        finally:
+            os.close(descriptor)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return Path(temporary)
+
+
+def _place(file: _Staged, target: Path, *, overwrite: bool) -> Path | None:
+    """Move a staged file to ``target``; returns a backup of what it replaced, if anything."""
+    try:
+        if not overwrite:
+            if file.descriptor is not None and file.path is None:
+                try:
+                    _link_descriptor(file.descriptor, target)  # fails if the target exists
+                    return None
+                except FileExistsError:
+                    raise _exists(target) from None
+                except OSError as error:
+                    if error.errno not in _NO_LINKAT:
+                        raise
+            temporary = file.named()
+            try:
+                os.link(temporary, target)
+            except FileExistsError:
+                raise _exists(target) from None
+            except OSError:  # a file system without hard links
+                if target.exists():
+                    raise _exists(target) from None
+                os.replace(temporary, target)
+            return None
+        temporary = file.named()
+        backup = None
+        if target.exists():
+            backup = target.with_name(f".{target.name}.{os.getpid()}.bak")
+            backup.unlink(missing_ok=True)
+            try:
+                os.link(target, backup)
+            except OSError:  # a file system without hard links: keep a copy
+                shutil.copy2(target, backup)
+        os.replace(temporary, target)
+        return backup
+    except OutputExistsError:
+        raise
+    except OSError as error:
+        raise OutputWriteError(target, error) from error

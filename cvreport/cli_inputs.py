@@ -1,0 +1,432 @@
+"""The input flags every ``cvreport`` command shares, and the one way they become a table.
+
+``cvreport report``, ``cvreport notebook`` and ``cvreport datasets`` read the
+same flags, added by :func:`add_input_arguments`:
+
+``DATA``, ``--sep``, ``-f/--formula``, ``--record``, ``--example``, ``--engine``,
+``--metric``, ``--score``, ``--prediction``, ``--truth``, ``--cluster``,
+``--direction``, ``--per-fold``, ``--test-train-ratio`` and ``--debug``.
+
+:func:`input_formula` turns them into the one formula the data layer reads
+(``--metric roc_auc --score p`` with ``-f 'y ~ model | fold'`` becomes
+``roc_auc(y, p) ~ model | fold``); :func:`load_table` builds the
+:class:`~cvreport.data.table.ResultsTable` of ``report``, :func:`load_datasets_table`
+the :class:`~cvreport.data.datasets.DatasetsTable` of ``datasets``, and the
+notebook writes the same formula into its code. The former spellings
+``--higher-is-better`` and ``--lower-is-better`` still work, hidden from
+``--help``, with a deprecation note on standard error.
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser()
+>>> add_input_arguments(parser)
+>>> args = parser.parse_args(["d.csv", "-f", "y ~ model | fold", "--metric", "roc_auc",
+...                           "--score", "p"])
+>>> input_formula(args)
+'roc_auc(y, p) ~ model | fold'
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cvreport.cli_checks import CommandError
+from cvreport.data.formula import DEFAULT_FORMULA
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cvreport.data.datasets import DatasetsTable
+    from cvreport.data.table import ResultsTable
+
+__all__ = [
+    "DEFAULT_DATASETS_FORMULA",
+    "add_input_arguments",
+    "check_data_path",
+    "input_formula",
+    "input_paths",
+    "load_datasets_table",
+    "load_table",
+    "read_data",
+    "require_data_and_formula",
+    "score_options",
+]
+
+PROG = "cvreport"
+DEFAULT_DATASETS_FORMULA = "loss ~ model | replication + fold | dataset"
+_GLOB = "*?["
+
+
+class _Deprecated(argparse.Action):
+    """A former flag: sets ``dest`` to ``const`` and says which flag replaces it."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        self.replacement = kwargs.pop("replacement")
+        super().__init__(option_strings, dest, nargs=0, help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"{PROG}: warning: {option_string} is deprecated; use {self.replacement}",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, self.const)
+
+
+def add_input_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    default_formula: str = DEFAULT_FORMULA,
+    examples: str = "'random' 5×2 CV, the default, or 'bcv' block-regularized 5×2 CV",
+    default_example: str = "random",
+) -> None:
+    """Add the input flags of every command to ``parser``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser.
+    default_formula : str
+        The formula shown as an example in the help.
+    examples : str
+        The bundled examples the command takes, in words.
+    default_example : str
+        The example ``--example`` without a name loads.
+    """
+    parser.add_argument(
+        "data",
+        nargs="?",
+        metavar="DATA",
+        help="CSV (also .csv.gz, .csv.bz2, ...) or Parquet file in long format: per-record "
+        "losses, per-record predictions (with --metric) or per-fold scores (with --per-fold)",
+    )
+    parser.add_argument(
+        "--sep", metavar="CHAR", help="field separator of a CSV file (',' by default; e.g. ';')"
+    )
+    parser.add_argument(
+        "-f",
+        "--formula",
+        metavar="FORMULA",
+        help=f"which columns play which part, e.g. '{default_formula}'",
+    )
+    parser.add_argument(
+        "--record", default="record", metavar="COLUMN", help="column naming the record ('record')"
+    )
+    parser.add_argument(
+        "--example",
+        nargs="?",
+        const=default_example,
+        metavar="NAME",
+        help=f"use a bundled example instead of DATA ({examples}); DATA and -f may then be "
+        "left out",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("pandas", "duckdb", "polars"),
+        default=None,
+        help="where the statistics are computed: 'pandas' reads DATA into memory (the "
+        "default for one file); 'duckdb' or 'polars' scan the file(s) lazily with bounded "
+        "memory (DATA may then be a glob such as 'results/*.parquet', scanned by DuckDB "
+        "unless 'polars' is named)",
+    )
+    metric = parser.add_argument_group(
+        "metrics from predictions",
+        "--metric computes one value per fold from the predictions of its records, e.g. "
+        "-f 'y ~ model | replication + fold' --metric roc_auc --score p (the truth on the "
+        "formula's left side, or --truth y)",
+    )
+    metric.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="a sklearn metric computed from predictions (roc_auc, f1_macro, "
+        "matthews_corrcoef, log_loss, ...)",
+    )
+    metric.add_argument("--prediction", metavar="COLUMN", help="column of predicted labels")
+    metric.add_argument(
+        "--score", metavar="COLUMNS", help="score column(s) of the metric, comma-separated"
+    )
+    metric.add_argument(
+        "--truth",
+        metavar="COLUMN",
+        help="column of true labels (default: the formula's left side)",
+    )
+    metric.add_argument("--cluster", metavar="COLUMN", help="column of clusters of records")
+    _add_score_arguments(parser)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
+    """--per-fold, --direction (and its former spellings) and --test-train-ratio."""
+    scores = parser.add_argument_group(
+        "per-fold scores",
+        "when DATA holds one score per replication, fold and model (e.g. an AUC) "
+        "instead of per-record values",
+    )
+    scores.add_argument(
+        "--per-fold",
+        action="store_true",
+        help="the formula's left side is one score per fold (no record column needed)",
+    )
+    direction = parser.add_mutually_exclusive_group()
+    direction.add_argument(
+        "--direction",
+        choices=("lower", "higher"),
+        help="which way is better for the formula's left side: 'lower' for a loss (error "
+        "rate, log loss), 'higher' for a score (accuracy, AUC). Default: read from the "
+        "column's name (accuracy, auc, f1, … are scores; error, loss, … losses), else a loss; "
+        "the same for per-record and per-fold values",
+    )
+    for flag, value in (("--higher-is-better", "higher"), ("--lower-is-better", "lower")):
+        direction.add_argument(
+            flag,
+            dest="direction",
+            action=_Deprecated,
+            const=value,
+            replacement=f"--direction {value}",
+        )
+    scores.add_argument(
+        "--test-train-ratio",
+        type=float,
+        metavar="R",
+        help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
+    )
+
+
+# -- the formula ----------------------------------------------------------------
+def require_data_and_formula(args: argparse.Namespace, example: str = DEFAULT_FORMULA) -> str:
+    """The formula given with DATA, or a :class:`CommandError` naming what is missing."""
+    if not args.data:
+        raise CommandError("no DATA given: pass a CSV or Parquet file, or --example")
+    if not args.formula:
+        raise CommandError(
+            f"no formula given: pass -f, e.g. -f '{example}' (column names of your data)"
+        )
+    return str(args.formula)
+
+
+def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
+    """The formula the data layer reads: ``-f`` with ``--metric``/``--truth``/``--score`` folded in.
+
+    ``y ~ rest`` with ``--metric NAME --score p`` gives ``NAME(y, p) ~ rest``;
+    with ``--truth y`` the left side may be left out (``-f 'model | fold'``).
+    An unknown metric name is refused here with the known names.
+    """
+    formula = str(args.formula if formula is None else formula)
+    metric = args.metric
+    truth = args.truth
+    score, prediction = args.score, args.prediction
+    if not metric:
+        given = [f for f, v in (("--score", score), ("--prediction", prediction),
+                                ("--truth", truth)) if v]  # fmt: skip
+        if given:
+            raise CommandError(
+                f"{', '.join(given)} name(s) the columns of a metric: add --metric NAME "
+                "(e.g. --metric roc_auc)"
+            )
+        return formula
+    from cvreport.data.metrics import resolve_metric
+
+    resolve_metric(metric)  # an unknown name: a DataError listing the known metrics
+    if score and prediction:
+        raise CommandError(
+            "pass either --score (probabilities or decision values) or --prediction "
+            "(predicted labels), not both"
+        )
+    columns = score or prediction
+    if not columns:
+        raise CommandError(
+            f"--metric {metric} needs the column it scores: --prediction COLUMN (predicted "
+            "labels) or --score COLUMN[,COLUMN...] (probabilities)"
+        )
+    left, tilde, rest = formula.partition("~")
+    if not tilde:
+        left, rest = "", formula
+    left = left.strip()
+    if truth and left and left != truth.strip():
+        raise CommandError(
+            f"--truth {truth} and the formula's left side {left!r} name different truth "
+            "columns; give one of them"
+        )
+    truth_column = (truth or left).strip()
+    if not truth_column:
+        raise CommandError(
+            f"--metric {metric} needs the truth column: on the formula's left side "
+            "(-f 'y ~ model | replication + fold') or as --truth COLUMN"
+        )
+    joined = " + ".join(c.strip() for c in columns.split(",") if c.strip())
+    if not joined:
+        flag = "--score" if score else "--prediction"
+        raise CommandError(f"{flag} names no column; give the column name, e.g. {flag} proba")
+    return f"{metric}({truth_column}, {joined}) ~ {rest.strip()}"
+
+
+def with_cluster(formula: str, cluster: str | None) -> str:
+    """``formula`` with a ``cluster(COLUMN)`` term among its blocks (before a data set term).
+
+    >>> with_cluster("y ~ model | fold", "doc")
+    'y ~ model | fold + cluster(doc)'
+    >>> with_cluster("y ~ model", "doc")
+    'y ~ model | cluster(doc)'
+    """
+    if not cluster:
+        return formula
+    if "|" not in formula:
+        return f"{formula} | cluster({cluster})"
+    return f"{formula} + cluster({cluster})"
+
+
+def score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
+    """``--per-fold`` and ``--test-train-ratio``, checked together."""
+    per_fold = bool(args.per_fold)
+    ratio = args.test_train_ratio
+    if ratio is not None and not per_fold:
+        raise CommandError(
+            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
+            "know their fold sizes"
+        )
+    return per_fold, ratio
+
+
+# -- the data -------------------------------------------------------------------
+def is_lazy(args: argparse.Namespace) -> bool:
+    """Whether DATA is scanned where it lies (an engine named, or a glob) rather than read.
+
+    A file that exists is a file even when its name holds ``*``, ``?`` or ``[``
+    (``results[1].parquet``).
+    """
+    data = str(args.data)
+    if args.engine in ("duckdb", "polars"):
+        return True
+    return any(c in data for c in _GLOB) and not os.path.exists(data)
+
+
+def check_data_path(path: str | os.PathLike[str]) -> None:
+    """Refuse, without opening it, a DATA path that exists but is not a regular file.
+
+    A FIFO (named pipe) would block the reader for ever, a device may never end,
+    a folder is not a table. A path that does not exist is left to the reader
+    (it may be a glob).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = (
+        "a folder" if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a special file"
+    )  # fmt: skip
+    raise CommandError(
+        f"DATA {os.fspath(path)!r} is {kind}, not a regular file; it is not opened: save the "
+        "results to a CSV or Parquet file and pass that file"
+    )
+
+
+def input_paths(args: argparse.Namespace) -> list[Path]:
+    """The data files a command reads (none for ``--example``; a glob's matches)."""
+    if getattr(args, "example", None) or not args.data:
+        return []
+    data = str(args.data)
+    if any(c in data for c in _GLOB) and not os.path.exists(data):
+        import glob
+
+        return [Path(p) for p in glob.glob(data, recursive=True)]
+    return [Path(data)]
+
+
+def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV or Parquet file (:func:`cvreport.data.io.read_results`), never a FIFO."""
+    from cvreport.data.io import data_format, read_results
+
+    data_format(path)
+    check_data_path(path)
+    return read_results(path, sep=sep)
+
+
+def _source(args: argparse.Namespace) -> Any:
+    """DATA as the data layer takes it: a path scanned lazily, or a pandas frame."""
+    path = str(args.data)
+    if is_lazy(args):
+        check_data_path(path)
+        return path
+    return read_data(path, sep=args.sep)
+
+
+def load_table(args: argparse.Namespace, *, example_formula: str = DEFAULT_FORMULA) -> ResultsTable:
+    """The :class:`~cvreport.data.table.ResultsTable` the flags describe (not for examples)."""
+    from cvreport.data.table import ResultsTable
+
+    formula = input_formula(args, require_data_and_formula(args, example_formula))
+    per_fold, ratio = score_options(args)
+    source = _source(args)
+    return ResultsTable.from_formula(
+        formula,
+        source,
+        record=args.record,
+        per_fold=per_fold,
+        direction=args.direction,
+        test_train_ratio=ratio,
+        engine=args.engine if is_lazy(args) else None,
+        cluster=args.cluster,
+    )
+
+
+def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
+    """The :class:`~cvreport.data.datasets.DatasetsTable` the flags describe.
+
+    The formula is built as for ``report`` (``--metric``, ``--truth``, ``--score``
+    folded into it), its last block naming the data set column.
+    """
+    from cvreport.data.datasets import DatasetsTable
+    from cvreport.data.examples import load_example
+
+    if args.example:
+        if args.data:
+            raise CommandError("pass either DATA or --example, not both")
+        if args.example != "multi":
+            raise CommandError(
+                f"unknown example {args.example!r} for many data sets; the example is 'multi'"
+            )
+        formula = args.formula or DEFAULT_DATASETS_FORMULA
+        source: Any = load_example("multi")
+    else:
+        formula = require_data_and_formula(args, DEFAULT_DATASETS_FORMULA)
+        source = _source(args)
+    full = input_formula(args, formula)
+    per_fold, ratio = score_options(args)
+    options: dict[str, Any] = {}
+    if ratio is not None:
+        options["test_train_ratio"] = ratio
+    if args.cluster:
+        import inspect
+
+        if "cluster" not in inspect.signature(DatasetsTable.from_formula).parameters:
+            raise CommandError(
+                "--cluster: the many-data-sets table does not take clusters of records in this "
+                "version; leave --cluster out (cvreport report takes it for one data set)"
+            )
+        options["cluster"] = args.cluster
+    return DatasetsTable.from_formula(
+        full,
+        source,
+        record=args.record,
+        per_fold=per_fold,
+        direction=args.direction,
+        **options,
+    )
