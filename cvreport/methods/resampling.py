@@ -44,8 +44,13 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397):171–185.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
+import inspect
 import math
-from collections.abc import Callable
+import numbers
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,11 +61,9 @@ from cvreport.data.metrics import resolve_metric
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods._weighted import (
     Prepared,
-    default_batch,
     prepare_pair,
     progress_bar,
     rng_keyword,
-    threaded,
 )
 from cvreport.results import TestResult, check_alternative
 
@@ -211,6 +214,162 @@ class PermutationTestResult(TestResult):
         return extra
 
 
+# ---------------------------------------------------------------------------- options
+
+
+BOOTSTRAP_METHODS = ("BCa", "percentile")
+_SYNONYMS = {
+    "alpha": "confidence_level (= 1 − alpha)",
+    "seed": "random_state",
+    "rng": "random_state",
+    "n_boot": "n_resamples",
+    "n_bootstrap": "n_resamples",
+    "n_permutations": "n_resamples",
+    "b": "n_resamples",
+    "ci_method": "method",
+    "interval": "method",
+}
+
+
+def check_option_names(function: str, given: Any, accepted: list[str]) -> None:
+    """A :class:`CVReportError` naming an unknown keyword, the accepted ones and the closest."""
+    unknown = [name for name in given if name not in accepted]
+    if not unknown:
+        return
+    name = unknown[0]
+    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
+    hint = _SYNONYMS.get(name.lower()) or (close[0] if close else None)
+    suggestion = f"; did you mean {hint}?" if hint else ""
+    raise CVReportError(
+        f"{function}() has no option {name!r}{suggestion} Its options are: "
+        f"{', '.join(accepted)}"
+    )
+
+
+def _options_checked(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Check the keyword names of a call against ``function``'s before running it."""
+    accepted = list(inspect.signature(function).parameters)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        check_option_names(function.__name__, kwargs, accepted)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _integer_option(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    if not float(value).is_integer() or value < minimum:
+        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_common(
+    alternative: Any, n_resamples: Any, batch: Any, progress: Any, random_state: Any, minimum: int
+) -> tuple[int, int | None, np.random.Generator | np.random.RandomState]:
+    if not isinstance(alternative, str):
+        raise CVReportError(
+            f"alternative must be 'two-sided', 'less' or 'greater', got {alternative!r}"
+        )
+    check_alternative(alternative)
+    n = _integer_option("n_resamples", n_resamples, minimum)
+    size = None if batch is None else _integer_option("batch", batch, 1)
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise CVReportError(f"progress must be True, False or None, got {progress!r}")
+    return n, size, random_generator(random_state)
+
+
+def random_generator(random_state: Any) -> np.random.Generator | np.random.RandomState:
+    """The generator scipy.stats would use for ``rng=random_state``, or a :class:`CVReportError`.
+
+    None, a non-negative integer or a :class:`numpy.random.SeedSequence` seed
+    :func:`numpy.random.default_rng`; a Generator or a legacy RandomState is used
+    as it is (and advanced).
+    """
+    if isinstance(random_state, np.random.Generator | np.random.RandomState):
+        return random_state
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state >= 0:
+            return np.random.default_rng(int(random_state))
+    raise CVReportError(
+        "random_state must be None, a non-negative integer seed, a numpy.random.SeedSequence, "
+        f"numpy.random.Generator or RandomState, got {random_state!r}"
+    )
+
+
+# ---------------------------------------------------------------------------- draws
+
+
+_CHUNK = 1_000_000  # draws per array: a chunk and its counts stay in the processor's cache
+_END = object()
+
+
+def _prefetched(items: Iterator[Any]) -> Iterator[Any]:
+    """Yield ``items``, producing the next one on a second thread meanwhile (numpy's
+    generators and array functions release the GIL, so drawing and computing overlap)."""
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(next, items, _END)
+        while True:
+            item = pending.result()
+            if item is _END:
+                return
+            pending = pool.submit(next, items, _END)
+            yield item
+
+
+def _bootstrap_draws(
+    rng: np.random.Generator | np.random.RandomState,
+    sizes: list[int],
+    n_resamples: int,
+    batch: int | None,
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(first resample, fold, draws)`` in scipy.stats.bootstrap's order of draws.
+
+    scipy draws ``rng.integers(0, n_f, (batch, n_f))`` for each fold in turn, batch
+    by batch (one batch of every resample when ``batch`` is None); each such draw
+    is cut here into rows of about ``_CHUNK`` values, which numpy's generators
+    produce from the same stream (a bounded draw below 2³² takes one 32-bit value
+    at a time).
+    """
+    nominal = batch or n_resamples
+    for start in range(0, n_resamples, nominal):
+        rows = min(nominal, n_resamples - start)
+        for f, size in enumerate(sizes):
+            step = max(1, _CHUNK // size)
+            for first in range(start, start + rows, step):
+                k = min(step, start + rows - first)
+                if isinstance(rng, np.random.Generator):
+                    draws = rng.integers(0, size, (k, size))
+                else:
+                    draws = rng.randint(0, size, (k, size))
+                yield first, f, draws
+
+
+def _kept_units(
+    rng: np.random.Generator | np.random.RandomState, n_units: int, n_resamples: int
+) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first swap, kept)``: 1 where a unit keeps its predictions, as scipy.stats draws.
+
+    scipy's ``permutation_test(permutation_type="samples")`` shuffles each pair
+    with ``Generator.permuted``, which takes one 32-bit value per pair and swaps
+    when its lowest bit is 0; with a RandomState it sorts two uniforms per pair.
+    """
+    step = max(1, _CHUNK // n_units)
+    for first in range(0, n_resamples, step):
+        k = min(step, n_resamples - first)
+        if isinstance(rng, np.random.Generator):
+            bits = rng.integers(0, 2**32, (k, n_units), dtype=np.uint32)
+            kept = np.bitwise_and(bits, 1).astype(np.float64)
+        else:
+            uniforms = rng.random((k, n_units, 2))
+            kept = (uniforms[..., 0] <= uniforms[..., 1]).astype(np.float64)
+        yield first, kept
+
+
 # ---------------------------------------------------------------------------- bootstrap
 
 
@@ -228,10 +387,17 @@ def _bootstrap_pvalue(dist: np.ndarray, observed: float, alternative: str) -> fl
 def _bca_parameters(
     dist: np.ndarray, observed: float, jackknife: np.ndarray
 ) -> tuple[float, float]:
-    """Efron's z0 and acceleration, as scipy.stats.bootstrap computes them."""
+    """Efron's z0 and acceleration, as scipy.stats.bootstrap computes them.
+
+    z0 = Φ⁻¹((#{δ* < δ} + #{δ* ≤ δ}) / 2B): resamples equal to δ count ½. The
+    differences are computed so that resamples whose δ* equals δ as a number
+    equal it as a float too (the AUC difference is one rounding of
+    (U_A − U_B)/(mn)), so ties are ties here as in scipy's exact statistic.
+    """
     b = dist.shape[0]
-    percentile = (np.count_nonzero(dist < observed) + np.count_nonzero(dist <= observed)) / (2 * b)
-    z0 = float(special.ndtri(percentile))
+    below = np.count_nonzero(dist < observed)
+    not_above = np.count_nonzero(dist <= observed)
+    z0 = float(special.ndtri((below + not_above) / (2 * b)))
     n = float(jackknife.shape[0])
     u = (n - 1) * (jackknife.mean() - jackknife)
     denominator = (np.sum(u**2) / n**2) ** 1.5
@@ -239,74 +405,65 @@ def _bca_parameters(
     return z0, a_hat
 
 
+def _bootstrap_distribution(
+    prep: Prepared,
+    rng: np.random.Generator | np.random.RandomState,
+    n_resamples: int,
+    batch: int | None,
+    bar: Any,
+) -> np.ndarray:
+    paired = prep.paired
+    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
+    per_fold = np.empty((n_resamples, paired.n_folds))
+    sizes = [units.shape[0] for units in prep.fold_units]
+    for first, f, draws in _prefetched(_bootstrap_draws(rng, sizes, n_resamples, batch)):
+        records = paired.fold_records(f)
+        if prep.clustered:
+            local = np.searchsorted(prep.fold_units[f], prep.units[bounds[f] : bounds[f + 1]])
+            counts = np.stack([np.bincount(row, minlength=sizes[f]) for row in draws])
+            values = records.weighted(counts[:, local])
+        else:
+            values = records.drawn(draws)
+        per_fold[first : first + draws.shape[0], f] = values
+        if bar is not None and f == paired.n_folds - 1:
+            bar.update(draws.shape[0])
+    return per_fold.mean(axis=1)
+
+
 def _run_bootstrap(
     prep: Prepared,
     *,
-    n_resamples: int,
-    confidence_level: float,
-    method: str,
-    alternative: str,
+    n_resamples: Any,
+    confidence_level: Any,
+    method: Any,
+    alternative: Any,
     random_state: Any,
-    batch: int | None,
-    progress: bool | None,
+    batch: Any,
+    progress: Any,
 ) -> BootstrapTestResult:
-    check_alternative(alternative)
-    if method not in ("BCa", "percentile"):
+    if not isinstance(method, str) or method.lower() not in ("bca", "percentile"):
         raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
-    if not 0 < confidence_level < 1:
-        raise CVReportError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
+    method = "BCa" if method.lower() == "bca" else "percentile"
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, numbers.Real)
+        or not 0 < confidence_level < 1
+    ):
+        raise CVReportError(
+            f"confidence_level must be a number in (0, 1), e.g. 0.95, got {confidence_level!r}"
+        )
+    n_resamples, batch, rng = _check_common(
+        alternative, n_resamples, batch, progress, random_state, minimum=2
+    )
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
-    n = paired.n
-    # where each record sits among its fold's units, for turning draws into weights
-    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
-    local = [
-        np.searchsorted(units, prep.units[bounds[f] : bounds[f + 1]])
-        for f, units in enumerate(prep.fold_units)
-    ]
-    batch = batch or default_batch(n, n_resamples)
-    bar = progress_bar(n_resamples, progress, float(n_resamples) * n, "paired bootstrap")
-
-    by_record = not prep.clustered
-
-    def weights_of(draws: tuple[np.ndarray, ...]) -> np.ndarray:
-        """Integer record weights (B, n): how often each record was drawn in each resample."""
-        rows = draws[0].shape[0]
-        out = np.empty((rows, n), dtype=np.int32)  # counts ≤ n: half the memory traffic
-        for f, drawn in enumerate(draws):
-            size = prep.fold_units[f].shape[0]
-            for r in range(rows):  # one small bincount per row stays in cache
-                counts = np.bincount(drawn[r], minlength=size)
-                out[r, bounds[f] : bounds[f + 1]] = counts if by_record else counts[local[f]]
-        return out
-
-    def statistic(*draws: np.ndarray, axis: int = -1) -> np.ndarray:
-        if draws[0].ndim == 1:  # scipy's call on the original sample
-            return np.asarray(observed)
-        result = threaded(paired.weighted, weights_of(draws))
-        if bar is not None:
-            bar.update(result.shape[0])
-        return result
-
-    data = tuple(np.arange(units.shape[0]) for units in prep.fold_units)
+    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired bootstrap")
     try:
-        res = stats.bootstrap(
-            data,
-            statistic,
-            n_resamples=n_resamples,
-            batch=batch,
-            vectorized=True,
-            paired=False,
-            axis=-1,
-            confidence_level=confidence_level,
-            method="percentile",
-            **{rng_keyword(): random_state},
-        )
+        dist = _bootstrap_distribution(prep, rng, n_resamples, batch, bar)
     finally:
         if bar is not None:
             bar.close()
-    dist = np.asarray(res.bootstrap_distribution, dtype=np.float64)
     notes = [NOTE_DIRECTION]
     z0 = a_hat = math.nan
     used = method
@@ -317,7 +474,8 @@ def _run_bootstrap(
                 "BCa needs a jackknife of one sample; within folds the percentile interval is given."
             )
         else:
-            z0, a_hat = _bca_parameters(dist, observed, paired.jackknife(prep.units, prep.n_units))
+            jackknife = paired.jackknife(prep.units, prep.n_units)
+            z0, a_hat = _bca_parameters(dist, observed, jackknife)
     if paired.n_folds > 1:
         notes.append(NOTE_WITHIN_FOLDS)
     warnings: tuple[str, ...] = ()
@@ -336,7 +494,7 @@ def _run_bootstrap(
         pvalue=_bootstrap_pvalue(dist, observed, alternative),
         alternative=alternative,
         estimate=observed,
-        nobs=n,
+        nobs=paired.n,
         method="Paired bootstrap test",
         test="paired_bootstrap_test",
         reference=REFERENCE_BOOTSTRAP,
@@ -357,6 +515,7 @@ def _run_bootstrap(
     )
 
 
+@_options_checked
 def paired_bootstrap_test_array(
     truth: ArrayLike,
     a: ArrayLike,
@@ -439,57 +598,121 @@ def paired_bootstrap_test_array(
 # ---------------------------------------------------------------------------- permutation
 
 
+def _permutation_pvalue(
+    null: np.ndarray, observed: float, alternative: str, exact: bool
+) -> float:
+    """scipy.stats.permutation_test's p-value, with its tolerance for rounding.
+
+    One-sided: ``(#{δ_perm ≥ δ − γ} + 1) / (B + 1)`` (``≤ δ + γ`` for "less"; no
+    +1 when every swap pattern was enumerated), γ = 100·ε·|δ|; two-sided: twice
+    the smaller one-sided p-value, at most 1.
+    """
+    adjustment = 0 if exact else 1
+    gamma = abs(100 * np.finfo(np.float64).eps * observed)
+    size = null.shape[0] + adjustment
+
+    def less() -> float:
+        return (np.count_nonzero(null <= observed + gamma) + adjustment) / size
+
+    def greater() -> float:
+        return (np.count_nonzero(null >= observed - gamma) + adjustment) / size
+
+    if alternative == "less":
+        p = less()
+    elif alternative == "greater":
+        p = greater()
+    else:
+        p = 2 * min(less(), greater())
+    return float(min(max(p, 0.0), 1.0))
+
+
+def _permutation_distribution(
+    prep: Prepared, rng: np.random.Generator | np.random.RandomState, n_resamples: int, bar: Any
+) -> np.ndarray:
+    paired = prep.paired
+    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
+    plans = []
+    for f, fold_units in enumerate(prep.fold_units):
+        units = prep.units[bounds[f] : bounds[f + 1]]
+        plan = paired.fold_records(f).swap_plan(
+            np.searchsorted(fold_units, units), fold_units.shape[0]
+        )
+        plans.append(plan if plan is None else (fold_units[plan.columns], plan))
+    per_fold = np.empty((n_resamples, paired.n_folds))
+    for first, kept in _prefetched(_kept_units(rng, prep.n_units, n_resamples)):
+        rows = slice(first, first + kept.shape[0])
+        if any(plan is None for plan in plans):
+            swap = kept[:, prep.units] == 0
+            per_fold[rows] = paired.swapped_per_fold(swap)
+        else:
+            for f, (columns, plan) in enumerate(plans):
+                per_fold[rows, f] = plan.finish(kept[:, columns] @ plan.delta)
+        if bar is not None:
+            bar.update(kept.shape[0])
+    return per_fold.mean(axis=1)
+
+
+def _scipy_permutation(
+    prep: Prepared, rng: Any, n_resamples: int, alternative: str
+) -> tuple[np.ndarray, float]:
+    """Every swap pattern, enumerated by scipy.stats.permutation_test (2ⁿ ≤ n_resamples)."""
+    n_units = prep.n_units
+
+    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        if x.ndim == 1:
+            return np.asarray(prep.paired.observed())
+        return prep.paired.swapped((x >= n_units)[:, prep.units])
+
+    units = np.arange(n_units)
+    res = stats.permutation_test(
+        (units, units + n_units),
+        statistic,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        alternative=alternative,
+        axis=-1,
+        **{rng_keyword(): rng},
+    )
+    return np.asarray(res.null_distribution, dtype=np.float64), float(res.pvalue)
+
+
 def _run_permutation(
     prep: Prepared,
     *,
-    n_resamples: int,
-    alternative: str,
+    n_resamples: Any,
+    alternative: Any,
     random_state: Any,
-    batch: int | None,
-    progress: bool | None,
+    batch: Any,
+    progress: Any,
 ) -> PermutationTestResult:
-    check_alternative(alternative)
+    n_resamples, batch, rng = _check_common(
+        alternative, n_resamples, batch, progress, random_state, minimum=1
+    )
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
     n_units = prep.n_units
-    batch = batch or default_batch(paired.n, n_resamples)
-    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired permutation")
-
-    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-        if x.ndim == 1:
-            return np.asarray(observed)
-        swap = (x >= n_units)[:, prep.units]
-        result = threaded(paired.swapped, swap)
-        if bar is not None:
-            bar.update(result.shape[0])
-        return result
-
-    units = np.arange(n_units)
-    try:
-        res = stats.permutation_test(
-            (units, units + n_units),
-            statistic,
-            permutation_type="samples",
-            vectorized=True,
-            n_resamples=n_resamples,
-            batch=batch,
-            alternative=alternative,
-            axis=-1,
-            **{rng_keyword(): random_state},
-        )
-    finally:
-        if bar is not None:
-            bar.close()
+    exact = n_units < 63 and n_resamples >= 2**n_units
+    if exact:
+        null, pvalue = _scipy_permutation(prep, rng, n_resamples, alternative)
+    else:
+        work = float(n_resamples) * paired.n
+        bar = progress_bar(n_resamples, progress, work, "paired permutation")
+        try:
+            null = _permutation_distribution(prep, rng, n_resamples, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        pvalue = _permutation_pvalue(null, observed, alternative, exact=False)
     notes = [NOTE_DIRECTION]
     if paired.n_folds > 1:
         notes.append(NOTE_WITHIN_FOLDS)
-    null = np.asarray(res.null_distribution, dtype=np.float64)
     if not np.isfinite(null).all():
         raise DataError(f"{paired.spec.name} is undefined on some permuted samples")
     return PermutationTestResult(
         statistic=observed,
-        pvalue=float(res.pvalue),
+        pvalue=pvalue,
         alternative=alternative,
         estimate=observed,
         nobs=paired.n,
@@ -508,6 +731,7 @@ def _run_permutation(
     )
 
 
+@_options_checked
 def paired_permutation_test_array(
     truth: ArrayLike,
     a: ArrayLike,

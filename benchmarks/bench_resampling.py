@@ -1,0 +1,105 @@
+"""Speed of the paired bootstrap and permutation tests against the cost of drawing alone.
+
+Prints, in one run and with the machine's load average next to each figure:
+
+1. the floor: numpy's ``Generator.integers`` drawing the resample indices of
+   ``B`` resamples of ``n`` records in one call (what ``scipy.stats.bootstrap``
+   draws);
+2. ``B`` paired-bootstrap resamples of AUC(A) − AUC(B) and of F1(A) − F1(B) on
+   ``n`` records (BCa interval), and ``B`` random swaps of the paired permutation
+   test of the AUC and of F1;
+3. each time divided by the floor (the target is ≤ 2).
+
+Run ``python benchmarks/bench_resampling.py`` (10,000 resamples of 100,000
+records; ``--records`` and ``--resamples`` change them; ``--permutation-resamples``
+runs fewer swaps and scales the time up to ``--resamples``, for slow versions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from cvreport import arrays
+
+
+def _load() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return f"{os.cpu_count()} cores"
+    return f"load {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
+
+
+def _floor(n: int, n_resamples: int) -> float:
+    """Seconds for one ``Generator.integers`` call drawing every resample's indices."""
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    drawn = rng.integers(0, n, size=(n_resamples, n))
+    elapsed = time.perf_counter() - start
+    del drawn
+    return elapsed
+
+
+def _data(n: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, n)
+    a = 0.5 * y + rng.random(n)
+    b = 0.45 * y + rng.random(n)
+    return {"y": y, "a": a, "b": b, "label_a": (a > 0.75).astype(int), "label_b": (b > 0.72).astype(int)}
+
+
+def _time(function, *args, **kwargs) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--permutation-resamples", type=int, default=None)
+    args = parser.parse_args()
+    n, n_resamples = args.records, args.resamples
+    swaps = args.permutation_resamples or n_resamples
+    data = _data(n)
+    y = data["y"]
+    print(f"{n_resamples:,} resamples of {n:,} records; {_load()}", flush=True)
+    floor = _floor(n, n_resamples)
+    print(
+        f"  floor: Generator.integers, one call of ({n_resamples:,}, {n:,}) indices: "
+        f"{floor:7.2f} s   [{_load()}]",
+        flush=True,
+    )
+    cases = [
+        ("bootstrap AUC", arrays.paired_bootstrap_test, "roc_auc", "a", "b", n_resamples),
+        ("bootstrap F1", arrays.paired_bootstrap_test, "f1", "label_a", "label_b", n_resamples),
+        ("permutation AUC", arrays.paired_permutation_test, "roc_auc", "a", "b", swaps),
+        ("permutation F1", arrays.paired_permutation_test, "f1", "label_a", "label_b", swaps),
+    ]
+    for label, function, metric, a, b, count in cases:
+        elapsed, result = _time(
+            function,
+            y,
+            data[a],
+            data[b],
+            metric=metric,
+            n_resamples=count,
+            random_state=0,
+            progress=False,
+        )
+        scaled = elapsed * n_resamples / count
+        note = f" (measured on {count:,}, scaled)" if count != n_resamples else ""
+        print(
+            f"  {label:16s} {scaled:7.2f} s{note}  ratio to floor {scaled / floor:5.2f}  "
+            f"(δ = {result.estimate:+.5f}, p = {result.pvalue:.4f})   [{_load()}]",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
