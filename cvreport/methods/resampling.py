@@ -268,7 +268,7 @@ def _integer_option(name: str, value: Any, minimum: int) -> int:
 
 def _check_common(
     alternative: Any, n_resamples: Any, batch: Any, progress: Any, random_state: Any, minimum: int
-) -> tuple[int, int | None, np.random.Generator | np.random.RandomState]:
+) -> tuple[int, int | None, np.random.Generator]:
     if not isinstance(alternative, str):
         raise CVReportError(
             f"alternative must be 'two-sided', 'less' or 'greater', got {alternative!r}"
@@ -281,15 +281,18 @@ def _check_common(
     return n, size, random_generator(random_state)
 
 
-def random_generator(random_state: Any) -> np.random.Generator | np.random.RandomState:
+def random_generator(random_state: Any) -> np.random.Generator:
     """The generator scipy.stats would use for ``rng=random_state``, or a :class:`CVReportError`.
 
     None, a non-negative integer or a :class:`numpy.random.SeedSequence` seed
-    :func:`numpy.random.default_rng`; a Generator or a legacy RandomState is used
-    as it is (and advanced).
+    :func:`numpy.random.default_rng`; a Generator is used as it is (and
+    advanced); a legacy RandomState lends its bit generator to a Generator, as
+    scipy.stats does with ``rng=``.
     """
-    if isinstance(random_state, np.random.Generator | np.random.RandomState):
+    if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.Generator(random_state._bit_generator)
     if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
@@ -322,7 +325,7 @@ def _prefetched(items: Iterator[Any]) -> Iterator[Any]:
 
 
 def _bootstrap_draws(
-    rng: np.random.Generator | np.random.RandomState,
+    rng: np.random.Generator,
     sizes: list[int],
     n_resamples: int,
     batch: int | None,
@@ -342,32 +345,23 @@ def _bootstrap_draws(
             step = max(1, _CHUNK // size)
             for first in range(start, start + rows, step):
                 k = min(step, start + rows - first)
-                if isinstance(rng, np.random.Generator):
-                    draws = rng.integers(0, size, (k, size))
-                else:
-                    draws = rng.randint(0, size, (k, size))
-                yield first, f, draws
+                yield first, f, rng.integers(0, size, (k, size))
 
 
 def _kept_units(
-    rng: np.random.Generator | np.random.RandomState, n_units: int, n_resamples: int
+    rng: np.random.Generator, n_units: int, n_resamples: int
 ) -> Iterator[tuple[int, np.ndarray]]:
     """``(first swap, kept)``: 1 where a unit keeps its predictions, as scipy.stats draws.
 
     scipy's ``permutation_test(permutation_type="samples")`` shuffles each pair
     with ``Generator.permuted``, which takes one 32-bit value per pair and swaps
-    when its lowest bit is 0; with a RandomState it sorts two uniforms per pair.
+    when its lowest bit is 0.
     """
     step = max(1, _CHUNK // n_units)
     for first in range(0, n_resamples, step):
         k = min(step, n_resamples - first)
-        if isinstance(rng, np.random.Generator):
-            bits = rng.integers(0, 2**32, (k, n_units), dtype=np.uint32)
-            kept = np.bitwise_and(bits, 1).astype(np.float64)
-        else:
-            uniforms = rng.random((k, n_units, 2))
-            kept = (uniforms[..., 0] <= uniforms[..., 1]).astype(np.float64)
-        yield first, kept
+        bits = rng.integers(0, 2**32, (k, n_units), dtype=np.uint32)
+        yield first, np.bitwise_and(bits, 1).astype(np.float64)
 
 
 # ---------------------------------------------------------------------------- bootstrap
@@ -407,7 +401,7 @@ def _bca_parameters(
 
 def _bootstrap_distribution(
     prep: Prepared,
-    rng: np.random.Generator | np.random.RandomState,
+    rng: np.random.Generator,
     n_resamples: int,
     batch: int | None,
     bar: Any,
@@ -627,7 +621,7 @@ def _permutation_pvalue(
 
 
 def _permutation_distribution(
-    prep: Prepared, rng: np.random.Generator | np.random.RandomState, n_resamples: int, bar: Any
+    prep: Prepared, rng: np.random.Generator, n_resamples: int, bar: Any
 ) -> np.ndarray:
     paired = prep.paired
     bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
@@ -637,7 +631,13 @@ def _permutation_distribution(
         plan = paired.fold_records(f).swap_plan(
             np.searchsorted(fold_units, units), fold_units.shape[0]
         )
-        plans.append(plan if plan is None else (fold_units[plan.columns], plan))
+        if plan is None:
+            plans.append(None)
+            continue
+        columns: np.ndarray | slice = fold_units[plan.columns]
+        if columns.shape[0] and columns[-1] - columns[0] + 1 == columns.shape[0]:
+            columns = slice(int(columns[0]), int(columns[-1]) + 1)  # a range: no gather
+        plans.append((columns, plan))
     per_fold = np.empty((n_resamples, paired.n_folds))
     for first, kept in _prefetched(_kept_units(rng, prep.n_units, n_resamples)):
         rows = slice(first, first + kept.shape[0])
@@ -646,7 +646,9 @@ def _permutation_distribution(
             per_fold[rows] = paired.swapped_per_fold(swap)
         else:
             for f, (columns, plan) in enumerate(plans):
-                per_fold[rows, f] = plan.finish(kept[:, columns] @ plan.delta)
+                # einsum, not BLAS: exact sums of integers, no thread pool beside the draws
+                sums = np.einsum("ij,jq->iq", kept[:, columns], plan.delta)
+                per_fold[rows, f] = plan.finish(sums)
         if bar is not None:
             bar.update(kept.shape[0])
     return per_fold.mean(axis=1)
