@@ -61,7 +61,13 @@ def _data(n: int) -> dict[str, np.ndarray]:
     y = rng.integers(0, 2, n)
     a = 0.5 * y + rng.random(n)
     b = 0.45 * y + rng.random(n)
-    return {"y": y, "a": a, "b": b, "label_a": (a > 0.75).astype(int), "label_b": (b > 0.72).astype(int)}
+    return {
+        "y": y,
+        "a": a,
+        "b": b,
+        "label_a": (a > 0.75).astype(int),
+        "label_b": (b > 0.72).astype(int),
+    }
 
 
 def _time(function, *args, **kwargs) -> tuple[float, object]:

@@ -262,7 +262,9 @@ class PairedRecords:
             for r in range(rows):
                 counts[r] = np.bincount(np.take(codes, draws[r]), minlength=size)
             c = self.n_classes
-            first = confusion_metric(spec.name, (counts @ cells_a).reshape(rows, c, c), self.positive)
+            first = confusion_metric(
+                spec.name, (counts @ cells_a).reshape(rows, c, c), self.positive
+            )
             second = confusion_metric(
                 spec.name, (counts @ cells_b).reshape(rows, c, c), self.positive
             )

@@ -2,9 +2,10 @@
 
 Both compare ``δ = metric(A) − metric(B)`` computed on the same test records,
 for any metric of :mod:`cvreport.data.metrics` (AUC, F1, MCC, log loss, ...),
-and are built on :func:`scipy.stats.bootstrap` and
-:func:`scipy.stats.permutation_test`, so the same ``random_state`` draws the
-same resamples as scipy does.
+and draw the resamples :func:`scipy.stats.bootstrap` and
+:func:`scipy.stats.permutation_test` draw for the same ``random_state`` (the
+same indices and swaps, taken from the generator in the same order), computed
+near the cost of drawing them (see :mod:`cvreport.methods._weighted`).
 
 * **Paired bootstrap** (Koehn 2004; Berg-Kirkpatrick, Burkett & Klein 2012):
   resample the records (or whole clusters of records) with replacement, keeping
@@ -17,7 +18,8 @@ same resamples as scipy does.
 * **Paired permutation test**, approximate randomization (Noreen 1989; Yeh
   2000): under H0 the two models' predictions of a record are exchangeable, so
   each is swapped with probability ½ (per cluster for clustered records);
-  ``p = (1 + #{|δ_perm| ≥ |δ|}) / (B + 1)``.
+  scipy's p-value: one-sided ``(1 + #{δ_perm ≥ δ}) / (B + 1)`` (or ≤), two-sided
+  twice the smaller one-sided p-value, at most 1 (docs/methods.md says why).
 
 **Within a cross-validation design** both resample *within each validation
 fold* (records of a fold are drawn from that fold; swaps are per record) and δ
@@ -239,10 +241,9 @@ def check_option_names(function: str, given: Any, accepted: list[str]) -> None:
     name = unknown[0]
     close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
     hint = _SYNONYMS.get(name.lower()) or (close[0] if close else None)
-    suggestion = f"; did you mean {hint}?" if hint else ""
+    suggestion = f"; did you mean {hint}?" if hint else "."
     raise CVReportError(
-        f"{function}() has no option {name!r}{suggestion} Its options are: "
-        f"{', '.join(accepted)}"
+        f"{function}() has no option {name!r}{suggestion} Its options are: {', '.join(accepted)}"
     )
 
 
@@ -552,16 +553,27 @@ def paired_bootstrap_test_array(
         Validation fold of each record: resampling within folds, δ the mean over folds.
     pos_label : label, optional
         The positive class of a binary metric (default: the larger label).
-    random_state : None, int or numpy.random.Generator
-        Passed to :func:`scipy.stats.bootstrap`: the same seed draws the same resamples.
+    random_state : None, int, numpy.random.SeedSequence, Generator or RandomState
+        Taken as :func:`scipy.stats.bootstrap` takes ``rng=``: the same seed draws the
+        same resamples as scipy.
     batch : int, optional
-        Resamples per vectorised call (default: about 3·10⁶ record weights per call).
+        As scipy's ``batch``: resamples drawn per fold before the next fold's
+        (default: all of them). It changes which indices each fold gets when
+        there are several folds, as in scipy; memory stays bounded either way.
     progress : bool, optional
         Show a progress bar (default: when the run is long).
 
     Returns
     -------
     BootstrapTestResult
+
+    Raises
+    ------
+    CVReportError
+        An option out of range or of the wrong type, or a misspelt option name
+        (the message names the accepted ones).
+    DataError
+        Inputs of different lengths, or a metric undefined on some resamples.
 
     References
     ----------
@@ -592,9 +604,7 @@ def paired_bootstrap_test_array(
 # ---------------------------------------------------------------------------- permutation
 
 
-def _permutation_pvalue(
-    null: np.ndarray, observed: float, alternative: str, exact: bool
-) -> float:
+def _permutation_pvalue(null: np.ndarray, observed: float, alternative: str, exact: bool) -> float:
     """scipy.stats.permutation_test's p-value, with its tolerance for rounding.
 
     One-sided: ``(#{δ_perm ≥ δ − γ} + 1) / (B + 1)`` (``≤ δ + γ`` for "less"; no
@@ -752,13 +762,18 @@ def paired_permutation_test_array(
     """Paired permutation test (approximate randomization) of metric(A) = metric(B).
 
     Each record's (or cluster's) two predictions are swapped between the models
-    with probability ½; the p-value is scipy's ``(1 + #{|δ_perm| ≥ |δ|}) / (B + 1)``
-    (exact when ``2ⁿ ≤ n_resamples``).
+    with probability ½, with the swaps :func:`scipy.stats.permutation_test` draws
+    for the same ``random_state``. The p-value is scipy's: one-sided
+    ``p_greater = (1 + #{δ_perm ≥ δ}) / (B + 1)`` (``p_less`` with ≤), two-sided
+    ``min(1, 2·min(p_less, p_greater))``; every swap pattern is enumerated, without
+    the +1, when ``2ⁿ ≤ n_resamples``.
 
     Parameters
     ----------
-    truth, a, b, metric, clusters, folds, pos_label, random_state, batch, progress
+    truth, a, b, metric, clusters, folds, pos_label, random_state, progress
         As :func:`paired_bootstrap_test_array`.
+    batch : int, optional
+        Accepted for scipy's signature; the swaps drawn do not depend on it.
     n_resamples : int
     alternative : {"two-sided", "less", "greater"}
         About metric(A) − metric(B).
@@ -766,6 +781,13 @@ def paired_permutation_test_array(
     Returns
     -------
     PermutationTestResult
+
+    Raises
+    ------
+    CVReportError
+        An option out of range or of the wrong type, or a misspelt option name.
+    DataError
+        Inputs of different lengths.
 
     References
     ----------
@@ -792,6 +814,18 @@ def paired_permutation_test_array(
 
 
 # ---------------------------------------------------------------------------- tables
+
+_DATA_ARGUMENTS = ("truth", "a", "b", "metric", "clusters", "folds", "pos_label")
+_BOOTSTRAP_OPTIONS = [
+    name
+    for name in inspect.signature(paired_bootstrap_test_array).parameters
+    if name not in _DATA_ARGUMENTS
+]
+_PERMUTATION_OPTIONS = [
+    name
+    for name in inspect.signature(paired_permutation_test_array).parameters
+    if name not in _DATA_ARGUMENTS
+]
 
 
 def _table_inputs(
@@ -872,6 +906,7 @@ def paired_bootstrap_test(
     >>> round(res.estimate, 4), res.models
     (0.3, ('A', 'B'))
     """
+    check_option_names("paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
     return _finish(result, table, models)
@@ -912,6 +947,7 @@ def paired_permutation_test(
     >>> round(paired_permutation_test(t, n_resamples=999, random_state=0).estimate, 4)
     0.3
     """
+    check_option_names("paired_permutation_test", options, _PERMUTATION_OPTIONS)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
     return _finish(result, table, models)

@@ -367,8 +367,9 @@ def test_table_level_options_are_checked_too():
     table = cvreport.ResultsTable.from_predictions(
         df, truth="y", score="p", metric="roc_auc", replication=None, fold=None
     )
-    with pytest.raises(CVReportError, match="did you mean n_resamples"):
+    with pytest.raises(CVReportError, match=r"paired_bootstrap_test\(\) has no option") as caught:
         cvreport.paired_bootstrap_test(table, n_resampels=10)
+    assert "did you mean n_resamples" in str(caught.value) and "truth" not in str(caught.value)
     with pytest.raises(CVReportError, match="n_resamples must be an integer"):
         cvreport.paired_permutation_test(table, n_resamples=0)
 
