@@ -274,7 +274,10 @@ class PairedRecords:
             out = np.empty(rows)
             for r in range(rows):
                 w = np.bincount(draws[r], minlength=n)
-                (u2_a, pairs), (u2_b, _) = _counted_u(w, sorted_a), _counted_u(w, sorted_b)
+                w_pos = np.take(w, sorted_a.positives)  # the same records for both models
+                n_pos = int(w_pos.sum())
+                pairs = n_pos * (draws.shape[1] - n_pos)  # every draw is a positive or a negative
+                u2_a, u2_b = _counted_u(w, w_pos, sorted_a), _counted_u(w, w_pos, sorted_b)
                 out[r] = (u2_a - u2_b) / (2 * pairs) if pairs else np.nan
             return out
         weights = np.stack([np.bincount(row, minlength=n) for row in draws])
@@ -548,8 +551,11 @@ class PairedRecords:
             return (u_total - removed + within) / ((m - pos_u) * (n - neg_u))
 
 
-def _counted_u(counts: np.ndarray, fold: _SortedFold) -> tuple[int, int]:
-    """``2U`` and ``m·n`` of one resample given how often each record was drawn (``counts``)."""
+def _counted_u(counts: np.ndarray, w_pos: np.ndarray, fold: _SortedFold) -> int:
+    """``2U`` of one resample given how often each record was drawn (``counts``, int).
+
+    ``w_pos`` holds the counts of the positives (``counts[fold.positives]``).
+    """
     w_neg = np.take(counts, fold.negatives)
     cumulative = np.empty(w_neg.shape[0] + 1, dtype=np.int64)
     cumulative[0] = 0
@@ -557,9 +563,7 @@ def _counted_u(counts: np.ndarray, fold: _SortedFold) -> tuple[int, int]:
     credit = np.take(cumulative, fold.below)
     if fold.ties:
         credit += np.take(cumulative, fold.not_above)
-    w_pos = np.take(counts, fold.positives)
-    u2 = int(np.dot(w_pos, credit)) * (1 if fold.ties else 2)
-    return u2, int(w_pos.sum()) * int(cumulative[-1])
+    return int(np.dot(w_pos, credit)) * (1 if fold.ties else 2)
 
 
 # ---------------------------------------------------------------------------- inputs of the tests
