@@ -627,3 +627,35 @@ def test_swaps_of_clusters_within_folds_follow_scipy(name, monkeypatch):
     )
     np.testing.assert_allclose(ours.null_distribution, reference.null_distribution, atol=1e-12)
     assert ours.pvalue == reference.pvalue
+
+
+def test_multiclass_bootstrap_counts_patterns_as_scipy_resamples_records():
+    rng = np.random.default_rng(22)
+    y = rng.integers(0, 3, 60)
+    a = np.where(rng.random(60) < 0.7, y, rng.integers(0, 3, 60))
+    b = np.where(rng.random(60) < 0.6, y, rng.integers(0, 3, 60))
+
+    def f1_macro(t, p):
+        return skm.f1_score(t, p, average="macro", labels=[0, 1, 2], zero_division=0)
+
+    reference = stats.bootstrap(
+        (y, a, b),
+        lambda y, a, b: f1_macro(y, a) - f1_macro(y, b),
+        paired=True,
+        vectorized=False,
+        n_resamples=99,
+        method="percentile",
+        random_state=np.random.default_rng(23),
+    )
+    ours = arrays.paired_bootstrap_test(
+        y,
+        a,
+        b,
+        metric="f1_macro",
+        n_resamples=99,
+        method="percentile",
+        random_state=np.random.default_rng(23),
+    )
+    np.testing.assert_allclose(
+        ours.bootstrap_distribution, reference.bootstrap_distribution, atol=1e-12, rtol=0
+    )
