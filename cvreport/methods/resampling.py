@@ -425,20 +425,18 @@ def _bootstrap_distribution(
     return per_fold.mean(axis=1)
 
 
-def _run_bootstrap(
-    prep: Prepared,
-    *,
-    n_resamples: Any,
-    confidence_level: Any,
-    method: Any,
-    alternative: Any,
-    random_state: Any,
-    batch: Any,
-    progress: Any,
-) -> BootstrapTestResult:
+def _check_bootstrap_options(
+    n_resamples: Any = 9999,
+    confidence_level: Any = 0.95,
+    method: Any = "BCa",
+    alternative: Any = "two-sided",
+    random_state: Any = None,
+    batch: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """The bootstrap's options checked and normalised, or a :class:`CVReportError`."""
     if not isinstance(method, str) or method.lower() not in ("bca", "percentile"):
         raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
-    method = "BCa" if method.lower() == "bca" else "percentile"
     if (
         isinstance(confidence_level, bool)
         or not isinstance(confidence_level, numbers.Real)
@@ -447,9 +445,41 @@ def _run_bootstrap(
         raise CVReportError(
             f"confidence_level must be a number in (0, 1), e.g. 0.95, got {confidence_level!r}"
         )
-    n_resamples, batch, rng = _check_common(
-        alternative, n_resamples, batch, progress, random_state, minimum=2
-    )
+    n, size, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 2)
+    return {
+        "n_resamples": n,
+        "confidence_level": float(confidence_level),
+        "method": "BCa" if method.lower() == "bca" else "percentile",
+        "alternative": alternative,
+        "rng": rng,
+        "batch": size,
+        "progress": progress,
+    }
+
+
+def _check_permutation_options(
+    n_resamples: Any = 9999,
+    alternative: Any = "two-sided",
+    random_state: Any = None,
+    batch: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """The permutation test's options checked and normalised, or a :class:`CVReportError`."""
+    n, _, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 1)
+    return {"n_resamples": n, "alternative": alternative, "rng": rng, "progress": progress}
+
+
+def _run_bootstrap(
+    prep: Prepared,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    method: str,
+    alternative: str,
+    rng: np.random.Generator,
+    batch: int | None,
+    progress: bool | None,
+) -> BootstrapTestResult:
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
@@ -588,17 +618,10 @@ def paired_bootstrap_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
-    return _run_bootstrap(
-        prep,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=method,
-        alternative=alternative,
-        random_state=random_state,
-        batch=batch,
-        progress=progress,
+    options = _check_bootstrap_options(
+        n_resamples, confidence_level, method, alternative, random_state, batch, progress
     )
+    return _run_bootstrap(prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options)
 
 
 # ---------------------------------------------------------------------------- permutation
@@ -692,15 +715,11 @@ def _scipy_permutation(
 def _run_permutation(
     prep: Prepared,
     *,
-    n_resamples: Any,
-    alternative: Any,
-    random_state: Any,
-    batch: Any,
-    progress: Any,
+    n_resamples: int,
+    alternative: str,
+    rng: np.random.Generator,
+    progress: bool | None,
 ) -> PermutationTestResult:
-    n_resamples, batch, rng = _check_common(
-        alternative, n_resamples, batch, progress, random_state, minimum=1
-    )
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
@@ -802,14 +821,9 @@ def paired_permutation_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
+    options = _check_permutation_options(n_resamples, alternative, random_state, batch, progress)
     return _run_permutation(
-        prep,
-        n_resamples=n_resamples,
-        alternative=alternative,
-        random_state=random_state,
-        batch=batch,
-        progress=progress,
+        prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options
     )
 
 
@@ -907,6 +921,7 @@ def paired_bootstrap_test(
     (0.3, ('A', 'B'))
     """
     check_option_names("paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
+    _check_bootstrap_options(**options)  # before reading the table
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
     return _finish(result, table, models)
@@ -948,6 +963,7 @@ def paired_permutation_test(
     0.3
     """
     check_option_names("paired_permutation_test", options, _PERMUTATION_OPTIONS)
+    _check_permutation_options(**options)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
     return _finish(result, table, models)
