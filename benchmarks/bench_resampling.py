@@ -10,7 +10,9 @@ Prints, in one run and with the machine's load average next to each figure:
    test of the AUC and of F1;
 3. each time divided by the floor (the target is ≤ 2), and by the same draws
    made in arrays of about 10⁶ values (a stricter floor: one call of 10⁹
-   values also pays for faulting in 8 GB of fresh memory).
+   values also pays for faulting in 8 GB of fresh memory), with CPU seconds
+   (all threads) beside the wall-clock ones: on a shared machine the CPU
+   ratio depends less on the load.
 
 Run ``python benchmarks/bench_resampling.py`` (10,000 resamples of 100,000
 records; ``--records`` and ``--resamples`` change them; ``--permutation-resamples``
@@ -36,24 +38,24 @@ def _load() -> str:
     return f"load {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
 
 
-def _floor(n: int, n_resamples: int) -> float:
-    """Seconds for one ``Generator.integers`` call drawing every resample's indices."""
+def _floor(n: int, n_resamples: int) -> tuple[float, float]:
+    """Seconds (wall, CPU) for one ``Generator.integers`` call drawing every resample's indices."""
     rng = np.random.default_rng(0)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     drawn = rng.integers(0, n, size=(n_resamples, n))
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start, time.process_time() - cpu
     del drawn
     return elapsed
 
 
-def _floor_in_chunks(n: int, n_resamples: int) -> float:
+def _floor_in_chunks(n: int, n_resamples: int) -> tuple[float, float]:
     """The same indices drawn in arrays of about 10⁶ values (no fresh memory to fault in)."""
     rng = np.random.default_rng(0)
     step = max(1, 1_000_000 // n)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for first in range(0, n_resamples, step):
         rng.integers(0, n, size=(min(step, n_resamples - first), n))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def _data(n: int) -> dict[str, np.ndarray]:
@@ -70,10 +72,10 @@ def _data(n: int) -> dict[str, np.ndarray]:
     }
 
 
-def _time(function, *args, **kwargs) -> tuple[float, object]:
-    start = time.perf_counter()
+def _time(function, *args, **kwargs) -> tuple[float, float, object]:
+    start, cpu = time.perf_counter(), time.process_time()
     result = function(*args, **kwargs)
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, time.process_time() - cpu, result
 
 
 def main() -> None:
@@ -87,15 +89,15 @@ def main() -> None:
     data = _data(n)
     y = data["y"]
     print(f"{n_resamples:,} resamples of {n:,} records; {_load()}", flush=True)
-    floor = _floor(n, n_resamples)
+    floor, floor_cpu = _floor(n, n_resamples)
     print(
         f"  floor: Generator.integers, one call of ({n_resamples:,}, {n:,}) indices: "
-        f"{floor:7.2f} s   [{_load()}]",
+        f"{floor:7.2f} s (CPU {floor_cpu:6.2f} s)   [{_load()}]",
         flush=True,
     )
-    chunked = _floor_in_chunks(n, n_resamples)
+    chunked, chunked_cpu = _floor_in_chunks(n, n_resamples)
     print(
-        f"  (the same draws in arrays of ~10⁶ values: {chunked:7.2f} s, "
+        f"  (the same draws in arrays of ~10⁶ values: {chunked:7.2f} s (CPU {chunked_cpu:6.2f} s), "
         f"one call / chunks {floor / chunked:4.2f})   [{_load()}]",
         flush=True,
     )
@@ -106,7 +108,7 @@ def main() -> None:
         ("permutation F1", arrays.paired_permutation_test, "f1", "label_a", "label_b", swaps),
     ]
     for label, function, metric, a, b, count in cases:
-        elapsed, result = _time(
+        elapsed, cpu, result = _time(
             function,
             y,
             data[a],
@@ -117,10 +119,12 @@ def main() -> None:
             progress=False,
         )
         scaled = elapsed * n_resamples / count
+        scaled_cpu = cpu * n_resamples / count
         note = f" (measured on {count:,}, scaled)" if count != n_resamples else ""
         print(
             f"  {label:16s} {scaled:7.2f} s{note}  ratio to floor {scaled / floor:5.2f} "
-            f"(to chunks {scaled / chunked:5.2f})  "
+            f"(to chunks {scaled / chunked:5.2f}; CPU {scaled_cpu:6.2f} s, "
+            f"{scaled_cpu / chunked_cpu:5.2f}× the chunks' CPU)  "
             f"(δ = {result.estimate:+.5f}, p = {result.pvalue:.4f})   [{_load()}]",
             flush=True,
         )
