@@ -538,13 +538,21 @@ def record_predictions(table: ResultsTable, what: str) -> RecordPredictions:
 
 
 def record_pairs(table: ResultsTable, a: Any, b: Any, what: str) -> list[FoldRecords]:
-    """Models ``a`` and ``b`` on every (replication, fold), aligned by record, in table order."""
+    """Models ``a`` and ``b`` on every (replication, fold), aligned by record, sorted by record.
+
+    Sorted by record label (not by row order), so that resampling tests draw the
+    same records whatever the order of the input rows.
+    """
     kept = record_predictions(table, what)
     frame = kept.frame
     scores = kept.score_columns
     out = []
     for (replication, fold), cell in frame.groupby(["replication", "fold"], sort=True):
         left = cell[cell["model"] == a].set_index("record")
+        try:
+            left = left.sort_index(kind="stable")
+        except TypeError:  # labels of mixed types: by type, then by text
+            left = left.sort_index(key=lambda ids: ids.map(lambda v: f"{type(v).__name__}:{v!r}"))
         right = cell[cell["model"] == b].set_index("record").reindex(left.index)
         out.append(
             FoldRecords(

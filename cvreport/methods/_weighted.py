@@ -14,6 +14,21 @@ family, so that 10,000 resamples of 100,000 records take seconds:
   (U = Σ positive weight × negative weight below, ties counted ½);
 * anything else (average precision, one-vs-rest AUC, a user's function): the
   weighted records are expanded row by row and computed as groups.
+
+Bootstrap draws of one fold (:meth:`PairedRecords.drawn`) are computed one
+resample at a time, so that the counts and sums of a resample stay in the
+processor's cache: a record mean is one gather of the drawn records'
+differences; a confusion-count metric one ``bincount`` of the drawn records'
+(truth, A, B) patterns; the binary AUC one ``bincount`` of the draws and one
+cumulative sum per model.
+
+Swaps of the permutation test are linear for these metrics
+(:meth:`PairedRecords.swap_plan`): with σ_u = ±1 whether unit u keeps or
+swaps its two predictions, a record mean's difference is Σ σ_u d_u / n, the
+AUC difference Σ σ_u c_u / (4mn) with integer c_u (each positive's and each
+negative's share of the pairs, see :func:`auc_swap_coefficients`), and each
+confusion count of A (of B) its value plus (minus) the swapped units' count
+changes; a batch of swaps is then one matrix product.
 """
 
 from __future__ import annotations
@@ -21,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +60,12 @@ from cvreport.errors import DataError
 __all__ = [
     "PairedRecords",
     "Prepared",
+    "SwapPlan",
+    "auc_swap_coefficients",
     "default_batch",
     "prepare_pair",
     "progress_bar",
     "rng_keyword",
-    "threaded",
 ]
 
 
@@ -61,6 +76,67 @@ class _SortedFold:
     below: np.ndarray  # for each positive: negatives with a lower score
     not_above: np.ndarray  # for each positive: negatives with a lower or equal score
     ties: bool  # whether a positive ties with a negative
+
+
+@dataclass(frozen=True)
+class SwapPlan:
+    """Swaps of the permutation test as one matrix product (see the module's notes).
+
+    ``finish(kept @ delta)`` is the ``(B,)`` difference of the fold under swaps,
+    where ``kept`` ``(B, len(columns))`` is 1 where a unit of ``columns`` keeps
+    its predictions and 0 where they are swapped.
+    """
+
+    columns: np.ndarray  # the units whose swap changes the statistic
+    delta: np.ndarray  # (len(columns), q) their coefficients
+    finish: Callable[[np.ndarray], np.ndarray]
+
+
+def _two_sided_ranks(sorted_values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """2 × (#values below x + ½ #values equal to x), an integer, for each x."""
+    return np.searchsorted(sorted_values, x, side="left") + np.searchsorted(
+        sorted_values, x, side="right"
+    )
+
+
+def auc_swap_coefficients(
+    positive: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """Integer ``c`` and denominator ``D`` with AUC(A) − AUC(B) = Σ σ_k c_k / D under swaps.
+
+    With σ_k = +1 where record k keeps its two scores and −1 where A's and B's
+    are exchanged, ψ the Mann–Whitney kernel (ties ½), α_ij = ψ(a_i, a_j) −
+    ψ(b_i, b_j) and β_ij = ψ(a_i, b_j) − ψ(b_i, a_j) for a positive i and a
+    negative j, the pair's contribution is α_ij (σ_i + σ_j)/2 + β_ij (σ_i − σ_j)/2;
+    so the difference is linear in σ: c_i = 2 Σ_j (α_ij + β_ij),
+    c_j = 2 Σ_i (α_ij − β_ij), D = 4mn. Computed from four sorted arrays.
+
+    Examples
+    --------
+    >>> positive = np.array([True, True, False, False])
+    >>> a, b = np.array([0.9, 0.4, 0.5, 0.1]), np.array([0.8, 0.7, 0.2, 0.3])
+    >>> c, d = auc_swap_coefficients(positive, a, b)
+    >>> float(c.sum() / d)  # AUC(A) − AUC(B) = 0.75 − 1.0
+    -0.25
+    """
+    a_pos, b_pos = np.sort(a[positive]), np.sort(b[positive])
+    a_neg, b_neg = np.sort(a[~positive]), np.sort(b[~positive])
+    c = np.empty(a.shape[0], dtype=np.int64)
+    xa, xb = a[positive], b[positive]
+    c[positive] = (
+        _two_sided_ranks(a_neg, xa)
+        - _two_sided_ranks(b_neg, xb)
+        + _two_sided_ranks(b_neg, xa)
+        - _two_sided_ranks(a_neg, xb)
+    )
+    ya, yb = a[~positive], b[~positive]
+    c[~positive] = (
+        _two_sided_ranks(b_pos, yb)
+        - _two_sided_ranks(a_pos, ya)
+        + _two_sided_ranks(a_pos, yb)
+        - _two_sided_ranks(b_pos, ya)
+    )
+    return c, 4 * a_pos.shape[0] * a_neg.shape[0]
 
 
 @dataclass
@@ -89,7 +165,7 @@ class PairedRecords:
     positive: int
     fold: np.ndarray
     labels: list[Any] | None = None
-    _sorted: dict[tuple[int, str], _SortedFold] = field(default_factory=dict, repr=False)
+    _cache: dict[tuple[int, str], Any] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:
@@ -123,35 +199,170 @@ class PairedRecords:
             diff = np.empty((weights.shape[0], self.n_folds))
             for f in range(self.n_folds):
                 w_pos = self._positive_weights(weights, f, bounds)  # shared by both models
-                diff[:, f] = self._weighted_auc(
-                    weights, w_pos, self.x_a, f, bounds
-                ) - self._weighted_auc(weights, w_pos, self.x_b, f, bounds)
+                u2_a, pairs = self._weighted_u(weights, w_pos, self.x_a, f)
+                u2_b, _ = self._weighted_u(weights, w_pos, self.x_b, f)
+                # one rounding of (U_A − U_B) / (m n): differences equal as numbers are equal
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    diff[:, f] = np.where(pairs > 0, (u2_a - u2_b) / (2.0 * pairs), np.nan)
             return diff.mean(axis=1)
         diff = self._per_fold(weights, self.x_a) - self._per_fold(weights, self.x_b)
         return diff.mean(axis=1)
 
     def swapped(self, swap: np.ndarray) -> np.ndarray:
         """``(B,)`` differences with A's and B's predictions exchanged where ``swap`` ``(B, n)``."""
+        return self.swapped_per_fold(swap).mean(axis=1)
+
+    def swapped_per_fold(self, swap: np.ndarray) -> np.ndarray:
+        """``(B, F)`` differences of each fold with predictions exchanged where ``swap``."""
         spec = self.spec
         if spec.kind == "record":
             d = self._record(self.x_a) - self._record(self.x_b)
             signed = np.where(swap, -d, d)
-            return self._fold_means(signed)
+            bounds = self._bounds()
+            return np.add.reduceat(signed, bounds[:-1], axis=1) / np.diff(bounds)
         side = swap if self.x_a.ndim == 1 else swap[..., None]
         first = np.where(side, self.x_b, self.x_a)
         second = np.where(side, self.x_a, self.x_b)
-        return (self._rows(first) - self._rows(second)).mean(axis=1)
+        return self._rows(first) - self._rows(second)
+
+    # -- one fold: bootstrap draws and swap plans --------------------------------
+    def fold_records(self, f: int) -> PairedRecords:
+        """The records of fold ``f`` alone (cached), as a one-fold :class:`PairedRecords`."""
+        key = (f, "fold")
+        if key not in self._cache:
+            lo, hi = self._bounds()[f : f + 2]
+            self._cache[key] = PairedRecords(
+                spec=self.spec,
+                truth=self.truth[lo:hi],
+                x_a=self.x_a[lo:hi],
+                x_b=self.x_b[lo:hi],
+                n_classes=self.n_classes,
+                positive=self.positive,
+                fold=np.zeros(hi - lo, dtype=np.int64),
+                labels=self.labels,
+            )
+        return self._cache[key]
+
+    def drawn(self, draws: np.ndarray) -> np.ndarray:
+        """``(B,)`` differences A − B of a one-fold table under bootstrap draws ``(B, n)``.
+
+        Row ``r`` of ``draws`` holds the positions of the records of resample ``r``
+        (drawn with replacement); each row is computed on its own so that its
+        counts stay in the processor's cache.
+        """
+        spec, n = self.spec, self.n
+        rows = draws.shape[0]
+        if spec.kind == "record":
+            d = self._cached("difference", lambda: self._record(self.x_a) - self._record(self.x_b))
+            return np.take(d, draws).sum(axis=1) / n
+        if spec.kind == "confusion":
+            codes, cells_a, cells_b = self._cached("patterns", self._patterns)
+            size = cells_a.shape[0]
+            counts = np.empty((rows, size))
+            for r in range(rows):
+                counts[r] = np.bincount(np.take(codes, draws[r]), minlength=size)
+            c = self.n_classes
+            first = confusion_metric(
+                spec.name, (counts @ cells_a).reshape(rows, c, c), self.positive
+            )
+            second = confusion_metric(
+                spec.name, (counts @ cells_b).reshape(rows, c, c), self.positive
+            )
+            return first - second
+        if spec.name == "roc_auc" and self.x_a.ndim == 1:
+            sorted_a, sorted_b = self._sorted_fold(0, self.x_a), self._sorted_fold(0, self.x_b)
+            out = np.empty(rows)
+            for r in range(rows):
+                w = np.bincount(draws[r], minlength=n)
+                w_pos = np.take(w, sorted_a.positives)  # the same records for both models
+                n_pos = int(w_pos.sum())
+                pairs = n_pos * (draws.shape[1] - n_pos)  # every draw is a positive or a negative
+                u2_a, u2_b = _counted_u(w, w_pos, sorted_a), _counted_u(w, w_pos, sorted_b)
+                out[r] = (u2_a - u2_b) / (2 * pairs) if pairs else np.nan
+            return out
+        weights = np.stack([np.bincount(row, minlength=n) for row in draws])
+        return self.weighted(weights)
+
+    def swap_plan(self, units: np.ndarray, n_units: int) -> SwapPlan | None:
+        """The swaps of a one-fold table as one matrix product, or None for other metrics.
+
+        ``units`` gives each record's unit (0 … ``n_units`` − 1): a unit's records
+        swap together.
+        """
+        spec = self.spec
+        if spec.kind == "record" or (spec.name == "roc_auc" and self.x_a.ndim == 1):
+            if spec.kind == "record":
+                per_record = self._record(self.x_a) - self._record(self.x_b)
+                denominator: float = float(self.n)
+            else:
+                positive = self.truth == self.positive
+                if positive.all() or not positive.any():
+                    return None
+                integer, d = auc_swap_coefficients(positive, self.x_a, self.x_b)
+                per_record, denominator = integer.astype(np.float64), float(d)
+            coefficients = np.bincount(units, weights=per_record, minlength=n_units)
+            total = float(coefficients.sum())
+            columns = np.flatnonzero(coefficients)
+
+            def finish_linear(kept_sums: np.ndarray) -> np.ndarray:
+                return (2.0 * kept_sums[:, 0] - total) / denominator
+
+            return SwapPlan(columns, coefficients[columns, None], finish_linear)
+        if spec.kind != "confusion":
+            return None
+        c = self.n_classes
+        cell_a = self.truth * c + self.x_a
+        cell_b = self.truth * c + self.x_b
+        base_a = np.bincount(cell_a, minlength=c * c).astype(np.float64)
+        base_b = np.bincount(cell_b, minlength=c * c).astype(np.float64)
+        # a unit's swap moves its records from A's cells to B's in A's matrix, and back in B's
+        change = np.zeros((n_units, c * c))
+        np.add.at(change, (units, cell_b), 1.0)
+        np.add.at(change, (units, cell_a), -1.0)
+        columns = np.flatnonzero(np.any(change != 0, axis=1))
+        cells = np.flatnonzero(np.any(change != 0, axis=0))
+        delta = change[np.ix_(columns, cells)]
+        total_change = delta.sum(axis=0)
+        name, positive = spec.name, self.positive
+
+        def finish_confusion(kept_sums: np.ndarray) -> np.ndarray:
+            moved = total_change - kept_sums  # the swapped units' change, (B, cells)
+            rows = kept_sums.shape[0]
+            first = np.tile(base_a, (rows, 1))
+            second = np.tile(base_b, (rows, 1))
+            first[:, cells] += moved
+            second[:, cells] -= moved
+            return confusion_metric(name, first.reshape(rows, c, c), positive) - confusion_metric(
+                name, second.reshape(rows, c, c), positive
+            )
+
+        return SwapPlan(columns, delta, finish_confusion)
+
+    def _cached(self, name: str, build: Callable[[], Any]) -> Any:
+        key = (-1, name)
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    def _patterns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each record's (truth, A, B) pattern code and each pattern's cell of A and of B."""
+        c = self.n_classes
+        triple = (self.truth * c + self.x_a) * c + self.x_b
+        patterns, codes = np.unique(triple, return_inverse=True)
+        truth, rest = np.divmod(patterns, c * c)
+        pred_a, pred_b = np.divmod(rest, c)
+        cells_a = np.zeros((patterns.shape[0], c * c))
+        cells_b = np.zeros((patterns.shape[0], c * c))
+        rows = np.arange(patterns.shape[0])
+        cells_a[rows, truth * c + pred_a] = 1.0
+        cells_b[rows, truth * c + pred_b] = 1.0
+        return codes.astype(np.intp), cells_a, cells_b
 
     # -- internals -------------------------------------------------------------
     def _record(self, x: np.ndarray) -> np.ndarray:
         if self.spec.needs == "score":
             return record_values(self.spec, self.truth, scores=x, positive=self.positive)
         return record_values(self.spec, self.truth, prediction=x, positive=self.positive)
-
-    def _fold_means(self, values: np.ndarray) -> np.ndarray:
-        bounds = self._bounds()
-        sums = np.add.reduceat(values, bounds[:-1], axis=1)
-        return (sums / np.diff(bounds)).mean(axis=1)
 
     def _per_fold(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
         """``(B, F)`` metric of the model reading ``x`` under each weighting."""
@@ -175,7 +386,9 @@ class PairedRecords:
             out = np.empty((b, n_folds))
             for f in range(n_folds):
                 positives = self._positive_weights(weights, f, bounds)
-                out[:, f] = self._weighted_auc(weights, positives, x, f, bounds)
+                u2, pairs = self._weighted_u(weights, positives, x, f)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[:, f] = np.where(pairs > 0, u2 / (2.0 * pairs), np.nan)
             return out
         return self._expanded(weights, x)
 
@@ -184,38 +397,17 @@ class PairedRecords:
         lo, hi = bounds[f], bounds[f + 1]
         return np.take(weights, lo + np.flatnonzero(self.truth[lo:hi] == self.positive), axis=1)
 
-    def _weighted_auc(
-        self,
-        weights: np.ndarray,
-        w_pos: np.ndarray,
-        x: np.ndarray,
-        f: int,
-        bounds: np.ndarray,
-    ) -> np.ndarray:
-        """Weighted Mann–Whitney AUC: each positive's weight times the weight of negatives below.
+    def _weighted_u(
+        self, weights: np.ndarray, w_pos: np.ndarray, x: np.ndarray, f: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted Mann–Whitney ``2U`` and the weighted pair count ``m·n`` of fold ``f``.
 
-        The negatives are sorted once; a weighting then needs one cumulative sum of
-        their weights, read at each positive's place among them (ties count ½).
+        U = Σ positive weight × weight of the negatives below (ties ½). The
+        negatives are sorted once; a weighting then needs one cumulative sum of
+        their weights, read at each positive's place among them. Integer weights
+        give exact integers (in float64).
         """
-        key = (f, "a" if x is self.x_a else "b")
-        if key not in self._sorted:
-            lo, hi = bounds[f], bounds[f + 1]
-            keys = order_keys(x[lo:hi])
-            is_pos = self.truth[lo:hi] == self.positive
-            negatives = np.flatnonzero(~is_pos)
-            negatives = negatives[np.argsort(keys[negatives], kind="stable")]
-            negative_keys = keys[negatives]
-            positives = np.flatnonzero(is_pos)
-            below = np.searchsorted(negative_keys, keys[positives], side="left")
-            not_above = np.searchsorted(negative_keys, keys[positives], side="right")
-            self._sorted[key] = _SortedFold(
-                negatives=negatives + lo,
-                positives=positives + lo,
-                below=below,
-                not_above=not_above,
-                ties=bool(np.any(below != not_above)),
-            )
-        fold = self._sorted[key]
+        fold = self._sorted_fold(f, x)
         w_neg = np.take(weights, fold.negatives, axis=1)
         cumulative = np.zeros((weights.shape[0], w_neg.shape[1] + 1), dtype=w_neg.dtype)
         np.cumsum(w_neg, axis=1, out=cumulative[:, 1:])
@@ -224,13 +416,33 @@ class PairedRecords:
             credit += np.take(cumulative, fold.not_above, axis=1)
         # integer weights sum exactly in int64; real weights in float64
         total = np.int64 if w_pos.dtype.kind in "iu" else np.float64
-        u = np.einsum("ij,ij->i", w_pos, credit, dtype=total).astype(np.float64)
-        if fold.ties:
-            u /= 2.0
+        u2 = np.einsum("ij,ij->i", w_pos, credit, dtype=total).astype(np.float64)
+        if not fold.ties:
+            u2 *= 2.0
         n_pos = w_pos.sum(axis=1).astype(np.float64)
         n_neg = cumulative[:, -1].astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
+        return u2, n_pos * n_neg
+
+    def _sorted_fold(self, f: int, x: np.ndarray) -> _SortedFold:
+        key = (f, "a" if x is self.x_a else "b")
+        if key not in self._cache:
+            lo, hi = self._bounds()[f : f + 2]
+            keys = order_keys(x[lo:hi])
+            is_pos = self.truth[lo:hi] == self.positive
+            negatives = np.flatnonzero(~is_pos)
+            negatives = negatives[np.argsort(keys[negatives], kind="stable")]
+            negative_keys = keys[negatives]
+            positives = np.flatnonzero(is_pos)
+            below = np.searchsorted(negative_keys, keys[positives], side="left")
+            not_above = np.searchsorted(negative_keys, keys[positives], side="right")
+            self._cache[key] = _SortedFold(
+                negatives=negatives + lo,
+                positives=positives + lo,
+                below=below,
+                not_above=not_above,
+                ties=bool(np.any(below != not_above)),
+            )
+        return self._cache[key]
 
     def _expanded(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
         counts = np.rint(weights).astype(np.int64)
@@ -339,6 +551,21 @@ class PairedRecords:
             return (u_total - removed + within) / ((m - pos_u) * (n - neg_u))
 
 
+def _counted_u(counts: np.ndarray, w_pos: np.ndarray, fold: _SortedFold) -> int:
+    """``2U`` of one resample given how often each record was drawn (``counts``, int).
+
+    ``w_pos`` holds the counts of the positives (``counts[fold.positives]``).
+    """
+    w_neg = np.take(counts, fold.negatives)
+    cumulative = np.empty(w_neg.shape[0] + 1, dtype=np.int64)
+    cumulative[0] = 0
+    np.cumsum(w_neg, out=cumulative[1:])
+    credit = np.take(cumulative, fold.below)
+    if fold.ties:
+        credit += np.take(cumulative, fold.not_above)
+    return int(np.dot(w_pos, credit)) * (1 if fold.ties else 2)
+
+
 # ---------------------------------------------------------------------------- inputs of the tests
 
 
@@ -424,16 +651,6 @@ def progress_bar(total: int, enabled: bool | None, work: float, what: str) -> An
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=what, unit="resample")
-
-
-def threaded(function: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """Apply a row-wise numpy function on two threads when the batch is large."""
-    if rows.shape[0] < 4 or rows.size < 1_000_000:
-        return function(rows)
-    halves = np.array_split(np.arange(rows.shape[0]), 2)
-    with ThreadPoolExecutor(2) as pool:
-        parts = list(pool.map(lambda index: function(rows[index]), halves))
-    return np.concatenate(parts)
 
 
 def default_batch(n: int, n_resamples: int) -> int:

@@ -2,9 +2,10 @@
 
 Both compare ``δ = metric(A) − metric(B)`` computed on the same test records,
 for any metric of :mod:`cvreport.data.metrics` (AUC, F1, MCC, log loss, ...),
-and are built on :func:`scipy.stats.bootstrap` and
-:func:`scipy.stats.permutation_test`, so the same ``random_state`` draws the
-same resamples as scipy does.
+and draw the resamples :func:`scipy.stats.bootstrap` and
+:func:`scipy.stats.permutation_test` draw for the same ``random_state`` (the
+same indices and swaps, taken from the generator in the same order), computed
+near the cost of drawing them (see :mod:`cvreport.methods._weighted`).
 
 * **Paired bootstrap** (Koehn 2004; Berg-Kirkpatrick, Burkett & Klein 2012):
   resample the records (or whole clusters of records) with replacement, keeping
@@ -17,7 +18,8 @@ same resamples as scipy does.
 * **Paired permutation test**, approximate randomization (Noreen 1989; Yeh
   2000): under H0 the two models' predictions of a record are exchangeable, so
   each is swapped with probability ½ (per cluster for clustered records);
-  ``p = (1 + #{|δ_perm| ≥ |δ|}) / (B + 1)``.
+  scipy's p-value: one-sided ``(1 + #{δ_perm ≥ δ}) / (B + 1)`` (or ≤), two-sided
+  twice the smaller one-sided p-value, at most 1 (docs/methods.md says why).
 
 **Within a cross-validation design** both resample *within each validation
 fold* (records of a fold are drawn from that fold; swaps are per record) and δ
@@ -44,8 +46,13 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397):171–185.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
+import inspect
 import math
-from collections.abc import Callable
+import numbers
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,11 +63,9 @@ from cvreport.data.metrics import resolve_metric
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods._weighted import (
     Prepared,
-    default_batch,
     prepare_pair,
     progress_bar,
     rng_keyword,
-    threaded,
 )
 from cvreport.results import TestResult, check_alternative
 
@@ -211,6 +216,155 @@ class PermutationTestResult(TestResult):
         return extra
 
 
+# ---------------------------------------------------------------------------- options
+
+
+BOOTSTRAP_METHODS = ("BCa", "percentile")
+_SYNONYMS = {
+    "alpha": "confidence_level (= 1 − alpha)",
+    "seed": "random_state",
+    "rng": "random_state",
+    "n_boot": "n_resamples",
+    "n_bootstrap": "n_resamples",
+    "n_permutations": "n_resamples",
+    "b": "n_resamples",
+    "ci_method": "method",
+    "interval": "method",
+}
+
+
+def check_option_names(function: str, given: Any, accepted: list[str]) -> None:
+    """A :class:`CVReportError` naming an unknown keyword, the accepted ones and the closest."""
+    unknown = [name for name in given if name not in accepted]
+    if not unknown:
+        return
+    name = unknown[0]
+    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
+    hint = _SYNONYMS.get(name.lower()) or (close[0] if close else None)
+    suggestion = f"; did you mean {hint}?" if hint else "."
+    raise CVReportError(
+        f"{function}() has no option {name!r}{suggestion} Its options are: {', '.join(accepted)}"
+    )
+
+
+def _options_checked(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Check the keyword names of a call against ``function``'s before running it."""
+    accepted = list(inspect.signature(function).parameters)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        check_option_names(function.__name__, kwargs, accepted)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _integer_option(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    if not float(value).is_integer() or value < minimum:
+        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_common(
+    alternative: Any, n_resamples: Any, batch: Any, progress: Any, random_state: Any, minimum: int
+) -> tuple[int, int | None, np.random.Generator]:
+    if not isinstance(alternative, str):
+        raise CVReportError(
+            f"alternative must be 'two-sided', 'less' or 'greater', got {alternative!r}"
+        )
+    check_alternative(alternative)
+    n = _integer_option("n_resamples", n_resamples, minimum)
+    size = None if batch is None else _integer_option("batch", batch, 1)
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise CVReportError(f"progress must be True, False or None, got {progress!r}")
+    return n, size, random_generator(random_state)
+
+
+def random_generator(random_state: Any) -> np.random.Generator:
+    """The generator scipy.stats would use for ``rng=random_state``, or a :class:`CVReportError`.
+
+    None, a non-negative integer or a :class:`numpy.random.SeedSequence` seed
+    :func:`numpy.random.default_rng`; a Generator is used as it is (and
+    advanced); a legacy RandomState lends its bit generator to a Generator, as
+    scipy.stats does with ``rng=``.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.Generator(random_state._bit_generator)
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state >= 0:
+            return np.random.default_rng(int(random_state))
+    raise CVReportError(
+        "random_state must be None, a non-negative integer seed, a numpy.random.SeedSequence, "
+        f"numpy.random.Generator or RandomState, got {random_state!r}"
+    )
+
+
+# ---------------------------------------------------------------------------- draws
+
+
+_CHUNK = 1_000_000  # draws per array: a chunk and its counts stay in the processor's cache
+_END = object()
+
+
+def _prefetched(items: Iterator[Any]) -> Iterator[Any]:
+    """Yield ``items``, producing the next one on a second thread meanwhile (numpy's
+    generators and array functions release the GIL, so drawing and computing overlap)."""
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(next, items, _END)
+        while True:
+            item = pending.result()
+            if item is _END:
+                return
+            pending = pool.submit(next, items, _END)
+            yield item
+
+
+def _bootstrap_draws(
+    rng: np.random.Generator,
+    sizes: list[int],
+    n_resamples: int,
+    batch: int | None,
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(first resample, fold, draws)`` in scipy.stats.bootstrap's order of draws.
+
+    scipy draws ``rng.integers(0, n_f, (batch, n_f))`` for each fold in turn, batch
+    by batch (one batch of every resample when ``batch`` is None); each such draw
+    is cut here into rows of about ``_CHUNK`` values, which numpy's generators
+    produce from the same stream (a bounded draw below 2³² takes one 32-bit value
+    at a time).
+    """
+    nominal = batch or n_resamples
+    for start in range(0, n_resamples, nominal):
+        rows = min(nominal, n_resamples - start)
+        for f, size in enumerate(sizes):
+            step = max(1, _CHUNK // size)
+            for first in range(start, start + rows, step):
+                k = min(step, start + rows - first)
+                yield first, f, rng.integers(0, size, (k, size))
+
+
+def _kept_units(
+    rng: np.random.Generator, n_units: int, n_resamples: int
+) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first swap, kept)``: 1 where a unit keeps its predictions, as scipy.stats draws.
+
+    scipy's ``permutation_test(permutation_type="samples")`` shuffles each pair
+    with ``Generator.permuted``, which takes one 32-bit value per pair and swaps
+    when its lowest bit is 0.
+    """
+    step = max(1, _CHUNK // n_units)
+    for first in range(0, n_resamples, step):
+        k = min(step, n_resamples - first)
+        bits = rng.integers(0, 2**32, (k, n_units), dtype=np.uint32)
+        yield first, np.bitwise_and(bits, 1).astype(np.float64)
+
+
 # ---------------------------------------------------------------------------- bootstrap
 
 
@@ -228,15 +382,91 @@ def _bootstrap_pvalue(dist: np.ndarray, observed: float, alternative: str) -> fl
 def _bca_parameters(
     dist: np.ndarray, observed: float, jackknife: np.ndarray
 ) -> tuple[float, float]:
-    """Efron's z0 and acceleration, as scipy.stats.bootstrap computes them."""
+    """Efron's z0 and acceleration, as scipy.stats.bootstrap computes them.
+
+    z0 = Φ⁻¹((#{δ* < δ} + #{δ* ≤ δ}) / 2B): resamples equal to δ count ½. The
+    differences are computed so that resamples whose δ* equals δ as a number
+    equal it as a float too (the AUC difference is one rounding of
+    (U_A − U_B)/(mn)), so ties are ties here as in scipy's exact statistic.
+    """
     b = dist.shape[0]
-    percentile = (np.count_nonzero(dist < observed) + np.count_nonzero(dist <= observed)) / (2 * b)
-    z0 = float(special.ndtri(percentile))
+    below = np.count_nonzero(dist < observed)
+    not_above = np.count_nonzero(dist <= observed)
+    z0 = float(special.ndtri((below + not_above) / (2 * b)))
     n = float(jackknife.shape[0])
     u = (n - 1) * (jackknife.mean() - jackknife)
     denominator = (np.sum(u**2) / n**2) ** 1.5
     a_hat = float(np.sum(u**3) / n**3 / denominator / 6.0) if denominator > 0 else 0.0
     return z0, a_hat
+
+
+def _bootstrap_distribution(
+    prep: Prepared,
+    rng: np.random.Generator,
+    n_resamples: int,
+    batch: int | None,
+    bar: Any,
+) -> np.ndarray:
+    paired = prep.paired
+    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
+    per_fold = np.empty((n_resamples, paired.n_folds))
+    sizes = [units.shape[0] for units in prep.fold_units]
+    for first, f, draws in _prefetched(_bootstrap_draws(rng, sizes, n_resamples, batch)):
+        records = paired.fold_records(f)
+        if prep.clustered:
+            local = np.searchsorted(prep.fold_units[f], prep.units[bounds[f] : bounds[f + 1]])
+            counts = np.stack([np.bincount(row, minlength=sizes[f]) for row in draws])
+            values = records.weighted(counts[:, local])
+        else:
+            values = records.drawn(draws)
+        per_fold[first : first + draws.shape[0], f] = values
+        if bar is not None and f == paired.n_folds - 1:
+            bar.update(draws.shape[0])
+    return per_fold.mean(axis=1)
+
+
+def _check_bootstrap_options(
+    n_resamples: Any = 9999,
+    confidence_level: Any = 0.95,
+    method: Any = "BCa",
+    alternative: Any = "two-sided",
+    random_state: Any = None,
+    batch: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """The bootstrap's options checked and normalised, or a :class:`CVReportError`."""
+    if not isinstance(method, str) or method.lower() not in ("bca", "percentile"):
+        raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, numbers.Real)
+        or not 0 < confidence_level < 1
+    ):
+        raise CVReportError(
+            f"confidence_level must be a number in (0, 1), e.g. 0.95, got {confidence_level!r}"
+        )
+    n, size, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 2)
+    return {
+        "n_resamples": n,
+        "confidence_level": float(confidence_level),
+        "method": "BCa" if method.lower() == "bca" else "percentile",
+        "alternative": alternative,
+        "rng": rng,
+        "batch": size,
+        "progress": progress,
+    }
+
+
+def _check_permutation_options(
+    n_resamples: Any = 9999,
+    alternative: Any = "two-sided",
+    random_state: Any = None,
+    batch: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """The permutation test's options checked and normalised, or a :class:`CVReportError`."""
+    n, _, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 1)
+    return {"n_resamples": n, "alternative": alternative, "rng": rng, "progress": progress}
 
 
 def _run_bootstrap(
@@ -246,67 +476,19 @@ def _run_bootstrap(
     confidence_level: float,
     method: str,
     alternative: str,
-    random_state: Any,
+    rng: np.random.Generator,
     batch: int | None,
     progress: bool | None,
 ) -> BootstrapTestResult:
-    check_alternative(alternative)
-    if method not in ("BCa", "percentile"):
-        raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
-    if not 0 < confidence_level < 1:
-        raise CVReportError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
-    n = paired.n
-    # where each record sits among its fold's units, for turning draws into weights
-    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
-    local = [
-        np.searchsorted(units, prep.units[bounds[f] : bounds[f + 1]])
-        for f, units in enumerate(prep.fold_units)
-    ]
-    batch = batch or default_batch(n, n_resamples)
-    bar = progress_bar(n_resamples, progress, float(n_resamples) * n, "paired bootstrap")
-
-    by_record = not prep.clustered
-
-    def weights_of(draws: tuple[np.ndarray, ...]) -> np.ndarray:
-        """Integer record weights (B, n): how often each record was drawn in each resample."""
-        rows = draws[0].shape[0]
-        out = np.empty((rows, n), dtype=np.int32)  # counts ≤ n: half the memory traffic
-        for f, drawn in enumerate(draws):
-            size = prep.fold_units[f].shape[0]
-            for r in range(rows):  # one small bincount per row stays in cache
-                counts = np.bincount(drawn[r], minlength=size)
-                out[r, bounds[f] : bounds[f + 1]] = counts if by_record else counts[local[f]]
-        return out
-
-    def statistic(*draws: np.ndarray, axis: int = -1) -> np.ndarray:
-        if draws[0].ndim == 1:  # scipy's call on the original sample
-            return np.asarray(observed)
-        result = threaded(paired.weighted, weights_of(draws))
-        if bar is not None:
-            bar.update(result.shape[0])
-        return result
-
-    data = tuple(np.arange(units.shape[0]) for units in prep.fold_units)
+    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired bootstrap")
     try:
-        res = stats.bootstrap(
-            data,
-            statistic,
-            n_resamples=n_resamples,
-            batch=batch,
-            vectorized=True,
-            paired=False,
-            axis=-1,
-            confidence_level=confidence_level,
-            method="percentile",
-            **{rng_keyword(): random_state},
-        )
+        dist = _bootstrap_distribution(prep, rng, n_resamples, batch, bar)
     finally:
         if bar is not None:
             bar.close()
-    dist = np.asarray(res.bootstrap_distribution, dtype=np.float64)
     notes = [NOTE_DIRECTION]
     z0 = a_hat = math.nan
     used = method
@@ -317,7 +499,8 @@ def _run_bootstrap(
                 "BCa needs a jackknife of one sample; within folds the percentile interval is given."
             )
         else:
-            z0, a_hat = _bca_parameters(dist, observed, paired.jackknife(prep.units, prep.n_units))
+            jackknife = paired.jackknife(prep.units, prep.n_units)
+            z0, a_hat = _bca_parameters(dist, observed, jackknife)
     if paired.n_folds > 1:
         notes.append(NOTE_WITHIN_FOLDS)
     warnings: tuple[str, ...] = ()
@@ -336,7 +519,7 @@ def _run_bootstrap(
         pvalue=_bootstrap_pvalue(dist, observed, alternative),
         alternative=alternative,
         estimate=observed,
-        nobs=n,
+        nobs=paired.n,
         method="Paired bootstrap test",
         test="paired_bootstrap_test",
         reference=REFERENCE_BOOTSTRAP,
@@ -357,6 +540,7 @@ def _run_bootstrap(
     )
 
 
+@_options_checked
 def paired_bootstrap_test_array(
     truth: ArrayLike,
     a: ArrayLike,
@@ -399,16 +583,27 @@ def paired_bootstrap_test_array(
         Validation fold of each record: resampling within folds, δ the mean over folds.
     pos_label : label, optional
         The positive class of a binary metric (default: the larger label).
-    random_state : None, int or numpy.random.Generator
-        Passed to :func:`scipy.stats.bootstrap`: the same seed draws the same resamples.
+    random_state : None, int, numpy.random.SeedSequence, Generator or RandomState
+        Taken as :func:`scipy.stats.bootstrap` takes ``rng=``: the same seed draws the
+        same resamples as scipy.
     batch : int, optional
-        Resamples per vectorised call (default: about 3·10⁶ record weights per call).
+        As scipy's ``batch``: resamples drawn per fold before the next fold's
+        (default: all of them). It changes which indices each fold gets when
+        there are several folds, as in scipy; memory stays bounded either way.
     progress : bool, optional
         Show a progress bar (default: when the run is long).
 
     Returns
     -------
     BootstrapTestResult
+
+    Raises
+    ------
+    CVReportError
+        An option out of range or of the wrong type, or a misspelt option name
+        (the message names the accepted ones).
+    DataError
+        Inputs of different lengths, or a metric undefined on some resamples.
 
     References
     ----------
@@ -423,20 +618,98 @@ def paired_bootstrap_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
-    return _run_bootstrap(
-        prep,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=method,
-        alternative=alternative,
-        random_state=random_state,
-        batch=batch,
-        progress=progress,
+    options = _check_bootstrap_options(
+        n_resamples, confidence_level, method, alternative, random_state, batch, progress
     )
+    return _run_bootstrap(prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options)
 
 
 # ---------------------------------------------------------------------------- permutation
+
+
+def _permutation_pvalue(null: np.ndarray, observed: float, alternative: str, exact: bool) -> float:
+    """scipy.stats.permutation_test's p-value, with its tolerance for rounding.
+
+    One-sided: ``(#{δ_perm ≥ δ − γ} + 1) / (B + 1)`` (``≤ δ + γ`` for "less"; no
+    +1 when every swap pattern was enumerated), γ = 100·ε·|δ|; two-sided: twice
+    the smaller one-sided p-value, at most 1.
+    """
+    adjustment = 0 if exact else 1
+    gamma = abs(100 * np.finfo(np.float64).eps * observed)
+    size = null.shape[0] + adjustment
+
+    def less() -> float:
+        return (np.count_nonzero(null <= observed + gamma) + adjustment) / size
+
+    def greater() -> float:
+        return (np.count_nonzero(null >= observed - gamma) + adjustment) / size
+
+    if alternative == "less":
+        p = less()
+    elif alternative == "greater":
+        p = greater()
+    else:
+        p = 2 * min(less(), greater())
+    return float(min(max(p, 0.0), 1.0))
+
+
+def _permutation_distribution(
+    prep: Prepared, rng: np.random.Generator, n_resamples: int, bar: Any
+) -> np.ndarray:
+    paired = prep.paired
+    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
+    plans = []
+    for f, fold_units in enumerate(prep.fold_units):
+        units = prep.units[bounds[f] : bounds[f + 1]]
+        plan = paired.fold_records(f).swap_plan(
+            np.searchsorted(fold_units, units), fold_units.shape[0]
+        )
+        if plan is None:
+            plans.append(None)
+            continue
+        columns: np.ndarray | slice = fold_units[plan.columns]
+        if columns.shape[0] and columns[-1] - columns[0] + 1 == columns.shape[0]:
+            columns = slice(int(columns[0]), int(columns[-1]) + 1)  # a range: no gather
+        plans.append((columns, plan))
+    per_fold = np.empty((n_resamples, paired.n_folds))
+    for first, kept in _prefetched(_kept_units(rng, prep.n_units, n_resamples)):
+        rows = slice(first, first + kept.shape[0])
+        if any(plan is None for plan in plans):
+            swap = kept[:, prep.units] == 0
+            per_fold[rows] = paired.swapped_per_fold(swap)
+        else:
+            for f, (columns, plan) in enumerate(plans):
+                # einsum, not BLAS: exact sums of integers, no thread pool beside the draws
+                sums = np.einsum("ij,jq->iq", kept[:, columns], plan.delta)
+                per_fold[rows, f] = plan.finish(sums)
+        if bar is not None:
+            bar.update(kept.shape[0])
+    return per_fold.mean(axis=1)
+
+
+def _scipy_permutation(
+    prep: Prepared, rng: Any, n_resamples: int, alternative: str
+) -> tuple[np.ndarray, float]:
+    """Every swap pattern, enumerated by scipy.stats.permutation_test (2ⁿ ≤ n_resamples)."""
+    n_units = prep.n_units
+
+    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        if x.ndim == 1:
+            return np.asarray(prep.paired.observed())
+        return prep.paired.swapped((x >= n_units)[:, prep.units])
+
+    units = np.arange(n_units)
+    res = stats.permutation_test(
+        (units, units + n_units),
+        statistic,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        alternative=alternative,
+        axis=-1,
+        **{rng_keyword(): rng},
+    )
+    return np.asarray(res.null_distribution, dtype=np.float64), float(res.pvalue)
 
 
 def _run_permutation(
@@ -444,52 +717,33 @@ def _run_permutation(
     *,
     n_resamples: int,
     alternative: str,
-    random_state: Any,
-    batch: int | None,
+    rng: np.random.Generator,
     progress: bool | None,
 ) -> PermutationTestResult:
-    check_alternative(alternative)
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
     n_units = prep.n_units
-    batch = batch or default_batch(paired.n, n_resamples)
-    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired permutation")
-
-    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-        if x.ndim == 1:
-            return np.asarray(observed)
-        swap = (x >= n_units)[:, prep.units]
-        result = threaded(paired.swapped, swap)
-        if bar is not None:
-            bar.update(result.shape[0])
-        return result
-
-    units = np.arange(n_units)
-    try:
-        res = stats.permutation_test(
-            (units, units + n_units),
-            statistic,
-            permutation_type="samples",
-            vectorized=True,
-            n_resamples=n_resamples,
-            batch=batch,
-            alternative=alternative,
-            axis=-1,
-            **{rng_keyword(): random_state},
-        )
-    finally:
-        if bar is not None:
-            bar.close()
+    exact = n_units < 63 and n_resamples >= 2**n_units
+    if exact:
+        null, pvalue = _scipy_permutation(prep, rng, n_resamples, alternative)
+    else:
+        work = float(n_resamples) * paired.n
+        bar = progress_bar(n_resamples, progress, work, "paired permutation")
+        try:
+            null = _permutation_distribution(prep, rng, n_resamples, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        pvalue = _permutation_pvalue(null, observed, alternative, exact=False)
     notes = [NOTE_DIRECTION]
     if paired.n_folds > 1:
         notes.append(NOTE_WITHIN_FOLDS)
-    null = np.asarray(res.null_distribution, dtype=np.float64)
     if not np.isfinite(null).all():
         raise DataError(f"{paired.spec.name} is undefined on some permuted samples")
     return PermutationTestResult(
         statistic=observed,
-        pvalue=float(res.pvalue),
+        pvalue=pvalue,
         alternative=alternative,
         estimate=observed,
         nobs=paired.n,
@@ -508,6 +762,7 @@ def _run_permutation(
     )
 
 
+@_options_checked
 def paired_permutation_test_array(
     truth: ArrayLike,
     a: ArrayLike,
@@ -526,13 +781,18 @@ def paired_permutation_test_array(
     """Paired permutation test (approximate randomization) of metric(A) = metric(B).
 
     Each record's (or cluster's) two predictions are swapped between the models
-    with probability ½; the p-value is scipy's ``(1 + #{|δ_perm| ≥ |δ|}) / (B + 1)``
-    (exact when ``2ⁿ ≤ n_resamples``).
+    with probability ½, with the swaps :func:`scipy.stats.permutation_test` draws
+    for the same ``random_state``. The p-value is scipy's: one-sided
+    ``p_greater = (1 + #{δ_perm ≥ δ}) / (B + 1)`` (``p_less`` with ≤), two-sided
+    ``min(1, 2·min(p_less, p_greater))``; every swap pattern is enumerated, without
+    the +1, when ``2ⁿ ≤ n_resamples``.
 
     Parameters
     ----------
-    truth, a, b, metric, clusters, folds, pos_label, random_state, batch, progress
+    truth, a, b, metric, clusters, folds, pos_label, random_state, progress
         As :func:`paired_bootstrap_test_array`.
+    batch : int, optional
+        Accepted for scipy's signature; the swaps drawn do not depend on it.
     n_resamples : int
     alternative : {"two-sided", "less", "greater"}
         About metric(A) − metric(B).
@@ -540,6 +800,13 @@ def paired_permutation_test_array(
     Returns
     -------
     PermutationTestResult
+
+    Raises
+    ------
+    CVReportError
+        An option out of range or of the wrong type, or a misspelt option name.
+    DataError
+        Inputs of different lengths.
 
     References
     ----------
@@ -554,18 +821,25 @@ def paired_permutation_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    prep = prepare_pair(truth, a, b, metric, pos_label, folds, clusters)
+    options = _check_permutation_options(n_resamples, alternative, random_state, batch, progress)
     return _run_permutation(
-        prep,
-        n_resamples=n_resamples,
-        alternative=alternative,
-        random_state=random_state,
-        batch=batch,
-        progress=progress,
+        prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options
     )
 
 
 # ---------------------------------------------------------------------------- tables
+
+_DATA_ARGUMENTS = ("truth", "a", "b", "metric", "clusters", "folds", "pos_label")
+_BOOTSTRAP_OPTIONS = [
+    name
+    for name in inspect.signature(paired_bootstrap_test_array).parameters
+    if name not in _DATA_ARGUMENTS
+]
+_PERMUTATION_OPTIONS = [
+    name
+    for name in inspect.signature(paired_permutation_test_array).parameters
+    if name not in _DATA_ARGUMENTS
+]
 
 
 def _table_inputs(
@@ -646,6 +920,8 @@ def paired_bootstrap_test(
     >>> round(res.estimate, 4), res.models
     (0.3, ('A', 'B'))
     """
+    check_option_names("paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
+    _check_bootstrap_options(**options)  # before reading the table
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
     return _finish(result, table, models)
@@ -686,6 +962,8 @@ def paired_permutation_test(
     >>> round(paired_permutation_test(t, n_resamples=999, random_state=0).estimate, 4)
     0.3
     """
+    check_option_names("paired_permutation_test", options, _PERMUTATION_OPTIONS)
+    _check_permutation_options(**options)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
     return _finish(result, table, models)
