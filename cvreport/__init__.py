@@ -60,6 +60,7 @@ from cvreport.methods import (
     ttest_error,
     wilcoxon_kfold,
 )
+from cvreport.methods.bootstrap_margin import paired_bootstrap_equivalence_test
 from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
@@ -129,6 +130,7 @@ __all__ = [
     "notebook",
     "options",
     "overlap_quantile",
+    "paired_bootstrap_equivalence_test",
     "paired_bootstrap_test",
     "paired_permutation_test",
     "paired_ttest_5x2cv",

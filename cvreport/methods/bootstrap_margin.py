@@ -21,11 +21,8 @@ from numpy.typing import ArrayLike
 
 from cvreport.errors import CVReportError
 from cvreport.methods.equivalence import bootstrap_with_margin, check_margin
-from cvreport.methods.resampling import (
-    BootstrapTestResult,
-    paired_bootstrap_test,
-    paired_bootstrap_test_array,
-)
+from cvreport.methods.resampling import paired_bootstrap_test, paired_bootstrap_test_array
+from cvreport.methods.resampling_results import BootstrapTestResult
 from cvreport.results import MARGIN_ALTERNATIVES
 
 if TYPE_CHECKING:
@@ -102,12 +99,14 @@ def paired_bootstrap_equivalence_test_array(
 
     Examples
     --------
-    >>> y = [0, 1] * 40
+    >>> y = [0, 1] * 100
+    >>> a = [1, 0] * 10 + [0, 1] * 90            # wrong on records 0–19
+    >>> b = [0, 1] * 5 + [1, 0] * 8 + [0, 1] * 87  # wrong on records 10–25
     >>> res = paired_bootstrap_equivalence_test_array(
-    ...     y, [0, 1] * 36 + [1, 0] * 4, [0, 1] * 37 + [1, 0] * 3, margin=0.1,
-    ...     alternative="non-inferior", metric="accuracy", n_resamples=999, random_state=0)
+    ...     y, a, b, margin=0.1, alternative="non-inferior", metric="accuracy",
+    ...     n_resamples=999, random_state=0)
     >>> round(res.estimate, 4), res.reject(0.05)
-    (-0.025, True)
+    (-0.02, True)
     """
     value = _bootstrap_options(alternative, margin, alpha, options)
     result = paired_bootstrap_test_array(truth, a, b, **options)
@@ -161,9 +160,9 @@ def paired_bootstrap_equivalence_test(
     --------
     >>> import pandas as pd
     >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 80 + ["B"] * 80, "record": list(range(80)) * 2,
-    ...                    "y": [0, 1] * 80,
-    ...                    "yhat": [0, 1] * 36 + [1, 0] * 4 + [0, 1] * 37 + [1, 0] * 3})
+    >>> df = pd.DataFrame({"model": ["A"] * 200 + ["B"] * 200, "record": list(range(200)) * 2,
+    ...                    "y": [0, 1] * 200,
+    ...                    "yhat": [1, 0] * 10 + [0, 1] * 90 + [0, 1] * 5 + [1, 0] * 8 + [0, 1] * 87})
     >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="accuracy",
     ...                                   replication=None, fold=None)
     >>> res = paired_bootstrap_equivalence_test(t, margin=0.1, n_resamples=999, random_state=0)

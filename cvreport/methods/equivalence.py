@@ -274,7 +274,7 @@ def bootstrap_with_margin(result: R, alternative: str, margin: float) -> R:
     Examples
     --------
     >>> import numpy as np
-    >>> from cvreport.methods.resampling import BootstrapTestResult
+    >>> from cvreport.methods.resampling_results import BootstrapTestResult
     >>> dist = np.linspace(-0.004, 0.006, 99)
     >>> boot = BootstrapTestResult(statistic=0.001, pvalue=0.8, estimate=0.001,
     ...                            interval_method="percentile", bootstrap_distribution=dist)

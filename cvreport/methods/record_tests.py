@@ -25,13 +25,12 @@ from cvreport.methods.delong import (
 from cvreport.methods.resampling import (
     REFERENCE_BOOTSTRAP,
     REFERENCE_PERMUTATION,
-    BootstrapTestResult,
-    PermutationTestResult,
     paired_bootstrap_test,
     paired_bootstrap_test_array,
     paired_permutation_test,
     paired_permutation_test_array,
 )
+from cvreport.methods.resampling_results import BootstrapTestResult, PermutationTestResult
 from cvreport.methods.spec import TestSpec
 
 __all__ = ["CLUSTERED", "DELONG", "PAIRED_BOOTSTRAP", "PAIRED_PERMUTATION"]

@@ -46,13 +46,9 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397):171–185.
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import functools
 import inspect
 import math
-import numbers
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,22 +56,26 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from cvreport.data.metrics import resolve_metric
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import DataError
 from cvreport.methods._weighted import (
     Prepared,
     prepare_pair,
     progress_bar,
     rng_keyword,
 )
-from cvreport.results import TestResult, check_alternative
+from cvreport.methods.resampling_draws import bootstrap_draws, kept_units, prefetched
+from cvreport.methods.resampling_options import (
+    check_bootstrap_options,
+    check_option_names,
+    check_permutation_options,
+    options_checked,
+)
+from cvreport.methods.resampling_results import BootstrapTestResult, PermutationTestResult
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
-    "BootstrapTestResult",
-    "PermutationTestResult",
     "paired_bootstrap_test",
     "paired_bootstrap_test_array",
     "paired_permutation_test",
@@ -103,266 +103,6 @@ NOTE_DIRECTION = (
     "The estimate and interval are metric(A) − metric(B) in the metric's own units; "
     "'greater' is H1: metric(A) > metric(B)."
 )
-
-
-# ---------------------------------------------------------------------------- results
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class BootstrapTestResult(TestResult):
-    """Result of the paired bootstrap: ``estimate`` is metric(A) − metric(B).
-
-    Attributes
-    ----------
-    metric_a, metric_b : float
-        The metric of each model (mean over folds within a CV design).
-    standard_error : float
-        Standard deviation of the bootstrap distribution.
-    n_resamples : int
-    interval_method : {"BCa", "percentile"}
-    units : str
-        What was resampled: ``"records"`` or ``"clusters"``.
-    n_units : int
-    bias_correction, acceleration : float
-        BCa's ``z0`` and ``a`` (NaN for the percentile interval).
-    bootstrap_distribution : numpy.ndarray
-        The resampled differences δ*.
-    """
-
-    metric_a: float = math.nan
-    metric_b: float = math.nan
-    standard_error: float = math.nan
-    n_resamples: int = 0
-    interval_method: str = "BCa"
-    units: str = "records"
-    n_units: int = 0
-    bias_correction: float = math.nan
-    acceleration: float = math.nan
-    bootstrap_distribution: np.ndarray = dataclasses.field(
-        default_factory=lambda: np.empty(0), compare=False
-    )
-    distribution: str = "bootstrap"
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        dist = self.bootstrap_distribution
-        if dist.size == 0:
-            return None
-        tail = alpha / 2.0 if self.alternative == "two-sided" else alpha
-        if self.interval_method == "BCa":
-            z0, a = self.bias_correction, self.acceleration
-            levels = []
-            for z_alpha in (float(special.ndtri(tail)), -float(special.ndtri(tail))):
-                num = z0 + z_alpha
-                levels.append(float(special.ndtr(z0 + num / (1.0 - a * num))))
-        else:
-            levels = [tail, 1.0 - tail]
-        if any(math.isnan(level) for level in levels):
-            return None
-        low, high = (float(v) for v in np.quantile(dist, levels))
-        if self.alternative == "less":
-            low = -math.inf
-        elif self.alternative == "greater":
-            high = math.inf
-        return low, high
-
-    def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
-        extra = [
-            SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
-            SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
-            SummaryRow("bootstrap standard error", self.standard_error, "number"),
-            SummaryRow("interval", self.interval_method, "text"),
-            SummaryRow("resamples", self.n_resamples, "value"),
-            SummaryRow(f"{self.units} resampled", self.n_units, "value"),
-        ]
-        return extra
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class PermutationTestResult(TestResult):
-    """Result of the paired permutation test: ``estimate`` is metric(A) − metric(B).
-
-    Attributes
-    ----------
-    metric_a, metric_b : float
-    n_resamples : int
-    units : str
-        What was swapped between the models: ``"records"`` or ``"clusters"``.
-    n_units : int
-    null_distribution : numpy.ndarray
-        δ under the random swaps.
-    """
-
-    metric_a: float = math.nan
-    metric_b: float = math.nan
-    n_resamples: int = 0
-    units: str = "records"
-    n_units: int = 0
-    null_distribution: np.ndarray = dataclasses.field(
-        default_factory=lambda: np.empty(0), compare=False
-    )
-    distribution: str = "permutation"
-
-    def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
-        extra = [
-            SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
-            SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
-            SummaryRow("random swaps", self.n_resamples, "value"),
-            SummaryRow(f"{self.units} swapped", self.n_units, "value"),
-        ]
-        return extra
-
-
-# ---------------------------------------------------------------------------- options
-
-
-BOOTSTRAP_METHODS = ("BCa", "percentile")
-_SYNONYMS = {
-    "alpha": "confidence_level (= 1 − alpha)",
-    "seed": "random_state",
-    "rng": "random_state",
-    "n_boot": "n_resamples",
-    "n_bootstrap": "n_resamples",
-    "n_permutations": "n_resamples",
-    "b": "n_resamples",
-    "ci_method": "method",
-    "interval": "method",
-}
-
-
-def check_option_names(function: str, given: Any, accepted: list[str]) -> None:
-    """A :class:`CVReportError` naming an unknown keyword, the accepted ones and the closest."""
-    unknown = [name for name in given if name not in accepted]
-    if not unknown:
-        return
-    name = unknown[0]
-    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
-    hint = _SYNONYMS.get(name.lower()) or (close[0] if close else None)
-    suggestion = f"; did you mean {hint}?" if hint else "."
-    raise CVReportError(
-        f"{function}() has no option {name!r}{suggestion} Its options are: {', '.join(accepted)}"
-    )
-
-
-def _options_checked(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Check the keyword names of a call against ``function``'s before running it."""
-    accepted = list(inspect.signature(function).parameters)
-
-    @functools.wraps(function)
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        check_option_names(function.__name__, kwargs, accepted)
-        return function(*args, **kwargs)
-
-    return checked
-
-
-def _integer_option(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    if not float(value).is_integer() or value < minimum:
-        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_common(
-    alternative: Any, n_resamples: Any, batch: Any, progress: Any, random_state: Any, minimum: int
-) -> tuple[int, int | None, np.random.Generator]:
-    if not isinstance(alternative, str):
-        raise CVReportError(
-            f"alternative must be 'two-sided', 'less' or 'greater', got {alternative!r}"
-        )
-    check_alternative(alternative)
-    n = _integer_option("n_resamples", n_resamples, minimum)
-    size = None if batch is None else _integer_option("batch", batch, 1)
-    if progress is not None and not isinstance(progress, bool | np.bool_):
-        raise CVReportError(f"progress must be True, False or None, got {progress!r}")
-    return n, size, random_generator(random_state)
-
-
-def random_generator(random_state: Any) -> np.random.Generator:
-    """The generator scipy.stats would use for ``rng=random_state``, or a :class:`CVReportError`.
-
-    None, a non-negative integer or a :class:`numpy.random.SeedSequence` seed
-    :func:`numpy.random.default_rng`; a Generator is used as it is (and
-    advanced); a legacy RandomState lends its bit generator to a Generator, as
-    scipy.stats does with ``rng=``.
-    """
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.Generator(random_state._bit_generator)
-    if random_state is None or isinstance(random_state, np.random.SeedSequence):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state >= 0:
-            return np.random.default_rng(int(random_state))
-    raise CVReportError(
-        "random_state must be None, a non-negative integer seed, a numpy.random.SeedSequence, "
-        f"numpy.random.Generator or RandomState, got {random_state!r}"
-    )
-
-
-# ---------------------------------------------------------------------------- draws
-
-
-_CHUNK = 1_000_000  # draws per array: a chunk and its counts stay in the processor's cache
-_END = object()
-
-
-def _prefetched(items: Iterator[Any]) -> Iterator[Any]:
-    """Yield ``items``, producing the next one on a second thread meanwhile (numpy's
-    generators and array functions release the GIL, so drawing and computing overlap)."""
-    with ThreadPoolExecutor(1) as pool:
-        pending = pool.submit(next, items, _END)
-        while True:
-            item = pending.result()
-            if item is _END:
-                return
-            pending = pool.submit(next, items, _END)
-            yield item
-
-
-def _bootstrap_draws(
-    rng: np.random.Generator,
-    sizes: list[int],
-    n_resamples: int,
-    batch: int | None,
-) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(first resample, fold, draws)`` in scipy.stats.bootstrap's order of draws.
-
-    scipy draws ``rng.integers(0, n_f, (batch, n_f))`` for each fold in turn, batch
-    by batch (one batch of every resample when ``batch`` is None); each such draw
-    is cut here into rows of about ``_CHUNK`` values, which numpy's generators
-    produce from the same stream (a bounded draw below 2³² takes one 32-bit value
-    at a time).
-    """
-    nominal = batch or n_resamples
-    for start in range(0, n_resamples, nominal):
-        rows = min(nominal, n_resamples - start)
-        for f, size in enumerate(sizes):
-            step = max(1, _CHUNK // size)
-            for first in range(start, start + rows, step):
-                k = min(step, start + rows - first)
-                yield first, f, rng.integers(0, size, (k, size))
-
-
-def _kept_units(
-    rng: np.random.Generator, n_units: int, n_resamples: int
-) -> Iterator[tuple[int, np.ndarray]]:
-    """``(first swap, kept)``: 1 where a unit keeps its predictions, as scipy.stats draws.
-
-    scipy's ``permutation_test(permutation_type="samples")`` shuffles each pair
-    with ``Generator.permuted``, which takes one 32-bit value per pair and swaps
-    when its lowest bit is 0.
-    """
-    step = max(1, _CHUNK // n_units)
-    for first in range(0, n_resamples, step):
-        k = min(step, n_resamples - first)
-        bits = rng.integers(0, 2**32, (k, n_units), dtype=np.uint32)
-        yield first, np.bitwise_and(bits, 1).astype(np.float64)
 
 
 # ---------------------------------------------------------------------------- bootstrap
@@ -411,7 +151,7 @@ def _bootstrap_distribution(
     bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
     per_fold = np.empty((n_resamples, paired.n_folds))
     sizes = [units.shape[0] for units in prep.fold_units]
-    for first, f, draws in _prefetched(_bootstrap_draws(rng, sizes, n_resamples, batch)):
+    for first, f, draws in prefetched(bootstrap_draws(rng, sizes, n_resamples, batch)):
         records = paired.fold_records(f)
         if prep.clustered:
             local = np.searchsorted(prep.fold_units[f], prep.units[bounds[f] : bounds[f + 1]])
@@ -423,50 +163,6 @@ def _bootstrap_distribution(
         if bar is not None and f == paired.n_folds - 1:
             bar.update(draws.shape[0])
     return per_fold.mean(axis=1)
-
-
-def _check_bootstrap_options(
-    n_resamples: Any = 9999,
-    confidence_level: Any = 0.95,
-    method: Any = "BCa",
-    alternative: Any = "two-sided",
-    random_state: Any = None,
-    batch: Any = None,
-    progress: Any = None,
-) -> dict[str, Any]:
-    """The bootstrap's options checked and normalised, or a :class:`CVReportError`."""
-    if not isinstance(method, str) or method.lower() not in ("bca", "percentile"):
-        raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, numbers.Real)
-        or not 0 < confidence_level < 1
-    ):
-        raise CVReportError(
-            f"confidence_level must be a number in (0, 1), e.g. 0.95, got {confidence_level!r}"
-        )
-    n, size, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 2)
-    return {
-        "n_resamples": n,
-        "confidence_level": float(confidence_level),
-        "method": "BCa" if method.lower() == "bca" else "percentile",
-        "alternative": alternative,
-        "rng": rng,
-        "batch": size,
-        "progress": progress,
-    }
-
-
-def _check_permutation_options(
-    n_resamples: Any = 9999,
-    alternative: Any = "two-sided",
-    random_state: Any = None,
-    batch: Any = None,
-    progress: Any = None,
-) -> dict[str, Any]:
-    """The permutation test's options checked and normalised, or a :class:`CVReportError`."""
-    n, _, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 1)
-    return {"n_resamples": n, "alternative": alternative, "rng": rng, "progress": progress}
 
 
 def _run_bootstrap(
@@ -540,7 +236,7 @@ def _run_bootstrap(
     )
 
 
-@_options_checked
+@options_checked
 def paired_bootstrap_test_array(
     truth: ArrayLike,
     a: ArrayLike,
@@ -618,7 +314,7 @@ def paired_bootstrap_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    options = _check_bootstrap_options(
+    options = check_bootstrap_options(
         n_resamples, confidence_level, method, alternative, random_state, batch, progress
     )
     return _run_bootstrap(prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options)
@@ -672,7 +368,7 @@ def _permutation_distribution(
             columns = slice(int(columns[0]), int(columns[-1]) + 1)  # a range: no gather
         plans.append((columns, plan))
     per_fold = np.empty((n_resamples, paired.n_folds))
-    for first, kept in _prefetched(_kept_units(rng, prep.n_units, n_resamples)):
+    for first, kept in prefetched(kept_units(rng, prep.n_units, n_resamples)):
         rows = slice(first, first + kept.shape[0])
         if any(plan is None for plan in plans):
             swap = kept[:, prep.units] == 0
@@ -762,7 +458,7 @@ def _run_permutation(
     )
 
 
-@_options_checked
+@options_checked
 def paired_permutation_test_array(
     truth: ArrayLike,
     a: ArrayLike,
@@ -821,7 +517,7 @@ def paired_permutation_test_array(
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
     """
-    options = _check_permutation_options(n_resamples, alternative, random_state, batch, progress)
+    options = check_permutation_options(n_resamples, alternative, random_state, batch, progress)
     return _run_permutation(
         prepare_pair(truth, a, b, metric, pos_label, folds, clusters), **options
     )
@@ -921,7 +617,7 @@ def paired_bootstrap_test(
     (0.3, ('A', 'B'))
     """
     check_option_names("paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
-    _check_bootstrap_options(**options)  # before reading the table
+    check_bootstrap_options(**options)  # before reading the table
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
     return _finish(result, table, models)
@@ -963,7 +659,7 @@ def paired_permutation_test(
     0.3
     """
     check_option_names("paired_permutation_test", options, _PERMUTATION_OPTIONS)
-    _check_permutation_options(**options)
+    check_permutation_options(**options)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
     return _finish(result, table, models)

@@ -256,7 +256,7 @@ def test_the_bootstrap_wrapper_on_a_table_keeps_the_p_value_when_a_and_b_swap():
 
 
 def test_the_bootstrap_p_value_for_the_loss_side_uses_the_upper_end():
-    boot = cvreport.methods.resampling.BootstrapTestResult(
+    boot = cvreport.methods.resampling_results.BootstrapTestResult(
         statistic=0.01,
         pvalue=0.5,
         estimate=0.01,

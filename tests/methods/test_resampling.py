@@ -538,9 +538,9 @@ def test_legacy_random_state_draws_as_scipy_does():
 
 @pytest.mark.parametrize("name", ["f1", "roc_auc", "accuracy", "average_precision"])
 def test_draws_cut_in_small_chunks_still_follow_scipy_with_folds_and_a_batch(name, monkeypatch):
-    from cvreport.methods import resampling
+    from cvreport.methods import resampling_draws
 
-    monkeypatch.setattr(resampling, "_CHUNK", 50)  # a few resamples per array
+    monkeypatch.setattr(resampling_draws, "_CHUNK", 50)  # a few resamples per array
     y, a, b, function = _case(name)
     folds = np.arange(70) % 2
     parts = [np.flatnonzero(folds == f) for f in range(2)]
@@ -576,9 +576,9 @@ def test_draws_cut_in_small_chunks_still_follow_scipy_with_folds_and_a_batch(nam
 
 @pytest.mark.parametrize("name", ["f1_macro", "roc_auc", "brier_score_loss", "average_precision"])
 def test_swaps_of_clusters_within_folds_follow_scipy(name, monkeypatch):
-    from cvreport.methods import resampling
+    from cvreport.methods import resampling_draws
 
-    monkeypatch.setattr(resampling, "_CHUNK", 100)
+    monkeypatch.setattr(resampling_draws, "_CHUNK", 100)
     if name == "f1_macro":
         rng = np.random.default_rng(18)
         y = rng.integers(0, 3, 72)
