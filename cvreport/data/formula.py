@@ -201,7 +201,7 @@ _NUMPY_MODULES = ("np", "numpy")
 ALLOWED_SYNTAX = (
     "columns, numbers and strings; + - * / // % ** (on numbers, in float64); "
     "== != < <= > >=; and, or, not (also & | ^ ~, elementwise); and the functions "
-    + ", ".join(f"{name}({'x' if n == 1 else '...'})" for name, n in FUNCTION_ARITY.items())
+    + ", ".join(_FUNCTION_USAGE.get(name, f"{name}(x)") for name in FUNCTION_ARITY)
 )
 
 

@@ -111,3 +111,183 @@ def test_the_payload_is_refused_per_data_set_too(tmp_path, monkeypatch):
             "{(__import__('os').system('touch pwned.txt'), loss)[1]} ~ model | task", frame
         )
     assert not (tmp_path / "pwned.txt").exists()
+
+
+# ---------------------------------------------------------------------- round two (issue 23)
+def _frame(**columns):
+    n = len(next(iter(columns.values())))
+    return pd.DataFrame({**columns, "model": ["a"] * n})
+
+
+def test_names_are_matched_exactly_as_written_not_folded():
+    # Python folds 'ｌｏｓｓ' (fullwidth) to 'loss'; the formula must read the column as written
+    df = _frame(loss=[1.0, 2.0], **{"ｌｏｓｓ": [10.0, 20.0]})
+    fullwidth = evaluate_response(parse_formula("{ｌｏｓｓ * 1} ~ model"), df)
+    plain = evaluate_response(parse_formula("{loss * 1} ~ model"), df)
+    assert fullwidth.tolist() == [10.0, 20.0]
+    assert plain.tolist() == [1.0, 2.0]
+    assert check_expression("ｌｏｓｓ + loss").columns == ("ｌｏｓｓ", "loss")
+
+
+def test_a_look_alike_name_of_a_missing_column_is_named_with_the_column_it_resembles():
+    df = _frame(loss=[1.0, 2.0])
+    with pytest.raises(FormulaError) as error:
+        evaluate_response(parse_formula("{ｌｏｓｓ * 1} ~ model"), df)
+    message = str(error.value)
+    assert "'ｌｏｓｓ'" in message and "written differently from 'loss'" in message
+    assert "exactly as written" in message
+
+
+def test_a_look_alike_function_name_is_no_allowed_function():
+    with pytest.raises(FormulaError, match=r"the call ａｂｓ\(\.\.\.\) is not one of the allowed"):
+        check_expression("ａｂｓ(loss)")
+
+
+@pytest.mark.parametrize("internal", ["_quoted_column_0", "_cvq_0", "_cvq__0", "_cvq_"])
+def test_a_column_named_like_an_internal_name_is_not_taken_for_a_back_quoted_one(internal):
+    df = _frame(**{"a b": [7.0, 8.0], internal: [5.0, 6.0]})
+    values = evaluate_response(parse_formula(f"{{`a b` * 10 + {internal}}} ~ model"), df)
+    assert values.tolist() == [75.0, 86.0]
+    quoted = evaluate_response(parse_formula(f"{{`{internal}` - `a b`}} ~ model"), df)
+    assert quoted.tolist() == [-2.0, -2.0]
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        ("abs(x, y)", "gives 2 arguments; abs takes 1: abs(x)"),
+        ("np.abs(x, y)", "gives 2 arguments; abs takes 1"),
+        ("log(x, y)", "log takes 1"),
+        ("minimum(x)", "gives 1 argument; minimum takes 2: minimum(x, y)"),
+        ("clip(x, 0)", "clip takes 3: clip(x, lower, upper)"),
+        ("where(x > 0, 1)", "where takes 3: where(condition, if_true, if_false)"),
+        ("maximum(x, y, x)", "maximum takes 2"),
+        ("abs(x, out=y)", "has keyword arguments"),
+        ("abs(*x)", "unpacks arguments"),
+    ],
+)
+def test_function_arity_is_checked_before_anything_runs(call, words):
+    df = _frame(x=[-1.0, 2.0], y=[0.0, 0.0])
+    with pytest.raises(FormulaError) as error:
+        evaluate_response(parse_formula(f"{{{call}}} ~ model"), df)
+    assert words in str(error.value)
+    assert df["y"].tolist() == [0.0, 0.0]  # numpy's output buffer was never handed the column
+
+
+def test_every_allowed_function_declares_its_arity():
+    from cvreport.data.formula import ALLOWED_FUNCTIONS, FUNCTION_ARITY
+
+    assert set(FUNCTION_ARITY) == set(ALLOWED_FUNCTIONS)
+    df = _frame(x=[0.25, 4.0], y=[1.0, 2.0])
+    for name, arity in FUNCTION_ARITY.items():
+        arguments = ", ".join(["x", "y", "x"][:arity])
+        values = evaluate_response(parse_formula(f"{{{name}({arguments})}} ~ model"), df)
+        expected = ALLOWED_FUNCTIONS[name](*[df[c].to_numpy() for c in ["x", "y", "x"][:arity]])
+        np.testing.assert_allclose(values.to_numpy(dtype=float), expected)
+
+
+@pytest.mark.parametrize(
+    "left",
+    [
+        "'a' * 100000000000 + loss",
+        "loss + len('a' * 100000000000)",
+        "('a' * 100000) * 1000000 == loss",
+        "'%0999999999d' % loss",
+        "'%s' % 1 == loss",
+        "loss * 'a'",
+        "-'a' == loss",
+    ],
+)
+def test_strings_in_arithmetic_are_refused_before_anything_is_built(left):
+    with pytest.raises(FormulaError) as error:
+        parse_formula(f"{{{left}}} ~ model")
+    assert "is refused" in str(error.value)
+
+
+def test_the_issues_repetition_is_refused_naming_the_string_arithmetic():
+    with pytest.raises(FormulaError, match="the string arithmetic \"'a' \\* 10\\*\\*11\""):
+        parse_formula("{'a' * 10**11 == loss} ~ model")
+    with pytest.raises(FormulaError, match="of two constants is not allowed"):
+        parse_formula("{loss * 10**11} ~ model")
+
+
+def test_text_columns_take_no_arithmetic_so_nothing_is_repeated():
+    df = _frame(pred=["cat", "dog"], truth=["cat", "cat"])
+    with pytest.raises(
+        FormulaError, match="arithmetic needs numbers, but column 'pred' holds text"
+    ):
+        evaluate_response(parse_formula("{pred * 100000000000} ~ model"), df)
+    with pytest.raises(FormulaError, match="arithmetic needs numbers"):
+        evaluate_response(parse_formula("{where(pred == truth, 'x' , 'y')} ~ model"), df)
+    # comparisons of labels still work
+    assert evaluate_response(parse_formula("{pred != truth} ~ model"), df).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("links", [2_000, 4_000])
+def test_a_long_comparison_chain_is_answered_with_its_value(links):
+    rng = np.random.default_rng(links)
+    df = _frame(a=rng.normal(size=50), b=rng.normal(size=50))
+    chain = " < ".join(["a", "b"] * (links // 2))
+    values = evaluate_response(parse_formula(f"{{{chain}}} ~ model"), df)
+    expected = (df["a"] < df["b"]) & ((df["b"] < df["a"]) if links > 2 else True)
+    assert values.tolist() == expected.astype(int).tolist()
+
+
+def test_a_formula_longer_than_the_limit_is_refused_with_the_limit():
+    from cvreport.data.formula import MAX_EXPRESSION_LENGTH
+
+    text = "{" + " + ".join(["loss"] * (MAX_EXPRESSION_LENGTH // 7 + 1)) + "} ~ model"
+    with pytest.raises(FormulaError) as error:
+        parse_formula(text)
+    assert f"at most {MAX_EXPRESSION_LENGTH:,} are read" in str(error.value)
+    with pytest.raises(FormulaError, match="characters long"):
+        check_expression("loss + " * 5_000 + "loss")
+
+
+@pytest.mark.parametrize(
+    "left",
+    [
+        "-" * 150 + "loss",
+        "abs(" * 150 + "loss" + ")" * 150,
+        "loss + " * 1_500 + "loss",
+        "not " * 3_000 + "loss",
+        "(" * 500 + "loss" + ")" * 500,
+        "1" * 5_000 + " + loss",
+    ],
+)
+def test_deep_nesting_is_refused_in_words(left):
+    with pytest.raises(FormulaError) as error:
+        parse_formula(f"{{{left}}} ~ model")
+    assert "nest" in str(error.value) or "not an expression" in str(error.value)
+
+
+def test_nesting_up_to_the_limit_is_evaluated():
+    from cvreport.data.formula import MAX_NESTING_DEPTH
+
+    df = _frame(loss=[1.0, 2.0])
+    left = "loss + " * (MAX_NESTING_DEPTH - 2) + "loss"
+    values = evaluate_response(parse_formula(f"{{{left}}} ~ model"), df)
+    assert values.tolist() == [MAX_NESTING_DEPTH - 1.0, 2 * (MAX_NESTING_DEPTH - 1.0)]
+
+
+def test_a_cluster_term_after_a_long_run_of_spaces_is_split_in_linear_time():
+    from cvreport.data.formula import split_cluster_term
+
+    # the former pattern backtracked cubically over such runs (minutes for 2,000 spaces)
+    assert split_cluster_term("loss ~ model" + " " * 20_000 + "x") == (
+        "loss ~ model" + " " * 20_000 + "x",
+        None,
+    )
+    spaced = "loss ~ model |" + " " * 5_000 + "fold +" + " " * 5_000 + "cluster(  doc )"
+    assert split_cluster_term(spaced) == ("loss ~ model |" + " " * 5_000 + "fold", "doc")
+    with pytest.raises(FormulaError, match="empty cluster"):
+        split_cluster_term("loss ~ model | cluster( )")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int8, np.uint64])
+def test_integer_arithmetic_has_one_meaning_whatever_the_label_type(dtype):
+    df = _frame(pred=np.array([0, 1, 1, 0], dtype=dtype), truth=np.array([1, 1, 0, 0], dtype=dtype))
+    misses = evaluate_response(parse_formula("{abs(pred - truth)} ~ model"), df)
+    assert misses.tolist() == [1.0, 0.0, 1.0, 0.0]  # not 255 for a uint8 miss
+    scaled = evaluate_response(parse_formula("{(pred - truth) * 200} ~ model"), df)
+    assert scaled.tolist() == [-200.0, 0.0, 200.0, 0.0]  # no wrap-around in 8 bits
