@@ -140,11 +140,6 @@ def build_metric_table(
             "column of the positive class with score=, or one column per class"
         )
     truth_codes, prediction_codes, classes = _class_codes(data, truth, prediction)
-    if spec.binary_only and len(classes) != 2:
-        raise DataError(
-            f"{spec.name!r} is defined for two classes, but the data hold {len(classes)} "
-            f"({list(classes)[:5]}); use e.g. f1_macro or roc_auc_ovr"
-        )
     positive = positive_code(classes, pos_label)
     scores = score_matrix(data, score, classes) if score is not None else None
     check_predictions(
@@ -158,6 +153,11 @@ def build_metric_table(
         prediction_name=str(prediction),
         row_names=data.index,
     )
+    if spec.binary_only and len(classes) != 2:
+        raise DataError(
+            f"{spec.name!r} is defined for two classes, but the data hold {len(classes)} "
+            f"({list(classes)[:5]}); use e.g. f1_macro or roc_auc_ovr"
+        )
     if scores is not None and scores.ndim == 1 and len(classes) > 2 and spec.kind != "callable":
         raise DataError(
             f"one score column was given for {len(classes)} classes; give one column per class"
