@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cvreport
 from cvreport.cli import main
-from cvreport.data.formula import check_expression, evaluate_response, parse_formula
+from cvreport.data.formula import (
+    ALLOWED_FUNCTIONS,
+    check_expression,
+    evaluate_response,
+    parse_formula,
+)
 from cvreport.data.table import ResultsTable
 from cvreport.errors import FormulaError
 
@@ -291,3 +301,112 @@ def test_integer_arithmetic_has_one_meaning_whatever_the_label_type(dtype):
     assert misses.tolist() == [1.0, 0.0, 1.0, 0.0]  # not 255 for a uint8 miss
     scaled = evaluate_response(parse_formula("{(pred - truth) * 200} ~ model"), df)
     assert scaled.tolist() == [-200.0, 0.0, 200.0, 0.0]  # no wrap-around in 8 bits
+
+
+# ------------------------------------------------------------------------------- fuzzing
+_FUZZ_FRAME = pd.DataFrame(
+    {
+        "a": [0.5, -1.0, 2.0, 0.0],
+        "b": [1, 0, 3, -2],
+        "lbl": ["cat", "dog", "cat", "bird"],
+        "a b": np.array([0, 1, 255, 7], dtype=np.uint8),
+        "loss": [0.1, 0.2, 0.3, 0.4],
+        "ｌｏｓｓ": [1.0, 2.0, 3.0, 4.0],
+        "_cvq_0": [9.0, 8.0, 7.0, 6.0],
+        "model": ["m", "m", "n", "n"],
+    }
+)
+_LEAVES = st.sampled_from(
+    ["a", "b", "lbl", "`a b`", "loss", "ｌｏｓｓ", "_cvq_0", "missing", "0", "1", "2.5", "-3",
+     "1e308", "'cat'", "''", "True", "None", "..."]
+)  # fmt: skip
+_CALLEES = st.sampled_from(
+    [*sorted(ALLOWED_FUNCTIONS), "np.abs",
+     "numpy.where", "ａｂｓ", "eval", "open", "len", "np.loadtxt", "roc_auc", "nonsense"]
+)  # fmt: skip
+_OPERATORS = st.sampled_from(
+    ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "and", "or", "==", "!=", "<", "<=", ">",
+     ">=", "<<", "@", "in", "is"]
+)  # fmt: skip
+
+
+def _expressions() -> st.SearchStrategy[str]:
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            st.tuples(inner, _OPERATORS, inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(st.sampled_from(["-", "+", "not ", "~"]), inner).map("".join),
+            st.tuples(_CALLEES, st.lists(inner, max_size=4)).map(
+                lambda t: f"{t[0]}({', '.join(t[1])})"
+            ),
+            st.lists(inner, min_size=2, max_size=6).map(" < ".join),
+            st.tuples(inner, st.sampled_from([".real", "[0]", "(1)", " if a else b"])).map("".join),
+        )
+
+    return st.recursive(_LEAVES, extend, max_leaves=16)
+
+
+def _typed_error_or_value(formula: str) -> None:
+    from cvreport.errors import CVReportError
+
+    try:
+        values = evaluate_response(parse_formula(formula), _FUZZ_FRAME)
+    except CVReportError:
+        return
+    assert values.shape == (len(_FUZZ_FRAME),)
+    assert values.dtype.kind in "biuf" or all(
+        v is None or isinstance(v, (int, float, np.number)) for v in values.tolist()
+    )
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=2))
+@given(_expressions())
+def test_fuzz_random_expressions_give_a_typed_error_or_a_value(expression):
+    _typed_error_or_value(f"{{{expression}}} ~ model")
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=2))
+@given(
+    st.lists(
+        st.sampled_from([*"ab lc()[]{}`'\"~|+-*/%<>=!&^.,:_019ｌｏｓ\n\t", "loss", "cluster("]),
+        max_size=40,
+    ).map("".join)
+)
+def test_fuzz_random_text_gives_a_typed_error_or_a_value(text):
+    _typed_error_or_value(text)
+    _typed_error_or_value(f"{{{text}}} ~ model")
+    _typed_error_or_value(f"{text} ~ model | b")
+
+
+_ARITHMETIC = st.recursive(
+    st.sampled_from(["a", "b", "`a b`", "2", "0.5"]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        inner.map(lambda x: f"abs({x})"),
+        st.tuples(inner, inner).map(lambda t: f"minimum({t[0]}, {t[1]})"),
+        inner.map(lambda x: f"-{x}"),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=timedelta(seconds=2))
+@given(_ARITHMETIC.filter(lambda e: re.search(r"\b[ab]\b", e) is not None))
+def test_fuzz_arithmetic_equals_float64_numpy(expression):
+    # the reference: the same text over float64 arrays, evaluated by Python itself (test only)
+    columns = {
+        "a": _FUZZ_FRAME["a"].to_numpy(float),
+        "b": _FUZZ_FRAME["b"].to_numpy(float),
+        "a_b": _FUZZ_FRAME["a b"].to_numpy(float),
+    }
+    reference_text = expression.replace("`a b`", "a_b")
+    with np.errstate(all="ignore"):
+        # the test's own generated arithmetic, never user input
+        expected = eval(
+            reference_text, {"__builtins__": {}, "abs": np.abs, "minimum": np.minimum}, columns
+        )
+    values = evaluate_response(parse_formula(f"{{{expression}}} ~ model"), _FUZZ_FRAME)
+    np.testing.assert_allclose(
+        values.to_numpy(dtype=float), np.broadcast_to(expected, (4,)), rtol=1e-12, equal_nan=True
+    )
