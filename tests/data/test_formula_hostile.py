@@ -233,7 +233,7 @@ def test_text_columns_take_no_arithmetic_so_nothing_is_repeated():
     assert evaluate_response(parse_formula("{pred != truth} ~ model"), df).tolist() == [0, 1]
 
 
-@pytest.mark.parametrize("links", [2_000, 4_000])
+@pytest.mark.parametrize("links", [2_000, 3_000])
 def test_a_long_comparison_chain_is_answered_with_its_value(links):
     # a <= b <= a <= b ... holds exactly where a == b (the chain took 28 s)
     rng = np.random.default_rng(links)
