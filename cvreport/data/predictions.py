@@ -280,7 +280,8 @@ def build_metric_table(
     return table
 
 
-_METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
+# greedy classes that end at a character they exclude: linear time, no backtracking over spaces
+_METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(([^,()]+),([^()]+)\)\s*~(.*)$", re.S)
 
 
 def metric_formula(
@@ -303,6 +304,7 @@ def metric_formula(
     if match is None:
         return None
     name, truth, argument, rest = match.groups()
+    truth, argument = truth.strip(), argument.strip()
     try:
         spec = resolve_metric(name)
     except DataError:
