@@ -19,6 +19,14 @@ subscripts and the like are a :class:`~cvreport.errors.FormulaError` that names
 the refused part. The checked tree is then evaluated by a small interpreter over
 the data's columns, so a formula from someone else (a web form, a config file)
 cannot run code.
+
+The interpreter is also safe against such a formula's size and spelling: names
+are matched exactly as written (Python's parser folds look-alike letters,
+``ｌｏｓｓ`` to ``loss``), every function is called with its declared number of
+arguments (:data:`FUNCTION_ARITY`), strings take no arithmetic (``'a' * 10**11``
+would ask for 100 GB), arithmetic is done in float64 (``uint8`` labels do not
+wrap around), and a formula is read in time linear in its length, up to
+:data:`MAX_EXPRESSION_LENGTH` characters nested :data:`MAX_NESTING_DEPTH` deep.
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ __all__ = [
     "ALLOWED_FUNCTIONS",
     "DEFAULT_FORMULA",
     "EXPECTED_SHAPES",
+    "FUNCTION_ARITY",
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_NESTING_DEPTH",
     "ParsedFormula",
     "check_expression",
     "evaluate_response",

@@ -178,7 +178,8 @@ def resolve_metric(
     Raises
     ------
     DataError
-        An unknown name, or a callable whose direction its name does not tell.
+        An unknown name (the message lists the known ones), a callable that cannot
+        be called with two arguments, or one whose direction its name does not tell.
 
     Examples
     --------
@@ -933,6 +934,10 @@ def grouped_metric_values(
             spec.function,
             y_all[rows],
             x_all[rows],
-            lambda g=g: describe_group(g) if describe_group is not None else f"group {g}",
+            lambda g=g: (
+                describe_group(g)
+                if describe_group is not None
+                else f"group {g} of the records (a fold, or a fold of one resample)"
+            ),
         )
     return out

@@ -451,3 +451,23 @@ def test_an_unknown_metric_is_named_with_the_known_ones():
             cvreport.ResultsTable.from_formula(formula, df)
         assert "unknown metric 'nonsense'" in str(error.value)
         assert "left side" not in str(error.value)
+
+
+def test_a_failing_metric_function_is_named_on_the_array_route_too():
+    from cvreport.methods.resampling import paired_bootstrap_test_array
+
+    def text_accuracy(y_true, y_pred):  # the name says higher is better
+        return "0.5"
+
+    y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+    with pytest.raises(DataError) as error:
+        paired_bootstrap_test_array(
+            y, y, 1 - y, metric=text_accuracy, n_resamples=20, random_state=0
+        )
+    message = str(error.value)
+    assert (
+        "the metric function 'test_a_failing_metric_function_is_named_on_the_array_route_too"
+        in message
+    )
+    assert ".<locals>.text_accuracy' returned str '0.5'" in message
+    assert "group 0 of the records" in message
