@@ -38,6 +38,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -489,8 +490,11 @@ def _numbers(value: Any, node: ast.expr, quoted: Mapping[str, str]) -> Any:
     array = np.asarray(value)
     if array.dtype.kind in "biuf":
         return array.astype(np.float64)
-    if array.dtype.kind == "O" and _all_numbers(array):
-        return np.array([np.nan if v is None else float(v) for v in array.tolist()])
+    if array.dtype.kind == "O" and _all_numbers(array, decimals=True):
+        return np.array(
+            [np.nan if v is None or v is pd.NA else float(v) for v in array.tolist()],
+            dtype=np.float64,
+        )
     example = array.flat[0] if array.size else value
     raise FormulaError(
         f"arithmetic needs numbers, but {_describe(node, quoted)} holds "
@@ -785,9 +789,12 @@ def _require_unique(data: pd.DataFrame, columns: Sequence[str]) -> None:
         )
 
 
-def _all_numbers(values: np.ndarray) -> bool:
+def _all_numbers(values: np.ndarray, *, decimals: bool = False) -> bool:
+    kinds: tuple[type, ...] = (int, float, np.number) + ((Decimal,) if decimals else ())
     return all(
-        value is None or (isinstance(value, (int, float, np.number)) and not isinstance(value, str))
+        value is None
+        or (decimals and value is pd.NA)
+        or (isinstance(value, kinds) and not isinstance(value, str))
         for value in values.tolist()
     )
 
@@ -855,11 +862,20 @@ def evaluate_response(parsed: ParsedFormula, data: pd.DataFrame) -> pd.Series:
     try:
         with np.errstate(all="ignore"):
             result = _evaluate(checked.tree, columns, checked.quoted)
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as error:
+    except (TypeError, ValueError, ArithmeticError, AttributeError) as error:
         raise FormulaError(
             f"cannot evaluate the left side {parsed.response!r} of {parsed.text!r} on the data "
             f"({_plain(error)}); it must give one number per row, e.g. '{{pred != truth}}'"
         ) from error
+    if (
+        isinstance(result, pd.Series)
+        and not isinstance(result.dtype, np.dtype)
+        and (
+            pd.api.types.is_bool_dtype(result.dtype) or pd.api.types.is_numeric_dtype(result.dtype)
+        )
+        and result.isna().any()
+    ):  # pandas' nullable numbers and booleans: missing values as NaN, reported later
+        result = result.to_numpy(dtype=np.float64, na_value=np.nan)
     values = np.asarray(result)
     if values.ndim == 0:
         values = np.broadcast_to(values, (data.shape[0],))
