@@ -280,8 +280,10 @@ def build_metric_table(
     return table
 
 
-# greedy classes that end at a character they exclude: linear time, no backtracking over spaces
-_METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(([^,()]+),([^()]+)\)\s*~(.*)$", re.S)
+_METRIC_CALL = re.compile(
+    r"^\s*(\w+)\s*\(\s*([^,()\s](?:[^,()]*[^,()\s])?)\s*,\s*([^()\s](?:[^()]*[^()\s])?)\s*\)\s*~(.*)$",
+    re.S,
+)  # each argument starts and ends with a non-space: no backtracking over runs of spaces
 
 
 def metric_formula(
@@ -304,7 +306,6 @@ def metric_formula(
     if match is None:
         return None
     name, truth, argument, rest = match.groups()
-    truth, argument = truth.strip(), argument.strip()
     try:
         spec = resolve_metric(name)
     except DataError:
