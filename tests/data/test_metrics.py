@@ -471,3 +471,18 @@ def test_a_failing_metric_function_is_named_on_the_array_route_too():
     )
     assert ".<locals>.text_accuracy' returned str '0.5'" in message
     assert "group 0 of the records" in message
+
+
+def test_a_metric_formula_with_runs_of_spaces_is_read_as_written():
+    from cvreport.data.predictions import _METRIC_CALL
+
+    spaced = "roc_auc_ovr(  y ,  p_a +  p_b   ) ~ model | fold"
+    assert _METRIC_CALL.match(spaced).groups() == (
+        "roc_auc_ovr",
+        "y",
+        "p_a +  p_b",
+        " model | fold",
+    )
+    # no match, and no backtracking over the spaces (the former pattern was quadratic)
+    assert _METRIC_CALL.match("f(a" + " " * 20_000 + "x") is None
+    assert _METRIC_CALL.match("f(a, b)" + " " * 20_000 + "x") is None
