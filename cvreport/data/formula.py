@@ -19,6 +19,14 @@ subscripts and the like are a :class:`~cvreport.errors.FormulaError` that names
 the refused part. The checked tree is then evaluated by a small interpreter over
 the data's columns, so a formula from someone else (a web form, a config file)
 cannot run code.
+
+The interpreter is also safe against such a formula's size and spelling: names
+are matched exactly as written (Python's parser folds look-alike letters,
+``ｌｏｓｓ`` to ``loss``), every function is called with its declared number of
+arguments (:data:`FUNCTION_ARITY`), strings take no arithmetic (``'a' * 10**11``
+would ask for 100 GB), arithmetic is done in float64 (``uint8`` labels do not
+wrap around), and a formula is read in time linear in its length, up to
+:data:`MAX_EXPRESSION_LENGTH` characters nested :data:`MAX_NESTING_DEPTH` deep.
 """
 
 from __future__ import annotations
@@ -26,19 +34,26 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cvreport.data.metrics import resolve_metric
 from cvreport.errors import FormulaError, describe_keys
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
     "DEFAULT_FORMULA",
     "EXPECTED_SHAPES",
+    "FUNCTION_ARITY",
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_NESTING_DEPTH",
     "ParsedFormula",
     "check_expression",
     "evaluate_response",
@@ -49,14 +64,15 @@ __all__ = [
 #: The formula of per-record losses keyed by replication and fold, used as the example.
 DEFAULT_FORMULA = "loss ~ model | replication + fold"
 
-_CLUSTER_TERM = re.compile(r"\s*\+?\s*\bcluster\(\s*([^()]+?)\s*\)\s*\+?\s*")
+_CLUSTER_CALL = re.compile(r"\bcluster\(([^()]*)\)")
 
 
 def split_cluster_term(text: str) -> tuple[str, str | None]:
     """Take a ``cluster(column)`` term out of the blocks of a formula.
 
     ``"correct ~ model | cluster(passage)"`` names the column of clusters of
-    records; the rest of the formula is read as usual.
+    records; the rest of the formula is read as usual. The work is linear in the
+    formula's length (no pattern that backtracks over runs of spaces).
 
     Examples
     --------
@@ -64,19 +80,39 @@ def split_cluster_term(text: str) -> tuple[str, str | None]:
     ('loss ~ model | fold', 'passage')
     >>> split_cluster_term("loss ~ model | cluster(doc)")
     ('loss ~ model', 'doc')
+    >>> split_cluster_term("loss ~ model | cluster(doc) + fold")
+    ('loss ~ model | fold', 'doc')
     """
     if not isinstance(text, str):
         return text, None
-    matches = _CLUSTER_TERM.findall(text)
+    matches = list(_CLUSTER_CALL.finditer(text))
     if len(matches) > 1:
-        raise FormulaError(f"the formula {text!r} names more than one cluster(...) column")
+        raise FormulaError(f"the formula {_shown(text)!r} names more than one cluster(...) column")
     if not matches:
         return text, None
-    rest = _CLUSTER_TERM.sub(" + ", text, count=1).strip()
-    rest = re.sub(r"\|\s*\+\s*", "| ", rest)
-    rest = re.sub(r"\s*\+\s*$", "", rest)
-    rest = re.sub(r"\s*\|\s*$", "", rest)
-    return rest.strip(), matches[0]
+    match = matches[0]
+    column = match.group(1).strip()
+    if not column:
+        raise FormulaError(
+            f"the formula {_shown(text)!r} has an empty cluster(); name the column of "
+            "clusters, e.g. cluster(passage)"
+        )
+    before = text[: match.start()].rstrip()
+    after = text[match.end() :].lstrip()
+    if before.endswith("+"):
+        before = before[:-1].rstrip()
+    if after.startswith("+"):
+        after = after[1:].lstrip()
+    if not after:
+        rest = before
+    elif not before or before.endswith(("|", "~")):
+        rest = f"{before} {after}"
+    else:
+        rest = f"{before} + {after}"
+    rest = rest.strip()
+    if rest.endswith("|"):
+        rest = rest[:-1].rstrip()
+    return rest, column
 
 
 EXPECTED_SHAPES = (
@@ -106,6 +142,37 @@ ALLOWED_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 """The functions a left side may call (numpy's, elementwise), also as ``np.NAME``."""
 
+FUNCTION_ARITY: dict[str, int] = {
+    "abs": 1,
+    "exp": 1,
+    "log": 1,
+    "log1p": 1,
+    "log2": 1,
+    "log10": 1,
+    "sqrt": 1,
+    "minimum": 2,
+    "maximum": 2,
+    "clip": 3,
+    "where": 3,
+}
+"""How many positional arguments each allowed function takes; none takes keywords.
+
+An extra argument is refused, not passed on: numpy would take it as the output
+buffer (``abs(x, y)`` would write into the column ``y``)."""
+
+_FUNCTION_USAGE = {
+    "minimum": "minimum(x, y)",
+    "maximum": "maximum(x, y)",
+    "clip": "clip(x, lower, upper)",
+    "where": "where(condition, if_true, if_false)",
+}
+
+MAX_EXPRESSION_LENGTH = 20_000
+"""The longest formula or left side read, in characters; a longer one is refused."""
+
+MAX_NESTING_DEPTH = 100
+"""The deepest nesting of operations and calls in a left side; a deeper one is refused."""
+
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -115,9 +182,11 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY: dict[type, Callable[[Any], Any]] = {
+_UNARY_ARITHMETIC: dict[type, Callable[[Any], Any]] = {
     ast.UAdd: operator.pos,
     ast.USub: operator.neg,
+}
+_UNARY_LOGICAL: dict[type, Callable[[Any], Any]] = {
     ast.Not: np.logical_not,
     ast.Invert: np.logical_not,
 }
@@ -139,112 +208,206 @@ _BINARY_BOOLEAN: dict[type, Callable[[Any, Any], Any]] = {
     ast.BitXor: np.logical_xor,
 }
 _QUOTED_NAME = re.compile(r"`([^`]*)`")
+_METRIC_CALL = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 _NUMPY_MODULES = ("np", "numpy")
 ALLOWED_SYNTAX = (
-    "columns, numbers and strings; + - * / // % **; == != < <= > >=; and, or, not "
-    "(also & | ^ ~, elementwise); and the functions " + ", ".join(ALLOWED_FUNCTIONS)
+    "columns, numbers and strings; + - * / // % ** (on numbers, in float64); "
+    "== != < <= > >=; and, or, not (also & | ^ ~, elementwise); and the functions "
+    + ", ".join(_FUNCTION_USAGE.get(name, f"{name}(x)") for name in FUNCTION_ARITY)
 )
 
 
 @dataclass(frozen=True)
 class _Checked:
+    """A checked left side.
+
+    ``tree`` holds each column as written (``Name.id`` is the exact text, or a
+    placeholder of ``quoted`` for a back-quoted column); ``text`` is the
+    expression formatted as formulaic formats it.
+    """
+
     tree: ast.expr
     columns: tuple[str, ...]
     quoted: dict[str, str]
+    text: str
 
 
 def _refuse(expression: str, part: str, why: str) -> FormulaError:
     return FormulaError(
-        f"the left side {expression!r} is refused: {part} {why}. A left side is data, not "
-        f"code: it may use {ALLOWED_SYNTAX}"
+        f"the left side {_shown(expression)!r} is refused: {part} {why}. A left side is data, "
+        f"not code: it may use {ALLOWED_SYNTAX}"
     )
 
 
-def _function_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in _NUMPY_MODULES
-    ):
-        return node.attr
-    return None
+def _shown(text: str, limit: int = 200) -> str:
+    """``text``, cut to ``limit`` characters for a message."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _fresh_prefix(expression: str) -> str:
+    """A prefix for the names of back-quoted columns that the expression itself never holds.
+
+    No name the user wrote, and no column of any name, can then be taken for one.
+    """
+    prefix = "_cvq"
+    while prefix in expression:
+        prefix += "_"
+    return prefix + "_"
+
+
+class _Source:
+    """The exact text of each node of a parsed expression, by its UTF-8 byte offsets."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.encode("utf-8").split(b"\n")
+
+    def of(self, node: ast.AST) -> str:
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        start, end = node.col_offset, node.end_col_offset or 0
+        if first == last:
+            raw = self.lines[first][start:end]
+        else:
+            raw = b"\n".join(
+                [self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end]]
+            )
+        return raw.decode("utf-8", "replace")
+
+
+def _depth(tree: ast.AST) -> int:
+    """The nesting depth of a tree, without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _is_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def check_expression(expression: str) -> _Checked:
     """Parse a left-side expression and check every node against the allow-list.
 
+    Names are matched exactly as written: Python folds look-alike letters of an
+    identifier to one form (NFKC, e.g. ``ｌｏｓｓ`` to ``loss``), so each name is
+    read back from the text instead. Work is linear in the expression's length,
+    which is at most :data:`MAX_EXPRESSION_LENGTH` characters, nested at most
+    :data:`MAX_NESTING_DEPTH` deep.
+
     Raises
     ------
     FormulaError
         Naming the first refused part (an attribute, a call outside
-        :data:`ALLOWED_FUNCTIONS`, a subscript, a lambda, ...).
+        :data:`ALLOWED_FUNCTIONS` or with other than its :data:`FUNCTION_ARITY`
+        arguments, a subscript, a lambda, a string in arithmetic, ...).
 
     Examples
     --------
     >>> check_expression("pred != truth").columns
     ('pred', 'truth')
+    >>> check_expression("ｌｏｓｓ * 2").columns
+    ('ｌｏｓｓ',)
     >>> check_expression("__import__('os').system('id')")
     Traceback (most recent call last):
     ...
     cvreport.errors.FormulaError: the left side "__import__('os').system('id')" is refused: ...
     """
+    if not isinstance(expression, str):
+        raise FormulaError(f"the left side must be text, got {type(expression).__name__}")
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        raise _refuse(
+            expression,
+            "the text",
+            f"is {len(expression):,} characters long; at most {MAX_EXPRESSION_LENGTH:,} are read",
+        )
     quoted: dict[str, str] = {}
+    prefix = _fresh_prefix(expression)
 
     def placeholder(match: re.Match[str]) -> str:
-        name = f"_quoted_column_{len(quoted)}"
+        name = f"{prefix}{len(quoted)}"
         quoted[name] = match.group(1)
-        return name
+        return f" {name} "
 
-    source = _QUOTED_NAME.sub(placeholder, expression)
+    source = _QUOTED_NAME.sub(placeholder, expression.replace("\r\n", "\n").replace("\r", "\n"))
+    source = source.strip()
     try:
-        tree = ast.parse(source.strip(), mode="eval").body
+        tree = ast.parse(source, mode="eval").body
     except SyntaxError as error:
         raise _refuse(expression, "the text", f"is not an expression ({error.msg})") from None
-    columns: list[str] = []
+    except (RecursionError, MemoryError):
+        raise _refuse(
+            expression, "the text", f"nests too deeply (at most {MAX_NESTING_DEPTH} levels)"
+        ) from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise _refuse(expression, "the text", f"is not an expression ({error})") from None
+    if _depth(tree) > MAX_NESTING_DEPTH:
+        raise _refuse(
+            expression,
+            "the expression",
+            f"nests operations more than {MAX_NESTING_DEPTH} levels deep; split it or "
+            "compute the column beforehand",
+        )
+    text = _Source(source)
+    columns: dict[str, None] = {}
 
-    def visit(node: ast.expr, *, constant_only: list[bool]) -> None:
-        segment = ast.get_source_segment(source, node) or type(node).__name__
+    def segment(node: ast.AST) -> str:
+        shown = text.of(node) or type(node).__name__
         for name, column in quoted.items():
-            segment = segment.replace(name, f"`{column}`")
+            shown = shown.replace(name, f"`{column}`")
+        return _shown(" ".join(shown.split()), 120)
+
+    def visit(node: ast.expr) -> bool:
+        """Check ``node``; whether it is made of constants only."""
         if isinstance(node, ast.Constant):
             if isinstance(node.value, (bool, int, float, str)):
-                return
-            raise _refuse(expression, f"the constant {segment!r}", "is not a number or string")
-        constant_only[0] = False
+                return True
+            raise _refuse(
+                expression, f"the constant {segment(node)!r}", "is not a number or string"
+            )
         if isinstance(node, ast.Name):
-            column = quoted.get(node.id, node.id)
-            if column not in columns:
-                columns.append(column)
-            return
+            node.id = text.of(node)  # as written: no folding of look-alike letters
+            columns.setdefault(quoted.get(node.id, node.id), None)
+            return False
         if isinstance(node, ast.BinOp) and type(node.op) in {**_BINARY, **_BINARY_BOOLEAN}:
-            left, right = [True], [True]
-            visit(node.left, constant_only=left)
-            visit(node.right, constant_only=right)
-            if isinstance(node.op, ast.Pow) and left[0] and right[0]:
+            if type(node.op) in _BINARY and (_is_string(node.left) or _is_string(node.right)):
                 raise _refuse(
-                    expression, f"the power {segment!r}", "of two constants is not allowed"
+                    expression,
+                    f"the string arithmetic {segment(node)!r}",
+                    "is not allowed (strings may only be compared, e.g. pred == 'cat')",
                 )
-            constant_only[0] = left[0] and right[0]
-            return
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            inner = [True]
-            visit(node.operand, constant_only=inner)
-            constant_only[0] = inner[0]
-            return
+            left = visit(node.left)
+            right = visit(node.right)
+            if isinstance(node.op, ast.Pow) and left and right:
+                raise _refuse(
+                    expression, f"the power {segment(node)!r}", "of two constants is not allowed"
+                )
+            return left and right
+        if isinstance(node, ast.UnaryOp) and type(node.op) in {
+            **_UNARY_ARITHMETIC,
+            **_UNARY_LOGICAL,
+        }:
+            if type(node.op) in _UNARY_ARITHMETIC and _is_string(node.operand):
+                raise _refuse(
+                    expression, f"the string arithmetic {segment(node)!r}", "is not allowed"
+                )
+            return visit(node.operand)
         if isinstance(node, ast.BoolOp) and type(node.op) in _BOOLEAN:
             for value in node.values:
-                visit(value, constant_only=[True])
-            return
+                visit(value)
+            return False
         if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
             for value in (node.left, *node.comparators):
-                visit(value, constant_only=[True])
-            return
+                visit(value)
+            return False
         if isinstance(node, ast.Call):
-            name = _function_name(node.func)
-            if name not in ALLOWED_FUNCTIONS:
-                callee = ast.get_source_segment(source, node.func) or "?"
+            name = _function_name(node.func, text)
+            if name is None:
+                callee = segment(node.func)
                 if not isinstance(node.func, (ast.Name, ast.Attribute)):
                     callee = f"({callee})"
                 raise _refuse(
@@ -253,29 +416,95 @@ def check_expression(expression: str) -> _Checked:
                     "is not one of the allowed functions " + ", ".join(ALLOWED_FUNCTIONS),
                 )
             if node.keywords:
-                raise _refuse(expression, f"the call {segment!r}", "has keyword arguments")
+                raise _refuse(expression, f"the call {segment(node)!r}", "has keyword arguments")
+            if any(isinstance(argument, ast.Starred) for argument in node.args):
+                raise _refuse(expression, f"the call {segment(node)!r}", "unpacks arguments")
+            wanted = FUNCTION_ARITY[name]
+            if len(node.args) != wanted:
+                usage = _FUNCTION_USAGE.get(name, f"{name}(x)")
+                raise _refuse(
+                    expression,
+                    f"the call {segment(node)!r}",
+                    f"gives {len(node.args)} argument{'s' if len(node.args) != 1 else ''}; "
+                    f"{name} takes {wanted}: {usage}",
+                )
             for argument in node.args:
-                if isinstance(argument, ast.Starred):
-                    raise _refuse(expression, f"the call {segment!r}", "unpacks arguments")
-                visit(argument, constant_only=[True])
-            return
+                visit(argument)
+            return False
         kinds = {
             ast.Attribute: "attribute access",
             ast.Subscript: "a subscript",
             ast.Lambda: "a lambda",
             ast.NamedExpr: "an assignment",
         }
-        name = type(node).__name__
-        kind = kinds.get(type(node), f"{'an' if name[0] in 'AEIOU' else 'a'} {name} expression")
-        raise _refuse(expression, f"{kind} {segment!r}", "is not allowed")
+        kind_name = type(node).__name__
+        kind = kinds.get(
+            type(node), f"{'an' if kind_name[0] in 'AEIOU' else 'a'} {kind_name} expression"
+        )
+        raise _refuse(expression, f"{kind} {segment(node)!r}", "is not allowed")
 
-    everything_constant = [True]
-    visit(tree, constant_only=everything_constant)
-    return _Checked(tree=tree, columns=tuple(columns), quoted=quoted)
+    visit(tree)
+    formatted = ast.unparse(tree).replace("\n", " ")
+    for name, column in quoted.items():
+        formatted = formatted.replace(name, f"`{column}`")
+    return _Checked(tree=tree, columns=tuple(columns), quoted=quoted, text=formatted)
 
 
-def _evaluate(node: ast.expr, values: Mapping[str, np.ndarray], quoted: Mapping[str, str]) -> Any:
-    """Evaluate a checked expression over column arrays."""
+def _function_name(node: ast.expr, text: _Source) -> str | None:
+    """The allowed function a call names exactly as written (``abs``, ``np.abs``), or ``None``."""
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+        return None
+    written = "".join(text.of(node).split())
+    module, _, name = written.rpartition(".")
+    if module not in ("", *_NUMPY_MODULES) or name not in ALLOWED_FUNCTIONS:
+        return None
+    return name
+
+
+def _describe(node: ast.expr, quoted: Mapping[str, str]) -> str:
+    if isinstance(node, ast.Name):
+        return f"column {quoted.get(node.id, node.id)!r}"
+    shown = ast.unparse(node)
+    for name, column in quoted.items():
+        shown = shown.replace(name, f"`{column}`")
+    return repr(_shown(shown, 80))
+
+
+def _numbers(value: Any, node: ast.expr, quoted: Mapping[str, str]) -> Any:
+    """``value`` as float64 (a scalar or an array) for arithmetic, or a FormulaError.
+
+    Arithmetic in float64 has one meaning whatever the columns' integer types:
+    ``abs(pred - truth)`` of ``uint8`` labels is 1 for a miss, not 255.
+    """
+    if isinstance(value, (bool, int, float, np.bool_, np.number)) and not isinstance(
+        value, (complex, np.complexfloating)
+    ):
+        return np.float64(value)
+    if isinstance(value, pd.Series):
+        dtype = value.dtype
+        if pd.api.types.is_bool_dtype(dtype) or (
+            pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+        ):
+            return value.to_numpy(dtype=np.float64, na_value=np.nan)
+        value = value.to_numpy()
+    array = np.asarray(value)
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64)
+    if array.dtype.kind == "O" and _all_numbers(array, decimals=True):
+        return np.array(
+            [np.nan if v is None or v is pd.NA else float(v) for v in array.tolist()],
+            dtype=np.float64,
+        )
+    example = array.flat[0] if array.size else value
+    raise FormulaError(
+        f"arithmetic needs numbers, but {_describe(node, quoted)} holds "
+        f"{'text' if isinstance(example, str) else array.dtype} (e.g. {_shown(repr(example), 40)}); "
+        "compare labels instead, e.g. '{pred != truth}'"
+    )
+
+
+def _evaluate(node: ast.expr, values: Mapping[str, Any], quoted: Mapping[str, str]) -> Any:
+    """Evaluate a checked expression over the columns: arithmetic in float64."""
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
@@ -283,9 +512,16 @@ def _evaluate(node: ast.expr, values: Mapping[str, np.ndarray], quoted: Mapping[
     if isinstance(node, ast.BinOp):
         left = _evaluate(node.left, values, quoted)
         right = _evaluate(node.right, values, quoted)
-        return {**_BINARY, **_BINARY_BOOLEAN}[type(node.op)](left, right)
+        if type(node.op) in _BINARY_BOOLEAN:
+            return _BINARY_BOOLEAN[type(node.op)](left, right)
+        left = _numbers(left, node.left, quoted)
+        right = _numbers(right, node.right, quoted)
+        return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp):
-        return _UNARY[type(node.op)](_evaluate(node.operand, values, quoted))
+        operand = _evaluate(node.operand, values, quoted)
+        if type(node.op) in _UNARY_LOGICAL:
+            return _UNARY_LOGICAL[type(node.op)](operand)
+        return _UNARY_ARITHMETIC[type(node.op)](_numbers(operand, node.operand, quoted))
     if isinstance(node, ast.BoolOp):
         combine = _BOOLEAN[type(node.op)]
         result = _evaluate(node.values[0], values, quoted)
@@ -301,8 +537,13 @@ def _evaluate(node: ast.expr, values: Mapping[str, np.ndarray], quoted: Mapping[
             left = right
         return result
     assert isinstance(node, ast.Call)  # check_expression allowed nothing else
-    function = ALLOWED_FUNCTIONS[str(_function_name(node.func))]
-    return function(*(_evaluate(argument, values, quoted) for argument in node.args))
+    name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr  # type: ignore[attr-defined]
+    arguments = [
+        _numbers(_evaluate(argument, values, quoted), argument, quoted) for argument in node.args
+    ]
+    if name == "where":
+        arguments[0] = np.asarray(arguments[0]) != 0
+    return ALLOWED_FUNCTIONS[name](*arguments)
 
 
 @dataclass(frozen=True)
@@ -378,29 +619,71 @@ def _single_column(part: object, text: str, role: str) -> str:
     return str(factor.expr)
 
 
-def _check_tokens(text: str, parser: object) -> None:
+def _raw_tokens(text: str) -> list[Any] | None:
+    """formulaic's tokens of the formula as written (before it reformats Python parts)."""
+    from formulaic.parser.algos.tokenize import tokenize
+
+    try:
+        return list(tokenize(text))
+    except Exception:  # formulaic's own parse reports the problem
+        return None
+
+
+def _check_tokens(text: str, tokens: list[Any] | None) -> None:
     """Catch what formulaic would silently accept or report obscurely.
 
     formulaic drops a repeated term (``replication + replication`` is one
     block) and fails on ``.`` with an internal key error; both get a
     :class:`FormulaError` that says what to write instead.
     """
-    try:
-        tokens = list(parser.get_tokens(text))  # type: ignore[attr-defined]
-    except Exception:  # formulaic's own parse reports the problem
+    if tokens is None:
         return
-    if any(token.kind.value == "operator" and str(token) == "." for token in tokens):
+    if any(str(token) == "." and token.kind.value != "python" for token in tokens):
         raise _malformed(
             text, "'.' (every other column) is not supported; name the model and block columns"
         )
-    names = [str(token) for token in tokens if token.kind.value == "name"]
-    repeated = sorted({name for name in names if names.count(name) > 1})
+    counts = Counter(
+        str(token) for token in tokens if token.kind.value == "name" and str(token) != "."
+    )
+    repeated = sorted(name for name, count in counts.items() if count > 1)
     if repeated:
         raise _malformed(
             text,
             f"column {describe_keys(repeated)} is named more than once; each column may appear "
             "only once",
         )
+
+
+def _written_left_side(tokens: list[Any] | None) -> str | None:
+    """The left side's Python expression exactly as written, when it is one."""
+    if tokens is None:
+        return None
+    left = []
+    for token in tokens:
+        if token.kind.value == "operator" and str(token) == "~":
+            break
+        left.append(token)
+    if len(left) != 1 or left[0].kind.value != "python":
+        return None
+    return str(left[0].token).strip()
+
+
+def _unknown_metric_call(expression: str) -> None:
+    """Refuse ``name(truth, predictions)`` on the left when ``name`` is no metric.
+
+    A call of two arguments to a name that is neither an allowed function nor a
+    metric is read as a misspelt metric: :func:`~cvreport.data.metrics.resolve_metric`
+    raises its :class:`~cvreport.errors.DataError` listing the known metrics.
+    """
+    match = _METRIC_CALL.match(expression)
+    if match is None or match.group(1) in ALLOWED_FUNCTIONS:
+        return
+    try:
+        call = ast.parse(expression, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    if isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords:
+        resolve_metric(match.group(1))
 
 
 def parse_formula(text: str) -> ParsedFormula:
@@ -425,15 +708,30 @@ def parse_formula(text: str) -> ParsedFormula:
         raise FormulaError(
             f"the formula must be a string, got {type(text).__name__}; expected {EXPECTED_SHAPES}"
         )
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise FormulaError(
+            f"the formula {_shown(text)!r} is {len(text):,} characters long; at most "
+            f"{MAX_EXPRESSION_LENGTH:,} are read. Compute a long left side as a column first"
+        )
     if "~" not in text:
         raise _malformed(text, "there is no '~' separating the loss from the model")
     from formulaic import Formula
     from formulaic.parser import DefaultFormulaParser
 
     parser = DefaultFormulaParser(include_intercept=False)
-    _check_tokens(text, parser)
+    tokens = _raw_tokens(text)
+    _check_tokens(text, tokens)
+    written = _written_left_side(tokens)
+    checked = None
+    if written is not None:
+        _unknown_metric_call(written)
+        checked = check_expression(written)  # before formulaic reformats (and folds) it
     try:
         formula = Formula(text, _parser=parser)
+    except (RecursionError, MemoryError):
+        raise _malformed(
+            text, f"it nests too deeply (at most {MAX_NESTING_DEPTH} levels)"
+        ) from None
     except Exception as error:  # formulaic raises several exception types
         raise _malformed(text, f"formulaic could not parse it ({_plain(error)})") from error
     lhs = getattr(formula, "lhs", None)
@@ -449,11 +747,15 @@ def parse_formula(text: str) -> ParsedFormula:
     response_factor = response_terms[0].factors[0]
     if response_factor.eval_method.value == "literal":
         raise _malformed(text, f"the left side is a constant ({response_factor.expr!r})")
+    response = str(response_factor.expr)
     if response_factor.eval_method.value == "python":
-        if not check_expression(str(response_factor.expr)).columns:
+        if checked is None:
+            checked = check_expression(response)
+        if not checked.columns:
             raise _malformed(
                 text, f"the left side is a constant ({response_factor.expr!r}); name a column"
             )
+        response = checked.text  # each name as written
     model = _single_column(parts[0], text, "model (right of '~')")
     blocks: tuple[str, ...] = ()
     if len(parts) == 2:
@@ -465,11 +767,11 @@ def parse_formula(text: str) -> ParsedFormula:
                 f"got {str(parts[1])!r}",
             )
         blocks = tuple(_single_column(_Part(term), text, "block after '|'") for term in block_terms)
-    if model in blocks or response_factor.expr in (model, *blocks):
+    if model in blocks or response in (model, *blocks):
         raise _malformed(text, "each column may appear only once")
     return ParsedFormula(
         text=text,
-        response=str(response_factor.expr),
+        response=response,
         response_is_column=response_factor.eval_method.value == "lookup",
         model=model,
         blocks=blocks,
@@ -487,10 +789,32 @@ def _require_unique(data: pd.DataFrame, columns: Sequence[str]) -> None:
         )
 
 
-def _all_numbers(values: np.ndarray) -> bool:
+def _all_numbers(values: np.ndarray, *, decimals: bool = False) -> bool:
+    kinds: tuple[type, ...] = (int, float, np.number) + ((Decimal,) if decimals else ())
     return all(
-        value is None or (isinstance(value, (int, float, np.number)) and not isinstance(value, str))
+        value is None
+        or (decimals and value is pd.NA)
+        or (isinstance(value, kinds) and not isinstance(value, str))
         for value in values.tolist()
+    )
+
+
+def _look_alikes(names: Sequence[str], columns: Sequence[Any]) -> str:
+    """A sentence naming the columns that differ from ``names`` only by Unicode look-alikes."""
+    folded: dict[str, list[str]] = {}
+    for column in columns:
+        if isinstance(column, str):
+            folded.setdefault(unicodedata.normalize("NFKC", column), []).append(column)
+    pairs = [
+        f"{name!r} is written differently from {describe_keys(folded[key])}"
+        for name in names
+        if (key := unicodedata.normalize("NFKC", name)) in folded
+    ]
+    if not pairs:
+        return ""
+    return (
+        f"; names are matched exactly as written and {'; '.join(pairs)} (Unicode "
+        "look-alike letters): write the name as the data spells it, in back quotes if needed"
     )
 
 
@@ -521,21 +845,37 @@ def evaluate_response(parsed: ParsedFormula, data: pd.DataFrame) -> pd.Series:
     missing = [column for column in checked.columns if column not in data]
     if missing:
         raise FormulaError(
-            f"the left side {parsed.response!r} of {parsed.text!r} names "
+            f"the left side {parsed.response!r} of {_shown(parsed.text)!r} names "
             f"{describe_keys(missing)}, which {'is' if len(missing) == 1 else 'are'} not "
             f"a column of the data (columns {describe_keys(data.columns, 12)}) nor one of the "
-            f"allowed functions {', '.join(ALLOWED_FUNCTIONS)}"
+            f"allowed functions {', '.join(ALLOWED_FUNCTIONS)}{_look_alikes(missing, data.columns)}"
         )
     _require_unique(data, checked.columns)
-    columns = {column: data[column] for column in checked.columns}
+    # numpy arrays where the dtype is numpy's (no per-operation pandas overhead, so a
+    # long comparison chain stays fast); pandas' own dtypes keep their missing values
+    columns = {
+        column: data[column].to_numpy()
+        if isinstance(data[column].dtype, np.dtype)
+        else data[column]
+        for column in checked.columns
+    }
     try:
         with np.errstate(all="ignore"):
             result = _evaluate(checked.tree, columns, checked.quoted)
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as error:
+    except (TypeError, ValueError, ArithmeticError, AttributeError) as error:
         raise FormulaError(
             f"cannot evaluate the left side {parsed.response!r} of {parsed.text!r} on the data "
             f"({_plain(error)}); it must give one number per row, e.g. '{{pred != truth}}'"
         ) from error
+    if (
+        isinstance(result, pd.Series)
+        and not isinstance(result.dtype, np.dtype)
+        and (
+            pd.api.types.is_bool_dtype(result.dtype) or pd.api.types.is_numeric_dtype(result.dtype)
+        )
+        and result.isna().any()
+    ):  # pandas' nullable numbers and booleans: missing values as NaN, reported later
+        result = result.to_numpy(dtype=np.float64, na_value=np.nan)
     values = np.asarray(result)
     if values.ndim == 0:
         values = np.broadcast_to(values, (data.shape[0],))

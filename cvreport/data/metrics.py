@@ -32,6 +32,8 @@ Pedregosa, F. et al. (2011). Scikit-learn: machine learning in Python. JMLR 12:2
 
 from __future__ import annotations
 
+import inspect
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +47,10 @@ from cvreport.errors import DataError, describe_keys
 
 __all__ = [
     "NAMED_METRICS",
+    "PROBABILITY_METRICS",
+    "PROBABILITY_SUM_TOLERANCE",
     "MetricSpec",
+    "check_predictions",
     "confusion_counts",
     "grouped_auc",
     "grouped_average_precision",
@@ -173,7 +178,8 @@ def resolve_metric(
     Raises
     ------
     DataError
-        An unknown name, or a callable whose direction its name does not tell.
+        An unknown name (the message lists the known ones), a callable that cannot
+        be called with two arguments, or one whose direction its name does not tell.
 
     Examples
     --------
@@ -201,6 +207,7 @@ def resolve_metric(
         return NAMED_METRICS[key]
     if callable(metric):
         name = getattr(metric, "__name__", type(metric).__name__)
+        _check_signature(metric)
         chosen = direction or direction_from_name(name)
         if chosen is None:
             raise DataError(
@@ -218,6 +225,246 @@ def resolve_metric(
         f"metric must be a metric name or a function (y_true, y) -> float, got "
         f"{type(metric).__name__}"
     )
+
+
+def function_name(function: Callable[..., Any]) -> str:
+    """How a message names a metric function: its qualified name, else its type.
+
+    Examples
+    --------
+    >>> from sklearn.metrics import roc_auc_score
+    >>> function_name(roc_auc_score)
+    'roc_auc_score'
+    """
+    return str(
+        getattr(function, "__qualname__", None)
+        or getattr(function, "__name__", None)
+        or type(function).__name__
+    )
+
+
+def _check_signature(function: Callable[..., Any]) -> None:
+    """Refuse a metric function that cannot be called as ``function(y_true, y)``."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # builtins without a signature: called and checked later
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        raise DataError(
+            f"the metric function {function_name(function)!r} cannot be called as "
+            f"{function_name(function)}(y_true, y_pred_or_score) (its signature is "
+            f"{signature}); give a function of two arguments returning one number"
+        ) from None
+
+
+# ----------------------------------------------------------------------------- inputs checked
+
+PROBABILITY_METRICS = frozenset({"log_loss", "brier_score_loss"})
+"""Metrics that read probabilities: scores in [0, 1] (and rows summing to 1)."""
+
+PROBABILITY_SUM_TOLERANCE = 1e-5
+"""How far a row of class probabilities may sum from 1 (scikit-learn's ``np.allclose``)."""
+
+
+def _label_text(labels: Sequence[Any] | None, code: int) -> str:
+    return repr(labels[code]) if labels is not None and 0 <= code < len(labels) else str(code)
+
+
+def _rows_message(positions: np.ndarray, row_names: Sequence[Any] | None) -> str:
+    first = int(positions[0])
+    where = row_names[first] if row_names is not None else first
+    return f"{positions.size:,} row{'s' if positions.size != 1 else ''} (e.g. row {where!r})"
+
+
+def _is_continuous(label: Any) -> bool:
+    return (
+        isinstance(label, (float, np.floating))
+        and bool(np.isfinite(label))
+        and not float(label).is_integer()
+    )
+
+
+def check_predictions(
+    spec: MetricSpec,
+    truth: np.ndarray,
+    *,
+    prediction: np.ndarray | None = None,
+    scores: np.ndarray | None = None,
+    labels: Sequence[Any] | None = None,
+    score_names: Sequence[str] | None = None,
+    truth_name: str = "truth",
+    prediction_name: str = "prediction",
+    row_names: Sequence[Any] | None = None,
+) -> None:
+    """Refuse predictions the metric cannot read, naming the column, the rows and the fix.
+
+    * a metric of probabilities (:data:`PROBABILITY_METRICS`, and ``roc_auc_ovr``
+      on one column per class) needs scores in ``[0, 1]``;
+    * one column per class must sum to 1 on every row, within
+      :data:`PROBABILITY_SUM_TOLERANCE` (as ``sklearn.metrics`` requires of
+      ``log_loss`` and of the multiclass ``roc_auc_score``);
+    * class labels (``labels``, the values the codes stand for) must be labels:
+      a non-integral number among them (``0.37``) is a score given where a label
+      is expected.
+
+    A function metric (``kind="callable"``) is checked by what it returns instead.
+
+    Parameters
+    ----------
+    spec : MetricSpec
+    truth : numpy.ndarray
+        Class codes of the true labels.
+    prediction, scores : numpy.ndarray, optional
+        Predicted class codes; ``(n,)`` or ``(n, C)`` scores.
+    labels : sequence, optional
+        The class labels the codes index.
+    score_names : sequence of str, optional
+        The score columns, for the message (default "the scores").
+    truth_name, prediction_name : str
+        The truth and prediction columns, for the message.
+    row_names : sequence, optional
+        A name (index label) of each row, for the message.
+
+    Raises
+    ------
+    DataError
+        Naming the column, how many rows, an example row and the fix.
+
+    Examples
+    --------
+    >>> check_predictions(NAMED_METRICS["log_loss"], np.array([0, 1]),
+    ...                   scores=np.array([0.2, 1.7]), score_names=["p"])
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.DataError: log_loss reads probabilities, but column 'p' holds values ...
+    """
+    if spec.kind == "callable":
+        return
+    if labels is not None:
+        _check_labels(spec, truth, prediction, labels, truth_name, prediction_name, row_names)
+    if scores is None or spec.needs != "score":
+        return
+    values = np.asarray(scores, dtype=np.float64)
+    columns = list(score_names) if score_names is not None else []
+    shown, holds = (
+        (f"column {columns[0]!r}", "holds")
+        if len(columns) == 1
+        else (f"columns {describe_keys(columns)}", "hold")
+        if columns
+        else ("the scores", "hold")
+    )
+    probabilities = spec.name in PROBABILITY_METRICS or (values.ndim == 2 and spec.kind == "rank")
+    if not (probabilities and values.size):
+        return
+    # min and max first: no temporary arrays unless something is wrong
+    if values.min() < 0.0 or values.max() > 1.0:
+        outside = (values < 0.0) | (values > 1.0)
+        if values.ndim == 2:
+            outside = outside.any(axis=1)
+        rows = np.flatnonzero(outside)
+        raise DataError(
+            f"{spec.name} reads probabilities, but {shown} {holds} values outside [0, 1] on "
+            f"{_rows_message(rows, row_names)}: {np.round(values[rows[0]], 6).tolist()!r}. Give "
+            "probabilities (e.g. predict_proba, or a sigmoid/softmax of decision values); "
+            "decision values suit roc_auc or average_precision of two classes"
+        )
+    if values.ndim == 2:
+        deviation = values.sum(axis=1)
+        deviation -= 1.0
+        np.abs(deviation, out=deviation)
+        # as np.isclose(sums, 1, rtol=PROBABILITY_SUM_TOLERANCE, atol=1e-8)
+        off = deviation > PROBABILITY_SUM_TOLERANCE + 1e-8
+        if off.any():
+            rows = np.flatnonzero(off)
+            sums = values[rows[:1]].sum(axis=1)
+            raise DataError(
+                f"{spec.name} reads one probability per class, but the rows of {shown} do not "
+                f"sum to 1 on {_rows_message(rows, row_names)}: "
+                f"{np.round(values[rows[0]], 6).tolist()!r} sums to {sums[0]:.6g}. Give "
+                "each class's probability (e.g. predict_proba), or divide each row by its sum"
+            )
+
+
+def _check_labels(
+    spec: MetricSpec,
+    truth: np.ndarray,
+    prediction: np.ndarray | None,
+    labels: Sequence[Any],
+    truth_name: str,
+    prediction_name: str,
+    row_names: Sequence[Any] | None,
+) -> None:
+    continuous = np.array([_is_continuous(label) for label in labels], dtype=bool)
+    if not continuous.any():
+        return
+    for name, codes, role in (
+        (truth_name, truth, "true labels"),
+        (prediction_name, prediction, "predicted labels"),
+    ):
+        if codes is None or (spec.needs == "score" and role == "predicted labels"):
+            continue
+        codes = np.asarray(codes)
+        rows = np.flatnonzero(continuous[np.clip(codes, 0, len(labels) - 1)] & (codes >= 0))
+        if rows.size:
+            fix = (
+                "name the probabilities with score= (e.g. roc_auc, log_loss) or threshold them "
+                "into labels"
+                if role == "predicted labels"
+                else "give the class of each record"
+            )
+            raise DataError(
+                f"{spec.name} needs {role}, but column {name!r} holds numbers that are not "
+                f"labels on {_rows_message(rows, row_names)}: "
+                f"{_label_text(labels, int(codes[rows[0]]))} (a score or a measurement?); {fix}"
+            )
+
+
+def _metric_value(
+    function: Callable[..., Any], y_true: np.ndarray, y: np.ndarray, group: Callable[[], str]
+) -> float:
+    """``function(y_true, y)`` as a finite float, or a DataError naming the function and fold."""
+    name = function_name(function)
+    try:
+        value = function(y_true, y)
+    except Exception as error:  # a user's function: any failure is reported, with its cause
+        raise DataError(
+            f"the metric function {name!r} raised {type(error).__name__} on {group()} "
+            f"({' '.join(str(error).split())[:300]}); it is called with y_true (the labels) "
+            "and the predictions or scores of the fold's records, as numpy arrays"
+        ) from error
+    scalar = value
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        scalar = value.item()
+    if isinstance(scalar, (bool, np.bool_)) or not isinstance(scalar, numbers.Real):
+        got = (
+            f"an array of shape {value.shape}"
+            if isinstance(value, np.ndarray)
+            else f"{type(value).__name__} {value!r}"[:200]
+        )
+        raise DataError(
+            f"the metric function {name!r} returned {got} on {group()}; it must return one "
+            "number (a float) per fold"
+        )
+    result = float(scalar)
+    if not np.isfinite(result):
+        raise DataError(
+            f"the metric function {name!r} returned {result} on {group()}; it must return a "
+            "finite number. Check the fold holds what the metric needs (e.g. both classes)"
+        )
+    return result
+
+
+def _clean_labels(labels: Sequence[Any]) -> np.ndarray:
+    """The labels as a plain numpy array (numbers as numbers, text as text) for a function."""
+    items = list(labels)
+    array = np.asarray(items) if items else np.asarray(items, dtype=np.int64)
+    if array.dtype.kind in "biufU" and (
+        array.dtype.kind != "U" or all(isinstance(item, str) for item in items)
+    ):
+        return array
+    return np.asarray(items, dtype=object)
 
 
 # ----------------------------------------------------------------------------- confusion counts
@@ -549,6 +796,7 @@ def record_values(
     [0.0625, 0.25]
     """
     name = spec.name
+    check_predictions(spec, truth, prediction=prediction, scores=scores)
     if name in ("accuracy", "zero_one_loss"):
         assert prediction is not None
         correct = (np.asarray(prediction) == np.asarray(truth)).astype(np.float64)
@@ -583,6 +831,7 @@ def grouped_metric_values(
     scores: np.ndarray | None = None,
     positive: int = 1,
     labels: Sequence[Any] | None = None,
+    describe_group: Callable[[int], str] | None = None,
 ) -> np.ndarray:
     """The metric of every group (e.g. every (replication, fold, model)) in one vectorised pass.
 
@@ -604,7 +853,10 @@ def grouped_metric_values(
     positive : int
         Code of the positive class of a binary metric.
     labels : sequence, optional
-        The class labels, handed to a callable metric in place of the codes.
+        The class labels, handed to a callable metric in place of the codes (as a
+        numeric or text numpy array, as scikit-learn's metrics expect).
+    describe_group : callable, optional
+        ``describe_group(g)`` names group ``g`` in a message (e.g. its fold).
 
     Returns
     -------
@@ -614,7 +866,9 @@ def grouped_metric_values(
     Raises
     ------
     DataError
-        A group where the metric is undefined (an AUC of a fold with one class).
+        Predictions the metric cannot read (:func:`check_predictions`), or a metric
+        function that raises or returns other than one finite number (naming it
+        and the group).
 
     Examples
     --------
@@ -625,6 +879,7 @@ def grouped_metric_values(
     """
     groups = np.asarray(groups)
     truth = np.asarray(truth)
+    check_predictions(spec, truth, prediction=prediction, scores=scores, labels=labels)
     if groups.dtype.kind not in "iu" or truth.dtype.kind not in "iu":
         groups, truth = groups.astype(np.int64), truth.astype(np.int64)
     if spec.kind == "confusion":
@@ -665,15 +920,24 @@ def grouped_metric_values(
     assert spec.function is not None
     order = np.argsort(groups, kind="stable")
     bounds = np.searchsorted(groups[order], np.arange(n_groups + 1))
-    label_array = np.asarray(labels, dtype=object) if labels is not None else None
+    label_array = _clean_labels(labels) if labels is not None else None
     y_all = truth if label_array is None else label_array[truth]
     if spec.needs == "score":
-        x_all = np.asarray(scores)
+        x_all = np.asarray(scores, dtype=np.float64)
     else:
         assert prediction is not None
         x_all = prediction if label_array is None else label_array[np.asarray(prediction)]
     out = np.empty(n_groups)
     for g in range(n_groups):
         rows = order[bounds[g] : bounds[g + 1]]
-        out[g] = float(spec.function(y_all[rows], x_all[rows]))
+        out[g] = _metric_value(
+            spec.function,
+            y_all[rows],
+            x_all[rows],
+            lambda g=g: (
+                describe_group(g)
+                if describe_group is not None
+                else f"group {g} of the records (a fold, or a fold of one resample)"
+            ),
+        )
     return out

@@ -26,6 +26,7 @@ from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
+    check_predictions,
     grouped_metric_values,
     record_values,
     resolve_metric,
@@ -148,13 +149,24 @@ def build_metric_table(
             "column of the positive class with score=, or one column per class"
         )
     truth_codes, prediction_codes, classes = _class_codes(data, truth, prediction)
+    positive = positive_code(classes, pos_label)
+    scores = score_matrix(data, score, classes) if score is not None else None
+    check_predictions(
+        spec,
+        truth_codes,
+        prediction=prediction_codes,
+        scores=scores,
+        labels=list(classes),
+        score_names=_score_names(score),
+        truth_name=truth,
+        prediction_name=str(prediction),
+        row_names=data.index,
+    )
     if spec.binary_only and len(classes) != 2:
         raise DataError(
             f"{spec.name!r} is defined for two classes, but the data hold {len(classes)} "
             f"({list(classes)[:5]}); use e.g. f1_macro or roc_auc_ovr"
         )
-    positive = positive_code(classes, pos_label)
-    scores = score_matrix(data, score, classes) if score is not None else None
     if scores is not None and scores.ndim == 1 and len(classes) > 2 and spec.kind != "callable":
         raise DataError(
             f"one score column was given for {len(classes)} classes; give one column per class"
@@ -213,6 +225,12 @@ def build_metric_table(
             scores=scores,
             positive=positive,
             labels=list(classes),
+            describe_group=lambda g: "replication {!r}, fold {!r}, model {!r}".format(
+                *(
+                    index.tolist()[c]
+                    for index, c in zip((reps, folds, models), np.unravel_index(g, shape))
+                )
+            ),
         )
         i, j, k = np.unravel_index(np.arange(n_groups), shape)
         frame = pd.DataFrame(
@@ -311,7 +329,10 @@ def with_records(layout: RecordLayout, contents: TableContents) -> TableContents
     )
 
 
-_METRIC_CALL = re.compile(r"^\s*(\w+)\s*\(\s*([^,()]+?)\s*,\s*([^()]+?)\s*\)\s*~(.*)$", re.S)
+_METRIC_CALL = re.compile(
+    r"^\s*(\w+)\s*\(\s*([^,()\s](?:[^,()]*[^,()\s])?)\s*,\s*([^()\s](?:[^()]*[^()\s])?)\s*\)\s*~(.*)$",
+    re.S,
+)  # each argument starts and ends with a non-space: no backtracking over runs of spaces
 
 
 @dataclass(frozen=True)
@@ -407,6 +428,14 @@ def metric_formula(
         record=record,
         cluster=cluster,
     )
+
+
+def _score_names(score: str | Sequence[str] | Mapping[Any, str] | None) -> list[str] | None:
+    if score is None:
+        return None
+    if isinstance(score, str):
+        return [score]
+    return [str(c) for c in (score.values() if isinstance(score, Mapping) else score)]
 
 
 def _codes(

@@ -253,3 +253,236 @@ def test_bad_scores_and_labels_are_named():
         cvreport.ResultsTable.from_predictions(
             _cv_predictions(2, seed=12), truth="y", score="p1", metric="roc_auc", direction="lower"
         )
+
+
+# ------------------------------------------------------------ hostile predictions (issue 23)
+def _binary_cv(seed: int = 7) -> pd.DataFrame:
+    df = _cv_predictions(2, seed=seed, n=60)
+    return df.rename(columns={"p1": "p"}).drop(columns=["p0"])
+
+
+def _refusal(df: pd.DataFrame, **options) -> str:
+    with pytest.raises(DataError) as error:
+        cvreport.ResultsTable.from_predictions(df, truth="y", **options)
+    return str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("metric", "value", "sklearn_refuses"),
+    [("log_loss", 1.7, False), ("brier_score_loss", -0.2, True)],
+)
+def test_probabilities_outside_0_1_are_refused_naming_column_rows_and_fix(
+    metric, value, sklearn_refuses
+):
+    df = _binary_cv()
+    df.loc[[3, 17], "p"] = value
+    message = _refusal(df, score="p", metric=metric)
+    for words in (
+        f"{metric} reads probabilities",
+        "column 'p'",
+        "outside [0, 1]",
+        "on 2 rows (e.g. row 3)",
+        f"{value}",
+        "predict_proba",
+    ):
+        assert words in message
+    if sklearn_refuses:  # the reference refuses it too
+        cell = df.iloc[:60]
+        with pytest.raises(ValueError):
+            getattr(skm, metric)(cell.y, cell.p)
+
+
+def test_class_probabilities_that_do_not_sum_to_one_are_refused_as_sklearn_does():
+    df = _cv_predictions(3, seed=8, n=60)
+    columns = ["p0", "p1", "p2"]
+    df[columns] = df[columns] / 3.0  # in [0, 1], each row sums to 1/3 ...
+    df.loc[5, columns] = [1.0, 1.0, 1.0]  # ... and one row to 3
+    message = _refusal(df, prediction="yhat", score=columns, metric="roc_auc_ovr")
+    for words in (
+        "roc_auc_ovr reads one probability per class",
+        "columns 'p0', 'p1', 'p2'",
+        f"do not sum to 1 on {len(df):,} rows (e.g. row 0)",
+        "divide each row by its sum",
+    ):
+        assert words in message
+    cell = df.iloc[:60]
+    with pytest.raises(ValueError, match="sum up to 1"):
+        skm.roc_auc_score(cell.y, cell[columns], multi_class="ovr")
+    # log loss of multiclass rows that do not sum to one is refused alike
+    assert "do not sum to 1" in _refusal(df, score=columns, metric="log_loss")
+
+
+def test_class_probabilities_summing_to_one_within_the_tolerance_are_read():
+    from cvreport.data.metrics import PROBABILITY_SUM_TOLERANCE
+
+    df = _cv_predictions(3, seed=2)
+    df["p0"] = df["p0"] + PROBABILITY_SUM_TOLERANCE / 10  # rounding of exported probabilities
+    table = cvreport.ResultsTable.from_predictions(
+        df, truth="y", score=["p0", "p1", "p2"], metric="roc_auc_ovr"
+    )
+    first = df[(df.replication == 1) & (df.fold == 0) & (df.model == "lr")]
+    expected = skm.roc_auc_score(first.y, first[["p0", "p1", "p2"]], multi_class="ovr")
+    assert table.to_metric(table.fold_errors()["loss"].to_numpy())[0] == pytest.approx(expected)
+
+
+def test_scores_given_as_predicted_labels_are_refused():
+    df = _binary_cv()
+    df["yhat"] = df["p"]  # probabilities where labels are expected
+    message = _refusal(df, prediction="yhat", metric="f1_macro")
+    assert (
+        "f1_macro needs predicted labels, but column 'yhat' holds numbers that are not labels"
+        in message
+    )
+    assert "score=" in message and "(e.g. row 0)" in message
+    df = _binary_cv()
+    df["y"] = df["p"] * 10  # a measurement given as the truth
+    message = _refusal(df, score="p", metric="roc_auc")
+    assert "roc_auc needs true labels, but column 'y' holds numbers that are not labels" in message
+
+
+def test_the_array_route_checks_probabilities_too():
+    from cvreport.methods.resampling import paired_bootstrap_test_array
+
+    y = np.array([0, 1, 0, 1, 1, 0])
+    with pytest.raises(DataError, match="log_loss reads probabilities, but the scores hold"):
+        paired_bootstrap_test_array(
+            y, np.array([0.1, 0.9, 0.2, 1.7, 0.8, 0.3]), np.full(6, 0.5), metric="log_loss"
+        )
+
+
+def _fold_values(table) -> np.ndarray:
+    return table.to_metric(table.fold_errors()["loss"].to_numpy())
+
+
+def test_a_scikit_learn_function_is_a_metric_and_equals_its_named_twin():
+    df = _binary_cv(seed=10)
+    by_function = cvreport.ResultsTable.from_predictions(
+        df, truth="y", score="p", metric=skm.roc_auc_score
+    )
+    by_name = cvreport.ResultsTable.from_predictions(df, truth="y", score="p", metric="roc_auc")
+    folds = by_function.fold_errors()
+    expected = [
+        skm.roc_auc_score(cell.y, cell.p)
+        for row in folds.itertuples(index=False)
+        for cell in [
+            df[
+                (df.replication == row.replication)
+                & (df.fold == row.fold)
+                & (df.model == row.model)
+            ]
+        ]
+    ]
+    np.testing.assert_allclose(_fold_values(by_function), expected, atol=TOL)
+    np.testing.assert_allclose(_fold_values(by_function), _fold_values(by_name), atol=TOL)
+    assert by_function.metric.direction == "higher"
+    # labels as text reach a label function as a text array
+    df["y"] = df["y"].map({0: "neg", 1: "pos"})
+    df["yhat"] = df["yhat"].map({0: "neg", 1: "pos"})
+    table = cvreport.ResultsTable.from_predictions(
+        df, truth="y", prediction="yhat", metric=skm.balanced_accuracy_score
+    )
+    first = df[(df.replication == 1) & (df.fold == 0) & (df.model == "lr")]
+    assert _fold_values(table)[0] == pytest.approx(
+        skm.balanced_accuracy_score(first.y, first.yhat), abs=TOL
+    )
+
+
+def _raises(y_true, y_score):
+    raise RuntimeError("the fold is cursed")
+
+
+def _returns_text(y_true, y_score):
+    return "0.5"
+
+
+def _returns_array(y_true, y_score):
+    return np.asarray(y_score)[:3]
+
+
+def _returns_none(y_true, y_score):
+    return None
+
+
+def _returns_nan(y_true, y_score):
+    return float("nan")
+
+
+def _returns_bool(y_true, y_score):
+    return True
+
+
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        (_raises, "raised RuntimeError on replication 1, fold 0, model 'lr' (the fold is cursed)"),
+        (_returns_text, "returned str '0.5' on replication 1, fold 0, model 'lr'"),
+        (_returns_array, "returned an array of shape (3,) on replication 1, fold 0"),
+        (_returns_none, "returned NoneType None on replication 1, fold 0"),
+        (
+            _returns_nan,
+            "returned nan on replication 1, fold 0, model 'lr'; it must return a finite",
+        ),
+        (_returns_bool, "returned bool True"),
+    ],
+)
+def test_a_failing_metric_function_is_named_with_its_fold_and_result(function, words):
+    message = _refusal(_binary_cv(), score="p", metric=function, direction="higher")
+    assert f"the metric function {function.__qualname__!r} {words}" in message
+
+
+def test_a_metric_function_of_the_wrong_shape_is_refused_up_front():
+    def one_argument(y_true):
+        return 0.0
+
+    with pytest.raises(DataError, match=r"cannot be called as .*one_argument\(y_true, y_pred"):
+        resolve_metric(one_argument, direction="higher")
+
+
+def test_an_unknown_metric_is_named_with_the_known_ones():
+    df = _binary_cv()
+    with pytest.raises(DataError) as direct:
+        resolve_metric("nonsense")
+    for message in (_refusal(df, score="p", metric="nonsense"), str(direct.value)):
+        assert "unknown metric 'nonsense'" in message
+        assert "'roc_auc'" in message and "'f1_macro'" in message and "'log_loss'" in message
+    df["record"] = df["record"].astype(int)
+    for formula in ("nonsense(y, p) ~ model | replication + fold", "{nonsense(y, p)} ~ model"):
+        with pytest.raises(DataError) as error:
+            cvreport.ResultsTable.from_formula(formula, df)
+        assert "unknown metric 'nonsense'" in str(error.value)
+        assert "left side" not in str(error.value)
+
+
+def test_a_failing_metric_function_is_named_on_the_array_route_too():
+    from cvreport.methods.resampling import paired_bootstrap_test_array
+
+    def text_accuracy(y_true, y_pred):  # the name says higher is better
+        return "0.5"
+
+    y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+    with pytest.raises(DataError) as error:
+        paired_bootstrap_test_array(
+            y, y, 1 - y, metric=text_accuracy, n_resamples=20, random_state=0
+        )
+    message = str(error.value)
+    assert (
+        "the metric function 'test_a_failing_metric_function_is_named_on_the_array_route_too"
+        in message
+    )
+    assert ".<locals>.text_accuracy' returned str '0.5'" in message
+    assert "group 0 of the records" in message
+
+
+def test_a_metric_formula_with_runs_of_spaces_is_read_as_written():
+    from cvreport.data.predictions import _METRIC_CALL
+
+    spaced = "roc_auc_ovr(  y ,  p_a +  p_b   ) ~ model | fold"
+    assert _METRIC_CALL.match(spaced).groups() == (
+        "roc_auc_ovr",
+        "y",
+        "p_a +  p_b",
+        " model | fold",
+    )
+    # no match, and no backtracking over the spaces (the former pattern was quadratic)
+    assert _METRIC_CALL.match("f(a" + " " * 20_000 + "x") is None
+    assert _METRIC_CALL.match("f(a, b)" + " " * 20_000 + "x") is None
