@@ -38,7 +38,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -50,10 +50,16 @@ from cvreport.data.build import (
     truth_and_prediction,
 )
 from cvreport.data.direction import comparison_columns, resolve_metric
-from cvreport.data.engines import EngineSource, narwhals, response_expression
+from cvreport.data.engines import EngineSource, as_pandas_text, narwhals, response_expression
 from cvreport.data.formula import ParsedFormula
-from cvreport.data.labels import CONSTANT_LABEL, sorted_order
-from cvreport.data.layout import RecordLayout, build_record_layout, laid_out
+from cvreport.data.labels import CONSTANT_LABEL, _missing_error, sorted_order
+from cvreport.data.layout import (
+    RecordLayout,
+    _key_columns,
+    _row_describer,
+    build_record_layout,
+    laid_out,
+)
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
@@ -62,7 +68,16 @@ from cvreport.data.sufficient import (
     sorted_patterns,
     unpack_patterns,
 )
-from cvreport.data.validation import check_design_grid
+from cvreport.data.validation import (
+    Names,
+    check_design_grid,
+    check_magnitude,
+    lacking_models_error,
+    nonfinite_error,
+    repeated_keys_error,
+    split_records_error,
+    unpaired_records_error,
+)
 
 __all__ = [
     "engine_column",
@@ -93,7 +108,10 @@ def _collect(frame: Any) -> pd.DataFrame:
 
 
 class _Irregular(Exception):
-    """The aggregations found a problem that the in-memory validation will name."""
+    """A problem whose words need the rows in pandas (an engine without row positions)."""
+
+
+_IRREGULAR = object()  # an aggregation found keys that do not form the design
 
 
 def _is_numeric(dtype: Any) -> bool:
@@ -154,20 +172,9 @@ def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
     return cells, lazy
 
 
-def _check_cells(cells: pd.DataFrame) -> bool:
-    """Raise _Irregular for missing keys or non-finite losses; return whether 0/1."""
+def _is_binary(cells: pd.DataFrame) -> bool:
     n = cells["n"].to_numpy(dtype=np.int64)
-    if cells["noid"].to_numpy(dtype=np.float64).sum() > 0:
-        raise _Irregular
-    if (pd.to_numeric(cells["ok"]).fillna(0).to_numpy() != n).any():
-        raise _Irregular
-    binary = bool((pd.to_numeric(cells["bin"]).fillna(0).to_numpy() == n).all())
-    if not binary:
-        largest = float(pd.to_numeric(cells["largest"]).max())
-        with np.errstate(over="ignore"):
-            if not np.isfinite(np.float64(largest) ** 2 * np.float64(4 * n.sum())):
-                raise _Irregular
-    return binary
+    return bool((pd.to_numeric(cells["bin"]).fillna(0).to_numpy() == n).all())
 
 
 def _codes(series: pd.Series, labels: pd.Index) -> np.ndarray:
@@ -192,8 +199,9 @@ def _replace(column: str, labels: pd.Index, values: Sequence[int]) -> Any:
 
 def _loss_patterns(
     lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
-) -> np.ndarray | None:
-    """Rows ``(i, j, bits, n)``; raise _Irregular unless each record has every model once."""
+) -> Any:
+    """Rows ``(i, j, bits, n)`` (``None`` for real losses); :data:`_IRREGULAR` unless each
+    record has every model once."""
     nw = narwhals()
     n_models = len(models)
     full = (1 << n_models) - 1
@@ -223,7 +231,7 @@ def _loss_patterns(
         .agg(nw.len().alias("_count"))
     )
     if not counted["_valid"].astype(bool).all():
-        raise _Irregular
+        return _IRREGULAR
     if not binary:
         return None
     return np.column_stack(
@@ -236,8 +244,13 @@ def _loss_patterns(
     )
 
 
-def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) -> MembershipPatterns:
-    """Count the records' fold-membership patterns (words of replications fit in int64)."""
+def _membership(
+    lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index
+) -> MembershipPatterns | None:
+    """Count the records' fold-membership patterns (words of replications fit in int64).
+
+    ``None`` when a record is in two folds of one replication.
+    """
     nw = narwhals()
     m, base = len(reps), len(folds) + 1
     per_word = max(1, min(_MAX_BITS, int(_MAX_BITS / math.log2(base))))
@@ -278,7 +291,7 @@ def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) ->
         for w in range(len(words))
     )
     if (bits != counted["_cells"].to_numpy(dtype=np.int64)).any():
-        raise _Irregular  # a record in two folds of one replication
+        return None  # a record in two folds of one replication
     patterns = np.concatenate(
         [
             unpack_patterns(counted[f"_code{w}"].to_numpy(dtype=np.int64), len(word), base)
@@ -367,6 +380,254 @@ def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
     return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
 
 
+_EXAMPLES = 3  # offending keys shown in a message (as the in-memory diagnosis shows)
+_MISSING_EXAMPLES = 5  # rows named for a missing label
+_ROW = "_row"
+
+
+def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str) -> pd.DataFrame:
+    """The rows pandas needs to word a value the engine cannot compute.
+
+    A loss column of text, dates or categories is refused by its type, which its
+    first rows show; anything else (a formula beyond the engine's translation)
+    needs every row.
+    """
+    nw = narwhals()
+    if loss_name in source.columns:
+        dtype = source.dtype(loss_name)
+        textual = (nw.String, nw.Categorical, nw.Enum, nw.Date, nw.Datetime, nw.Duration)
+        if isinstance(dtype, textual) or dtype in textual:
+            frame = source.frame.select(list(dict.fromkeys(needed))).head(_EXAMPLES)
+            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
+    return source.to_pandas(needed)
+
+
+def _positioned(source: EngineSource) -> Any | None:
+    """The frame with each row's position (as pandas numbers the fetched rows), if the engine
+    keeps a row order: Polars, DuckDB (files too) and PyArrow; ``None`` otherwise."""
+    nw = narwhals()
+    native = source.frame.to_native()
+    name = source.frame.implementation.name
+    if name == "POLARS":
+        numbered = native.with_row_index(_ROW)
+    elif name == "DUCKDB":
+        numbered = native.query("rows", f'SELECT row_number() OVER () - 1 AS "{_ROW}", * FROM rows')
+    elif name == "PYARROW":
+        import pyarrow as pa
+
+        numbered = native.append_column(_ROW, pa.array(np.arange(native.num_rows), pa.int64()))
+    else:
+        return None
+    frame = nw.from_native(numbered)
+    return frame.lazy() if isinstance(frame, nw.DataFrame) else frame
+
+
+def _coded_models(models: pd.Index, n_rows: int) -> pd.Index:
+    """The models in the order the in-memory layout codes them (its diagnosis lists them so).
+
+    Integers of a small range are coded by value and text of one width by its
+    bytes (both sorted); anything else by first appearance (``models``' order).
+    """
+    from cvreport.data.fixed_width import fixed_width_codes
+
+    limit = max(2 * n_rows, 1 << 16)
+    values = models.to_numpy()
+    if values.dtype.kind in "iu" and values.shape[0]:
+        if int(values.max()) - int(values.min()) + 1 <= limit:
+            return models.take(np.argsort(values, kind="stable"))
+        return models
+    if values.shape[0] and all(isinstance(v, str) for v in values):
+        import pyarrow as pa
+
+        if fixed_width_codes(pa.chunked_array([pa.array(values.tolist())]), limit) is not None:
+            return models.take(sorted_order(models))
+    return models
+
+
+class _Diagnosis:
+    """Name an irregular table's problem from the engine's aggregates, as pandas words it.
+
+    Only counts and a few offending keys (at most :data:`_EXAMPLES` or
+    :data:`_MISSING_EXAMPLES`) leave the engine. The messages are those of the
+    in-memory validation (:mod:`cvreport.data.validation`), checked in its order.
+    Row positions are numbered in the engine where it keeps a row order; a Dask or
+    Spark frame with a missing label or loss is brought into pandas to name its rows.
+    """
+
+    def __init__(
+        self, source: EngineSource, response: Any, names: Names, loss_name: str, n_rows: int
+    ) -> None:
+        self.source, self.response, self.names = source, response, names
+        self.loss_name, self.n_rows = loss_name, n_rows
+
+    def _numbered(self) -> Any:
+        frame = _positioned(self.source)
+        if frame is None:
+            raise _Irregular
+        nw = narwhals()
+        names = self.names
+        return frame.select(
+            nw.col(_ROW),
+            *(nw.col(c) for c in dict.fromkeys(names.columns)),
+            self.response.alias(_Y),
+        )
+
+    def check_values(self, cells: pd.DataFrame, binary: bool, *, plain_column: bool) -> None:
+        """Non-finite losses, then losses whose squares overflow."""
+        n = cells["n"].to_numpy(dtype=np.int64)
+        finite = pd.to_numeric(cells["ok"]).fillna(0).to_numpy()
+        if (finite != n).any():
+            if not plain_column:  # pandas reads missing inputs of a formula its own way
+                raise _Irregular
+            self._nonfinite(int(n.sum() - finite.sum()))
+        if not binary:
+            largest = float(pd.to_numeric(cells["largest"]).max())
+            check_magnitude(
+                np.broadcast_to(np.float64(largest), (self.n_rows,)), f"loss {self.loss_name!r}"
+            )
+
+    def _nonfinite(self, n_bad: int) -> NoReturn:
+        nw = narwhals()
+        y = nw.col(_Y)
+        bad = self._numbered().filter(~y.is_finite() | y.is_null())
+        n_infinite = int(
+            _collect(bad.select((y.abs() == math.inf).cast(nw.Int64).sum().alias("_inf")))[
+                "_inf"
+            ].fillna(0)[0]
+        )
+        first = as_pandas_text(_collect(bad.sort(_ROW).head(_EXAMPLES)))
+        first_values = first[_Y].to_numpy(dtype=np.float64, na_value=np.nan)
+        rest_infinite = n_infinite - int(np.isinf(first_values).sum())
+        values = np.concatenate(
+            [
+                first_values,
+                np.full(rest_infinite, np.inf),
+                np.full(n_bad - first_values.shape[0] - rest_infinite, np.nan),
+            ]
+        )
+        rows = first.set_index(_ROW).drop(columns=_Y)
+        rows.index = pd.Index(rows.index.to_numpy(dtype=np.int64))
+        names = self.names
+        keys = _key_columns(rows, names.model, names.replication, names.fold)
+        raise nonfinite_error(
+            values, f"loss {self.loss_name!r}", _row_describer(rows, keys, rows[names.record])
+        )
+
+    def check_labels(self, cells: pd.DataFrame) -> None:
+        """Missing replication, fold, model and record labels, in that order."""
+        names = self.names
+        for key, column, role in (
+            (_R, names.replication, "replication"),
+            (_F, names.fold, "fold"),
+            (_M, names.model, "model"),
+        ):
+            missing = cells[key].isna().to_numpy()
+            if column is not None and missing.any():
+                self._missing(column, role, int(cells["n"].to_numpy()[missing].sum()))
+        n_missing = int(pd.to_numeric(cells["noid"]).fillna(0).sum())
+        if n_missing:
+            self._missing(names.record, "record", n_missing)
+
+    def _missing(self, column: str, role: str, n_missing: int) -> NoReturn:
+        nw = narwhals()
+        absent = nw.col(column).is_null()
+        if self.source.dtype(column).is_float():
+            absent = absent | nw.col(column).is_nan()
+        rows = _collect(
+            self._numbered().filter(absent).select(_ROW).sort(_ROW).head(_MISSING_EXAMPLES)
+        )[_ROW].tolist()
+        filler = range(-1, -1 - (n_missing - len(rows)), -1)  # never shown: five rows are
+        series = pd.Series(np.nan, index=pd.Index([int(r) for r in rows] + list(filler)))
+        raise _missing_error(series, column, role)
+
+    def check_keys(self, lazy: Any, models: pd.Index, reps: pd.Index, folds: pd.Index) -> None:
+        """Repeated keys, then records in two folds, then records some model lacks."""
+        nw = narwhals()
+        names = self.names
+        coded = _coded_models(models, self.n_rows)
+        rank = _replace(_M, coded, range(len(coded))).alias("_rank")
+        per_key = lazy.group_by(_R, _F, _M, _I).agg(
+            nw.len().alias("_n"), nw.col(_Y).min().alias("_lo"), nw.col(_Y).max().alias("_hi")
+        )
+        repeated = per_key.filter(nw.col("_n") > 1)
+        counted = _collect(
+            repeated.select(
+                nw.len().alias("_keys"),
+                (nw.col("_lo") != nw.col("_hi")).cast(nw.Int64).sum().alias("_conflicting"),
+            )
+        )
+        n_repeated = int(counted["_keys"].fillna(0)[0]) if counted.shape[0] else 0
+        if n_repeated:
+            first = _collect(repeated.with_columns(rank).sort(_R, _F, "_rank", _I).head(_EXAMPLES))
+            shown = []
+            for row in first.to_dict("records"):
+                key = (row[_R], row[_F], row[_M], row[_I])
+                values = None
+                if row["_lo"] != row["_hi"]:
+                    found = _collect(lazy.filter(_where(key)).select(_Y).unique())
+                    values = np.unique(found[_Y].to_numpy(np.float64))[:_EXAMPLES].tolist()
+                shown.append((key, int(row["_n"]), values))
+            n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
+            raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
+
+        split = (
+            lazy.select(_R, _I, _F).unique().group_by(_R, _I).agg(nw.len().alias("_folds"))
+        ).filter(nw.col("_folds") > 1)
+        n_split = int(_collect(split.select(nw.len().alias("_n")))["_n"].fillna(0)[0])
+        if n_split:
+            first = _collect(split.sort(_R, _I).head(_EXAMPLES))
+            split_shown = []
+            for replication, record in zip(first[_R], first[_I]):
+                in_folds = _collect(
+                    lazy.filter((nw.col(_R) == replication) & (nw.col(_I) == record))
+                    .select(_F)
+                    .unique()
+                )[_F]
+                split_shown.append(
+                    (replication, record, [f for f in folds.tolist() if f in set(in_folds)])
+                )
+            raise split_records_error(names, n_split, split_shown)
+
+        sizes = lazy.group_by(_R, _F, _I).agg(nw.len().alias("_size"))
+        short = sizes.filter(nw.col("_size") < len(models))
+        counted = _collect(
+            sizes.select(
+                (nw.col("_size") < len(models)).cast(nw.Int64).sum().alias("_short"),
+                nw.col("_size").max().alias("_largest"),
+            )
+        )
+        n_short = int(pd.to_numeric(counted["_short"]).fillna(0)[0])
+        if n_short:
+            if int(counted["_largest"][0]) == 1:
+                records = _collect(lazy.select(_I).unique().sort(_I).head(_EXAMPLES))[_I]
+                raise unpaired_records_error(names, records.tolist())
+            first = _collect(short.sort(_R, _F, _I).head(_EXAMPLES))
+            short_shown = []
+            for replication, fold_label, record in zip(first[_R], first[_F], first[_I]):
+                have = set(
+                    _collect(
+                        lazy.filter(
+                            (nw.col(_R) == replication)
+                            & (nw.col(_F) == fold_label)
+                            & (nw.col(_I) == record)
+                        )
+                        .select(_M)
+                        .unique()
+                    )[_M].tolist()
+                )
+                lacking = [m for m in coded.tolist() if m not in have]
+                short_shown.append((replication, fold_label, record, lacking))
+            raise lacking_models_error(names, n_short, short_shown)
+
+
+def _where(key: tuple[Any, Any, Any, Any]) -> Any:
+    nw = narwhals()
+    condition = nw.col(_R) == key[0]
+    for column, value in zip((_F, _M, _I), key[1:]):
+        condition = condition & (nw.col(column) == value)
+    return condition
+
+
 def engine_contents(
     source: EngineSource,
     *,
@@ -417,74 +678,90 @@ def engine_contents(
         For 0/1 losses from predictions: let pandas look at a table whose every
         row is wrong (it checks that the labels share a coding).
     """
-    if response is None:
-        return explain(source.to_pandas(needed))
-    frame = _canonical(source, response, model, replication, fold, record)
-    try:
+    source.check_plain(needed)
+    with source.errors():
+        if response is None:
+            return explain(_rows_to_explain(source, needed, loss_name))
+        names = Names(replication, fold, model, record)
+        frame = _canonical(source, response, model, replication, fold, record)
         cells, lazy = _cells(frame)
-        binary = _check_cells(cells)
         n_rows = int(cells["n"].sum())
-        if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
-            raise _Irregular
+        if n_rows == 0:  # pandas words it, from no rows
+            return explain(source.to_pandas(needed))
+        binary = _is_binary(cells)
+        diagnosis = _Diagnosis(source, response, names, loss_name, n_rows)
+        try:
+            diagnosis.check_values(cells, binary, plain_column=loss_name in source.columns)
+            if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
+                raise _Irregular
+            diagnosis.check_labels(cells)
+        except _Irregular:
+            return explain(source.to_pandas(needed))
         replications = _sorted_labels(cells[_R])
         folds = _sorted_labels(cells[_F])
         models = _first_appearance(lazy, _label_index(cells[_M]))
-    except _Irregular:
-        return explain(source.to_pandas(needed))
-    if metric is None:
-        metric, direction_note = _metric_of(cells, binary, loss_name, direction)
-        offset, sign = _to_loss(metric, binary)
-    else:
-        offset, sign = 0.0, 1.0
-    i, j, k = _codes(cells[_R], replications), _codes(cells[_F], folds), _codes(cells[_M], models)
-    shape = (len(replications), len(folds), len(models))
-    present = np.zeros(shape, dtype=bool)
-    present[i, j, k] = True
-    check_design_grid(present, replications, folds, models, model)
-    sums, sumsq = np.zeros(shape), np.zeros(shape)
-    counts = np.zeros(shape, dtype=np.int64)
-    raw_sums = cells["sum"].to_numpy(dtype=np.float64)
-    n = cells["n"].to_numpy(dtype=np.int64)
-    # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
-    sums[i, j, k] = offset * n + sign * raw_sums
-    sumsq[i, j, k] = (
-        offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
-    )
-    counts[i, j, k] = n
-    if (offset, sign) != (0.0, 1.0):
-        nw = narwhals()
-        lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
-    try:
-        if len(models) > _MAX_BITS:
-            raise _Irregular  # more models than bits: laid out in memory instead
+        if metric is None:
+            metric, direction_note = _metric_of(cells, binary, loss_name, direction)
+            offset, sign = _to_loss(metric, binary)
+        else:
+            offset, sign = 0.0, 1.0
+        i, j, k = (
+            _codes(cells[_R], replications),
+            _codes(cells[_F], folds),
+            _codes(cells[_M], models),
+        )
+        shape = (len(replications), len(folds), len(models))
+        present = np.zeros(shape, dtype=bool)
+        present[i, j, k] = True
+        check_design_grid(present, replications, folds, models, model)
+        sums, sumsq = np.zeros(shape), np.zeros(shape)
+        counts = np.zeros(shape, dtype=np.int64)
+        raw_sums = cells["sum"].to_numpy(dtype=np.float64)
+        n = cells["n"].to_numpy(dtype=np.int64)
+        # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
+        sums[i, j, k] = offset * n + sign * raw_sums
+        sumsq[i, j, k] = (
+            offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
+        )
+        counts[i, j, k] = n
+        if (offset, sign) != (0.0, 1.0):
+            nw = narwhals()
+            lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
+        if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
+            return explain(source.to_pandas(needed))
         loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
-        patterns = _membership(lazy, models[0], replications, folds)
-    except _Irregular:
-        return explain(source.to_pandas(needed))
-    stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
-    return TableContents(
-        models=models,
-        replications=replications,
-        folds=folds,
-        stats=stats,
-        design=record_design(stats, replications, folds, patterns.n_records),
-        is_binary=binary,
-        per_record=True,
-        loss_name=loss_name,
-        source=describe(n_rows),
-        n_rows=n_rows,
-        route=f"engine ({source.frame.implementation.name.lower()})",
-        metric=metric,
-        direction_note=direction_note,
-        layout=_materialised_layout(
-            source,
-            response,
-            (model, replication, fold, record),
-            (offset, sign),
-            models,
-            loss_name,
-        ),
-    )
+        patterns = (
+            None
+            if loss_patterns is _IRREGULAR
+            else _membership(lazy, models[0], replications, folds)
+        )
+        if loss_patterns is _IRREGULAR or patterns is None:
+            diagnosis.check_keys(lazy, models, replications, folds)
+            return explain(source.to_pandas(needed))  # not reached: the keys name the problem
+        stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
+        return TableContents(
+            models=models,
+            replications=replications,
+            folds=folds,
+            stats=stats,
+            design=record_design(stats, replications, folds, patterns.n_records),
+            is_binary=binary,
+            per_record=True,
+            loss_name=loss_name,
+            source=describe(n_rows),
+            n_rows=n_rows,
+            route=f"engine ({source.frame.implementation.name.lower()})",
+            metric=metric,
+            direction_note=direction_note,
+            layout=_materialised_layout(
+                source,
+                response,
+                (model, replication, fold, record),
+                (offset, sign),
+                models,
+                loss_name,
+            ),
+        )
 
 
 # --------------------------------------------------------------------------- constructors' helpers
