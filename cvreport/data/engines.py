@@ -500,7 +500,8 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
 
             return EngineSource(narwhals().from_native(pl.from_pandas(data).lazy()), "DataFrame")
         return data
-    repeated = _repeated_name(_native_columns(data))
+    with _translated(f"{type(data).__name__}", ()):
+        repeated = _repeated_name(_native_columns(data))
     if repeated is not None:
         raise _duplicate_error(repeated, f"the {type(data).__name__}")
     nw = narwhals()
