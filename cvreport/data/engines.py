@@ -319,6 +319,11 @@ def _check_csv_files(files: list[str]) -> None:
         _compare_schemas(first, (file, columns))
 
 
+def _glob_escaped(path: str) -> str:
+    """A file name as a glob that matches only itself (``[`` ``*`` ``?`` in brackets)."""
+    return re.sub(r"([\[*?])", r"[\1]", path)
+
+
 def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     files = _files(_paths(data))
     csv = _is_csv(files)
@@ -336,7 +341,8 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
 
         connection = duckdb.connect(config=duckdb_config())
         with _translated(what, files):
-            relation = connection.read_csv(files) if csv else connection.read_parquet(files)
+            literal = [_glob_escaped(f) for f in files]  # DuckDB reads each path as a glob
+            relation = connection.read_csv(literal) if csv else connection.read_parquet(literal)
         return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files))
     if engine == "polars":
         import polars as pl
