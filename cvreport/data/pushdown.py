@@ -548,12 +548,30 @@ class _Diagnosis:
         raise _missing_error(series, column, role)
 
     def check_keys(self, lazy: Any, models: pd.Index, reps: pd.Index, folds: pd.Index) -> None:
-        """Repeated keys, then records in two folds, then records some model lacks."""
+        """Repeated keys, then records in two folds, then records some model lacks.
+
+        Only the rows of the irregular (replication, fold, record) triples are
+        examined key by key: a repeated key or a missing model makes its triple
+        irregular, and a record in two folds of a replication has an irregular
+        triple or, when every model moved with it, two folds for the first model.
+        """
         nw = narwhals()
         names = self.names
+        n_models = len(models)
         coded = _coded_models(models, self.n_rows)
         rank = _replace(_M, coded, range(len(coded))).alias("_rank")
-        per_key = lazy.group_by(_R, _F, _M, _I).agg(
+        bit = _replace(_M, models, _powers(n_models)).alias("_bit")
+        triples = (
+            lazy.with_columns(bit)
+            .group_by(_R, _F, _I)
+            .agg(nw.len().alias("_size"), nw.col("_bit").sum().alias("_mask"))
+        )
+        irregular = triples.filter(
+            (nw.col("_size") != n_models) | (nw.col("_mask") != (1 << n_models) - 1)
+        ).select(_R, _F, _I)
+        suspects = lazy.join(irregular, on=[_R, _F, _I], how="semi")
+
+        per_key = suspects.group_by(_R, _F, _M, _I).agg(
             nw.len().alias("_n"), nw.col(_Y).min().alias("_lo"), nw.col(_Y).max().alias("_hi")
         )
         repeated = per_key.filter(nw.col("_n") > 1)
@@ -577,9 +595,22 @@ class _Diagnosis:
             n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
             raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
 
+        moved = (
+            lazy.filter(nw.col(_M) == models[0])
+            .group_by(_R, _I)
+            .agg(nw.len().alias("_cells"))
+            .filter(nw.col("_cells") > 1)
+            .select(_R, _I)
+        )
+        pairs = nw.concat([suspects.select(_R, _I), moved], how="vertical")  # a semi join
         split = (
-            lazy.select(_R, _I, _F).unique().group_by(_R, _I).agg(nw.len().alias("_folds"))
-        ).filter(nw.col("_folds") > 1)
+            lazy.join(pairs, on=[_R, _I], how="semi")
+            .select(_R, _I, _F)
+            .unique()
+            .group_by(_R, _I)
+            .agg(nw.len().alias("_folds"))
+            .filter(nw.col("_folds") > 1)
+        )
         n_split = int(_collect(split.select(nw.len().alias("_n")))["_n"].fillna(0)[0])
         if n_split:
             first = _collect(split.sort(_R, _I).head(_EXAMPLES))
@@ -595,11 +626,10 @@ class _Diagnosis:
                 )
             raise split_records_error(names, n_split, split_shown)
 
-        sizes = lazy.group_by(_R, _F, _I).agg(nw.len().alias("_size"))
-        short = sizes.filter(nw.col("_size") < len(models))
+        short = triples.filter(nw.col("_size") < n_models)
         counted = _collect(
-            sizes.select(
-                (nw.col("_size") < len(models)).cast(nw.Int64).sum().alias("_short"),
+            triples.select(
+                (nw.col("_size") < n_models).cast(nw.Int64).sum().alias("_short"),
                 nw.col("_size").max().alias("_largest"),
             )
         )
