@@ -126,7 +126,6 @@ class EngineSource:
 
     def to_pandas(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows (of some columns) as a pandas DataFrame, in the engine's row order."""
-        self.check_plain(self.columns if columns is None else columns)
         frame = self.frame if columns is None else self.frame.select(list(dict.fromkeys(columns)))
         with self.errors():
             result = frame.collect().to_pandas().reset_index(drop=True)
@@ -380,10 +379,7 @@ def _is_engine_error(error: BaseException) -> bool:
         return False
     if isinstance(error, OSError):
         return True
-    return any(
-        type(cls).__module__ is not None and cls.__module__.split(".")[0] in _ENGINE_MODULES
-        for cls in type(error).__mro__
-    )
+    return any(cls.__module__.split(".")[0] in _ENGINE_MODULES for cls in type(error).__mro__)
 
 
 def engine_error(what: str, files: Sequence[str], error: BaseException) -> DataError:

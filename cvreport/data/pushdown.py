@@ -35,6 +35,7 @@ same message.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -657,6 +658,11 @@ class _Diagnosis:
             raise lacking_models_error(names, n_short, short_shown)
 
 
+def _named_in(column: str, text: str) -> bool:
+    """Whether ``text`` (a loss name or formula) names ``column`` as a whole word."""
+    return re.search(rf"(?<!\w){re.escape(column)}(?!\w)", text) is not None
+
+
 def _where(key: tuple[Any, Any, Any, Any]) -> Any:
     nw = narwhals()
     condition = nw.col(_R) == key[0]
@@ -715,7 +721,8 @@ def engine_contents(
         For 0/1 losses from predictions: let pandas look at a table whose every
         row is wrong (it checks that the labels share a coding).
     """
-    source.check_plain(needed)
+    keys = (model, replication, fold, record)
+    source.check_plain([c for c in needed if c in keys or _named_in(c, loss_name)])
     with source.errors():
         if response is None:
             return explain(_rows_to_explain(source, needed, loss_name))
@@ -949,6 +956,7 @@ def metric_frame(data: Any, engine: str | None, columns: Sequence[str | None]) -
     wanted = [c for c in dict.fromkeys(columns) if c is not None]
     present = set(source.columns)
     if all(c in present for c in wanted):
+        source.check_plain(wanted)
         return source.to_pandas(wanted)
     with source.errors():
         return as_pandas_text(source.frame.head(0).collect().to_pandas())
