@@ -528,3 +528,30 @@ def test_bit_patterns_give_every_pairs_2x2_table():
     assert expected.patterns.n_records == n
     # every record's pattern is one row of the membership
     assert {tuple(r) for r in expected.patterns.patterns} == {tuple(r) for r in membership}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_the_command_line_scores_a_metric_in_the_named_engine(engine, tmp_path):
+    _need(engine)
+    from cvreport.cli import main
+
+    prediction_frame(13).to_parquet(tmp_path / "predictions.parquet")
+    argv = [
+        "report",
+        str(tmp_path / "predictions.parquet"),
+        "-f",
+        "y ~ model | replication + fold",
+        "--metric",
+        "roc_auc",
+        "--score",
+        "proba",
+        "-o",
+    ]
+    assert main([*argv, str(tmp_path / "engine.md"), "--engine", engine]) == 0
+    assert main([*argv, str(tmp_path / "pandas.md")]) == 0
+    ours = (tmp_path / "engine.md").read_text().splitlines()
+    theirs = (tmp_path / "pandas.md").read_text().splitlines()
+    assert any("roc_auc" in line for line in ours)
+    assert [line for line in ours if "Source" not in line] == [
+        line for line in theirs if "Source" not in line
+    ]
