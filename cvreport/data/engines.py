@@ -282,6 +282,8 @@ def _compare_schemas(first: tuple[str, dict[str, Any]], other: tuple[str, dict[s
                 f"but not in {lacks!r}; give files of one layout (one path or glob per layout, "
                 "or rename the column where it differs)"
             )
+        if a[column] is None or b[column] is None:  # a CSV header: names only
+            continue
         kind_a, kind_b = _type_kind(a[column]), _type_kind(b[column])
         if kind_a != kind_b:
             raise DataError(
@@ -311,7 +313,7 @@ def _check_csv_files(files: list[str]) -> None:
         repeated = _repeated_name(header)
         if repeated is not None:
             raise _duplicate_error(repeated, f"the CSV file {file!r}")
-        columns = dict.fromkeys(header, "text")
+        columns: dict[str, Any] = dict.fromkeys(header)
         if first is None:
             first = (file, columns)
             continue

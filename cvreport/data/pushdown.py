@@ -340,7 +340,9 @@ def _materialised_layout(
 
     def fetch() -> RecordLayout:
         model, replication, fold, record = names
-        frame = _canonical(source, response, model, replication, fold, record).collect().to_pandas()
+        with source.errors():
+            canonical = _canonical(source, response, model, replication, fold, record)
+            frame = canonical.collect().to_pandas()
         values = frame[_Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,

@@ -70,6 +70,22 @@ def test_a_glob_of_files_with_different_columns_names_two_files_and_the_column(
     assert "one layout" in message
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_glob_of_csv_files_with_different_headers_names_two_files_and_the_column(
+    tmp_path: Path, engine: str
+) -> None:
+    _need(engine)
+    frame = cv_frame(32)
+    first, second = tmp_path / "part-1.csv", tmp_path / "part-2.csv"
+    frame[frame["replication"] <= 2].to_csv(first, index=False)
+    frame[frame["replication"] > 2].rename(columns={"record": "id"}).to_csv(second, index=False)
+    with pytest.raises(DataError) as raised:
+        cvreport.ResultsTable.from_formula(FORMULA, str(tmp_path / "part-*.csv"), engine=engine)
+    message = str(raised.value)
+    assert "column 'record' is in" in message
+    assert repr(str(first)) in message and repr(str(second)) in message
+
+
 def test_a_glob_of_files_with_different_column_types_names_both(tmp_path: Path) -> None:
     _need("duckdb")
     first, second, *_ = _split_by_replication(cv_frame(21), tmp_path)
