@@ -363,6 +363,11 @@ def _irregular_frames() -> dict[str, pd.DataFrame]:
     shifted.loc[rows[::3], "fold"] = 3 - shifted.loc[rows[::3], "fold"]
     frames["records in two folds"] = shifted
     frames["records some model lacks"] = base.drop(index=base.index[::40]).reset_index(drop=True)
+    same_width = base.assign(model=base["model"].map({"lr": "m_c", "tree": "m_a", "knn": "m_b"}))
+    lacking = (same_width["model"] != "m_c") & same_width["record"].isin(["id005", "id006"])
+    frames["records two models lack, names of one width"] = same_width[~lacking].reset_index(
+        drop=True
+    )
     alone = base.copy()
     alone["record"] = [f"row{i:04d}" for i in range(alone.shape[0])]
     frames["record ids that name rows"] = alone
