@@ -25,13 +25,12 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from cvreport.data.io import check_regular_file
+from cvreport.data.io import check_regular_file, data_format
 from cvreport.errors import DataError
 
 __all__ = [
@@ -164,7 +163,15 @@ def _paths(data: Any) -> list[str]:
 
 
 def _is_csv(paths: list[str]) -> bool:
-    return all(Path(p.rstrip("*")).suffix.lower() in (".csv", ".tsv", ".txt") for p in paths)
+    """Whether the files are CSV (also compressed, ``.csv.gz``); other names are Parquet."""
+
+    def kind(path: str) -> str:
+        try:
+            return data_format(path)
+        except DataError:
+            return "parquet"
+
+    return all(kind(p) == "csv" for p in paths)
 
 
 def _importable(name: str) -> bool:
@@ -293,16 +300,13 @@ def _compare_schemas(first: tuple[str, dict[str, Any]], other: tuple[str, dict[s
 
 
 def _csv_header(file: str) -> list[str]:
-    import csv
-
-    with open(file, newline="", encoding="utf-8", errors="replace") as handle:
-        line = handle.readline()
+    """The names of a CSV file's header, as written (repeats kept; compressed files too)."""
     try:
-        dialect = csv.Sniffer().sniff(line, delimiters=",;\t|")
-        delimiter = dialect.delimiter
-    except csv.Error:
-        delimiter = ","
-    return next(csv.reader([line], delimiter=delimiter), [])
+        first = pd.read_csv(file, nrows=1, header=None, sep=None, engine="python", dtype=str)
+    except (ValueError, OSError, pd.errors.ParserError, EOFError) as error:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        raise DataError(f"cannot read the header of the CSV file {file!r}: {reason}") from error
+    return [str(name) for name in first.iloc[0].tolist()] if first.shape[0] else []
 
 
 def _check_csv_files(files: list[str]) -> None:

@@ -86,6 +86,19 @@ def test_a_glob_of_csv_files_with_different_headers_names_two_files_and_the_colu
     assert repr(str(first)) in message and repr(str(second)) in message
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_compressed_csv_is_scanned_as_csv(tmp_path: Path, engine: str) -> None:
+    _need(engine)
+    frame = cv_frame(33)
+    frame.to_csv(tmp_path / "results.csv.gz", index=False)
+    table = cvreport.ResultsTable.from_formula(
+        FORMULA, str(tmp_path / "results.csv.gz"), engine=engine
+    )
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    np.testing.assert_array_equal(table.stats.sums, reference.stats.sums)
+    assert "CSV files" in table.source
+
+
 def test_a_glob_of_files_with_different_column_types_names_both(tmp_path: Path) -> None:
     _need("duckdb")
     first, second, *_ = _split_by_replication(cv_frame(21), tmp_path)
