@@ -27,9 +27,13 @@ for replication, fold, model, record and loss):
    cells as bits) and ``Σ_i (fold_i + 1)(K + 1)**i``, its membership pattern;
    counted per pattern it gives the overlap audit's input.
 
-When a check fails, the rows are brought into pandas and the in-memory
-validation names the problem, so every engine raises the same error with the
-same message.
+When a check fails, :mod:`cvreport.data.engine_diagnosis` names the problem
+from more aggregates, with the in-memory validation's message, so every engine
+raises the same error with the same message without bringing the rows out.
+The columns (renamed as in :mod:`cvreport.data.engine_query`) come into pandas
+only for what the engine cannot compute: a formula beyond
+:func:`~cvreport.data.engines.response_expression`, more than 62 models, or a
+Dask or Spark frame whose rows must be named.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,6 +55,8 @@ from cvreport.data.build import (
     truth_and_prediction,
 )
 from cvreport.data.direction import comparison_columns, resolve_metric
+from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
+from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
 from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
@@ -59,11 +65,9 @@ from cvreport.data.engines import (
     response_expression,
 )
 from cvreport.data.formula import ParsedFormula
-from cvreport.data.labels import CONSTANT_LABEL, _missing_error, sorted_order
+from cvreport.data.labels import CONSTANT_LABEL, sorted_order
 from cvreport.data.layout import (
     RecordLayout,
-    _key_columns,
-    _row_describer,
     build_record_layout,
     laid_out,
 )
@@ -78,12 +82,6 @@ from cvreport.data.sufficient import (
 from cvreport.data.validation import (
     Names,
     check_design_grid,
-    check_magnitude,
-    lacking_models_error,
-    nonfinite_error,
-    repeated_keys_error,
-    split_records_error,
-    unpaired_records_error,
 )
 
 __all__ = [
@@ -99,24 +97,8 @@ _MOST_FIRST_ROWS = 1 << 24
 _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
 
-_R, _F, _M, _I, _Y = "_r", "_f", "_m", "_i", "_y"
-
 
 # --------------------------------------------------------------------------- the aggregations
-
-
-def _collect(frame: Any) -> pd.DataFrame:
-    """Run a lazy query and bring its (small) result into pandas.
-
-    Polars runs it on its streaming engine, in batches of bounded memory.
-    """
-    if frame.implementation.name == "POLARS":
-        return frame.collect(engine="streaming").to_pandas()
-    return frame.collect().to_pandas()
-
-
-class _Irregular(Exception):
-    """A problem whose words need the rows in pandas (an engine without row positions)."""
 
 
 _IRREGULAR = object()  # an aggregation found keys that do not form the design
@@ -126,13 +108,9 @@ def _is_numeric(dtype: Any) -> bool:
     return bool(dtype.is_numeric() or dtype == narwhals().Boolean)
 
 
-def _powers(n: int) -> list[int]:
-    return [1 << k for k in range(n)]
-
-
 def _label_index(values: pd.Series) -> pd.Index:
     if values.isna().any():
-        raise _Irregular
+        raise RowsNeeded
     return pd.Index(values.unique().tolist() if values.dtype == object else values.unique())
 
 
@@ -147,7 +125,7 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     n = _FIRST_ROWS
     order: list[Any] = []
     while True:
-        head = frame.select(_M).head(n).collect().to_pandas()[_M]
+        head = frame.select(M).head(n).collect().to_pandas()[M]
         order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
@@ -158,18 +136,18 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
 
 def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
     nw = narwhals()
-    lazy = frame.with_columns(nw.col(_Y).cast(nw.Float64).alias(_Y))
+    lazy = frame.with_columns(nw.col(Y).cast(nw.Float64).alias(Y))
     stats = lazy.with_columns(
-        (nw.col(_Y) * nw.col(_Y)).alias("_y2"),
-        nw.col(_Y).is_finite().cast(nw.Int64).alias("_ok"),
-        ((nw.col(_Y) == 0) | (nw.col(_Y) == 1)).cast(nw.Int64).alias("_bin"),
-        nw.col(_Y).abs().alias("_ay"),
-        nw.col(_I).is_null().cast(nw.Int64).alias("_noid"),
+        (nw.col(Y) * nw.col(Y)).alias("_y2"),
+        nw.col(Y).is_finite().cast(nw.Int64).alias("_ok"),
+        ((nw.col(Y) == 0) | (nw.col(Y) == 1)).cast(nw.Int64).alias("_bin"),
+        nw.col(Y).abs().alias("_ay"),
+        nw.col(I).is_null().cast(nw.Int64).alias("_noid"),
     )
-    cells = _collect(
-        stats.group_by(_R, _F, _M).agg(
+    cells = collect(
+        stats.group_by(R, F, M).agg(
             nw.len().alias("n"),
-            nw.col(_Y).sum().alias("sum"),
+            nw.col(Y).sum().alias("sum"),
             nw.col("_y2").sum().alias("sumsq"),
             nw.col("_ok").sum().alias("ok"),
             nw.col("_bin").sum().alias("bin"),
@@ -189,22 +167,6 @@ def _codes(series: pd.Series, labels: pd.Index) -> np.ndarray:
     return np.asarray(labels.get_indexer(pd.Index(series.tolist())), dtype=np.int64)
 
 
-def _replace(column: str, labels: pd.Index, values: Sequence[int]) -> Any:
-    """The integer ``values[t]`` where ``column`` equals ``labels[t]``, else 0.
-
-    A chain of ``when``: engines run it as one CASE expression, several times
-    faster than a lookup in a map built for every row.
-    """
-    nw = narwhals()
-    pairs = [(label, int(v)) for label, v in zip(labels.tolist(), values) if v != 0]
-    if not pairs:
-        return nw.lit(0, dtype=nw.Int64)
-    chain = nw.when(nw.col(column) == pairs[0][0]).then(nw.lit(pairs[0][1], dtype=nw.Int64))
-    for label, value in pairs[1:]:
-        chain = chain.when(nw.col(column) == label).then(nw.lit(value, dtype=nw.Int64))
-    return chain.otherwise(nw.lit(0, dtype=nw.Int64))
-
-
 def _loss_patterns(
     lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
 ) -> Any:
@@ -213,7 +175,7 @@ def _loss_patterns(
     nw = narwhals()
     n_models = len(models)
     full = (1 << n_models) - 1
-    bit = _replace(_M, models, _powers(n_models))
+    bit = case_codes(M, models, powers(n_models))
     per_record = lazy.with_columns(bit.alias("_bit"))
     aggs = [nw.len().alias("_n"), nw.col("_bit").sum().alias("_mask")]
     mask, bits = nw.col("_mask"), nw.col("_bits")
@@ -222,18 +184,18 @@ def _loss_patterns(
         # with each model once the low part is < 2**shift, so nothing carries across
         scale = 1 << (n_models + n_models.bit_length())
         per_record = per_record.with_columns(
-            (nw.col("_bit") * (1 + nw.col(_Y).cast(nw.Int64) * scale)).alias("_bit")
+            (nw.col("_bit") * (1 + nw.col(Y).cast(nw.Int64) * scale)).alias("_bit")
         )
         mask, bits = nw.col("_mask") % scale, nw.col("_mask") // scale
     elif binary:
         per_record = per_record.with_columns(
-            (nw.col("_bit") * nw.col(_Y).cast(nw.Int64)).alias("_wrong")
+            (nw.col("_bit") * nw.col(Y).cast(nw.Int64)).alias("_wrong")
         )
         aggs.append(nw.col("_wrong").sum().alias("_bits"))
-    keys = [_R, _F, "_valid"] + (["_bits"] if binary else [])
-    summed = per_record.group_by(_R, _F, _I).agg(*aggs)
+    keys = [R, F, "_valid"] + (["_bits"] if binary else [])
+    summed = per_record.group_by(R, F, I).agg(*aggs)
     valid = ((nw.col("_n") == n_models) & (mask == full)).alias("_valid")
-    counted = _collect(
+    counted = collect(
         summed.with_columns(valid, *([bits.alias("_bits")] if binary else []))
         .group_by(*keys)
         .agg(nw.len().alias("_count"))
@@ -244,8 +206,8 @@ def _loss_patterns(
         return None
     return np.column_stack(
         [
-            _codes(counted[_R], reps),
-            _codes(counted[_F], folds),
+            _codes(counted[R], reps),
+            _codes(counted[F], folds),
             counted["_bits"].to_numpy(dtype=np.int64),
             counted["_count"].to_numpy(dtype=np.int64),
         ]
@@ -263,17 +225,17 @@ def _membership(
     m, base = len(reps), len(folds) + 1
     per_word = max(1, min(_MAX_BITS, int(_MAX_BITS / math.log2(base))))
     words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
-    rows = lazy.filter(nw.col(_M) == first_model)
-    fold_digit = _replace(_F, folds, range(1, base))
+    rows = lazy.filter(nw.col(M) == first_model)
+    fold_digit = case_codes(F, folds, range(1, base))
     new_columns, aggs = [], [nw.len().alias("_cells")]
     for w, word in enumerate(words):
         in_word = reps.take(word)
         others = [r for r in range(m) if r not in set(word)]
-        rep_bit = _replace(
-            _R, in_word.append(reps.take(others)), _powers(len(word)) + [0] * len(others)
+        rep_bit = case_codes(
+            R, in_word.append(reps.take(others)), powers(len(word)) + [0] * len(others)
         )
-        weight = _replace(
-            _R,
+        weight = case_codes(
+            R,
             in_word.append(reps.take(others)),
             [base**k for k in range(len(word))] + [0] * len(others),
         )
@@ -287,9 +249,9 @@ def _membership(
         + [f"_reps{w}" for w in range(len(words))]
         + [f"_code{w}" for w in range(len(words))]
     )
-    counted = _collect(
+    counted = collect(
         rows.with_columns(*new_columns)
-        .group_by(_I)
+        .group_by(I)
         .agg(*aggs)
         .group_by(*keys)
         .agg(nw.len().alias("_count"))
@@ -320,11 +282,11 @@ def _canonical(
 ) -> Any:
     nw = narwhals()
     return source.frame.select(
-        (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(_R),
-        (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(_F),
-        nw.col(model).alias(_M),
-        nw.col(record).alias(_I),
-        response.alias(_Y),
+        (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(R),
+        (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(F),
+        nw.col(model).alias(M),
+        nw.col(record).alias(I),
+        response.alias(Y),
     )
 
 
@@ -343,15 +305,15 @@ def _materialised_layout(
         with source.errors():
             canonical = _canonical(source, response, model, replication, fold, record)
             frame = canonical.collect().to_pandas()
-        values = frame[_Y].to_numpy(dtype=np.float64)
+        values = frame[Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,
             to_loss[0] + to_loss[1] * values,
             loss_what=f"loss {loss_name!r}",
-            model=_M,
-            replication=_R,
-            fold=_F,
-            record=_I,
+            model=M,
+            replication=R,
+            fold=F,
+            record=I,
         )
         position = layout.models.get_indexer(contents_models)
         blocks = tuple(
@@ -374,7 +336,7 @@ def _metric_of(
     cells: pd.DataFrame, binary: bool, loss_name: str, direction: Direction | None
 ) -> tuple[Metric, str]:
     """The metric, decided as in pandas: from the direction, the name, or each model's mean."""
-    per_model = cells.groupby(_M, sort=False)[["sum", "n"]].sum()
+    per_model = cells.groupby(M, sort=False)[["sum", "n"]].sum()
     means = per_model["sum"].to_numpy(dtype=np.float64) / per_model["n"].to_numpy(dtype=np.float64)
     # resolve_metric reads the values only to see whether they are all 0 or 1
     sample = np.array([0.0, 1.0]) if binary else np.array([0.5])
@@ -390,11 +352,6 @@ def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
     return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
 
 
-_EXAMPLES = 3  # offending keys shown in a message (as the in-memory diagnosis shows)
-_MISSING_EXAMPLES = 5  # rows named for a missing label
-_ROW = "_row"
-
-
 def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str) -> pd.DataFrame:
     """The rows pandas needs to word a value the engine cannot compute.
 
@@ -407,270 +364,14 @@ def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str
         dtype = source.dtype(loss_name)
         textual = (nw.String, nw.Categorical, nw.Enum, nw.Date, nw.Datetime, nw.Duration)
         if isinstance(dtype, textual) or dtype in textual:
-            frame = source.frame.select(list(dict.fromkeys(needed))).head(_EXAMPLES)
+            frame = source.frame.select(list(dict.fromkeys(needed))).head(3)  # as pandas shows
             return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
     return source.to_pandas(needed)
-
-
-def _positioned(source: EngineSource) -> Any | None:
-    """The frame with each row's position (as pandas numbers the fetched rows), if the engine
-    keeps a row order: Polars, DuckDB (files too) and PyArrow; ``None`` otherwise."""
-    nw = narwhals()
-    native = source.frame.to_native()
-    name = source.frame.implementation.name
-    if name == "POLARS":
-        numbered = native.with_row_index(_ROW)
-    elif name == "DUCKDB":
-        numbered = native.query("rows", f'SELECT row_number() OVER () - 1 AS "{_ROW}", * FROM rows')
-    elif name == "PYARROW":
-        import pyarrow as pa
-
-        numbered = native.append_column(_ROW, pa.array(np.arange(native.num_rows), pa.int64()))
-    else:
-        return None
-    frame = nw.from_native(numbered)
-    return frame.lazy() if isinstance(frame, nw.DataFrame) else frame
-
-
-def _coded_models(models: pd.Index, n_rows: int) -> pd.Index:
-    """The models in the order the in-memory layout codes them (its diagnosis lists them so).
-
-    Integers of a small range are coded by value and text of one width by its
-    bytes (both sorted); anything else by first appearance (``models``' order).
-    """
-    from cvreport.data.fixed_width import fixed_width_codes
-
-    limit = max(2 * n_rows, 1 << 16)
-    values = models.to_numpy()
-    if values.dtype.kind in "iu" and values.shape[0]:
-        if int(values.max()) - int(values.min()) + 1 <= limit:
-            return models.take(np.argsort(values, kind="stable"))
-        return models
-    if values.shape[0] and all(isinstance(v, str) for v in values):
-        import pyarrow as pa
-
-        if fixed_width_codes(pa.chunked_array([pa.array(values.tolist())]), limit) is not None:
-            return models.take(sorted_order(models))
-    return models
-
-
-class _Diagnosis:
-    """Name an irregular table's problem from the engine's aggregates, as pandas words it.
-
-    Only counts and a few offending keys (at most :data:`_EXAMPLES` or
-    :data:`_MISSING_EXAMPLES`) leave the engine. The messages are those of the
-    in-memory validation (:mod:`cvreport.data.validation`), checked in its order.
-    Row positions are numbered in the engine where it keeps a row order; a Dask or
-    Spark frame with a missing label or loss is brought into pandas to name its rows.
-    """
-
-    def __init__(
-        self, source: EngineSource, response: Any, names: Names, loss_name: str, n_rows: int
-    ) -> None:
-        self.source, self.response, self.names = source, response, names
-        self.loss_name, self.n_rows = loss_name, n_rows
-
-    def _numbered(self) -> Any:
-        frame = _positioned(self.source)
-        if frame is None:
-            raise _Irregular
-        nw = narwhals()
-        names = self.names
-        return frame.select(
-            nw.col(_ROW),
-            *(nw.col(c) for c in dict.fromkeys(names.columns)),
-            self.response.alias(_Y),
-        )
-
-    def check_values(self, cells: pd.DataFrame, binary: bool, *, plain_column: bool) -> None:
-        """Non-finite losses, then losses whose squares overflow."""
-        n = cells["n"].to_numpy(dtype=np.int64)
-        finite = pd.to_numeric(cells["ok"]).fillna(0).to_numpy()
-        if (finite != n).any():
-            if not plain_column:  # pandas reads missing inputs of a formula its own way
-                raise _Irregular
-            self._nonfinite(int(n.sum() - finite.sum()))
-        if not binary:
-            largest = float(pd.to_numeric(cells["largest"]).max())
-            check_magnitude(
-                np.broadcast_to(np.float64(largest), (self.n_rows,)), f"loss {self.loss_name!r}"
-            )
-
-    def _nonfinite(self, n_bad: int) -> NoReturn:
-        nw = narwhals()
-        y = nw.col(_Y)
-        bad = self._numbered().filter(~y.is_finite() | y.is_null())
-        n_infinite = int(
-            _collect(bad.select((y.abs() == math.inf).cast(nw.Int64).sum().alias("_inf")))[
-                "_inf"
-            ].fillna(0)[0]
-        )
-        first = as_pandas_text(_collect(bad.sort(_ROW).head(_EXAMPLES)))
-        first_values = first[_Y].to_numpy(dtype=np.float64, na_value=np.nan)
-        rest_infinite = n_infinite - int(np.isinf(first_values).sum())
-        values = np.concatenate(
-            [
-                first_values,
-                np.full(rest_infinite, np.inf),
-                np.full(n_bad - first_values.shape[0] - rest_infinite, np.nan),
-            ]
-        )
-        rows = first.set_index(_ROW).drop(columns=_Y)
-        rows.index = pd.Index(rows.index.to_numpy(dtype=np.int64))
-        names = self.names
-        keys = _key_columns(rows, names.model, names.replication, names.fold)
-        raise nonfinite_error(
-            values, f"loss {self.loss_name!r}", _row_describer(rows, keys, rows[names.record])
-        )
-
-    def check_labels(self, cells: pd.DataFrame) -> None:
-        """Missing replication, fold, model and record labels, in that order."""
-        names = self.names
-        for key, column, role in (
-            (_R, names.replication, "replication"),
-            (_F, names.fold, "fold"),
-            (_M, names.model, "model"),
-        ):
-            missing = cells[key].isna().to_numpy()
-            if column is not None and missing.any():
-                self._missing(column, role, int(cells["n"].to_numpy()[missing].sum()))
-        n_missing = int(pd.to_numeric(cells["noid"]).fillna(0).sum())
-        if n_missing:
-            self._missing(names.record, "record", n_missing)
-
-    def _missing(self, column: str, role: str, n_missing: int) -> NoReturn:
-        nw = narwhals()
-        absent = nw.col(column).is_null()
-        if self.source.dtype(column).is_float():
-            absent = absent | nw.col(column).is_nan()
-        rows = _collect(
-            self._numbered().filter(absent).select(_ROW).sort(_ROW).head(_MISSING_EXAMPLES)
-        )[_ROW].tolist()
-        filler = range(-1, -1 - (n_missing - len(rows)), -1)  # never shown: five rows are
-        series = pd.Series(np.nan, index=pd.Index([int(r) for r in rows] + list(filler)))
-        raise _missing_error(series, column, role)
-
-    def check_keys(self, lazy: Any, models: pd.Index, reps: pd.Index, folds: pd.Index) -> None:
-        """Repeated keys, then records in two folds, then records some model lacks.
-
-        Only the rows of the irregular (replication, fold, record) triples are
-        examined key by key: a repeated key or a missing model makes its triple
-        irregular, and a record in two folds of a replication has an irregular
-        triple or, when every model moved with it, two folds for the first model.
-        """
-        nw = narwhals()
-        names = self.names
-        n_models = len(models)
-        coded = _coded_models(models, self.n_rows)
-        rank = _replace(_M, coded, range(len(coded))).alias("_rank")
-        bit = _replace(_M, models, _powers(n_models)).alias("_bit")
-        triples = (
-            lazy.with_columns(bit)
-            .group_by(_R, _F, _I)
-            .agg(nw.len().alias("_size"), nw.col("_bit").sum().alias("_mask"))
-        )
-        irregular = triples.filter(
-            (nw.col("_size") != n_models) | (nw.col("_mask") != (1 << n_models) - 1)
-        ).select(_R, _F, _I)
-        suspects = lazy.join(irregular, on=[_R, _F, _I], how="semi")
-
-        per_key = suspects.group_by(_R, _F, _M, _I).agg(
-            nw.len().alias("_n"), nw.col(_Y).min().alias("_lo"), nw.col(_Y).max().alias("_hi")
-        )
-        repeated = per_key.filter(nw.col("_n") > 1)
-        counted = _collect(
-            repeated.select(
-                nw.len().alias("_keys"),
-                (nw.col("_lo") != nw.col("_hi")).cast(nw.Int64).sum().alias("_conflicting"),
-            )
-        )
-        n_repeated = int(counted["_keys"].fillna(0)[0]) if counted.shape[0] else 0
-        if n_repeated:
-            first = _collect(repeated.with_columns(rank).sort(_R, _F, "_rank", _I).head(_EXAMPLES))
-            shown = []
-            for row in first.to_dict("records"):
-                key = (row[_R], row[_F], row[_M], row[_I])
-                values = None
-                if row["_lo"] != row["_hi"]:
-                    found = _collect(lazy.filter(_where(key)).select(_Y).unique())
-                    values = np.unique(found[_Y].to_numpy(np.float64))[:_EXAMPLES].tolist()
-                shown.append((key, int(row["_n"]), values))
-            n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
-            raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
-
-        moved = (
-            lazy.filter(nw.col(_M) == models[0])
-            .group_by(_R, _I)
-            .agg(nw.len().alias("_cells"))
-            .filter(nw.col("_cells") > 1)
-            .select(_R, _I)
-        )
-        pairs = nw.concat([suspects.select(_R, _I), moved], how="vertical")  # a semi join
-        split = (
-            lazy.join(pairs, on=[_R, _I], how="semi")
-            .select(_R, _I, _F)
-            .unique()
-            .group_by(_R, _I)
-            .agg(nw.len().alias("_folds"))
-            .filter(nw.col("_folds") > 1)
-        )
-        n_split = int(_collect(split.select(nw.len().alias("_n")))["_n"].fillna(0)[0])
-        if n_split:
-            first = _collect(split.sort(_R, _I).head(_EXAMPLES))
-            split_shown = []
-            for replication, record in zip(first[_R], first[_I]):
-                in_folds = _collect(
-                    lazy.filter((nw.col(_R) == replication) & (nw.col(_I) == record))
-                    .select(_F)
-                    .unique()
-                )[_F]
-                split_shown.append(
-                    (replication, record, [f for f in folds.tolist() if f in set(in_folds)])
-                )
-            raise split_records_error(names, n_split, split_shown)
-
-        short = triples.filter(nw.col("_size") < n_models)
-        counted = _collect(
-            triples.select(
-                (nw.col("_size") < n_models).cast(nw.Int64).sum().alias("_short"),
-                nw.col("_size").max().alias("_largest"),
-            )
-        )
-        n_short = int(pd.to_numeric(counted["_short"]).fillna(0)[0])
-        if n_short:
-            if int(counted["_largest"][0]) == 1:
-                records = _collect(lazy.select(_I).unique().sort(_I).head(_EXAMPLES))[_I]
-                raise unpaired_records_error(names, records.tolist())
-            first = _collect(short.sort(_R, _F, _I).head(_EXAMPLES))
-            short_shown = []
-            for replication, fold_label, record in zip(first[_R], first[_F], first[_I]):
-                have = set(
-                    _collect(
-                        lazy.filter(
-                            (nw.col(_R) == replication)
-                            & (nw.col(_F) == fold_label)
-                            & (nw.col(_I) == record)
-                        )
-                        .select(_M)
-                        .unique()
-                    )[_M].tolist()
-                )
-                lacking = [m for m in coded.tolist() if m not in have]
-                short_shown.append((replication, fold_label, record, lacking))
-            raise lacking_models_error(names, n_short, short_shown)
 
 
 def _named_in(column: str, text: str) -> bool:
     """Whether ``text`` (a loss name or formula) names ``column`` as a whole word."""
     return re.search(rf"(?<!\w){re.escape(column)}(?!\w)", text) is not None
-
-
-def _where(key: tuple[Any, Any, Any, Any]) -> Any:
-    nw = narwhals()
-    condition = nw.col(_R) == key[0]
-    for column, value in zip((_F, _M, _I), key[1:]):
-        condition = condition & (nw.col(column) == value)
-    return condition
 
 
 def engine_contents(
@@ -735,26 +436,26 @@ def engine_contents(
         if n_rows == 0:  # pandas words it, from no rows
             return explain(source.to_pandas(needed))
         binary = _is_binary(cells)
-        diagnosis = _Diagnosis(source, response, names, loss_name, n_rows)
+        diagnosis = EngineDiagnosis(source, response, names, loss_name, n_rows)
         try:
             diagnosis.check_values(cells, binary, plain_column=loss_name in source.columns)
             if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
-                raise _Irregular
+                raise RowsNeeded
             diagnosis.check_labels(cells)
-        except _Irregular:
+        except RowsNeeded:
             return explain(source.to_pandas(needed))
-        replications = _sorted_labels(cells[_R])
-        folds = _sorted_labels(cells[_F])
-        models = _first_appearance(lazy, _label_index(cells[_M]))
+        replications = _sorted_labels(cells[R])
+        folds = _sorted_labels(cells[F])
+        models = _first_appearance(lazy, _label_index(cells[M]))
         if metric is None:
             metric, direction_note = _metric_of(cells, binary, loss_name, direction)
             offset, sign = _to_loss(metric, binary)
         else:
             offset, sign = 0.0, 1.0
         i, j, k = (
-            _codes(cells[_R], replications),
-            _codes(cells[_F], folds),
-            _codes(cells[_M], models),
+            _codes(cells[R], replications),
+            _codes(cells[F], folds),
+            _codes(cells[M], models),
         )
         shape = (len(replications), len(folds), len(models))
         present = np.zeros(shape, dtype=bool)
@@ -772,7 +473,7 @@ def engine_contents(
         counts[i, j, k] = n
         if (offset, sign) != (0.0, 1.0):
             nw = narwhals()
-            lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
+            lazy = lazy.with_columns((offset + sign * nw.col(Y)).alias(Y))
         if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
             return explain(source.to_pandas(needed))
         loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
