@@ -484,8 +484,11 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     Raises
     ------
     DataError
-        Data that is no frame narwhals knows, a path that matches no file, or an
-        unknown engine.
+        Data that is no frame narwhals knows, an unknown engine, two columns of one
+        name; for paths: a path that matches no file, one that is no regular file
+        (a folder, FIFO or device: checked before it is opened), a corrupt, empty
+        or truncated Parquet file, or files whose columns disagree (two of them and
+        the column are named). An existing path is that file, never a pattern.
 
     Examples
     --------
