@@ -19,7 +19,12 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   DuckDB's own bare ``GROUP BY replication, fold, record``, and the same
   analysis through Polars' streaming engine. The files are deleted afterwards.
 
-Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet|CASE ...]
+* ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
+  200M), clean and with one row written twice; each file read in a fresh process,
+  which prints the outcome, the seconds and its whole peak resident set
+  (``ru_maxrss``). The duplicated row must be named from the engine's aggregates.
+
+Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet|duplicate|CASE ...]
 [--scale 0.1] [--repeat 3]``: a CASE is one 10M case (``string`` also runs
 ``integer``, the ratio's base); ``--scale`` shrinks every size (for a quick
 look); times are medians of ``--repeat`` calls in one process, peak memory the
@@ -385,13 +390,64 @@ def study_parquet(scale: float, keep: bool, existing: str | None = None) -> None
             shutil.rmtree(folder, ignore_errors=True)
 
 
+# --------------------------------------------------------------------------- a duplicated row
+
+
+def _duplicate_case(queue: Any, path: str, label: str) -> None:
+    import resource
+
+    from cvreport.data.table import ResultsTable
+    from cvreport.errors import DataError
+
+    start = time.perf_counter()
+    try:
+        table = ResultsTable.from_formula(FORMULA, path)
+        outcome = f"table of {table.n_rows:,} rows"
+    except DataError as error:
+        outcome = f"DataError: {str(error)[:48]}..."
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    queue.put((f"{label}: {outcome}", seconds, peak))
+
+
+def study_duplicate(scale: float) -> None:
+    """The Parquet layout of ``parquet`` (10M rows at scale 1, 200M at 20), clean and with one
+    row written twice: the error must come from the engine's aggregates, not from the rows.
+    Peak memory is the process's whole peak resident set (``ru_maxrss``), in a fresh process."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
+    try:
+        clean, twice = folder / "clean.parquet", folder / "duplicate.parquet"
+        n_rows = write_parquet(clean, int(200_000 * scale), 10, 5, 1 << 20)
+        with pq.ParquetWriter(twice, pq.read_schema(clean), compression="snappy") as writer:
+            source = pq.ParquetFile(clean)
+            for g in range(source.num_row_groups):
+                group = source.read_row_group(g)
+                writer.write_table(group if g else pa.concat_tables([group, group.slice(0, 1)]))
+        print(f"\n{_load()} before the timed cases")
+        rows = [
+            _in_child(_duplicate_case, str(path), label)
+            for path, label in ((clean, "clean"), (twice, "one row twice"))
+        ]
+        print(f"\n{n_rows:,} rows from Parquet, DuckDB ({_load()} at the end)")
+        print(f"{'case':<80} {'seconds':>9} {'peak GiB':>9}")
+        for name, seconds, gib in rows:
+            print(f"{name:<80} {seconds:>9.1f} {gib:>9.2f}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "studies",
         nargs="*",
         default=["memory", "pandas50", "parquet"],
-        help=f"memory, pandas50, parquet, or one 10M case: {', '.join(MEMORY_CASES[1:])}",
+        help=(
+            f"memory, pandas50, parquet, duplicate, or one 10M case: {', '.join(MEMORY_CASES[1:])}"
+        ),
     )
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case (median)")
@@ -408,6 +464,8 @@ def main() -> None:
             study_pandas50(args.scale, args.repeat)
         elif study == "parquet":
             study_parquet(args.scale, args.keep, args.parquet)
+        elif study == "duplicate":
+            study_duplicate(args.scale)
         else:
             raise SystemExit(f"unknown study {study!r}")
 

@@ -20,18 +20,29 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cvreport.data.io import check_regular_file, data_format
 from cvreport.errors import DataError
 
-__all__ = ["ENGINES", "EngineSource", "narwhals", "resolve_source", "response_expression"]
+__all__ = [
+    "ENGINES",
+    "EngineSource",
+    "as_pandas_text",
+    "engine_error",
+    "narwhals",
+    "nested_columns_error",
+    "resolve_source",
+    "response_expression",
+]
 
 ENGINES = ("auto", "pandas", "duckdb", "polars")
 """Engines that can be asked for by name (``engine=`` and ``--engine``)."""
@@ -81,36 +92,60 @@ class EngineSource:
         The data, lazily.
     kind : str
         What it is, for the table's source line (e.g. ``"Polars LazyFrame"``).
+    files : tuple of str
+        The files it scans, when it was given as paths (named in messages).
     """
 
     frame: Any
     kind: str
+    files: tuple[str, ...] = ()
+
+    @contextmanager
+    def errors(self) -> Iterator[None]:
+        """Run engine work, turning the engine's own errors into :class:`DataError`."""
+        with _translated(self.kind, self.files):
+            yield
 
     @property
     def columns(self) -> list[str]:
         """The column names."""
-        return list(self.frame.collect_schema().names())
+        with self.errors():
+            return list(self.frame.collect_schema().names())
 
     def dtype(self, column: str) -> Any:
         """The narwhals dtype of a column."""
-        return self.frame.collect_schema()[column]
+        with self.errors():
+            return self.frame.collect_schema()[column]
+
+    def check_plain(self, columns: Sequence[str]) -> None:
+        """Raise :class:`DataError` if a used column holds structs, lists or other nested values."""
+        error = nested_columns_error(self, columns)
+        if error is not None:
+            raise error
 
     def to_pandas(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows (of some columns) as a pandas DataFrame, in the engine's row order."""
         frame = self.frame if columns is None else self.frame.select(list(dict.fromkeys(columns)))
-        result = frame.collect().to_pandas().reset_index(drop=True)
-        for column in result.columns:  # text as pandas' default string dtype, whatever the engine
-            dtype = result[column].dtype
-            if isinstance(dtype, pd.StringDtype) and dtype != pd.StringDtype(na_value=np.nan):
-                result[column] = result[column].astype(pd.StringDtype(na_value=np.nan))
-        return result
+        with self.errors():
+            result = frame.collect().to_pandas().reset_index(drop=True)
+        return as_pandas_text(result)
 
     def records_repeat_across(self, block: str, record: str) -> bool:
         """Whether some record appears in more than one group of ``block``."""
         nw = narwhals()
         pairs = self.frame.select(block, record).unique()
         repeated = pairs.group_by(record).agg(nw.len().alias("n")).filter(nw.col("n") > 1)
-        return len(repeated.head(1).collect().rows()) > 0
+        with self.errors():
+            return len(repeated.head(1).collect().rows()) > 0
+
+
+def as_pandas_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as pandas' default string dtype, whatever engine produced them."""
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if isinstance(dtype, pd.StringDtype) and dtype != pd.StringDtype(na_value=np.nan):
+            frame[column] = frame[column].astype(pd.StringDtype(na_value=np.nan))
+    return frame
 
 
 def _is_path(data: object) -> bool:
@@ -124,11 +159,19 @@ def _is_path(data: object) -> bool:
 
 
 def _paths(data: Any) -> list[str]:
-    return [str(p) for p in (data if isinstance(data, (list, tuple)) else [data])]
+    return [os.fspath(p) for p in (data if isinstance(data, (list, tuple)) else [data])]
 
 
 def _is_csv(paths: list[str]) -> bool:
-    return all(Path(p.rstrip("*")).suffix.lower() in (".csv", ".tsv", ".txt") for p in paths)
+    """Whether the files are CSV (also compressed, ``.csv.gz``); other names are Parquet."""
+
+    def kind(path: str) -> str:
+        try:
+            return data_format(path)
+        except DataError:
+            return "parquet"
+
+    return all(kind(p) == "csv" for p in paths)
 
 
 def _importable(name: str) -> bool:
@@ -137,23 +180,164 @@ def _importable(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def _check_files(paths: list[str]) -> None:
+def _files(paths: list[str]) -> list[str]:
+    """The files the paths name: an existing path is a file (never a pattern), else a glob.
+
+    Every file is checked to be a regular file before anything opens it (a FIFO
+    would block the reader for ever; a folder or a device is no table).
+    """
     import glob
 
-    missing = [p for p in paths if not glob.glob(p)]
-    if missing:
+    files: list[str] = []
+    for path in paths:
+        if os.path.lexists(path):
+            check_regular_file(path)
+            files.append(path)
+            continue
+        matches = sorted(glob.glob(path, recursive=True))
+        if not matches:
+            raise DataError(
+                f"no file matches {path!r}; give the path (or a glob such as "
+                "'results/*.parquet') of Parquet or CSV files"
+            )
+        for match in matches:
+            check_regular_file(match)
+        files += matches
+    return list(dict.fromkeys(files))
+
+
+def _type_kind(arrow_type: Any) -> str:
+    """What a column holds, coarsely: widths of one kind of number are interchangeable."""
+    import pyarrow.types as pt
+
+    for test, kind in (
+        (pt.is_boolean, "booleans"),
+        (pt.is_integer, "numbers"),
+        (pt.is_floating, "numbers"),
+        (pt.is_decimal, "numbers"),
+        (pt.is_string, "text"),
+        (pt.is_large_string, "text"),
+        (pt.is_dictionary, "text"),
+        (pt.is_temporal, "dates or times"),
+        (pt.is_null, "nothing (null)"),
+    ):
+        if test(arrow_type):
+            return kind
+    return str(arrow_type)
+
+
+def _repeated_name(names: Sequence[str]) -> str | None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
+def _duplicate_error(name: str, where: str) -> DataError:
+    return DataError(
+        f"{where} has several columns named {name!r}; rename them so that each name is unique"
+    )
+
+
+def _check_parquet_files(files: list[str]) -> None:
+    """Read every file's footer: corrupt or empty files and disagreeing schemas are named."""
+    import pyarrow.parquet as pq
+
+    first: tuple[str, dict[str, Any]] | None = None
+    n_rows = 0
+    for file in files:
+        try:
+            metadata = pq.read_metadata(file)
+            schema = metadata.schema.to_arrow_schema()
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+            reason = " ".join(str(error).split())
+            raise DataError(
+                f"{file!r} is not a readable Parquet file ({reason}); it may be truncated or "
+                "corrupt (e.g. copied while it was being written): write it again, or leave it "
+                "out of the paths"
+            ) from error
+        repeated = _repeated_name(schema.names)
+        if repeated is not None:
+            raise _duplicate_error(repeated, f"the Parquet file {file!r}")
+        n_rows += metadata.num_rows
+        columns = {field.name: field.type for field in schema}
+        if first is None:
+            first = (file, columns)
+            continue
+        _compare_schemas(first, (file, columns))
+    if n_rows == 0:
+        where = (
+            f"the Parquet file {files[0]!r}"
+            if len(files) == 1
+            else (f"the {len(files)} Parquet files {files[0]!r}, ... {files[-1]!r}")
+        )
         raise DataError(
-            f"no file matches {missing[0]!r}; give the path (or a glob such as "
-            "'results/*.parquet') of Parquet or CSV files"
+            f"{where} has no rows; give the file that holds the results (one row per "
+            "replication, fold, model and record)"
         )
 
 
+def _compare_schemas(first: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]]) -> None:
+    (name_a, a), (name_b, b) = first, other
+    for column in list(a) + [c for c in b if c not in a]:
+        if column not in a or column not in b:
+            has, lacks = (name_a, name_b) if column in a else (name_b, name_a)
+            raise DataError(
+                f"the files do not share one set of columns: column {column!r} is in {has!r} "
+                f"but not in {lacks!r}; give files of one layout (one path or glob per layout, "
+                "or rename the column where it differs)"
+            )
+        if a[column] is None or b[column] is None:  # a CSV header: names only
+            continue
+        kind_a, kind_b = _type_kind(a[column]), _type_kind(b[column])
+        if kind_a != kind_b:
+            raise DataError(
+                f"column {column!r} holds {kind_a} ({a[column]}) in {name_a!r} but {kind_b} "
+                f"({b[column]}) in {name_b!r}; write every file with the same column types"
+            )
+
+
+def _csv_header(file: str) -> list[str]:
+    """The names of a CSV file's header, as written (repeats kept; compressed files too)."""
+    try:
+        first = pd.read_csv(file, nrows=1, header=None, sep=None, engine="python", dtype=str)
+    except (ValueError, OSError, pd.errors.ParserError, EOFError) as error:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        raise DataError(f"cannot read the header of the CSV file {file!r}: {reason}") from error
+    return [str(name) for name in first.iloc[0].tolist()] if first.shape[0] else []
+
+
+def _check_csv_files(files: list[str]) -> None:
+    """Read every file's header: repeated and disagreeing column names are named."""
+    first: tuple[str, dict[str, Any]] | None = None
+    for file in files:
+        header = _csv_header(file)
+        repeated = _repeated_name(header)
+        if repeated is not None:
+            raise _duplicate_error(repeated, f"the CSV file {file!r}")
+        columns: dict[str, Any] = dict.fromkeys(header)
+        if first is None:
+            first = (file, columns)
+            continue
+        _compare_schemas(first, (file, columns))
+
+
+def _glob_escaped(path: str) -> str:
+    """A file name as a glob that matches only itself (``[`` ``*`` ``?`` in brackets)."""
+    return re.sub(r"([\[*?])", r"[\1]", path)
+
+
 def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
-    paths = _paths(data)
-    _check_files(paths)
-    csv = _is_csv(paths)
-    what = f"table of {'CSV' if csv else 'Parquet'} files {paths[0]!r}" + (
-        f" and {len(paths) - 1} more" if len(paths) > 1 else ""
+    files = _files(_paths(data))
+    csv = _is_csv(files)
+    if csv:
+        _check_csv_files(files)
+    else:
+        _check_parquet_files(files)
+    what = f"table of {'CSV' if csv else 'Parquet'} files {files[0]!r}" + (
+        f" and {len(files) - 1} more" if len(files) > 1 else ""
     )
     if engine == "auto":
         engine = "duckdb" if _importable("duckdb") else "polars" if _importable("polars") else ""
@@ -161,21 +345,109 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         import duckdb
 
         connection = duckdb.connect(config=duckdb_config())
-        relation = connection.read_csv(paths) if csv else connection.read_parquet(paths)
-        return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)")
+        with _translated(what, files):
+            literal = [_glob_escaped(f) for f in files]  # DuckDB reads each path as a glob
+            relation = connection.read_csv(literal) if csv else connection.read_parquet(literal)
+        return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files))
     if engine == "polars":
         import polars as pl
 
-        frame = pl.scan_csv(paths) if csv else pl.scan_parquet(paths)
-        return EngineSource(narwhals().from_native(frame), f"{what} (Polars)")
-    readers = [pd.read_csv(p) if csv else pd.read_parquet(p) for p in _expand(paths)]
+        with _translated(what, files):
+            frame = pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
+        return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
+    with _translated(what, files):
+        readers = [pd.read_csv(f) if csv else pd.read_parquet(f) for f in files]
     return pd.concat(readers, ignore_index=True)
 
 
-def _expand(paths: list[str]) -> list[str]:
-    import glob
+# --------------------------------------------------------------------------- engine errors
 
-    return [f for p in paths for f in sorted(glob.glob(p))]
+
+_ENGINE_MODULES = ("duckdb", "_duckdb", "polars", "narwhals", "pyarrow", "py4j", "pyspark")
+_CONVERSION = (
+    re.compile(
+        r'CSV Error on Line: (?P<line>\d+).*?converting column "(?P<column>[^"]+)"\. '
+        r'Could not convert string "(?P<value>[^"]*)" to \'(?P<type>\w+)\'',
+        re.S,
+    ),
+    re.compile(
+        r"could not parse `(?P<value>[^`]*)` as dtype `(?P<type>\w+)` at column "
+        r"'(?P<column>[^']+)'",
+        re.S,
+    ),
+)
+_FILE_IN_MESSAGE = re.compile(r"file = (?P<file>\S+)|[Ff]ile[^'\"]*['\"](?P<quoted>[^'\"]+)['\"]")
+_COLUMN_IN_MESSAGE = re.compile(r"column ['\"]?(?P<column>[^'\",:\s]+)")
+
+
+def _is_engine_error(error: BaseException) -> bool:
+    if isinstance(error, (DataError, KeyboardInterrupt, MemoryError)):
+        return False
+    if isinstance(error, OSError):
+        return True
+    return any(cls.__module__.split(".")[0] in _ENGINE_MODULES for cls in type(error).__mro__)
+
+
+def engine_error(what: str, files: Sequence[str], error: BaseException) -> DataError:
+    """A :class:`DataError` for an engine's own error: the file, the column, what to do."""
+    reason = " ".join(str(error).split())
+    text = str(error)
+    if "closed" in reason.lower() and "connection" in reason.lower():
+        return DataError(
+            f"the DuckDB connection of the {what} was closed before the table was read "
+            f"({reason[:200]}); build the table while the connection is open (inside its "
+            "'with duckdb.connect() as con:' block), or pass the rows, e.g. relation.arrow()"
+        )
+    found = _FILE_IN_MESSAGE.search(text)
+    file = (found.group("file") or found.group("quoted")) if found else None
+    if file is None or (files and file not in files):
+        file = files[0] if len(files) == 1 else None
+    where = f"{file!r}" if file else f"the {what}"
+    for pattern in _CONVERSION:
+        match = pattern.search(text)
+        if match:
+            line = match.groupdict().get("line")
+            at = f" on line {line}" if line else ""
+            return DataError(
+                f"column {match['column']!r} of {where} holds {match['value']!r}{at}, but its "
+                f"earlier rows read as {match['type']} (an engine guesses a CSV column's type "
+                "from its first rows): fix that value so the column has one type, or convert "
+                "the file to Parquet with the types you mean"
+            )
+    column = _COLUMN_IN_MESSAGE.search(text)
+    named = f" (column {column['column']!r})" if column else ""
+    return DataError(
+        f"the engine could not read {where}{named}: {reason[:400]}; check that every file is "
+        "complete and that all have the same columns and types, or read them with "
+        "engine='pandas' to see the rows"
+    )
+
+
+@contextmanager
+def _translated(what: str, files: Sequence[str]) -> Iterator[None]:
+    try:
+        yield
+    except Exception as error:
+        if not _is_engine_error(error):
+            raise
+        raise engine_error(what, files, error) from error
+
+
+def nested_columns_error(source: EngineSource, columns: Sequence[str]) -> DataError | None:
+    """The error for a used column of structs, lists or other nested values, if any."""
+    nw = narwhals()
+    nested = (nw.Struct, nw.List, nw.Array, nw.Object, nw.Unknown)
+    for column in dict.fromkeys(columns):
+        if column not in source.columns:
+            continue
+        dtype = source.dtype(column)
+        if isinstance(dtype, nested) or dtype in nested:
+            return DataError(
+                f"column {column!r} of the {source.kind} holds {dtype} values; cvreport needs one "
+                "number or label per row: take the field you mean first (e.g. in SQL "
+                f"SELECT {column}.field AS {column}; in Polars pl.col({column!r}).struct.field(...))"
+            )
+    return None
 
 
 def _kind(native: Any, frame: Any) -> str:
@@ -212,8 +484,11 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     Raises
     ------
     DataError
-        Data that is no frame narwhals knows, a path that matches no file, or an
-        unknown engine.
+        Data that is no frame narwhals knows, an unknown engine, two columns of one
+        name; for paths: a path that matches no file, one that is no regular file
+        (a folder, FIFO or device: checked before it is opened), a corrupt, empty
+        or truncated Parquet file, or files whose columns disagree (two of them and
+        the column are named). An existing path is that file, never a pattern.
 
     Examples
     --------
@@ -236,9 +511,13 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
 
             return EngineSource(narwhals().from_native(pl.from_pandas(data).lazy()), "DataFrame")
         return data
+    with _translated(f"{type(data).__name__}", ()):
+        repeated = _repeated_name(_native_columns(data))
+    if repeated is not None:
+        raise _duplicate_error(repeated, f"the {type(data).__name__}")
     nw = narwhals()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _translated(type(data).__name__, ()):
             warnings.simplefilter("ignore", FutureWarning)  # narwhals on Dask's future home
             frame = nw.from_native(data)
     except TypeError:
@@ -254,16 +533,32 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     if engine == "duckdb":
         import duckdb
 
-        arrow = (frame.lazy() if isinstance(frame, nw.DataFrame) else frame).collect().to_arrow()
-        return EngineSource(nw.from_native(duckdb.from_arrow(arrow)), kind)
+        with _translated(kind, ()):
+            arrow = (frame.lazy() if isinstance(frame, nw.DataFrame) else frame).collect()
+            return EngineSource(nw.from_native(duckdb.from_arrow(arrow.to_arrow())), kind)
     if engine == "polars":
         import polars as pl
 
-        arrow = (frame.lazy() if isinstance(frame, nw.DataFrame) else frame).collect().to_arrow()
-        return EngineSource(nw.from_native(pl.from_arrow(arrow).lazy()), kind)
+        with _translated(kind, ()):
+            arrow = (frame.lazy() if isinstance(frame, nw.DataFrame) else frame).collect()
+            return EngineSource(nw.from_native(pl.from_arrow(arrow.to_arrow()).lazy()), kind)
     if isinstance(frame, nw.DataFrame):
         frame = frame.lazy()
     return EngineSource(frame, kind)
+
+
+def _native_columns(data: Any) -> list[str]:
+    """Column names of a native frame, repeats kept (narwhals refuses some of them raw)."""
+    if type(data).__module__.split(".")[0] == "polars":  # unique by construction
+        return []
+    for attribute in ("column_names", "columns"):  # PyArrow; DuckDB, Spark, Dask, Polars
+        names = getattr(data, attribute, None)
+        if isinstance(names, (list, tuple)) or type(names).__name__ == "Index":
+            try:
+                return [str(n) for n in names]
+            except TypeError:
+                return []
+    return []
 
 
 def _pandas_into_duckdb(data: pd.DataFrame) -> EngineSource:
@@ -300,6 +595,9 @@ def response_expression(text: str, columns: Sequence[str]) -> Any | None:
 
     Column names, numbers, ``+ - * / **``, one comparison, ``&``, ``|``, unary
     minus and ``abs()`` are translated; anything else is evaluated in pandas.
+    Arithmetic runs in float64 whatever the columns' types, so every engine gives
+    the same number (``uint8`` labels would wrap around, or overflow in DuckDB);
+    comparisons compare the values as they are (text too).
 
     Examples
     --------
@@ -311,20 +609,27 @@ def response_expression(text: str, columns: Sequence[str]) -> Any | None:
     nw = narwhals()
     names = set(columns)
 
+    def number(node: ast.AST) -> Any:
+        return walk(node).cast(nw.Float64)
+
     def walk(node: ast.AST) -> Any:
         if isinstance(node, ast.Name) and node.id in names:
             return nw.col(node.id)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)
+        ):
             return nw.lit(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](walk(node.left), walk(node.right))
+            return _BINARY[type(node.op)](number(node.left), number(node.right))
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             left, right = walk(node.left), walk(node.right)
             return left & right if isinstance(node.op, ast.BitAnd) else left | right
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
             return _COMPARE[type(node.ops[0])](walk(node.left), walk(node.comparators[0]))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -walk(node.operand)
+            return -number(node.operand)
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -332,10 +637,10 @@ def response_expression(text: str, columns: Sequence[str]) -> Any | None:
             and len(node.args) == 1
             and not node.keywords
         ):
-            return walk(node.args[0]).abs()
+            return number(node.args[0]).abs()
         raise ValueError(ast.dump(node))
 
     try:
         return walk(ast.parse(text, mode="eval").body)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None

@@ -22,13 +22,14 @@ cvreport.errors.DataError: cannot read 'losses.xlsx': the data must be a .csv or
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pandas as pd
 
 from cvreport.errors import DataError
 
-__all__ = ["COMPRESSIONS", "data_format", "read_results"]
+__all__ = ["COMPRESSIONS", "check_regular_file", "data_format", "read_results"]
 
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 """Compression suffixes pandas reads a CSV through."""
@@ -49,6 +50,48 @@ def data_format(path: str | os.PathLike[str]) -> str:
             f"(also .tsv, .pq and compressed CSV: {', '.join('.csv' + c for c in COMPRESSIONS)})"
         )
     return found
+
+
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder", "give the files in it, e.g. 'FOLDER/*.parquet'"),
+    (
+        stat.S_ISFIFO,
+        "a named pipe (FIFO)",
+        "reading it would wait for a writer for ever; save the data to a file first",
+    ),
+    (stat.S_ISSOCK, "a socket", "save the data to a file first"),
+    (stat.S_ISCHR, "a character device", "save the data to a file first"),
+    (stat.S_ISBLK, "a block device", "save the data to a file first"),
+)
+
+
+def check_regular_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` exists; a :class:`DataError` if it exists but is no regular file.
+
+    Checked with :func:`os.stat` before anything opens the path: a FIFO would
+    block the reader for ever, a folder or a device is no table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_regular_file(tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.DataError: ... is a folder, not a file of results; give the files in it, ...
+    >>> check_regular_file("no-such-file.csv")
+    False
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise DataError(f"cannot read {os.fspath(path)!r}: {error.strerror or error}") from error
+    for test, kind, advice in _NOT_REGULAR:
+        if test(mode):
+            advice = advice.replace("FOLDER", os.fspath(path).rstrip("/"))
+            raise DataError(f"{os.fspath(path)!r} is {kind}, not a file of results; {advice}")
+    return True
 
 
 def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.DataFrame:
@@ -72,7 +115,7 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
     """
     source = Path(path)
     kind = data_format(source)
-    if not source.is_file():
+    if not check_regular_file(source):
         raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
     if sep is not None and (not isinstance(sep, str) or not sep or sep in ('"', "\n")):
         raise DataError(f"the separator must be one character such as ';', got {sep!r}")

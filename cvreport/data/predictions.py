@@ -397,16 +397,19 @@ def metric_call(formula: Any) -> MetricCall | None:
 def metric_formula(
     cls: type[ResultsTable],
     formula: str,
-    data: pd.DataFrame,
+    data: Any,
     *,
     record: str,
     cluster: str | None,
+    engine: str | None = None,
 ) -> ResultsTable | None:
     """A table for ``"metric(truth, prediction or scores) ~ model | replication + fold"``.
 
     Returns ``None`` when the left side is not a call of a metric name, so the
     formula is read as a loss formula. Several score columns (one per class) are
     joined with ``+``: ``"roc_auc_ovr(y, p_a + p_b + p_c) ~ model | fold"``.
+    ``data`` is any source :meth:`ResultsTable.from_predictions` takes; only the
+    columns the metric reads leave its engine (:func:`cvreport.data.pushdown.metric_frame`).
     """
     from cvreport.data.formula import parse_formula
 
@@ -415,6 +418,13 @@ def metric_formula(
         return None
     parsed = parse_formula(f"{call.truth} ~{call.rest}")
     replication, fold = parsed.replication_and_fold
+    from cvreport.data.pushdown import metric_frame
+
+    data = metric_frame(
+        data,
+        engine,
+        [call.truth, *call.columns, parsed.model, replication, fold, record, cluster],
+    )
     return build_metric_table(
         cls,
         data,

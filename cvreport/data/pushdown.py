@@ -27,14 +27,19 @@ for replication, fold, model, record and loss):
    cells as bits) and ``Σ_i (fold_i + 1)(K + 1)**i``, its membership pattern;
    counted per pattern it gives the overlap audit's input.
 
-When a check fails, the rows are brought into pandas and the in-memory
-validation names the problem, so every engine raises the same error with the
-same message.
+When a check fails, :mod:`cvreport.data.engine_diagnosis` names the problem
+from more aggregates, with the in-memory validation's message, so every engine
+raises the same error with the same message without bringing the rows out.
+The columns (renamed as in :mod:`cvreport.data.engine_query`) come into pandas
+only for what the engine cannot compute: a formula beyond
+:func:`~cvreport.data.engines.response_expression`, more than 62 models, or a
+Dask or Spark frame whose rows must be named.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -50,10 +55,22 @@ from cvreport.data.build import (
     truth_and_prediction,
 )
 from cvreport.data.direction import comparison_columns, resolve_metric
-from cvreport.data.engines import EngineSource, narwhals, response_expression
+from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
+from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
+from cvreport.data.engines import (
+    EngineSource,
+    as_pandas_text,
+    narwhals,
+    resolve_source,
+    response_expression,
+)
 from cvreport.data.formula import ParsedFormula
 from cvreport.data.labels import CONSTANT_LABEL, sorted_order
-from cvreport.data.layout import RecordLayout, build_record_layout, laid_out
+from cvreport.data.layout import (
+    RecordLayout,
+    build_record_layout,
+    laid_out,
+)
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
@@ -62,12 +79,16 @@ from cvreport.data.sufficient import (
     sorted_patterns,
     unpack_patterns,
 )
-from cvreport.data.validation import check_design_grid
+from cvreport.data.validation import (
+    Names,
+    check_design_grid,
+)
 
 __all__ = [
     "engine_column",
     "engine_contents",
     "formula_contents",
+    "metric_frame",
     "prediction_contents",
 ]
 
@@ -76,37 +97,20 @@ _MOST_FIRST_ROWS = 1 << 24
 _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
 
-_R, _F, _M, _I, _Y = "_r", "_f", "_m", "_i", "_y"
-
 
 # --------------------------------------------------------------------------- the aggregations
 
 
-def _collect(frame: Any) -> pd.DataFrame:
-    """Run a lazy query and bring its (small) result into pandas.
-
-    Polars runs it on its streaming engine, in batches of bounded memory.
-    """
-    if frame.implementation.name == "POLARS":
-        return frame.collect(engine="streaming").to_pandas()
-    return frame.collect().to_pandas()
-
-
-class _Irregular(Exception):
-    """The aggregations found a problem that the in-memory validation will name."""
+_IRREGULAR = object()  # an aggregation found keys that do not form the design
 
 
 def _is_numeric(dtype: Any) -> bool:
     return bool(dtype.is_numeric() or dtype == narwhals().Boolean)
 
 
-def _powers(n: int) -> list[int]:
-    return [1 << k for k in range(n)]
-
-
 def _label_index(values: pd.Series) -> pd.Index:
     if values.isna().any():
-        raise _Irregular
+        raise RowsNeeded
     return pd.Index(values.unique().tolist() if values.dtype == object else values.unique())
 
 
@@ -121,7 +125,7 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     n = _FIRST_ROWS
     order: list[Any] = []
     while True:
-        head = frame.select(_M).head(n).collect().to_pandas()[_M]
+        head = frame.select(M).head(n).collect().to_pandas()[M]
         order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
@@ -132,18 +136,18 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
 
 def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
     nw = narwhals()
-    lazy = frame.with_columns(nw.col(_Y).cast(nw.Float64).alias(_Y))
+    lazy = frame.with_columns(nw.col(Y).cast(nw.Float64).alias(Y))
     stats = lazy.with_columns(
-        (nw.col(_Y) * nw.col(_Y)).alias("_y2"),
-        nw.col(_Y).is_finite().cast(nw.Int64).alias("_ok"),
-        ((nw.col(_Y) == 0) | (nw.col(_Y) == 1)).cast(nw.Int64).alias("_bin"),
-        nw.col(_Y).abs().alias("_ay"),
-        nw.col(_I).is_null().cast(nw.Int64).alias("_noid"),
+        (nw.col(Y) * nw.col(Y)).alias("_y2"),
+        nw.col(Y).is_finite().cast(nw.Int64).alias("_ok"),
+        ((nw.col(Y) == 0) | (nw.col(Y) == 1)).cast(nw.Int64).alias("_bin"),
+        nw.col(Y).abs().alias("_ay"),
+        nw.col(I).is_null().cast(nw.Int64).alias("_noid"),
     )
-    cells = _collect(
-        stats.group_by(_R, _F, _M).agg(
+    cells = collect(
+        stats.group_by(R, F, M).agg(
             nw.len().alias("n"),
-            nw.col(_Y).sum().alias("sum"),
+            nw.col(Y).sum().alias("sum"),
             nw.col("_y2").sum().alias("sumsq"),
             nw.col("_ok").sum().alias("ok"),
             nw.col("_bin").sum().alias("bin"),
@@ -154,50 +158,24 @@ def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
     return cells, lazy
 
 
-def _check_cells(cells: pd.DataFrame) -> bool:
-    """Raise _Irregular for missing keys or non-finite losses; return whether 0/1."""
+def _is_binary(cells: pd.DataFrame) -> bool:
     n = cells["n"].to_numpy(dtype=np.int64)
-    if cells["noid"].to_numpy(dtype=np.float64).sum() > 0:
-        raise _Irregular
-    if (pd.to_numeric(cells["ok"]).fillna(0).to_numpy() != n).any():
-        raise _Irregular
-    binary = bool((pd.to_numeric(cells["bin"]).fillna(0).to_numpy() == n).all())
-    if not binary:
-        largest = float(pd.to_numeric(cells["largest"]).max())
-        with np.errstate(over="ignore"):
-            if not np.isfinite(np.float64(largest) ** 2 * np.float64(4 * n.sum())):
-                raise _Irregular
-    return binary
+    return bool((pd.to_numeric(cells["bin"]).fillna(0).to_numpy() == n).all())
 
 
 def _codes(series: pd.Series, labels: pd.Index) -> np.ndarray:
     return np.asarray(labels.get_indexer(pd.Index(series.tolist())), dtype=np.int64)
 
 
-def _replace(column: str, labels: pd.Index, values: Sequence[int]) -> Any:
-    """The integer ``values[t]`` where ``column`` equals ``labels[t]``, else 0.
-
-    A chain of ``when``: engines run it as one CASE expression, several times
-    faster than a lookup in a map built for every row.
-    """
-    nw = narwhals()
-    pairs = [(label, int(v)) for label, v in zip(labels.tolist(), values) if v != 0]
-    if not pairs:
-        return nw.lit(0, dtype=nw.Int64)
-    chain = nw.when(nw.col(column) == pairs[0][0]).then(nw.lit(pairs[0][1], dtype=nw.Int64))
-    for label, value in pairs[1:]:
-        chain = chain.when(nw.col(column) == label).then(nw.lit(value, dtype=nw.Int64))
-    return chain.otherwise(nw.lit(0, dtype=nw.Int64))
-
-
 def _loss_patterns(
     lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
-) -> np.ndarray | None:
-    """Rows ``(i, j, bits, n)``; raise _Irregular unless each record has every model once."""
+) -> Any:
+    """Rows ``(i, j, bits, n)`` (``None`` for real losses); :data:`_IRREGULAR` unless each
+    record has every model once."""
     nw = narwhals()
     n_models = len(models)
     full = (1 << n_models) - 1
-    bit = _replace(_M, models, _powers(n_models))
+    bit = case_codes(M, models, powers(n_models))
     per_record = lazy.with_columns(bit.alias("_bit"))
     aggs = [nw.len().alias("_n"), nw.col("_bit").sum().alias("_mask")]
     mask, bits = nw.col("_mask"), nw.col("_bits")
@@ -206,53 +184,58 @@ def _loss_patterns(
         # with each model once the low part is < 2**shift, so nothing carries across
         scale = 1 << (n_models + n_models.bit_length())
         per_record = per_record.with_columns(
-            (nw.col("_bit") * (1 + nw.col(_Y).cast(nw.Int64) * scale)).alias("_bit")
+            (nw.col("_bit") * (1 + nw.col(Y).cast(nw.Int64) * scale)).alias("_bit")
         )
         mask, bits = nw.col("_mask") % scale, nw.col("_mask") // scale
     elif binary:
         per_record = per_record.with_columns(
-            (nw.col("_bit") * nw.col(_Y).cast(nw.Int64)).alias("_wrong")
+            (nw.col("_bit") * nw.col(Y).cast(nw.Int64)).alias("_wrong")
         )
         aggs.append(nw.col("_wrong").sum().alias("_bits"))
-    keys = [_R, _F, "_valid"] + (["_bits"] if binary else [])
-    summed = per_record.group_by(_R, _F, _I).agg(*aggs)
+    keys = [R, F, "_valid"] + (["_bits"] if binary else [])
+    summed = per_record.group_by(R, F, I).agg(*aggs)
     valid = ((nw.col("_n") == n_models) & (mask == full)).alias("_valid")
-    counted = _collect(
+    counted = collect(
         summed.with_columns(valid, *([bits.alias("_bits")] if binary else []))
         .group_by(*keys)
         .agg(nw.len().alias("_count"))
     )
     if not counted["_valid"].astype(bool).all():
-        raise _Irregular
+        return _IRREGULAR
     if not binary:
         return None
     return np.column_stack(
         [
-            _codes(counted[_R], reps),
-            _codes(counted[_F], folds),
+            _codes(counted[R], reps),
+            _codes(counted[F], folds),
             counted["_bits"].to_numpy(dtype=np.int64),
             counted["_count"].to_numpy(dtype=np.int64),
         ]
     )
 
 
-def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) -> MembershipPatterns:
-    """Count the records' fold-membership patterns (words of replications fit in int64)."""
+def _membership(
+    lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index
+) -> MembershipPatterns | None:
+    """Count the records' fold-membership patterns (words of replications fit in int64).
+
+    ``None`` when a record is in two folds of one replication.
+    """
     nw = narwhals()
     m, base = len(reps), len(folds) + 1
     per_word = max(1, min(_MAX_BITS, int(_MAX_BITS / math.log2(base))))
     words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
-    rows = lazy.filter(nw.col(_M) == first_model)
-    fold_digit = _replace(_F, folds, range(1, base))
+    rows = lazy.filter(nw.col(M) == first_model)
+    fold_digit = case_codes(F, folds, range(1, base))
     new_columns, aggs = [], [nw.len().alias("_cells")]
     for w, word in enumerate(words):
         in_word = reps.take(word)
         others = [r for r in range(m) if r not in set(word)]
-        rep_bit = _replace(
-            _R, in_word.append(reps.take(others)), _powers(len(word)) + [0] * len(others)
+        rep_bit = case_codes(
+            R, in_word.append(reps.take(others)), powers(len(word)) + [0] * len(others)
         )
-        weight = _replace(
-            _R,
+        weight = case_codes(
+            R,
             in_word.append(reps.take(others)),
             [base**k for k in range(len(word))] + [0] * len(others),
         )
@@ -266,9 +249,9 @@ def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) ->
         + [f"_reps{w}" for w in range(len(words))]
         + [f"_code{w}" for w in range(len(words))]
     )
-    counted = _collect(
+    counted = collect(
         rows.with_columns(*new_columns)
-        .group_by(_I)
+        .group_by(I)
         .agg(*aggs)
         .group_by(*keys)
         .agg(nw.len().alias("_count"))
@@ -278,7 +261,7 @@ def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) ->
         for w in range(len(words))
     )
     if (bits != counted["_cells"].to_numpy(dtype=np.int64)).any():
-        raise _Irregular  # a record in two folds of one replication
+        return None  # a record in two folds of one replication
     patterns = np.concatenate(
         [
             unpack_patterns(counted[f"_code{w}"].to_numpy(dtype=np.int64), len(word), base)
@@ -299,11 +282,11 @@ def _canonical(
 ) -> Any:
     nw = narwhals()
     return source.frame.select(
-        (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(_R),
-        (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(_F),
-        nw.col(model).alias(_M),
-        nw.col(record).alias(_I),
-        response.alias(_Y),
+        (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(R),
+        (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(F),
+        nw.col(model).alias(M),
+        nw.col(record).alias(I),
+        response.alias(Y),
     )
 
 
@@ -319,16 +302,18 @@ def _materialised_layout(
 
     def fetch() -> RecordLayout:
         model, replication, fold, record = names
-        frame = _canonical(source, response, model, replication, fold, record).collect().to_pandas()
-        values = frame[_Y].to_numpy(dtype=np.float64)
+        with source.errors():
+            canonical = _canonical(source, response, model, replication, fold, record)
+            frame = canonical.collect().to_pandas()
+        values = frame[Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,
             to_loss[0] + to_loss[1] * values,
             loss_what=f"loss {loss_name!r}",
-            model=_M,
-            replication=_R,
-            fold=_F,
-            record=_I,
+            model=M,
+            replication=R,
+            fold=F,
+            record=I,
         )
         position = layout.models.get_indexer(contents_models)
         blocks = tuple(
@@ -351,7 +336,7 @@ def _metric_of(
     cells: pd.DataFrame, binary: bool, loss_name: str, direction: Direction | None
 ) -> tuple[Metric, str]:
     """The metric, decided as in pandas: from the direction, the name, or each model's mean."""
-    per_model = cells.groupby(_M, sort=False)[["sum", "n"]].sum()
+    per_model = cells.groupby(M, sort=False)[["sum", "n"]].sum()
     means = per_model["sum"].to_numpy(dtype=np.float64) / per_model["n"].to_numpy(dtype=np.float64)
     # resolve_metric reads the values only to see whether they are all 0 or 1
     sample = np.array([0.0, 1.0]) if binary else np.array([0.5])
@@ -365,6 +350,28 @@ def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
     if not metric.higher_is_better:
         return 0.0, 1.0
     return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
+
+
+def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str) -> pd.DataFrame:
+    """The rows pandas needs to word a value the engine cannot compute.
+
+    A loss column of text, dates or categories is refused by its type, which its
+    first rows show; anything else (a formula beyond the engine's translation)
+    needs every row.
+    """
+    nw = narwhals()
+    if loss_name in source.columns:
+        dtype = source.dtype(loss_name)
+        textual = (nw.String, nw.Categorical, nw.Enum, nw.Date, nw.Datetime, nw.Duration)
+        if isinstance(dtype, textual) or dtype in textual:
+            frame = source.frame.select(list(dict.fromkeys(needed))).head(3)  # as pandas shows
+            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
+    return source.to_pandas(needed)
+
+
+def _named_in(column: str, text: str) -> bool:
+    """Whether ``text`` (a loss name or formula) names ``column`` as a whole word."""
+    return re.search(rf"(?<!\w){re.escape(column)}(?!\w)", text) is not None
 
 
 def engine_contents(
@@ -417,74 +424,91 @@ def engine_contents(
         For 0/1 losses from predictions: let pandas look at a table whose every
         row is wrong (it checks that the labels share a coding).
     """
-    if response is None:
-        return explain(source.to_pandas(needed))
-    frame = _canonical(source, response, model, replication, fold, record)
-    try:
+    keys = (model, replication, fold, record)
+    source.check_plain([c for c in needed if c in keys or _named_in(c, loss_name)])
+    with source.errors():
+        if response is None:
+            return explain(_rows_to_explain(source, needed, loss_name))
+        names = Names(replication, fold, model, record)
+        frame = _canonical(source, response, model, replication, fold, record)
         cells, lazy = _cells(frame)
-        binary = _check_cells(cells)
         n_rows = int(cells["n"].sum())
-        if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
-            raise _Irregular
-        replications = _sorted_labels(cells[_R])
-        folds = _sorted_labels(cells[_F])
-        models = _first_appearance(lazy, _label_index(cells[_M]))
-    except _Irregular:
-        return explain(source.to_pandas(needed))
-    if metric is None:
-        metric, direction_note = _metric_of(cells, binary, loss_name, direction)
-        offset, sign = _to_loss(metric, binary)
-    else:
-        offset, sign = 0.0, 1.0
-    i, j, k = _codes(cells[_R], replications), _codes(cells[_F], folds), _codes(cells[_M], models)
-    shape = (len(replications), len(folds), len(models))
-    present = np.zeros(shape, dtype=bool)
-    present[i, j, k] = True
-    check_design_grid(present, replications, folds, models, model)
-    sums, sumsq = np.zeros(shape), np.zeros(shape)
-    counts = np.zeros(shape, dtype=np.int64)
-    raw_sums = cells["sum"].to_numpy(dtype=np.float64)
-    n = cells["n"].to_numpy(dtype=np.int64)
-    # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
-    sums[i, j, k] = offset * n + sign * raw_sums
-    sumsq[i, j, k] = (
-        offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
-    )
-    counts[i, j, k] = n
-    if (offset, sign) != (0.0, 1.0):
-        nw = narwhals()
-        lazy = lazy.with_columns((offset + sign * nw.col(_Y)).alias(_Y))
-    try:
-        if len(models) > _MAX_BITS:
-            raise _Irregular  # more models than bits: laid out in memory instead
+        if n_rows == 0:  # pandas words it, from no rows
+            return explain(source.to_pandas(needed))
+        binary = _is_binary(cells)
+        diagnosis = EngineDiagnosis(source, response, names, loss_name, n_rows)
+        try:
+            diagnosis.check_values(cells, binary, plain_column=loss_name in source.columns)
+            if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
+                raise RowsNeeded
+            diagnosis.check_labels(cells)
+        except RowsNeeded:
+            return explain(source.to_pandas(needed))
+        replications = _sorted_labels(cells[R])
+        folds = _sorted_labels(cells[F])
+        models = _first_appearance(lazy, _label_index(cells[M]))
+        if metric is None:
+            metric, direction_note = _metric_of(cells, binary, loss_name, direction)
+            offset, sign = _to_loss(metric, binary)
+        else:
+            offset, sign = 0.0, 1.0
+        i, j, k = (
+            _codes(cells[R], replications),
+            _codes(cells[F], folds),
+            _codes(cells[M], models),
+        )
+        shape = (len(replications), len(folds), len(models))
+        present = np.zeros(shape, dtype=bool)
+        present[i, j, k] = True
+        check_design_grid(present, replications, folds, models, model)
+        sums, sumsq = np.zeros(shape), np.zeros(shape)
+        counts = np.zeros(shape, dtype=np.int64)
+        raw_sums = cells["sum"].to_numpy(dtype=np.float64)
+        n = cells["n"].to_numpy(dtype=np.int64)
+        # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
+        sums[i, j, k] = offset * n + sign * raw_sums
+        sumsq[i, j, k] = (
+            offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
+        )
+        counts[i, j, k] = n
+        if (offset, sign) != (0.0, 1.0):
+            nw = narwhals()
+            lazy = lazy.with_columns((offset + sign * nw.col(Y)).alias(Y))
+        if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
+            return explain(source.to_pandas(needed))
         loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
-        patterns = _membership(lazy, models[0], replications, folds)
-    except _Irregular:
-        return explain(source.to_pandas(needed))
-    stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
-    return TableContents(
-        models=models,
-        replications=replications,
-        folds=folds,
-        stats=stats,
-        design=record_design(stats, replications, folds, patterns.n_records),
-        is_binary=binary,
-        per_record=True,
-        loss_name=loss_name,
-        source=describe(n_rows),
-        n_rows=n_rows,
-        route=f"engine ({source.frame.implementation.name.lower()})",
-        metric=metric,
-        direction_note=direction_note,
-        layout=_materialised_layout(
-            source,
-            response,
-            (model, replication, fold, record),
-            (offset, sign),
-            models,
-            loss_name,
-        ),
-    )
+        patterns = (
+            None
+            if loss_patterns is _IRREGULAR
+            else _membership(lazy, models[0], replications, folds)
+        )
+        if loss_patterns is _IRREGULAR or patterns is None:
+            diagnosis.check_keys(lazy, models, replications, folds)
+            return explain(source.to_pandas(needed))  # not reached: the keys name the problem
+        stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
+        return TableContents(
+            models=models,
+            replications=replications,
+            folds=folds,
+            stats=stats,
+            design=record_design(stats, replications, folds, patterns.n_records),
+            is_binary=binary,
+            per_record=True,
+            loss_name=loss_name,
+            source=describe(n_rows),
+            n_rows=n_rows,
+            route=f"engine ({source.frame.implementation.name.lower()})",
+            metric=metric,
+            direction_note=direction_note,
+            layout=_materialised_layout(
+                source,
+                response,
+                (model, replication, fold, record),
+                (offset, sign),
+                models,
+                loss_name,
+            ),
+        )
 
 
 # --------------------------------------------------------------------------- constructors' helpers
@@ -613,3 +637,29 @@ def prediction_contents(
         return contents
     fetch = _prediction_fetcher(source, model, replication, fold, record, truth, prediction)
     return replace(contents, fetch_predictions=fetch)
+
+
+def metric_frame(data: Any, engine: str | None, columns: Sequence[str | None]) -> Any:
+    """The columns a metric computed from predictions reads, as a pandas DataFrame.
+
+    A pandas frame is returned as it is; any other source brings only ``columns``
+    (the truth, predictions or scores and the keys) out of its engine. When one of
+    them is absent, the columns of no row come back, so that the in-memory
+    validation names the missing column among those the data has.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a"], "y": [1], "p": [0.5], "other": [0]})
+    >>> metric_frame(frame, None, ["y", "p", "model"]) is frame
+    True
+    """
+    source = resolve_source(data, engine)
+    if not isinstance(source, EngineSource):
+        return source
+    wanted = [c for c in dict.fromkeys(columns) if c is not None]
+    present = set(source.columns)
+    if all(c in present for c in wanted):
+        source.check_plain(wanted)
+        return source.to_pandas(wanted)
+    with source.errors():
+        return as_pandas_text(source.frame.head(0).collect().to_pandas())

@@ -48,6 +48,7 @@ from cvreport.data.pushdown import (
     engine_column,
     engine_contents,
     formula_contents,
+    metric_frame,
     prediction_contents,
 )
 from cvreport.data.sufficient import SufficientStatistics
@@ -286,13 +287,14 @@ class ResultsTable(TableViews):
         given = formula
         formula, named_cluster = split_cluster_term(formula)
         cluster = named_cluster or cluster
-        if isinstance(data, pd.DataFrame) and engine in (None, "auto", "pandas"):
-            from cvreport.data.predictions import metric_formula
+        from cvreport.data.predictions import metric_formula
 
-            from_metric = metric_formula(cls, formula, data, record=record, cluster=cluster)
-            if from_metric is not None:
-                from_metric._formula = given
-                return from_metric
+        from_metric = metric_formula(
+            cls, formula, data, record=record, cluster=cluster, engine=engine
+        )
+        if from_metric is not None:
+            from_metric._formula = given
+            return from_metric
         parsed = parse_formula(formula)
         wanted = check_direction(direction, higher_is_better)
         roles: dict[str, str | None] = {"model": parsed.model}
@@ -437,8 +439,12 @@ class ResultsTable(TableViews):
         if metric is not None or score is not None or cluster is not None:
             from cvreport.data.predictions import build_metric_table
 
-            source = resolve_source(data, engine)
-            frame = source.to_pandas() if isinstance(source, EngineSource) else source
+            scores = (
+                [score]
+                if isinstance(score, str)
+                else list(score.values() if isinstance(score, Mapping) else score or [])
+            )
+            frame = metric_frame(data, engine, [*roles.values(), *scores, cluster])
             return build_metric_table(
                 cls,
                 frame,

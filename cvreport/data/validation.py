@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import NoReturn
 
 import numpy as np
@@ -29,11 +30,15 @@ __all__ = [
     "diagnose",
     "first_nonfinite",
     "is_binary",
+    "lacking_models_error",
     "loss_values",
     "nonfinite_error",
+    "repeated_keys_error",
     "require_columns",
     "require_named_columns",
     "show",
+    "split_records_error",
+    "unpaired_records_error",
 ]
 
 _CHUNK = 1 << 16  # rows per chunk of the elementwise checks (keeps temporaries in cache)
@@ -129,7 +134,7 @@ def _numbers_in_objects(series: pd.Series, what: str) -> pd.Series:
         (
             v is None
             or v is pd.NA
-            or (isinstance(v, (int, float, np.number)) and not isinstance(v, complex))
+            or (isinstance(v, (int, float, np.number, Decimal)) and not isinstance(v, complex))
             for v in values
         ),
         dtype=bool,
@@ -312,6 +317,110 @@ def check_design_grid(
         )
 
 
+def repeated_keys_error(
+    names: Names,
+    n_repeated: int,
+    n_conflicting: int,
+    shown: Sequence[tuple[tuple[object, object, object, object], int, Sequence[float] | None]],
+) -> DataError:
+    """The error for keys in more than one row (every route words it so).
+
+    ``shown``: up to three ``((replication, fold, model, record), rows, losses)``;
+    ``losses`` (sorted, up to three) when that key's rows disagree, else ``None``.
+    """
+    key_columns = "[" + ", ".join(repr(c) for c in names.columns) + "]"
+    described = []
+    for (replication, fold, model, record), n_rows, values in shown:
+        parts = []
+        if names.replication is not None:
+            parts.append(f"{names.replication}={show(replication)}")
+        if names.fold is not None:
+            parts.append(f"{names.fold}={show(fold)}")
+        parts += [f"{names.model}={show(model)}", f"{names.record}={show(record)}"]
+        what = f" with losses {', '.join(f'{v:g}' for v in values[:3])}" if values else ""
+        described.append(f"{', '.join(parts)} ({n_rows} rows){what}")
+    if names.missing_blocks_hint():
+        advice = names.missing_blocks_hint()
+        if not n_conflicting:
+            advice += (
+                " If they are plain repeats (same loss), keep one row per key, e.g. "
+                f"data.drop_duplicates({key_columns})."
+            )
+    elif n_conflicting:
+        advice = (
+            f"the rows of {n_conflicting} of those keys disagree on the loss, so dropping "
+            "duplicates would keep one at random: find out which row is right (e.g. results "
+            "appended twice, or a replication or fold column left out) and keep only that one"
+        )
+    else:
+        advice = (
+            f"they repeat the same loss; keep one row per key, e.g. "
+            f"data.drop_duplicates({key_columns})"
+        )
+    return DataError(
+        f"{n_repeated} ({', '.join(names.columns)}) key(s) appear in more than one row: "
+        f"{'; '.join(described)}; {advice}"
+    )
+
+
+def split_records_error(
+    names: Names, n_split: int, shown: Sequence[tuple[object, object, Sequence[object]]]
+) -> DataError:
+    """The error for records in several folds of one replication.
+
+    ``shown``: up to three ``(replication, record, folds)``.
+    """
+    described = []
+    for replication, record, in_folds in shown:
+        where = f" in replication {show(replication)}" if names.replication is not None else ""
+        described.append(
+            f"{names.record} {show(record)}{where} is in folds {describe_keys(list(in_folds))}"
+        )
+    if names.replication is None:
+        advice = (
+            f"the table names no replication column, so all of column {names.fold!r} is "
+            "read as one replication: if the data hold several replications, name that "
+            "column too ('loss ~ model | replication + fold')"
+        )
+    else:
+        advice = (
+            f"check the columns {names.replication!r} and {names.fold!r} (in a formula the "
+            "replication comes first: 'loss ~ model | replication + fold')"
+        )
+    return DataError(
+        f"{n_split} record(s) are scored in more than one fold of the same "
+        f"replication: {'; '.join(described)}; each record belongs to exactly one validation "
+        f"fold per replication — {advice}"
+    )
+
+
+def unpaired_records_error(names: Names, first_records: Sequence[object]) -> DataError:
+    """The error for a record column that names rows, not data points (first three records)."""
+    return DataError(
+        f"no record is scored by more than one model: each value of the record column "
+        f"{names.record!r} occurs for one model only (e.g. "
+        f"{describe_keys(list(first_records))}), so the models' losses cannot be "
+        "paired; the record column must name the data point (the same id for every "
+        "model), not the row of the table"
+    )
+
+
+def lacking_models_error(
+    names: Names, n_short: int, shown: Sequence[tuple[object, object, object, Sequence[object]]]
+) -> DataError:
+    """The error for records some model lacks: up to three ``(replication, fold, record, lacking)``."""
+    described = [
+        f"replication {show(replication)}, fold {show(fold)}, {names.record} "
+        f"{show(record)} has no loss for model(s) {describe_keys(list(lacking))}"
+        for replication, fold, record, lacking in shown
+    ]
+    return DataError(
+        f"the models are scored on different records within a fold ({n_short} "
+        f"record(s) lack some model): {'; '.join(described)}; every model must be scored on the "
+        "same records of each fold — drop the records some model lacks"
+    )
+
+
 def diagnose(
     codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     labels: tuple[pd.Index, pd.Index, pd.Index, pd.Index],
@@ -323,7 +432,6 @@ def diagnose(
     replications, folds, models, records = labels
     n_folds, n_models, n_records = len(folds), len(models), len(records)
     key_columns = "[" + ", ".join(repr(c) for c in names.columns) + "]"
-    key_roles = ", ".join(names.columns)
 
     full = ((rep * n_folds + fold) * n_models + model) * n_records + record
     order = np.argsort(full, kind="stable")
@@ -341,70 +449,22 @@ def diagnose(
             rest, r_code = divmod(int(sorted_full[starts[t]]), n_records)
             rest, k = divmod(rest, n_models)
             i, j = divmod(rest, n_folds)
-            parts = []
-            if names.replication is not None:
-                parts.append(f"{names.replication}={show(replications[i])}")
-            if names.fold is not None:
-                parts.append(f"{names.fold}={show(folds[j])}")
-            parts += [f"{names.model}={show(models[k])}", f"{names.record}={show(records[r_code])}"]
             values = np.unique(sorted_loss[starts[t] : starts[t] + counts[t]])
-            what = f" with losses {', '.join(f'{v:g}' for v in values[:3])}" if differ[t] else ""
-            shown.append(f"{', '.join(parts)} ({counts[t]} rows){what}")
+            key = (replications[i], folds[j], models[k], records[r_code])
+            shown.append((key, int(counts[t]), values[:3].tolist() if differ[t] else None))
         n_conflicting = int(np.count_nonzero(differ[repeated]))
-        if names.missing_blocks_hint():
-            advice = names.missing_blocks_hint()
-            if not n_conflicting:
-                advice += (
-                    " If they are plain repeats (same loss), keep one row per key, e.g. "
-                    f"data.drop_duplicates({key_columns})."
-                )
-        elif n_conflicting:
-            advice = (
-                f"the rows of {n_conflicting} of those keys disagree on the loss, so dropping "
-                "duplicates would keep one at random: find out which row is right (e.g. results "
-                "appended twice, or a replication or fold column left out) and keep only that one"
-            )
-        else:
-            advice = (
-                f"they repeat the same loss; keep one row per key, e.g. "
-                f"data.drop_duplicates({key_columns})"
-            )
-        raise DataError(
-            f"{repeated.shape[0]} ({key_roles}) key(s) appear in more than one row: "
-            f"{'; '.join(shown)}; {advice}"
-        )
+        raise repeated_keys_error(names, repeated.shape[0], n_conflicting, shown)
 
     triples = np.unique((rep * n_records + record) * n_folds + fold)
     pairs, first, counts = np.unique(triples // n_folds, return_index=True, return_counts=True)
     split = np.flatnonzero(counts > 1)
     if split.shape[0]:
-        shown = []
+        split_shown = []
         for t in split[:3]:
             i, r_code = divmod(int(pairs[t]), n_records)
             in_folds = triples[first[t] : first[t] + counts[t]] % n_folds
-            where = (
-                f" in replication {show(replications[i])}" if names.replication is not None else ""
-            )
-            shown.append(
-                f"{names.record} {show(records[r_code])}{where} is in "
-                f"folds {describe_keys(folds.take(in_folds).tolist())}"
-            )
-        if names.replication is None:
-            advice = (
-                f"the table names no replication column, so all of column {names.fold!r} is "
-                "read as one replication: if the data hold several replications, name that "
-                "column too ('loss ~ model | replication + fold')"
-            )
-        else:
-            advice = (
-                f"check the columns {names.replication!r} and {names.fold!r} (in a formula the "
-                "replication comes first: 'loss ~ model | replication + fold')"
-            )
-        raise DataError(
-            f"{split.shape[0]} record(s) are scored in more than one fold of the same "
-            f"replication: {'; '.join(shown)}; each record belongs to exactly one validation "
-            f"fold per replication — {advice}"
-        )
+            split_shown.append((replications[i], records[r_code], folds.take(in_folds).tolist()))
+        raise split_records_error(names, split.shape[0], split_shown)
 
     cell_record = (rep * n_folds + fold) * n_records + record
     order = np.argsort(cell_record, kind="stable")
@@ -414,29 +474,16 @@ def diagnose(
     short = np.flatnonzero(sizes < n_models)
     if short.shape[0]:
         if (sizes == 1).all():
-            raise DataError(
-                f"no record is scored by more than one model: each value of the record column "
-                f"{names.record!r} occurs for one model only (e.g. "
-                f"{describe_keys(records[:3].tolist())}), so the models' losses cannot be "
-                "paired; the record column must name the data point (the same id for every "
-                "model), not the row of the table"
-            )
-        shown = []
+            raise unpaired_records_error(names, records[:3].tolist())
+        short_shown = []
         for t in short[:3]:
             rows = order[starts[t] : starts[t] + sizes[t]]
             cell, r_code = divmod(int(sorted_keys[starts[t]]), n_records)
             i, j = divmod(cell, n_folds)
             have = set(model[rows].tolist())
             lacking = [models[k] for k in range(n_models) if k not in have]
-            shown.append(
-                f"replication {show(replications[i])}, fold {show(folds[j])}, {names.record} "
-                f"{show(records[r_code])} has no loss for model(s) {describe_keys(lacking)}"
-            )
-        raise DataError(
-            f"the models are scored on different records within a fold ({short.shape[0]} "
-            f"record(s) lack some model): {'; '.join(shown)}; every model must be scored on the "
-            "same records of each fold — drop the records some model lacks"
-        )
+            short_shown.append((replications[i], folds[j], records[r_code], lacking))
+        raise lacking_models_error(names, short.shape[0], short_shown)
     raise DataError(  # pragma: no cover - every irregularity is named above
         "the table could not be laid out as one row per (replication, fold, model, record); "
         f"check the columns {key_columns}"

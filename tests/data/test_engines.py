@@ -130,6 +130,11 @@ def convert(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Any
         if engine == "parquet-polars":
             _need("polars")
             return _parquet(frame, tmp_path), {"engine": "polars"}
+        if engine == "csv":
+            _need("duckdb")
+            path = tmp_path / "results.csv"
+            frame.to_csv(path, index=False)
+            return str(path), {}
         if engine == "pandas-via-duckdb":
             _need("duckdb")
             return frame, {"engine": "duckdb"}
@@ -338,6 +343,88 @@ def test_every_engine_raises_the_same_errors(engine, convert):
         assert str(raised.value) == str(expected.value), case
 
 
+def prediction_frame(seed: int) -> pd.DataFrame:
+    """Probabilities and labels of three models on shuffled 5×2 CV rows, string record ids."""
+    frame = cv_frame(seed)
+    rng = np.random.default_rng(seed)
+    truth = {record: int(rng.random() < 0.4) for record in frame["record"].unique()}
+    frame["y"] = frame["record"].map(truth).astype(np.int64)
+    noise = {"lr": 0.8, "tree": 1.0, "knn": 1.3}
+    signal = frame["y"] + rng.normal(0.0, frame["model"].map(noise).to_numpy())
+    frame["proba"] = 1.0 / (1.0 + np.exp(-2.0 * (signal - 0.5)))
+    frame["pred"] = (frame["proba"] >= 0.5).astype(np.int64)
+    return frame.drop(columns="loss")
+
+
+METRIC_SOURCES = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "csv"]
+
+
+@pytest.mark.parametrize(
+    ("engine", "formula"),
+    [
+        *(
+            (engine, formula)
+            for engine in METRIC_SOURCES
+            for formula in (
+                "roc_auc(y, proba) ~ model | replication + fold",
+                "log_loss(y, proba) ~ model | replication + fold",
+                "f1(y, pred) ~ model | replication + fold",
+            )
+        ),
+        ("parquet-polars", "roc_auc(y, proba) ~ model | replication + fold"),
+        ("dask", "roc_auc(y, proba) ~ model | replication + fold"),
+        ("spark", "roc_auc(y, proba) ~ model | replication + fold"),
+    ],
+)
+def test_the_metric_formula_gives_the_pandas_numbers_on_every_source(engine, formula, convert):
+    frame = prediction_frame(11)
+    reference = ResultsTable.from_formula(formula, frame)
+    data, options = convert(engine, frame)
+    table = ResultsTable.from_formula(formula, data, **options)
+    assert table.formula == formula and table.metric == reference.metric
+    assert (table.models, table.replications, table.folds) == (
+        reference.models,
+        reference.replications,
+        reference.folds,
+    )
+    assert table.design == reference.design and table.per_record == reference.per_record
+    np.testing.assert_array_equal(table.stats.counts, reference.stats.counts)
+    np.testing.assert_allclose(table.stats.sums, reference.stats.sums, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(table.stats.sumsq, reference.stats.sumsq, rtol=1e-12, atol=1e-12)
+    if formula.startswith("roc_auc"):  # recomputed per fold by scikit-learn
+        metrics = pytest.importorskip("sklearn.metrics")
+        expected = frame.groupby(["replication", "fold", "model"]).apply(
+            lambda g: metrics.roc_auc_score(g["y"], g["proba"]), include_groups=False
+        )
+        got = table.fold_errors().set_index(["replication", "fold", "model"])
+        values = table.to_metric(got["loss"].reindex(expected.index).to_numpy(dtype=float))
+        np.testing.assert_allclose(values, expected.to_numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_the_metric_formula_reads_only_the_columns_it_needs(tmp_path):
+    _need("duckdb")
+    from cvreport.data import engines
+
+    frame = prediction_frame(12)
+    frame["unused"] = np.arange(frame.shape[0], dtype=np.float64)
+    frame.to_parquet(tmp_path / "p.parquet")
+    fetched: list[Any] = []
+    original = engines.EngineSource.to_pandas
+
+    def spy(self: Any, columns: Any = None) -> pd.DataFrame:
+        fetched.append(None if columns is None else sorted(columns))
+        return original(self, columns)
+
+    engines.EngineSource.to_pandas = spy  # type: ignore[method-assign]
+    try:
+        ResultsTable.from_formula(
+            "roc_auc(y, proba) ~ model | replication + fold", str(tmp_path / "p.parquet")
+        )
+    finally:
+        engines.EngineSource.to_pandas = original  # type: ignore[method-assign]
+    assert fetched == [["fold", "model", "proba", "record", "replication", "y"]]
+
+
 def test_a_path_that_matches_nothing_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="no file matches"):
         ResultsTable(str(tmp_path / "nothing-*.parquet"))
@@ -441,3 +528,30 @@ def test_bit_patterns_give_every_pairs_2x2_table():
     assert expected.patterns.n_records == n
     # every record's pattern is one row of the membership
     assert {tuple(r) for r in expected.patterns.patterns} == {tuple(r) for r in membership}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_the_command_line_scores_a_metric_in_the_named_engine(engine, tmp_path):
+    _need(engine)
+    from cvreport.cli import main
+
+    prediction_frame(13).to_parquet(tmp_path / "predictions.parquet")
+    argv = [
+        "report",
+        str(tmp_path / "predictions.parquet"),
+        "-f",
+        "y ~ model | replication + fold",
+        "--metric",
+        "roc_auc",
+        "--score",
+        "proba",
+        "-o",
+    ]
+    assert main([*argv, str(tmp_path / "engine.md"), "--engine", engine]) == 0
+    assert main([*argv, str(tmp_path / "pandas.md")]) == 0
+    ours = (tmp_path / "engine.md").read_text().splitlines()
+    theirs = (tmp_path / "pandas.md").read_text().splitlines()
+    assert any("roc_auc" in line for line in ours)
+    assert [line for line in ours if "Source" not in line] == [
+        line for line in theirs if "Source" not in line
+    ]

@@ -82,3 +82,17 @@ def test_notebook_reads_with_the_same_function(tmp_path: Path) -> None:
     path = notebook.write(tmp_path / "n.ipynb", data=tmp_path / "s.csv", record="record", sep=";")
     load = next(c.source for c in nbformat.read(path, as_version=4).cells if c.id == "load-data")
     assert "read_results(DATA, sep=';')" in load
+
+
+def test_a_path_that_is_no_regular_file_is_named_before_it_is_opened(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "d.csv"
+    folder.mkdir()
+    with pytest.raises(DataError, match=re.escape(f"{str(folder)!r} is a folder")):
+        read_results(folder)
+    if hasattr(os, "mkfifo"):  # opening a FIFO for reading would wait for a writer for ever
+        fifo = tmp_path / "f.csv"
+        os.mkfifo(fifo)
+        with pytest.raises(DataError, match=re.escape("is a named pipe (FIFO)")):
+            read_results(fifo)

@@ -1,0 +1,299 @@
+"""Name an irregular table's problem inside the engine that holds it.
+
+When the aggregations of :mod:`cvreport.data.pushdown` find keys that do not form
+a cross-validation design, or values pandas would refuse, this module words the
+error exactly as the in-memory validation (:mod:`cvreport.data.validation`) does,
+in its order, from more aggregates: only counts and a few offending keys (at most
+three, or five rows for a missing label) leave the engine, never the rows. Row
+positions are numbered in the engine where it keeps a row order (Polars, DuckDB
+and files, PyArrow); elsewhere :class:`RowsNeeded` asks for the rows in pandas.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NoReturn
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
+from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
+from cvreport.data.labels import _missing_error, sorted_order
+from cvreport.data.layout import _key_columns, _row_describer
+from cvreport.data.validation import (
+    Names,
+    check_magnitude,
+    lacking_models_error,
+    nonfinite_error,
+    repeated_keys_error,
+    split_records_error,
+    unpaired_records_error,
+)
+
+__all__ = ["EngineDiagnosis", "RowsNeeded"]
+
+
+class RowsNeeded(Exception):
+    """A problem whose words need the rows in pandas (an engine without row positions)."""
+
+
+_EXAMPLES = 3  # offending keys shown in a message (as the in-memory diagnosis shows)
+_MISSING_EXAMPLES = 5  # rows named for a missing label
+_ROW = "_row"
+
+
+def _positioned(source: EngineSource) -> Any | None:
+    """The frame with each row's position (as pandas numbers the fetched rows), if the engine
+    keeps a row order: Polars, DuckDB (files too) and PyArrow; ``None`` otherwise."""
+    nw = narwhals()
+    native = source.frame.to_native()
+    name = source.frame.implementation.name
+    if name == "POLARS":
+        numbered = native.with_row_index(_ROW)
+    elif name == "DUCKDB":
+        numbered = native.query("rows", f'SELECT row_number() OVER () - 1 AS "{_ROW}", * FROM rows')
+    elif name == "PYARROW":
+        import pyarrow as pa
+
+        numbered = native.append_column(_ROW, pa.array(np.arange(native.num_rows), pa.int64()))
+    else:
+        return None
+    frame = nw.from_native(numbered)
+    return frame.lazy() if isinstance(frame, nw.DataFrame) else frame
+
+
+def _coded_models(models: pd.Index, n_rows: int) -> pd.Index:
+    """The models in the order the in-memory layout codes them (its diagnosis lists them so).
+
+    Integers of a small range are coded by value and text of one width by its
+    bytes (both sorted); anything else by first appearance (``models``' order).
+    """
+    from cvreport.data.fixed_width import fixed_width_codes
+
+    limit = max(2 * n_rows, 1 << 16)
+    values = models.to_numpy()
+    if values.dtype.kind in "iu" and values.shape[0]:
+        if int(values.max()) - int(values.min()) + 1 <= limit:
+            return models.take(np.argsort(values, kind="stable"))
+        return models
+    if values.shape[0] and all(isinstance(v, str) for v in values):
+        import pyarrow as pa
+
+        if fixed_width_codes(pa.chunked_array([pa.array(values.tolist())]), limit) is not None:
+            return models.take(sorted_order(models))
+    return models
+
+
+class EngineDiagnosis:
+    """Name an irregular table's problem from the engine's aggregates, as pandas words it.
+
+    Only counts and a few offending keys (at most :data:`_EXAMPLES` or
+    :data:`_MISSING_EXAMPLES`) leave the engine. The messages are those of the
+    in-memory validation (:mod:`cvreport.data.validation`), checked in its order.
+    Row positions are numbered in the engine where it keeps a row order; a Dask or
+    Spark frame with a missing label or loss is brought into pandas to name its rows.
+    """
+
+    def __init__(
+        self, source: EngineSource, response: Any, names: Names, loss_name: str, n_rows: int
+    ) -> None:
+        self.source, self.response, self.names = source, response, names
+        self.loss_name, self.n_rows = loss_name, n_rows
+
+    def _numbered(self) -> Any:
+        frame = _positioned(self.source)
+        if frame is None:
+            raise RowsNeeded
+        nw = narwhals()
+        names = self.names
+        return frame.select(
+            nw.col(_ROW),
+            *(nw.col(c) for c in dict.fromkeys(names.columns)),
+            self.response.alias(Y),
+        )
+
+    def check_values(self, cells: pd.DataFrame, binary: bool, *, plain_column: bool) -> None:
+        """Non-finite losses, then losses whose squares overflow."""
+        n = cells["n"].to_numpy(dtype=np.int64)
+        finite = pd.to_numeric(cells["ok"]).fillna(0).to_numpy()
+        if (finite != n).any():
+            if not plain_column:  # pandas reads missing inputs of a formula its own way
+                raise RowsNeeded
+            self._nonfinite(int(n.sum() - finite.sum()))
+        if not binary:
+            largest = float(pd.to_numeric(cells["largest"]).max())
+            check_magnitude(
+                np.broadcast_to(np.float64(largest), (self.n_rows,)), f"loss {self.loss_name!r}"
+            )
+
+    def _nonfinite(self, n_bad: int) -> NoReturn:
+        nw = narwhals()
+        y = nw.col(Y)
+        bad = self._numbered().filter(~y.is_finite() | y.is_null())
+        n_infinite = int(
+            collect(bad.select((y.abs() == math.inf).cast(nw.Int64).sum().alias("_inf")))[
+                "_inf"
+            ].fillna(0)[0]
+        )
+        first = as_pandas_text(collect(bad.sort(_ROW).head(_EXAMPLES)))
+        first_values = first[Y].to_numpy(dtype=np.float64, na_value=np.nan)
+        rest_infinite = n_infinite - int(np.isinf(first_values).sum())
+        values = np.concatenate(
+            [
+                first_values,
+                np.full(rest_infinite, np.inf),
+                np.full(n_bad - first_values.shape[0] - rest_infinite, np.nan),
+            ]
+        )
+        rows = first.set_index(_ROW).drop(columns=Y)
+        rows.index = pd.Index(rows.index.to_numpy(dtype=np.int64))
+        names = self.names
+        keys = _key_columns(rows, names.model, names.replication, names.fold)
+        raise nonfinite_error(
+            values, f"loss {self.loss_name!r}", _row_describer(rows, keys, rows[names.record])
+        )
+
+    def check_labels(self, cells: pd.DataFrame) -> None:
+        """Missing replication, fold, model and record labels, in that order."""
+        names = self.names
+        for key, column, role in (
+            (R, names.replication, "replication"),
+            (F, names.fold, "fold"),
+            (M, names.model, "model"),
+        ):
+            missing = cells[key].isna().to_numpy()
+            if column is not None and missing.any():
+                self._missing(column, role, int(cells["n"].to_numpy()[missing].sum()))
+        n_missing = int(pd.to_numeric(cells["noid"]).fillna(0).sum())
+        if n_missing:
+            self._missing(names.record, "record", n_missing)
+
+    def _missing(self, column: str, role: str, n_missing: int) -> NoReturn:
+        nw = narwhals()
+        absent = nw.col(column).is_null()
+        if self.source.dtype(column).is_float():
+            absent = absent | nw.col(column).is_nan()
+        rows = collect(
+            self._numbered().filter(absent).select(_ROW).sort(_ROW).head(_MISSING_EXAMPLES)
+        )[_ROW].tolist()
+        filler = range(-1, -1 - (n_missing - len(rows)), -1)  # never shown: five rows are
+        series = pd.Series(np.nan, index=pd.Index([int(r) for r in rows] + list(filler)))
+        raise _missing_error(series, column, role)
+
+    def check_keys(self, lazy: Any, models: pd.Index, reps: pd.Index, folds: pd.Index) -> None:
+        """Repeated keys, then records in two folds, then records some model lacks.
+
+        Only the rows of the irregular (replication, fold, record) triples are
+        examined key by key: a repeated key or a missing model makes its triple
+        irregular, and a record in two folds of a replication has an irregular
+        triple or, when every model moved with it, two folds for the first model.
+        """
+        nw = narwhals()
+        names = self.names
+        n_models = len(models)
+        coded = _coded_models(models, self.n_rows)
+        rank = case_codes(M, coded, range(len(coded))).alias("_rank")
+        bit = case_codes(M, models, powers(n_models)).alias("_bit")
+        triples = (
+            lazy.with_columns(bit)
+            .group_by(R, F, I)
+            .agg(nw.len().alias("_size"), nw.col("_bit").sum().alias("_mask"))
+        )
+        irregular = triples.filter(
+            (nw.col("_size") != n_models) | (nw.col("_mask") != (1 << n_models) - 1)
+        ).select(R, F, I)
+        suspects = lazy.join(irregular, on=[R, F, I], how="semi")
+
+        per_key = suspects.group_by(R, F, M, I).agg(
+            nw.len().alias("_n"), nw.col(Y).min().alias("_lo"), nw.col(Y).max().alias("_hi")
+        )
+        repeated = per_key.filter(nw.col("_n") > 1)
+        counted = collect(
+            repeated.select(
+                nw.len().alias("_keys"),
+                (nw.col("_lo") != nw.col("_hi")).cast(nw.Int64).sum().alias("_conflicting"),
+            )
+        )
+        n_repeated = int(counted["_keys"].fillna(0)[0]) if counted.shape[0] else 0
+        if n_repeated:
+            first = collect(repeated.with_columns(rank).sort(R, F, "_rank", I).head(_EXAMPLES))
+            shown = []
+            for row in first.to_dict("records"):
+                key = (row[R], row[F], row[M], row[I])
+                values = None
+                if row["_lo"] != row["_hi"]:
+                    found = collect(lazy.filter(_where(key)).select(Y).unique())
+                    values = np.unique(found[Y].to_numpy(np.float64))[:_EXAMPLES].tolist()
+                shown.append((key, int(row["_n"]), values))
+            n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
+            raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
+
+        moved = (
+            lazy.filter(nw.col(M) == models[0])
+            .group_by(R, I)
+            .agg(nw.len().alias("_cells"))
+            .filter(nw.col("_cells") > 1)
+            .select(R, I)
+        )
+        pairs = nw.concat([suspects.select(R, I), moved], how="vertical")  # a semi join
+        split = (
+            lazy.join(pairs, on=[R, I], how="semi")
+            .select(R, I, F)
+            .unique()
+            .group_by(R, I)
+            .agg(nw.len().alias("_folds"))
+            .filter(nw.col("_folds") > 1)
+        )
+        n_split = int(collect(split.select(nw.len().alias("_n")))["_n"].fillna(0)[0])
+        if n_split:
+            first = collect(split.sort(R, I).head(_EXAMPLES))
+            split_shown = []
+            for replication, record in zip(first[R], first[I]):
+                in_folds = collect(
+                    lazy.filter((nw.col(R) == replication) & (nw.col(I) == record))
+                    .select(F)
+                    .unique()
+                )[F]
+                split_shown.append(
+                    (replication, record, [f for f in folds.tolist() if f in set(in_folds)])
+                )
+            raise split_records_error(names, n_split, split_shown)
+
+        short = triples.filter(nw.col("_size") < n_models)
+        counted = collect(
+            triples.select(
+                (nw.col("_size") < n_models).cast(nw.Int64).sum().alias("_short"),
+                nw.col("_size").max().alias("_largest"),
+            )
+        )
+        n_short = int(pd.to_numeric(counted["_short"]).fillna(0)[0])
+        if n_short:
+            if int(counted["_largest"][0]) == 1:
+                records = collect(lazy.select(I).unique().sort(I).head(_EXAMPLES))[I]
+                raise unpaired_records_error(names, records.tolist())
+            first = collect(short.sort(R, F, I).head(_EXAMPLES))
+            short_shown = []
+            for replication, fold_label, record in zip(first[R], first[F], first[I]):
+                have = set(
+                    collect(
+                        lazy.filter(
+                            (nw.col(R) == replication)
+                            & (nw.col(F) == fold_label)
+                            & (nw.col(I) == record)
+                        )
+                        .select(M)
+                        .unique()
+                    )[M].tolist()
+                )
+                lacking = [m for m in coded.tolist() if m not in have]
+                short_shown.append((replication, fold_label, record, lacking))
+            raise lacking_models_error(names, n_short, short_shown)
+
+
+def _where(key: tuple[Any, Any, Any, Any]) -> Any:
+    nw = narwhals()
+    condition = nw.col(R) == key[0]
+    for column, value in zip((F, M, I), key[1:]):
+        condition = condition & (nw.col(column) == value)
+    return condition
