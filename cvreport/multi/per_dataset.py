@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from cvreport.data.datasets import DatasetsTable
     from cvreport.data.table import ResultsTable
 
-__all__ = ["PerDatasetTests", "per_dataset_tests"]
+__all__ = ["PerDatasetTests", "holm_adjusted", "per_dataset_tests"]
 
 COLUMNS = [
     "dataset",
@@ -103,17 +103,29 @@ class PerDatasetTests:
 
     def win_tie_loss_matrix(self) -> pd.DataFrame:
         """Models × models: ``"w/t/l"`` of the row model against the column model."""
-        text = pd.DataFrame("", index=list(self.models), columns=list(self.models))
-        for a, b in itertools.permutations(self.models, 2):
-            pair = self.comparisons[
-                ((self.comparisons["a"] == a) & (self.comparisons["b"] == b))
-                | ((self.comparisons["a"] == b) & (self.comparisons["b"] == a))
-            ]
-            if pair.empty:
-                continue
-            wins = int((pair["better"] == a).sum())
-            losses = int((pair["better"] == b).sum())
-            text.loc[a, b] = f"{wins}/{len(pair) - wins - losses}/{losses}"
+        models = list(self.models)
+        text = pd.DataFrame("", index=models, columns=models)
+        frame = self.comparisons
+        if frame.empty:
+            return text
+        index = pd.Index(models)
+        first = index.get_indexer(frame["a"])
+        second = index.get_indexer(frame["b"])
+        better = frame["better"]
+        won_a = (better == frame["a"]).to_numpy()
+        won_b = (better == frame["b"]).to_numpy()
+        k = len(models)
+        # counts[i, j]: comparisons of the pair {i, j}; wins[i, j]: those won by i
+        counts = np.zeros((k, k), dtype=np.int64)
+        wins = np.zeros((k, k), dtype=np.int64)
+        np.add.at(counts, (first, second), 1)
+        np.add.at(wins, (first, second), won_a)
+        np.add.at(wins, (second, first), won_b)
+        counts = counts + counts.T
+        for i, j in zip(*np.nonzero(counts)):
+            if i != j:
+                ties = counts[i, j] - wins[i, j] - wins[j, i]
+                text.iat[i, j] = f"{wins[i, j]}/{ties}/{wins[j, i]}"
         return text
 
     def tests_used(self) -> dict[str, list[Any]]:
@@ -156,6 +168,75 @@ def _run(name: str, table: ResultsTable, a: Any, b: Any) -> tuple[Any, str]:
     return result, " ".join(said)
 
 
+def holm_adjusted(pvalues: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979), as statsmodels' ``multipletests``.
+
+    The i-th smallest of m p-values becomes max_{j ≤ i} (m − j + 1) p_(j), at most 1.
+    statsmodels' version runs a full garbage collection on every call, which
+    dominates when thousands of data sets are adjusted one by one.
+
+    Parameters
+    ----------
+    pvalues : numpy.ndarray
+        Unadjusted p-values.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the input order.
+
+    Examples
+    --------
+    >>> holm_adjusted(np.array([0.01, 0.04, 0.03])).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p)
+    steps = np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1))
+    adjusted = np.empty(p.size)
+    adjusted[order] = np.minimum(steps, 1.0)
+    return adjusted
+
+
+def _kernel_statistics(
+    test: str, table: ResultsTable, pairs: list[tuple[Any, Any]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Statistic, p-value and regularity of ``test`` on every pair at once, or None.
+
+    The fold differences are formed as :meth:`SufficientStatistics.differences`
+    forms them (the sums subtracted before dividing), so the vectorised kernel
+    sees the very numbers the test's function sees pair by pair.
+    """
+    from cvreport.reporting.overview import _KERNELS
+
+    kernel = _KERNELS.get(test)
+    if kernel is None or not pairs:
+        return None
+    position = {model: index for index, model in enumerate(table.models)}
+    first = np.array([position[a] for a, _ in pairs])
+    second = np.array([position[b] for _, b in pairs])
+    stats = table.stats
+    sums_a, sums_b = stats.sums[:, :, first], stats.sums[:, :, second]
+    counts_a, counts_b = stats.counts[:, :, first], stats.counts[:, :, second]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(
+            counts_a == counts_b,
+            (sums_a - sums_b) / counts_a,
+            sums_a / counts_a - sums_b / counts_b,
+        )
+        try:
+            result = kernel(np.moveaxis(d, -1, 0), table)
+        except CVReportError:
+            return None
+    statistic = np.asarray(result.statistic, dtype=float)
+    pvalue = np.asarray(result.pvalue, dtype=float)
+    degenerate = np.asarray(getattr(result, "degenerate", np.zeros(len(pairs))))
+    regular = (np.isfinite(d).all(axis=(0, 1)) & np.isfinite(statistic) & np.isfinite(pvalue)) & (
+        degenerate == 0
+    )
+    return statistic, pvalue, regular
+
+
 def _one_dataset(
     name: Any,
     table: ResultsTable,
@@ -165,8 +246,6 @@ def _one_dataset(
     alpha: float,
     correction: str | None,
 ) -> list[dict[str, Any]]:
-    from statsmodels.stats.multitest import multipletests
-
     from cvreport.reporting import selection
 
     advice = selection.recommendation(
@@ -176,10 +255,24 @@ def _one_dataset(
         per_record=bool(table.per_record),
     )
     candidates = list(advice.names) + [n for n in advice.fallbacks if n not in advice.names]
+    # the first candidate on every pair at once; pairs it does not settle regularly (a
+    # degenerate statistic, a missing fold) go one by one for their fallbacks and words
+    batch = _kernel_statistics(candidates[0], table, pairs) if candidates else None
+    design = table.design.describe()
     rows = []
-    for a, b in pairs:
+    for index, (a, b) in enumerate(pairs):
         row: dict[str, Any] = dict.fromkeys(COLUMNS)
-        row.update(dataset=name, a=a, b=b, design=table.design.describe(), reject=False)
+        row.update(dataset=name, a=a, b=b, design=design, reject=False)
+        if batch is not None and batch[2][index]:
+            test = candidates[0]
+            row.update(
+                test=test,
+                label=selection.get_spec(test).label,
+                statistic=float(batch[0][index]),
+                pvalue=float(batch[1][index]),
+            )
+            rows.append(row)
+            continue
         reasons = []
         for test in candidates:
             result, said = _run(test, table, a, b)
@@ -200,7 +293,12 @@ def _one_dataset(
     tested = [i for i, row in enumerate(rows) if row["pvalue"] is not None]
     pvalues = np.array([rows[i]["pvalue"] for i in tested], dtype=float)
     if len(tested) > 1 and correction is not None:
-        pvalues = multipletests(pvalues, alpha=alpha, method=correction)[1]
+        if correction == "holm":
+            pvalues = holm_adjusted(pvalues)
+        else:
+            from statsmodels.stats.multitest import multipletests
+
+            pvalues = multipletests(pvalues, alpha=alpha, method=correction)[1]
     for i, adjusted in zip(tested, pvalues):
         row = rows[i]
         row["adjusted"] = float(adjusted)

@@ -103,8 +103,11 @@ class DatasetsReport(ReportDisplay):
         Correction of the Wilcoxon tests across pairs (see :func:`compare_datasets`).
     rope : float
         Region of practical equivalence of the Bayesian test, in the metric's units.
-    n_samples, seed : int
-        Draws and seed of the Bayesian test.
+    n_samples : int, optional
+        Draws of the Bayesian test per pair (default: 50,000, fewer for large
+        comparisons, with the Monte Carlo error stated; see :func:`compare_datasets`).
+    seed : int or None
+        Seed of the Bayesian test.
     digits : int
         Decimals of the table.
     title : str, optional
@@ -123,7 +126,7 @@ class DatasetsReport(ReportDisplay):
         correction: str | None = "holm",
         pairwise_correction: str = "auto",
         rope: float = 0.01,
-        n_samples: int = 50_000,
+        n_samples: int | None = None,
         seed: int | None = 0,
         digits: int = 3,
         title: str | None = None,
@@ -381,7 +384,7 @@ class DatasetsReport(ReportDisplay):
                 else f"Bayesian signed-rank test (Benavoli et al. 2017): posterior probability "
                 f"that A is better, that the two are practically equivalent (|difference| ≤ "
                 f"{bayes.rope:g} in {result.metric.name}), or that B is better; "
-                f"{bayes.n_samples} Monte Carlo draws, seed {bayes.seed}, prior strength "
+                f"{bayes.n_samples:,} Monte Carlo draws per pair, seed {bayes.seed}, prior strength "
                 f"{bayes.prior_strength:g} (Monte Carlo standard error ≤ "
                 f"{max(r.mc_standard_error for r in result.bayesian):.3f})."
             ),
