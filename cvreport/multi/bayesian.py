@@ -68,6 +68,7 @@ TIE_TOLERANCE = 1e-12
 """Posterior masses closer than this are a tie for the largest (the draw's vote is shared)."""
 
 _CHUNK_ELEMENTS = 2_000_000  # draws × pairs × (N + 1) held at once: some 16 MB per array
+_DRAW_BLOCK = 512  # draws at once with many data sets
 
 BENAVOLI_REFERENCE = (
     "Benavoli, A., Corani, G., Demšar, J., Zaffalon, M. (2017). Time for a change: a tutorial "
@@ -198,7 +199,8 @@ def _triangle_masses(
     doubled = np.where(pairs_i == pairs_j, 1.0, 2.0)
     right = ((walsh > threshold) + 0.5 * (walsh == threshold)) * doubled
     left = ((walsh < -threshold) + 0.5 * (walsh == -threshold)) * doubled
-    return products @ left.T, products @ right.T
+    both = products @ np.concatenate([left, right]).T
+    return both[:, : z.shape[0]], both[:, z.shape[0] :]
 
 
 def _sorted_masses(
@@ -250,10 +252,17 @@ def _sorted_masses(
 def _votes(theta_left: np.ndarray, theta_right: np.ndarray) -> np.ndarray:
     """(pairs, 3) summed votes of the draws: 1 to the largest region, shared on a tie."""
     theta_rope = 1.0 - (theta_left + theta_right)
-    top = np.maximum(np.maximum(theta_left, theta_rope), theta_right) - TIE_TOLERANCE
+    top = np.maximum(np.maximum(theta_left, theta_rope), theta_right)
+    top -= TIE_TOLERANCE
     wins = [theta_left >= top, theta_rope >= top, theta_right >= top]
-    share = 1.0 / (wins[0].astype(np.int8) + wins[1] + wins[2])
-    return np.stack([np.where(won, share, 0.0).sum(axis=0) for won in wins], axis=-1)
+    votes = np.stack([np.count_nonzero(won, axis=0) for won in wins], axis=-1).astype(float)
+    tied = wins[0].astype(np.int8) + wins[1] + wins[2]
+    draw, pair = np.nonzero(tied > 1)
+    if draw.size:  # a tie: each of the tied regions gets 1/count of the vote, not 1
+        keep = 1.0 / tied[draw, pair] - 1.0
+        for region, won in enumerate(wins):
+            np.add.at(votes[:, region], pair, np.where(won[draw, pair], keep, 0.0))
+    return votes
 
 
 SMALL_N = 48
@@ -278,13 +287,13 @@ def _probabilities(advantages: np.ndarray, draws: np.ndarray, rope: float) -> np
         pairs_i, pairs_j = np.triu_indices(n + 1)
         draw_chunk = max(1, _CHUNK_ELEMENTS // pairs_i.size)
         blocks = [slice(s, s + draw_chunk) for s in range(0, n_draws, draw_chunk)]
-    else:
-        blocks = [slice(0, n_draws)]
+    else:  # blocks of draws small enough for the cache
+        blocks = [slice(s, s + _DRAW_BLOCK) for s in range(0, n_draws, _DRAW_BLOCK)]
     for block in blocks:
         part = draws[block]
         if n <= SMALL_N:
             products = part[:, pairs_i] * part[:, pairs_j]
-            chunk = max(1, _CHUNK_ELEMENTS // (8 * part.shape[0]))
+            chunk = max(1, _CHUNK_ELEMENTS // (2 * part.shape[0]))
         else:
             columns = np.ascontiguousarray(part.T)
             chunk = max(1, _CHUNK_ELEMENTS // (part.shape[0] * (n + 1)))

@@ -399,7 +399,10 @@ def critical_difference(
     gaps = np.abs(ranks.to_numpy()[:, None] - ranks.to_numpy()[None, :])
     if method == "nemenyi":
         q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))
-        pvalues = stats.studentized_range.sf(gaps / se * math.sqrt(2), k, np.inf)
+        # each distinct gap once: the distribution is a numerical integral per value
+        distinct, where = np.unique(gaps, return_inverse=True)
+        pvalues = stats.studentized_range.sf(distinct / se * math.sqrt(2), k, np.inf)
+        pvalues = pvalues[where.reshape(gaps.shape)]
         np.fill_diagonal(pvalues, 1.0)
         control = None
     elif method == "bonferroni-dunn":

@@ -104,10 +104,9 @@ class PerDatasetTests:
     def win_tie_loss_matrix(self) -> pd.DataFrame:
         """Models × models: ``"w/t/l"`` of the row model against the column model."""
         models = list(self.models)
-        text = pd.DataFrame("", index=models, columns=models)
         frame = self.comparisons
         if frame.empty:
-            return text
+            return pd.DataFrame("", index=models, columns=models)
         index = pd.Index(models)
         first = index.get_indexer(frame["a"])
         second = index.get_indexer(frame["b"])
@@ -122,11 +121,12 @@ class PerDatasetTests:
         np.add.at(wins, (first, second), won_a)
         np.add.at(wins, (second, first), won_b)
         counts = counts + counts.T
+        text = np.full((k, k), "", dtype=object)
         for i, j in zip(*np.nonzero(counts)):
             if i != j:
                 ties = counts[i, j] - wins[i, j] - wins[j, i]
-                text.iat[i, j] = f"{wins[i, j]}/{ties}/{wins[j, i]}"
-        return text
+                text[i, j] = f"{wins[i, j]}/{ties}/{wins[j, i]}"
+        return pd.DataFrame(text, index=models, columns=models)
 
     def tests_used(self) -> dict[str, list[Any]]:
         """Which test decided on which data sets: label → data sets."""
@@ -245,7 +245,7 @@ def _one_dataset(
     higher: bool,
     alpha: float,
     correction: str | None,
-) -> list[dict[str, Any]]:
+) -> dict[str, list[Any]]:
     from cvreport.reporting import selection
 
     advice = selection.recommendation(
@@ -258,55 +258,66 @@ def _one_dataset(
     # the first candidate on every pair at once; pairs it does not settle regularly (a
     # degenerate statistic, a missing fold) go one by one for their fallbacks and words
     batch = _kernel_statistics(candidates[0], table, pairs) if candidates else None
-    design = table.design.describe()
-    rows = []
-    for index, (a, b) in enumerate(pairs):
-        row: dict[str, Any] = dict.fromkeys(COLUMNS)
-        row.update(dataset=name, a=a, b=b, design=design, reject=False)
-        if batch is not None and batch[2][index]:
-            test = candidates[0]
-            row.update(
-                test=test,
-                label=selection.get_spec(test).label,
-                statistic=float(batch[0][index]),
-                pvalue=float(batch[1][index]),
-            )
-            rows.append(row)
-            continue
+    n_pairs = len(pairs)
+    columns: dict[str, list[Any]] = {
+        "dataset": [name] * n_pairs,
+        "a": [a for a, _ in pairs],
+        "b": [b for _, b in pairs],
+        "test": [None] * n_pairs,
+        "label": [None] * n_pairs,
+        "statistic": [None] * n_pairs,
+        "pvalue": [None] * n_pairs,
+        "adjusted": [None] * n_pairs,
+        "reject": [False] * n_pairs,
+        "better": [None] * n_pairs,
+        "design": [table.design.describe()] * n_pairs,
+        "note": [None] * n_pairs,
+    }
+    regular = np.zeros(n_pairs, dtype=bool) if batch is None else batch[2]
+    if regular.any():
+        test = candidates[0]
+        label = selection.get_spec(test).label
+        for index in np.flatnonzero(regular):
+            columns["test"][index] = test
+            columns["label"][index] = label
+            columns["statistic"][index] = float(batch[0][index])  # type: ignore[index]
+            columns["pvalue"][index] = float(batch[1][index])  # type: ignore[index]
+    for index in np.flatnonzero(~regular):
+        a, b = pairs[index]
         reasons = []
         for test in candidates:
             result, said = _run(test, table, a, b)
             if result is None:
                 reasons.append(f"{selection.get_spec(test).label} could not run: {said}")
                 continue
-            row.update(
-                test=test,
-                label=selection.get_spec(test).label,
-                statistic=float(result.statistic),
-                pvalue=float(result.pvalue),
-                note=" ".join([*reasons, said]).strip() or None,
-            )
+            columns["test"][index] = test
+            columns["label"][index] = selection.get_spec(test).label
+            columns["statistic"][index] = float(result.statistic)
+            columns["pvalue"][index] = float(result.pvalue)
+            columns["note"][index] = " ".join([*reasons, said]).strip() or None
             break
         else:
-            row["note"] = " ".join(reasons) or advice.reason
-        rows.append(row)
-    tested = [i for i, row in enumerate(rows) if row["pvalue"] is not None]
-    pvalues = np.array([rows[i]["pvalue"] for i in tested], dtype=float)
-    if len(tested) > 1 and correction is not None:
+            columns["note"][index] = " ".join(reasons) or advice.reason
+    tested = np.array([p is not None for p in columns["pvalue"]], dtype=bool)
+    pvalues = np.array([p for p in columns["pvalue"] if p is not None], dtype=float)
+    if tested.sum() > 1 and correction is not None:
         if correction == "holm":
             pvalues = holm_adjusted(pvalues)
         else:
             from statsmodels.stats.multitest import multipletests
 
             pvalues = multipletests(pvalues, alpha=alpha, method=correction)[1]
-    for i, adjusted in zip(tested, pvalues):
-        row = rows[i]
-        row["adjusted"] = float(adjusted)
-        row["reject"] = bool(adjusted <= alpha)
-        gap = means[row["a"]] - means[row["b"]]
-        if row["reject"] and gap != 0:
-            row["better"] = row["a"] if (gap > 0) == higher else row["b"]
-    return rows
+    values = means.to_numpy(dtype=float)
+    position = {model: i for i, model in enumerate(means.index)}
+    gap = np.array([values[position[a]] - values[position[b]] for a, b in pairs], dtype=float)
+    for index, adjusted in zip(np.flatnonzero(tested), pvalues):
+        reject = bool(adjusted <= alpha)
+        columns["adjusted"][index] = float(adjusted)
+        columns["reject"][index] = reject
+        if reject and gap[index] != 0:
+            a, b = pairs[index]
+            columns["better"][index] = a if (gap[index] > 0) == higher else b
+    return columns
 
 
 def per_dataset_tests(
@@ -371,11 +382,13 @@ def per_dataset_tests(
     )
     means = table.means()
     higher = table.metric.higher_is_better
-    rows = []
+    columns: dict[str, list[Any]] = {column: [] for column in COLUMNS}
     for name, dataset_table in table.tables.items():
-        rows += _one_dataset(name, dataset_table, pairs, means.loc[name], higher, alpha, correction)
+        part = _one_dataset(name, dataset_table, pairs, means.loc[name], higher, alpha, correction)
+        for column in COLUMNS:
+            columns[column] += part[column]
     return PerDatasetTests(
-        comparisons=pd.DataFrame(rows, columns=COLUMNS),
+        comparisons=pd.DataFrame(columns, columns=COLUMNS),
         baseline=baseline,
         alpha=alpha,
         correction=correction,

@@ -223,20 +223,24 @@ class DatasetsReport(ReportDisplay):
         best = result.best()
         marks = self._marks()
         rows = []
-        for dataset in result.datasets:
+        # datasets and models are the rows and columns of result.means, in order
+        means = result.means.to_numpy(dtype=float)
+        sds = result.sds.reindex_like(result.means).to_numpy(dtype=float)
+        bests = best.reindex_like(result.means).to_numpy(dtype=bool)
+        for i, dataset in enumerate(result.datasets):
             cells = []
-            for model in result.models:
-                mean = float(result.means.loc[dataset, model])
-                sd = result.sds.loc[dataset, model]
+            for j, model in enumerate(result.models):
+                mean = float(means[i, j])
+                sd = float(sds[i, j])
                 mean_text = _fixed(mean, self.digits)
-                sd_text = _fixed(float(sd), self.digits) if pd.notna(sd) else ""
+                sd_text = _fixed(sd, self.digits) if not math.isnan(sd) else ""
                 mark = marks.get((dataset, model))
                 cells.append(
                     {
                         "mean_text": mean_text,
                         "sd_text": sd_text,
                         "text": f"{mean_text} ± {sd_text}" if sd_text else mean_text,
-                        "best": bool(best.loc[dataset, model]),
+                        "best": bool(bests[i, j]),
                         "mark": mark,
                         "mark_html": {"better": BETTER, "worse": WORSE}.get(mark or "", ""),
                         "mark_title": (
@@ -275,8 +279,10 @@ class DatasetsReport(ReportDisplay):
         per = result.per_dataset
         tests_by_dataset: dict[Any, set[str]] = {}
         if per is not None:
-            for row in per.comparisons.itertuples():
-                tests_by_dataset.setdefault(row.dataset, set()).add(row.label or "could not run")
+            labels = per.comparisons[["dataset", "label"]].fillna({"label": "could not run"})
+            labels.loc[labels["label"] == "", "label"] = "could not run"
+            for dataset, label in labels.drop_duplicates().itertuples(index=False):
+                tests_by_dataset.setdefault(dataset, set()).add(label)
         designs = [
             {
                 "dataset": str(name),
@@ -344,8 +350,8 @@ class DatasetsReport(ReportDisplay):
             matrix = {
                 "models": [str(m) for m in wtl.columns],
                 "rows": [
-                    {"model": str(m), "cells": [text or "—" for text in wtl.loc[m]]}
-                    for m in wtl.index
+                    {"model": str(m), "cells": [text or "—" for text in cells]}
+                    for m, cells in zip(wtl.index, wtl.to_numpy())
                 ],
             }
         return {
