@@ -198,6 +198,22 @@ def holm_adjusted(pvalues: np.ndarray) -> np.ndarray:
     return adjusted
 
 
+def _score_sign(test: str, table: ResultsTable) -> float:
+    """−1 when the test's function reports the statistic negated: a signed one, on a score.
+
+    The kernels run on the internal losses; for a score the function turns its result
+    into the score's direction (:meth:`cvreport.results.TestResult._negated`).
+    """
+    from cvreport.reporting import selection
+    from cvreport.results import _SIGNED_DISTRIBUTIONS
+
+    if not table.higher_is_better:
+        return 1.0
+    fields = getattr(selection.get_spec(test).result, "__dataclass_fields__", {})
+    distribution = str(getattr(fields.get("distribution"), "default", ""))
+    return -1.0 if distribution.split(" ")[0] in _SIGNED_DISTRIBUTIONS else 1.0
+
+
 def _kernel_statistics(
     test: str, table: ResultsTable, pairs: list[tuple[Any, Any]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -228,7 +244,7 @@ def _kernel_statistics(
             result = kernel(np.moveaxis(d, -1, 0), table)
         except CVReportError:
             return None
-    statistic = np.asarray(result.statistic, dtype=float)
+    statistic = np.asarray(result.statistic, dtype=float) * _score_sign(test, table)
     pvalue = np.asarray(result.pvalue, dtype=float)
     degenerate = np.asarray(getattr(result, "degenerate", np.zeros(len(pairs))))
     regular = (np.isfinite(d).all(axis=(0, 1)) & np.isfinite(statistic) & np.isfinite(pvalue)) & (
