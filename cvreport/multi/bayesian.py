@@ -310,13 +310,16 @@ def _probabilities(advantages: np.ndarray, draws: np.ndarray, rope: float) -> np
                 masses = _triangle_masses(z[rows], products, pairs_i, pairs_j, threshold)
                 shares[rows] += _votes(*masses)
         return _oriented(shares / n_draws, flipped)
-    columns = np.ascontiguousarray(draws.T)
+    # blocks of draws, each transposed to (N + 1, draws) and contiguous
+    blocks = [
+        np.ascontiguousarray(draws[first_draw : first_draw + _DRAW_BLOCK].T)
+        for first_draw in range(0, n_draws, _DRAW_BLOCK)
+    ]
     chunk = max(1, _CHUNK_ELEMENTS // (_DRAW_BLOCK * (n + 1)))
     for start in range(0, n_pairs, chunk):
         rows = slice(start, start + chunk)
         counts = _walsh_counts(z[rows], threshold)
-        for first_draw in range(0, n_draws, _DRAW_BLOCK):  # blocks that fit the cache
-            block = columns[:, first_draw : first_draw + _DRAW_BLOCK]
+        for block in blocks:
             shares[rows] += _votes(*_sorted_masses(counts, block))
     return _oriented(shares / n_draws, flipped)
 
