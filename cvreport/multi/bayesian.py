@@ -220,14 +220,17 @@ def _walsh_counts(z: np.ndarray, threshold: float) -> _WalshCounts:
     """
     order = np.argsort(z, axis=1, kind="stable")
     ordered = np.take_along_axis(z, order, axis=1)
-    walsh = ordered[:, :, None] + ordered[:, None, :]
-    return _WalshCounts(
-        order=order,
-        below=(walsh < -threshold).sum(axis=-1),
-        at_lower=(walsh == -threshold).sum(axis=-1),
-        above=(walsh > threshold).sum(axis=-1),
-        at_upper=(walsh == threshold).sum(axis=-1),
-    )
+    n_pairs, n = z.shape
+    counts = np.empty((4, n_pairs, n), dtype=np.int64)
+    step = max(1, _CHUNK_ELEMENTS // (n_pairs * n))  # rows of Walsh sums at once
+    for first in range(0, n, step):
+        rows = slice(first, first + step)
+        walsh = ordered[:, rows, None] + ordered[:, None, :]
+        counts[0, :, rows] = (walsh < -threshold).sum(axis=-1)
+        counts[1, :, rows] = (walsh == -threshold).sum(axis=-1)
+        counts[2, :, rows] = (walsh > threshold).sum(axis=-1)
+        counts[3, :, rows] = (walsh == threshold).sum(axis=-1)
+    return _WalshCounts(order, *counts)
 
 
 def _sorted_masses(counts: _WalshCounts, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -310,12 +313,13 @@ def _probabilities(advantages: np.ndarray, draws: np.ndarray, rope: float) -> np
                 masses = _triangle_masses(z[rows], products, pairs_i, pairs_j, threshold)
                 shares[rows] += _votes(*masses)
         return _oriented(shares / n_draws, flipped)
-    # blocks of draws, each transposed to (N + 1, draws) and contiguous
+    # blocks of draws, each transposed to (N + 1, draws) and contiguous, of bounded size
+    size = int(np.clip(_CHUNK_ELEMENTS // (n + 1), 64, _DRAW_BLOCK))
     blocks = [
-        np.ascontiguousarray(draws[first_draw : first_draw + _DRAW_BLOCK].T)
-        for first_draw in range(0, n_draws, _DRAW_BLOCK)
+        np.ascontiguousarray(draws[first_draw : first_draw + size].T)
+        for first_draw in range(0, n_draws, size)
     ]
-    chunk = max(1, _CHUNK_ELEMENTS // (_DRAW_BLOCK * (n + 1)))
+    chunk = max(1, _CHUNK_ELEMENTS // (size * (n + 1)))
     for start in range(0, n_pairs, chunk):
         rows = slice(start, start + chunk)
         counts = _walsh_counts(z[rows], threshold)
