@@ -55,7 +55,12 @@ def add_datasets_command(commands: Any) -> None:
         help="correction of the Wilcoxon tests (auto, bergmann-hommel, holm, none)",
     )
     parser.add_argument("--rope", type=float, default=0.01, help="rope of the Bayesian test")
-    parser.add_argument("--samples", type=int, default=50_000, help="Bayesian draws (50000)")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="Bayesian draws per pair (default 50000, fewer for many pairs × data sets)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the Bayesian draws (0)")
     parser.add_argument("--title", help="the report's heading")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")

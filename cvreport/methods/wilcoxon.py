@@ -42,6 +42,7 @@ __all__ = [
     "WILCOXON_KFOLD",
     "WilcoxonKernel",
     "WilcoxonResult",
+    "sign_flip_pvalues",
     "wilcoxon_kfold",
     "wilcoxon_kfold_array",
     "wilcoxon_kfold_kernel",
@@ -72,24 +73,52 @@ MAX_ENUMERATED_FOLDS = 16
 _ROWS_PER_BLOCK = 64  # bounds the (rows, 2^K) table of null statistics to some 64 MB
 
 
-def _sign_flip_pvalues(d: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
-    """W+ and its p-value over every sign flip of the non-zero differences, row by row.
+def sign_flip_pvalues(
+    ranks: np.ndarray, positive: np.ndarray, alternative: str = "two-sided"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank sums W+ and their p-values over every sign flip, for a batch of rows.
 
-    A zero difference gets rank 0, so flipping it leaves W+ unchanged and the 2^K
-    flips give the same proportions as the 2^n flips of the n non-zero ones. Without
-    ties or zeros this is the exact signed-rank distribution; with them it is the
-    permutation distribution scipy.stats.wilcoxon uses (there at some 0.5 s a row).
+    The exact permutation distribution of the signed-rank statistic (Wilcoxon
+    1945): under the null hypothesis each of the 2^K sign patterns of a row is
+    equally likely, and W+ sums the ranks given a positive sign. A rank of 0
+    (a difference that cannot change sign, e.g. a zero) leaves W+ unchanged
+    under its flip, so the proportions equal those over the flips of the other
+    entries. Without ties this is the exact signed-rank distribution; with
+    tied ranks it is the permutation distribution scipy.stats.wilcoxon uses
+    for small samples.
+
+    Parameters
+    ----------
+    ranks : numpy.ndarray, shape (rows, K)
+        The ranks that change sign under a flip (0 for those that cannot), K ≤
+        :data:`MAX_ENUMERATED_FOLDS`.
+    positive : numpy.ndarray of bool, shape (rows, K)
+        Which entries are positive.
+    alternative : {"two-sided", "less", "greater"}
+        "less": the p-value of W+ this small or smaller; "two-sided": twice the
+        smaller one-sided p-value, at most 1.
+
+    Returns
+    -------
+    w_plus, pvalue : numpy.ndarray, shape (rows,)
+
+    Examples
+    --------
+    >>> w, p = sign_flip_pvalues(np.array([[1.0, 2, 3, 4, 5]]), np.array([[1, 0, 1, 1, 1]], bool))
+    >>> float(w[0]), float(p[0])   # as scipy.stats.wilcoxon([1, -2, 3, 4, 5])
+    (13.0, 0.1875)
     """
-    k = d.shape[-1]
-    magnitude = np.abs(d)
-    nonzero = magnitude != 0
-    ranks = stats.rankdata(np.where(nonzero, magnitude, np.nan), axis=-1, nan_policy="omit")
-    ranks = np.where(nonzero, ranks, 0.0)
-    w_plus = (ranks * (d > 0)).sum(axis=-1)
+    ranks = np.asarray(ranks, dtype=np.float64)
+    k = ranks.shape[-1]
+    if k > MAX_ENUMERATED_FOLDS:
+        raise DataError(
+            f"the sign flips are enumerated for at most {MAX_ENUMERATED_FOLDS} values, got {k}"
+        )
+    w_plus = (ranks * np.asarray(positive, dtype=bool)).sum(axis=-1)
     flips = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(np.float64)
     lower = np.empty(w_plus.shape)
     upper = np.empty(w_plus.shape)
-    for block in range(0, d.shape[0], _ROWS_PER_BLOCK):
+    for block in range(0, ranks.shape[0], _ROWS_PER_BLOCK):
         rows = slice(block, block + _ROWS_PER_BLOCK)
         null = ranks[rows] @ flips.T
         # rank sums are multiples of ½, so the tolerance only absorbs rounding
@@ -99,8 +128,26 @@ def _sign_flip_pvalues(d: np.ndarray, alternative: str) -> tuple[np.ndarray, np.
         return w_plus, lower
     if alternative == "greater":
         return w_plus, upper
+    return w_plus, np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+
+
+def _sign_flip_pvalues(d: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """W+ and its p-value over every sign flip of the non-zero differences, row by row.
+
+    A zero difference gets rank 0 (Wilcoxon's treatment: zeros dropped), so
+    flipping it leaves W+ unchanged (:func:`sign_flip_pvalues`); with ties or
+    zeros this is the permutation distribution scipy.stats.wilcoxon uses (there
+    at some 0.5 s a row).
+    """
+    magnitude = np.abs(d)
+    nonzero = magnitude != 0
+    ranks = stats.rankdata(np.where(nonzero, magnitude, np.nan), axis=-1, nan_policy="omit")
+    ranks = np.where(nonzero, ranks, 0.0)
+    w_plus, pvalue = sign_flip_pvalues(ranks, d > 0, alternative)
+    if alternative != "two-sided":
+        return w_plus, pvalue
     w_minus = ranks.sum(axis=-1) - w_plus
-    return np.minimum(w_plus, w_minus), np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+    return np.minimum(w_plus, w_minus), pvalue
 
 
 def wilcoxon_kfold_kernel(differences: Any, alternative: str = "two-sided") -> WilcoxonKernel:

@@ -10,7 +10,11 @@ live in :mod:`cvreport.reporting.multi_report` and
 from __future__ import annotations
 
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
-from cvreport.multi.bayesian import BayesianSignedRankResult, bayesian_signed_rank
+from cvreport.multi.bayesian import (
+    BayesianSignedRankResult,
+    bayesian_signed_rank,
+    bayesian_signed_rank_pairs,
+)
 from cvreport.multi.friedman import (
     CriticalDifference,
     FriedmanResult,
@@ -35,6 +39,7 @@ __all__ = [
     "WilcoxonResult",
     "average_ranks",
     "bayesian_signed_rank",
+    "bayesian_signed_rank_pairs",
     "bergmann_hommel",
     "compare_datasets",
     "critical_difference",

@@ -17,12 +17,17 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.metric import Direction, Metric
 from cvreport.errors import CVReportError
-from cvreport.multi.bayesian import BayesianSignedRankResult, bayesian_signed_rank
+from cvreport.multi.bayesian import (
+    DEFAULT_SAMPLES,
+    BayesianSignedRankResult,
+    bayesian_signed_rank_pairs,
+)
 from cvreport.multi.effect_sizes import pairwise_effect_sizes
 from cvreport.multi.friedman import (
     CriticalDifference,
@@ -119,6 +124,30 @@ class DatasetsAnalysis:
         return rounded.eq(target, axis=0)
 
 
+PAIRS_NAMED = 6
+"""Most pairs a note names before it counts the rest."""
+
+
+def _pair_notes(warnings: list[tuple[tuple[Any, Any], tuple[str, ...]]], n_pairs: int) -> list[str]:
+    """One note per distinct warning, naming the pairs it concerns (all, or the first few)."""
+    pairs_of: dict[str, list[tuple[Any, Any]]] = {}
+    for pair, texts in warnings:
+        for text in texts:
+            pairs_of.setdefault(text, []).append(pair)
+    notes = []
+    for text, pairs in pairs_of.items():
+        if len(pairs) == n_pairs and n_pairs > 1:
+            where = "Every pair"
+        else:
+            named = ", ".join(f"{a} vs {b}" for a, b in pairs[:PAIRS_NAMED])
+            rest = len(pairs) - PAIRS_NAMED
+            where = named + (
+                f" and {rest:,} more pair{'s' if rest > 1 else ''}" if rest > 0 else ""
+            )
+        notes.append(f"{where}: {text}")
+    return notes
+
+
 def compare_datasets(
     data: DatasetsTable | pd.DataFrame,
     *,
@@ -128,7 +157,7 @@ def compare_datasets(
     correction: str | None = "holm",
     pairwise_correction: str = "auto",
     rope: float = 0.01,
-    n_samples: int = 50_000,
+    n_samples: int | None = None,
     seed: int | None = 0,
     tie_correction: bool = True,
 ) -> DatasetsAnalysis:
@@ -155,8 +184,13 @@ def compare_datasets(
     rope : float
         Region of practical equivalence of the Bayesian signed-rank test, in the
         metric's units.
-    n_samples, seed : int
-        Monte Carlo draws and seed of the Bayesian test.
+    n_samples : int, optional
+        Monte Carlo draws of the Bayesian test per pair; default
+        :func:`~cvreport.multi.bayesian.automatic_samples`: 50,000, fewer (at
+        least 2,000) when pairs × data sets are many, with a note stating the
+        Monte Carlo standard error.
+    seed : int or None
+        Seed of the Bayesian test's draws.
     tie_correction : bool
         Whether χ²_F is corrected for ties (as scipy); see :func:`friedman_test`.
 
@@ -224,24 +258,19 @@ def compare_datasets(
         if baseline is not None
         else list(itertools.combinations(models, 2))
     )
-    bayesian = [
-        bayesian_signed_rank(
-            means[a],
-            means[b],
-            metric.direction,
-            rope=rope,
-            n_samples=n_samples,
-            seed=seed,
-            models=(a, b),
-        )
-        for a, b in pairs
-    ]
+    bayesian = bayesian_signed_rank_pairs(
+        means, pairs, metric.direction, rope=rope, n_samples=n_samples, seed=seed
+    )
     wilcoxon_cliques: tuple[tuple[Any, ...], ...] = ()
     if baseline is None:
-        separated = pd.DataFrame(False, index=models, columns=models)
-        for row in wilcoxon.itertuples():
-            separated.loc[row.a, row.b] = separated.loc[row.b, row.a] = bool(row.reject)
-        wilcoxon_cliques = nemenyi_cliques(friedman.average_ranks, separated)
+        index = pd.Index(models)
+        first = index.get_indexer(wilcoxon["a"])
+        second = index.get_indexer(wilcoxon["b"])
+        separated = np.zeros((len(models), len(models)), dtype=bool)
+        separated[first, second] = separated[second, first] = wilcoxon["reject"].to_numpy(bool)
+        wilcoxon_cliques = nemenyi_cliques(
+            friedman.average_ranks, pd.DataFrame(separated, index=models, columns=models)
+        )
     effect_sizes = pairwise_effect_sizes(means, pairs, alpha=alpha)
     sign = effect_sizes["hedges_g"] if metric.higher_is_better else -effect_sizes["hedges_g"]
     effect_sizes["favours"] = [
@@ -249,8 +278,19 @@ def compare_datasets(
         for a, b, v in zip(effect_sizes["a"], effect_sizes["b"], sign)
     ]
     notes = list(friedman.warnings)
-    for result in wilcoxon["result"]:
-        notes += [w for w in result.warnings if w not in notes]
+    notes += _pair_notes(
+        [(result.models, result.warnings) for result in wilcoxon["result"]], len(pairs)
+    )
+    notes += _pair_notes([(result.models, result.warnings) for result in bayesian], len(pairs))
+    if bayesian and bayesian[0].n_samples < DEFAULT_SAMPLES and n_samples is None:
+        draws = bayesian[0].n_samples
+        notes.append(
+            f"The Bayesian signed-rank test uses {draws:,} posterior draws per pair (not "
+            f"{DEFAULT_SAMPLES:,}) to keep {len(pairs):,} pairs on {n} data sets quick; each "
+            f"probability's Monte Carlo standard error is at most "
+            f"{max(r.mc_standard_error for r in bayesian):.3f} (0.5/√{draws:,} = "
+            f"{0.5 / draws**0.5:.3f}); pass n_samples for more."
+        )
     if not friedman.reject(alpha):
         notes.append(
             f"The Friedman test does not reject equal average ranks at α = {alpha:g}; the "

@@ -327,15 +327,20 @@ def nemenyi_cliques(
     (('a', 'b'), ('b', 'c'))
     """
     order = list(average_ranks.sort_values(kind="mergesort").index)
+    separated = different.loc[order, order].to_numpy(dtype=bool)
+    k = len(order)
+    # last[j]: the last model ranked before j that a test separates from j (−1 if none); a
+    # run from `start` takes in j while last[j] < start
+    above = np.triu(separated, 1)
+    last = np.where(above.any(axis=0), k - 1 - np.argmax(above[::-1], axis=0), -1)
     runs: list[tuple[int, int]] = []
-    for start in range(len(order)):
-        end = start
-        while end + 1 < len(order) and not any(
-            bool(different.loc[order[i], order[end + 1]]) for i in range(start, end + 1)
-        ):
-            end += 1
-        if end > start and not any(s <= start and end <= e for s, e in runs):
+    longest = -1
+    for start in range(k):
+        stops = np.flatnonzero(last[start + 1 :] >= start)
+        end = start + int(stops[0]) if stops.size else k - 1
+        if end > start and end > longest:  # else inside an earlier run
             runs.append((start, end))
+            longest = end
     return tuple(tuple(order[s : e + 1]) for s, e in runs)
 
 
@@ -394,7 +399,10 @@ def critical_difference(
     gaps = np.abs(ranks.to_numpy()[:, None] - ranks.to_numpy()[None, :])
     if method == "nemenyi":
         q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))
-        pvalues = stats.studentized_range.sf(gaps / se * math.sqrt(2), k, np.inf)
+        # each distinct gap once: the distribution is a numerical integral per value
+        distinct, where = np.unique(gaps, return_inverse=True)
+        pvalues = stats.studentized_range.sf(distinct / se * math.sqrt(2), k, np.inf)
+        pvalues = pvalues[where.reshape(gaps.shape)]
         np.fill_diagonal(pvalues, 1.0)
         control = None
     elif method == "bonferroni-dunn":

@@ -136,6 +136,148 @@ def _advantage(first: np.ndarray, second: np.ndarray, direction: Direction) -> n
     return np.round(difference, TIE_DECIMALS)
 
 
+PERMUTATION_MAX_DATASETS = 13
+"""Up to this N, ties or zeros give the exact p-value over all 2^N sign flips (as scipy)."""
+
+EXACT_MAX_DATASETS = 50
+"""Up to this N, without ties or zeros, the exact signed-rank distribution (as scipy)."""
+
+
+@dataclass(frozen=True)
+class _SignedRanks:
+    """Batch of signed-rank tests, one per row of advantages (pairs, N)."""
+
+    r_plus: np.ndarray
+    r_minus: np.ndarray
+    pvalue: np.ndarray
+    zeros: np.ndarray
+    tied: np.ndarray
+    wins_a: np.ndarray
+    wins_b: np.ndarray
+
+
+def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
+    """R+, R− and scipy.stats.wilcoxon's two-sided ``zero_method="zsplit"`` p-value, row by row.
+
+    scipy chooses the method by the row: the exact distribution without ties or
+    zeros (N ≤ 50), the exact permutation distribution over all 2^N sign flips
+    with ties or zeros (N ≤ 13), else the normal approximation with the tie
+    correction. Rows are grouped by that choice and each group computed at once.
+    """
+    from scipy import stats
+
+    from cvreport.methods.wilcoxon import sign_flip_pvalues
+
+    n_rows, n = advantages.shape
+    magnitude = np.abs(advantages)
+    ranks = stats.rankdata(magnitude, axis=1)
+    zero = advantages == 0
+    positive = advantages > 0
+    negative = advantages < 0
+    half_zero = np.where(zero, ranks, 0.0).sum(axis=1) / 2
+    r_plus = np.where(positive, ranks, 0.0).sum(axis=1) + half_zero
+    r_minus = np.where(negative, ranks, 0.0).sum(axis=1) + half_zero
+    zeros = zero.sum(axis=1)
+    ordered = np.sort(magnitude, axis=1)
+    nonzero_ordered = np.where(ordered == 0, np.nan, ordered)
+    tied = (np.diff(nonzero_ordered, axis=1) == 0).any(axis=1)
+    pvalue = np.ones(n_rows)
+    testable = zeros < n
+    irregular = (zeros > 0) | (np.diff(ordered, axis=1) == 0).any(axis=1)
+    exact = testable & ~irregular & (n <= EXACT_MAX_DATASETS)
+    flips = testable & irregular & (n <= PERMUTATION_MAX_DATASETS)
+    normal = testable & ~exact & ~flips
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if exact.any():
+            pvalue[exact] = stats.wilcoxon(advantages[exact], method="exact", axis=-1).pvalue
+        if flips.any():
+            # a zero keeps its sign under a flip: its half ranks add the same to every R+
+            movable = np.where(zero[flips], 0.0, ranks[flips])
+            pvalue[flips] = sign_flip_pvalues(movable, positive[flips])[1]
+        if normal.any():
+            pvalue[normal] = stats.wilcoxon(
+                advantages[normal], zero_method="zsplit", method="asymptotic", axis=-1
+            ).pvalue
+    return _SignedRanks(
+        r_plus=r_plus,
+        r_minus=r_minus,
+        pvalue=pvalue,
+        zeros=zeros,
+        tied=tied,
+        wins_a=negative.sum(axis=1),
+        wins_b=positive.sum(axis=1),
+    )
+
+
+def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
+    """Where the signed-rank test's assumptions fail for one pair, in words."""
+    notes: list[str] = []
+    if n < 5:
+        notes.append(
+            f"Only {n} data sets: the Wilcoxon signed-rank test cannot be significant at the "
+            "usual levels with fewer than 5 data sets."
+        )
+    elif 2.0 / 2**n > 0.05:
+        notes.append(
+            f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
+            f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
+        )
+    if zeros == n:
+        notes.append(
+            "The two models score the same on every data set: there is no difference to "
+            "test (p = 1)."
+        )
+        return tuple(notes)
+    if zeros or tied:
+        parts = []
+        if zeros:
+            parts.append(
+                f"{zeros} data set(s) with equal scores have their ranks split evenly "
+                "between R+ and R− (Demšar 2006)"
+            )
+        if tied:
+            parts.append("equal absolute differences share their average rank")
+        sentence = "; ".join(parts)
+        if n <= PERMUTATION_MAX_DATASETS:
+            method = (
+                f"; the p-value is exact over all 2^{n} sign flips of the differences (the "
+                "permutation distribution, which allows for ties and zeros), as "
+                "scipy.stats.wilcoxon computes it for N ≤ 13."
+            )
+        else:
+            method = (
+                "; the p-value uses the normal approximation with the tie correction (no "
+                "continuity correction), since the exact null distribution assumes no ties "
+                "and N > 13 is too many sign flips to enumerate."
+            )
+        notes.append(sentence[0].upper() + sentence[1:] + method)
+    return tuple(notes)
+
+
+def _results(advantages: np.ndarray, pairs: Sequence[tuple[Any, Any]]) -> list[WilcoxonResult]:
+    batch = _signed_ranks(advantages)
+    n = advantages.shape[1]
+    results = []
+    for index, pair in enumerate(pairs):
+        r_plus, r_minus = float(batch.r_plus[index]), float(batch.r_minus[index])
+        zeros = int(batch.zeros[index])
+        results.append(
+            WilcoxonResult(
+                statistic=r_plus if zeros == n else min(r_plus, r_minus),
+                pvalue=float(batch.pvalue[index]),
+                r_plus=r_plus,
+                r_minus=r_minus,
+                n_datasets=n,
+                models=(pair[0], pair[1]),
+                wins_a=int(batch.wins_a[index]),
+                wins_b=int(batch.wins_b[index]),
+                ties=zeros,
+                warnings=_signed_rank_warnings(n, zeros, bool(batch.tied[index])),
+            )
+        )
+    return results
+
+
 def wilcoxon_signed_rank(
     first: Sequence[float] | np.ndarray | pd.Series,
     second: Sequence[float] | np.ndarray | pd.Series,
@@ -144,6 +286,11 @@ def wilcoxon_signed_rank(
     models: tuple[Any, Any] = ("A", "B"),
 ) -> WilcoxonResult:
     """The Wilcoxon signed-rank test of two models' scores over N data sets.
+
+    The p-value is scipy.stats.wilcoxon's (``zero_method="zsplit"``): exact
+    without ties or zeros for N ≤ 50, exact over all 2^N sign flips with ties
+    or zeros for N ≤ 13, otherwise the normal approximation with the tie
+    correction; a warning says which when ties or zeros occur.
 
     Parameters
     ----------
@@ -173,75 +320,9 @@ def wilcoxon_signed_rank(
     >>> res.r_plus, res.r_minus, res.statistic, res.reject(0.05)
     (93.0, 12.0, 12.0, True)
     """
-    from scipy import stats
-
     _check_direction(direction)
     a, b = paired_scores(first, second, models)
-    advantage = _advantage(a, b, direction)
-    n = advantage.size
-    ranks = stats.rankdata(np.abs(advantage))
-    zero = advantage == 0
-    r_plus = float(ranks[advantage > 0].sum() + ranks[zero].sum() / 2)
-    r_minus = float(ranks[advantage < 0].sum() + ranks[zero].sum() / 2)
-    notes: list[str] = []
-    if n < 5:
-        notes.append(
-            f"Only {n} data sets: the Wilcoxon signed-rank test cannot be significant at the "
-            "usual levels with fewer than 5 data sets."
-        )
-    elif 2.0 / 2**n > 0.05:
-        notes.append(
-            f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
-            f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
-        )
-    if zero.all():
-        return WilcoxonResult(
-            statistic=r_plus,
-            pvalue=1.0,
-            r_plus=r_plus,
-            r_minus=r_minus,
-            n_datasets=n,
-            models=tuple(models),
-            wins_a=0,
-            wins_b=0,
-            ties=n,
-            warnings=(
-                *notes,
-                "The two models score the same on every data set: there is no difference to "
-                "test (p = 1).",
-            ),
-        )
-    tied_magnitudes = len(np.unique(np.abs(advantage[~zero]))) < int((~zero).sum())
-    if zero.any() or tied_magnitudes:
-        parts = []
-        if zero.any():
-            parts.append(
-                f"{int(zero.sum())} data set(s) with equal scores have their ranks split evenly "
-                "between R+ and R− (Demšar 2006)"
-            )
-        if tied_magnitudes:
-            parts.append("equal absolute differences share their average rank")
-        sentence = "; ".join(parts)
-        notes.append(
-            sentence[0].upper()
-            + sentence[1:]
-            + "; the p-value uses the normal approximation with the tie correction, since the "
-            "exact null distribution assumes no ties."
-        )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        result = stats.wilcoxon(advantage, zero_method="zsplit")
-    return WilcoxonResult(
-        statistic=float(result.statistic),
-        pvalue=float(result.pvalue),
-        r_plus=r_plus,
-        r_minus=r_minus,
-        n_datasets=n,
-        models=tuple(models),
-        wins_a=int((advantage < 0).sum()),
-        wins_b=int((advantage > 0).sum()),
-        ties=int(zero.sum()),
-        warnings=tuple(notes),
-    )
+    return _results(_advantage(a, b, direction)[None, :], [tuple(models)])[0]
 
 
 def _set_partitions(k: int) -> np.ndarray:
@@ -348,9 +429,12 @@ def pairwise_wilcoxon(
         pairs = list(itertools.combinations(models, 2))
     else:
         pairs = [(baseline, m) for m in models if m != baseline]
-    results = [
-        wilcoxon_signed_rank(values[a], values[b], direction, models=(a, b)) for a, b in pairs
-    ]
+    _check_direction(direction)
+    matrix = values.to_numpy(dtype=np.float64)
+    columns = values.columns
+    first = matrix[:, columns.get_indexer([a for a, _ in pairs])].T
+    second = matrix[:, columns.get_indexer([b for _, b in pairs])].T
+    results = _results(_advantage(first, second, direction), pairs) if pairs else []
     pvalues = np.array([r.pvalue for r in results])
     method = str(correction).lower()
     if method == "none" or len(pairs) == 1:

@@ -75,7 +75,8 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
         repeated = frame.columns[frame.columns.duplicated()].unique()
         raise DataError(f"the {what} name model {describe_keys(list(repeated))} more than once")
     try:
-        values = frame.apply(pd.to_numeric).astype(float)
+        numeric = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+        values = (frame if numeric else frame.apply(pd.to_numeric)).astype(float)
     except (TypeError, ValueError) as exc:
         raise DataError(f"the {what} must be numbers ({exc})") from None
     bad = ~np.isfinite(values.to_numpy())

@@ -110,8 +110,11 @@ class DatasetsReport(ReportDisplay):
         Correction of the Wilcoxon tests across pairs (see :func:`compare_datasets`).
     rope : float
         Region of practical equivalence of the Bayesian test, in the metric's units.
-    n_samples, seed : int
-        Draws and seed of the Bayesian test.
+    n_samples : int, optional
+        Draws of the Bayesian test per pair (default: 50,000, fewer for large
+        comparisons, with the Monte Carlo error stated; see :func:`compare_datasets`).
+    seed : int or None
+        Seed of the Bayesian test.
     digits : int
         Decimals of the table.
     title : str, optional
@@ -130,7 +133,7 @@ class DatasetsReport(ReportDisplay):
         correction: str | None = "holm",
         pairwise_correction: str = "auto",
         rope: float = 0.01,
-        n_samples: int = 50_000,
+        n_samples: int | None = None,
         seed: int | None = 0,
         digits: int = 3,
         title: str | None = None,
@@ -227,20 +230,24 @@ class DatasetsReport(ReportDisplay):
         best = result.best()
         marks = self._marks()
         rows = []
-        for dataset in result.datasets:
+        # datasets and models are the rows and columns of result.means, in order
+        means = result.means.to_numpy(dtype=float)
+        sds = result.sds.reindex_like(result.means).to_numpy(dtype=float)
+        bests = best.reindex_like(result.means).to_numpy(dtype=bool)
+        for i, dataset in enumerate(result.datasets):
             cells = []
-            for model in result.models:
-                mean = float(result.means.loc[dataset, model])
-                sd = result.sds.loc[dataset, model]
+            for j, model in enumerate(result.models):
+                mean = float(means[i, j])
+                sd = float(sds[i, j])
                 mean_text = _fixed(mean, self.digits)
-                sd_text = _fixed(float(sd), self.digits) if pd.notna(sd) else ""
+                sd_text = _fixed(sd, self.digits) if not math.isnan(sd) else ""
                 mark = marks.get((dataset, model))
                 cells.append(
                     {
                         "mean_text": mean_text,
                         "sd_text": sd_text,
                         "text": f"{mean_text} ± {sd_text}" if sd_text else mean_text,
-                        "best": bool(best.loc[dataset, model]),
+                        "best": bool(bests[i, j]),
                         "mark": mark,
                         "mark_html": {"better": BETTER, "worse": WORSE}.get(mark or "", ""),
                         "mark_title": (
@@ -338,8 +345,10 @@ class DatasetsReport(ReportDisplay):
         per = result.per_dataset
         tests_by_dataset: dict[Any, set[str]] = {}
         if per is not None:
-            for row in per.comparisons.itertuples():
-                tests_by_dataset.setdefault(row.dataset, set()).add(row.label or "could not run")
+            labels = per.comparisons[["dataset", "label"]].fillna({"label": "could not run"})
+            labels.loc[labels["label"] == "", "label"] = "could not run"
+            for dataset, label in labels.drop_duplicates().itertuples(index=False):
+                tests_by_dataset.setdefault(dataset, set()).add(label)
         designs = [
             {
                 "dataset": str(name),
@@ -430,8 +439,8 @@ class DatasetsReport(ReportDisplay):
             matrix = {
                 "models": [str(m) for m in wtl.columns],
                 "rows": [
-                    {"model": str(m), "cells": [text or "—" for text in wtl.loc[m]]}
-                    for m in wtl.index
+                    {"model": str(m), "cells": [text or "—" for text in cells]}
+                    for m, cells in zip(wtl.index, wtl.to_numpy())
                 ],
             }
         return {
@@ -472,7 +481,7 @@ class DatasetsReport(ReportDisplay):
                 else f"Bayesian signed-rank test (Benavoli et al. 2017): posterior probability "
                 f"that A is better, that the two are practically equivalent (|difference| ≤ "
                 f"{bayes.rope:g} in {result.metric.name}), or that B is better; "
-                f"{bayes.n_samples} Monte Carlo draws, seed {bayes.seed}, prior strength "
+                f"{bayes.n_samples:,} Monte Carlo draws per pair, seed {bayes.seed}, prior strength "
                 f"{bayes.prior_strength:g} (Monte Carlo standard error ≤ "
                 f"{max(r.mc_standard_error for r in result.bayesian):.3f})."
             ),
