@@ -53,6 +53,7 @@ __all__ = [
     "automatic_samples",
     "bayesian_signed_rank",
     "bayesian_signed_rank_pairs",
+    "posterior_points",
 ]
 
 DEFAULT_SAMPLES = 50_000
@@ -544,3 +545,60 @@ def bayesian_signed_rank_pairs(
         )
         for index, pair in enumerate(pairs)
     ]
+
+
+def posterior_points(
+    first: Sequence[float] | np.ndarray,
+    second: Sequence[float] | np.ndarray,
+    direction: Direction,
+    *,
+    rope: float = 0.01,
+    prior_strength: float = 0.5,
+    n_points: int = 1000,
+    seed: int | None = 0,
+) -> np.ndarray:
+    """Posterior draws of (P(A better), P(equivalent), P(B better)) of one pair.
+
+    The first ``n_points`` Dirichlet draws of the test with the same ``seed``
+    and settings, each turned into the three masses θ of Benavoli et al. (2017,
+    §4.2); the share of rows whose largest entry is the first is the test's
+    P(A better) over those draws. These are the points of the simplex figure
+    (:func:`cvreport.rendering.simplex.simplex_plot`).
+
+    Parameters
+    ----------
+    first, second : array-like
+        Scores of A and of B on each data set.
+    direction : {"lower", "higher"}
+        Which way the scores are better.
+    rope, prior_strength, seed :
+        As in :func:`bayesian_signed_rank`.
+    n_points : int
+        How many draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_points, 3), each row adding to one.
+
+    Examples
+    --------
+    >>> a, b = [.9, .8, .7, .85, .95, .6], [.8, .7, .6, .8, .9, .5]
+    >>> theta = posterior_points(a, b, "higher", n_points=500)
+    >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1))
+    ((500, 3), True)
+    >>> share = float((theta.argmax(axis=1) == 0).mean())
+    >>> share > 0.9  # A is better on every data set
+    True
+    """
+    _check_direction(direction)
+    _check_options(rope, prior_strength, n_points)
+    a, b = paired_scores(first, second, ("A", "B"))
+    advantage = _advantage(a, b, direction)
+    draws = _draws(advantage.size, prior_strength, int(n_points), seed)
+    z = np.concatenate([[0.0], advantage])[None, :]
+    pairs_i, pairs_j = np.triu_indices(advantage.size + 1)
+    products = draws[:, pairs_i] * draws[:, pairs_j]
+    left, right = _triangle_masses(z, products, pairs_i, pairs_j, 2.0 * float(rope))
+    left, right = left[:, 0], right[:, 0]
+    return np.column_stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right])

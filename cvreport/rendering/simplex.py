@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cvreport.rendering.figures import COLOURS, _svg_open, _x
+from cvreport.rendering.figures import COLOURS, _svg_open, _truncate, _x
 
 __all__ = ["simplex_plot"]
 
@@ -89,7 +89,7 @@ def simplex_plot(
     p_a, p_rope, p_b = (float(p) for p in probabilities)
     margin = 46
     side = size - 2 * margin
-    height = int(side * math.sqrt(3) / 2 + 2 * margin + 10)
+    height = int(side * math.sqrt(3) / 2 + 2 * margin + 24)
     # corners: A better bottom left, B better bottom right, equivalent on top
     corners = np.array(
         [
@@ -123,16 +123,20 @@ def simplex_plot(
     out.append(f'<g class="cvr-draws" fill="{COLOURS["accent"]}" fill-opacity="0.25">')
     out.extend(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.6"/>' for x, y in points)
     out.append("</g>")
-    corner_text = [
-        (corners[0], "middle", 18, f"P({a} better) = {p_a:.3f}"),
-        (corners[1], "middle", -10, f"P(equivalent) = {p_rope:.3f}"),
-        (corners[2], "middle", 18, f"P({b} better) = {p_b:.3f}"),
-    ]
-    for (x, y), anchor, dy, text in corner_text:
-        x = min(max(x, 70.0), size - 70.0)
+    # the two lower corners' words sit on two lines under their corner, anchored outwards
+    # so that long model names do not run into each other
+    name_width = size / 2 - 12
+    left_x, right_x = 4.0, size - 4.0
+    bottom = corners[0][1]
+    for x, anchor, name, p in ((left_x, "start", a, p_a), (right_x, "end", b, p_b)):
         out.append(
-            f'<text x="{x:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" '
-            f'fill="currentColor">{_x(text)}</text>'
+            f'<text x="{x:.1f}" y="{bottom + 18:.1f}" text-anchor="{anchor}" '
+            f'fill="currentColor">{_x(_truncate(f"{name} better", name_width))}'
+            f'<tspan x="{x:.1f}" dy="15">P = {p:.3f}</tspan></text>'
         )
+    out.append(
+        f'<text x="{corners[1][0]:.1f}" y="{corners[1][1] - 10:.1f}" text-anchor="middle" '
+        f'fill="currentColor">{_x(f"equivalent: P = {p_rope:.3f}")}</text>'
+    )
     out.append("</svg>")
     return "\n".join(out)

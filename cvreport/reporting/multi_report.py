@@ -40,9 +40,11 @@ import pandas as pd
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
+from cvreport.multi.bayesian import posterior_points
 from cvreport.rendering import formatting
 from cvreport.rendering.cd_tikz import cd_text, cd_tikz
 from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.simplex import simplex_plot
 from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 
 __all__ = ["DatasetsReport"]
@@ -67,6 +69,8 @@ REFERENCES = (
 BETTER, WORSE = "▲", "▼"
 _FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
 _LATEX_LAYOUTS = ("auto", "models-as-columns", "models-as-rows")
+SIMPLEX_FIGURES = 6  # pairs whose posterior is drawn on the simplex
+SIMPLEX_POINTS = 1000  # posterior draws drawn in each
 _MODELS_AS_COLUMNS = 6  # above this many models, "auto" sets them as rows
 
 
@@ -488,6 +492,8 @@ class DatasetsReport(ReportDisplay):
             "notes": list(result.notes),
             "references": list(REFERENCES),
             "cd_svg": self.cd_svg(),
+            "simplex": self.simplex_figures(),
+            "simplex_more": max(0, len(result.bayesian) - SIMPLEX_FIGURES),
             "cd_tikz": self.cd_tikz(),
             "cd_caption": self._cd_caption(),
             "cd_block": _fenced(self.cd_text()),
@@ -495,6 +501,36 @@ class DatasetsReport(ReportDisplay):
             "alpha": result.alpha,
             "version": _version(),
         }
+
+    def simplex_figures(self) -> list[dict[str, str]]:
+        """The posterior of the first pairs' Bayesian signed-rank tests on the simplex (SVG)."""
+        result = self.analysis
+        figures = []
+        for index, test in enumerate(result.bayesian[:SIMPLEX_FIGURES]):
+            a, b = test.models
+            theta = posterior_points(
+                result.means[a],
+                result.means[b],
+                result.metric.direction,
+                rope=test.rope,
+                prior_strength=test.prior_strength,
+                n_points=SIMPLEX_POINTS,
+                seed=test.seed,
+            )
+            figures.append(
+                {
+                    "a": str(a),
+                    "b": str(b),
+                    "svg": simplex_plot(
+                        theta,
+                        labels=(a, b),
+                        probabilities=test.probabilities,
+                        rope=test.rope,
+                        figure_id=f"cvr-simplex-{index}",
+                    ),
+                }
+            )
+        return figures
 
     def cd_svg(self, *, figure_id: str = "cvr-cd") -> str:
         """The critical-difference diagram (Nemenyi cliques) as inline SVG."""

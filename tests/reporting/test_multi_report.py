@@ -181,7 +181,9 @@ def test_html_report_in_chromium(
         assert table.is_visible()
         assert table.locator("tbody tr").count() == len(DATASETS)
         assert table.locator("thead th", has_text=SCRIPT).count() == 1
-        assert page.locator("svg.cvr-figure").is_visible()
+        assert page.locator("svg#cvr-cd").is_visible()
+        # the Bayesian posteriors on the simplex, one figure per pair against the baseline
+        assert page.locator("svg.cvr-figure[id^=cvr-simplex]").count() == len(MODELS) - 1
         assert page.locator("td strong").count() >= len(DATASETS)
     finally:
         page.close()
