@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -316,26 +315,17 @@ def check_data_path(path: str | os.PathLike[str]) -> None:
     """Refuse, without opening it, a DATA path that exists but is not a regular file.
 
     A FIFO (named pipe) would block the reader for ever, a device may never end,
-    a folder is not a table. A path that does not exist is left to the reader
-    (it may be a glob).
+    a folder is not a table; the words are the data layer's
+    (:func:`cvreport.data.io.check_regular_file`), so every route says the same.
+    A path that does not exist is left to the reader (it may be a glob).
     """
+    from cvreport.data.io import check_regular_file
+    from cvreport.errors import DataError
+
     try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return
-    if stat.S_ISREG(mode):
-        return
-    kind = (
-        "a folder" if stat.S_ISDIR(mode)
-        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-        else "a socket" if stat.S_ISSOCK(mode)
-        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "a special file"
-    )  # fmt: skip
-    raise CommandError(
-        f"DATA {os.fspath(path)!r} is {kind}, not a regular file; it is not opened: save the "
-        "results to a CSV or Parquet file and pass that file"
-    )
+        check_regular_file(path)
+    except DataError as error:
+        raise CommandError(f"DATA {error}") from error
 
 
 def input_paths(args: argparse.Namespace) -> list[Path]:

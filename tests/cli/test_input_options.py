@@ -186,9 +186,10 @@ def test_a_fifo_is_refused_unopened_not_called_missing(tmp_path: Path) -> None:
     for argv in cases:
         done = fifo_command(argv, tmp_path)
         assert done.returncode == 1, (argv, done.stderr)
+        # the data layer's words (cvreport.data.io.check_regular_file), on every route
         assert done.stderr == (
-            "cvreport: error: DATA 'results.csv' is a FIFO (named pipe), not a regular file; "
-            "it is not opened: save the results to a CSV or Parquet file and pass that file\n"
+            "cvreport: error: DATA 'results.csv' is a named pipe (FIFO), not a file of results; "
+            "reading it would wait for a writer for ever; save the data to a file first\n"
         ), argv
         assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]
 

@@ -317,14 +317,14 @@ def test_decimal_losses_are_read_as_float64_on_every_engine(tmp_path: Path, sour
 # --------------------------------------------------------------------------- arithmetic
 
 
-@pytest.mark.parametrize("source", ["polars", "pyarrow", "duckdb", "parquet"])
+@pytest.mark.parametrize("source", ["pandas", "polars", "pyarrow", "duckdb", "parquet"])
 def test_formula_arithmetic_on_small_integers_is_float64_on_every_engine(
     tmp_path: Path, source: str
 ) -> None:
     frame = cv_frame(30)
     frame["truth"] = np.uint8(1)
     frame["pred"] = np.where(frame["loss"] == 1, 0, 1).astype(np.uint8)
-    data: Any = _arrow(frame)
+    data: Any = frame if source == "pandas" else _arrow(frame)
     if source == "polars":
         data = _need("polars").from_arrow(data)
     elif source == "duckdb":
