@@ -58,9 +58,6 @@ Benavoli, Corani, Demšar and Zaffalon (2017, JMLR 18(77)) use ±0.01 (one point
 accuracy) throughout; the same width is used for every metric, and the report says so.
 """
 
-_FIRST_SPLIT = "p₁⁽¹⁾, the difference on the first fold of the first replication"
-# tests whose interval is centred on something other than the mean difference
-_CENTRE_LABELS = {"paired_ttest_5x2cv": _FIRST_SPLIT}
 
 
 def metric_of(table: Any) -> Metric:
@@ -328,8 +325,9 @@ class Analysis:
         self, name: str, result: TestResult, interval: tuple[float, float] | None
     ) -> tuple[float | None, tuple[float, float] | None, str]:
         """The estimate the interval is centred on, and the interval."""
-        label = _CENTRE_LABELS.get(name, "mean difference")
-        centre = _float_or_none(getattr(result, "center", None)) if name in _CENTRE_LABELS else None
+        # a test whose interval is about another quantity than the estimate says which
+        label = result.interval_about or "mean difference"
+        centre = _float_or_none(getattr(result, "center", None)) if result.interval_about else None
         shown = centre if centre is not None else _float_or_none(result.estimate)
         shown_interval = None
         if interval is not None and all(_finite(v) for v in interval):
