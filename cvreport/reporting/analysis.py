@@ -278,17 +278,26 @@ class Analysis:
         failed = [s for s in comparison.skipped if s.name in recommended]
         if failed and self.fallback:
             for fallback in self.recommendation.fallbacks:
-                if fallback in ran:
+                if not self._stand_in(comparison, fallback, ran):
                     continue
-                before = len(comparison.outcomes)
-                self._add(comparison, fallback, a, b, recommended=True)
-                if len(comparison.outcomes) > before:
-                    comparison.fallback_note = (
-                        f"{label_of(failed[0].name)} could not run ({failed[0].reason}); "
-                        f"{label_of(fallback)} is reported in its place."
-                    )
-                    break
+                comparison.fallback_note = (
+                    f"{label_of(failed[0].name)} could not run ({failed[0].reason}); "
+                    f"{label_of(fallback)} is reported in its place."
+                )
+                break
         return comparison
+
+    def _stand_in(self, comparison: Comparison, fallback: str, ran: set[str]) -> bool:
+        """Run ``fallback`` as a recommended test (or mark it so when it already ran)."""
+        if fallback not in ran:
+            before = len(comparison.outcomes)
+            self._add(comparison, fallback, comparison.a, comparison.b, recommended=True)
+            return len(comparison.outcomes) > before
+        for index, outcome in enumerate(comparison.outcomes):  # tests="all" ran it already
+            if outcome.name == fallback:
+                comparison.outcomes[index] = replace(outcome, recommended=True)
+                return True
+        return False
 
     def _add(self, comparison: Comparison, name: str, a: str, b: str, *, recommended: bool) -> None:
         spec = selection.get_spec(name)

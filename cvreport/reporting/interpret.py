@@ -27,6 +27,7 @@ __all__ = [
     "bayesian_sentence",
     "correction_name",
     "decision_sentence",
+    "direction_provenance",
     "direction_sentence",
     "disagreement_sentence",
     "general_caveats",
@@ -61,6 +62,28 @@ _CORRECTION_NAMES = {
     "fdr_tsbh": "the two-stage Benjamini–Hochberg false discovery rate",
     "fdr_tsbky": "the two-stage Benjamini–Krieger–Yekutieli false discovery rate",
 }
+
+
+_NAMED_DIRECTIONS = ("by its name", "the metric's own")
+
+
+def direction_provenance(note: str) -> str:
+    """Where the direction of the metric came from, in words: given, or how it was inferred.
+
+    ``note`` is the table's ``direction_note``.
+
+    >>> direction_provenance("given"), direction_provenance("by its name")
+    ('as given', "inferred from the metric's name")
+    >>> direction_provenance("'!=' marks a wrong prediction, an error")
+    "inferred: '!=' marks a wrong prediction, an error"
+    """
+    if not note or note == "given":
+        return "as given"
+    if note in _NAMED_DIRECTIONS:
+        return "inferred from the metric's name"
+    if note.startswith("the default"):
+        return note
+    return f"inferred: {note}"
 
 
 def correction_name(method: str) -> str:
@@ -598,7 +621,7 @@ def general_caveats(
     if direction_note and direction_note != "given":
         caveats.append(
             f"The values are read as {metric.name}, where {metric.better_word} is better "
-            f"({direction_note})."
+            f"({direction_provenance(direction_note)})."
         )
     if rope is not None and not rope_given:
         caveats.append(

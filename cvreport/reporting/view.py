@@ -129,10 +129,23 @@ def _data_context(report: Report) -> dict[str, Any]:
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": str(getattr(table, "direction_note", "") or ""),
+        "direction_provenance": interpret.direction_provenance(
+            str(getattr(table, "direction_note", "") or "")
+        ),
+        "positive_class": positive_class(table),
         "per_record": bool(table.per_record),
         "binary": bool(table.is_binary),
         "pairs": [f"{a} vs {b}" for a, b in report.pairs],
     }
+
+
+def positive_class(table: Any) -> str | None:
+    """The positive class of a binary metric (F1, precision, recall, AUC) the table was
+    computed with, as a label; None when the metric does not depend on one."""
+    kept = getattr(table, "_record_predictions", None)
+    if kept is None or not getattr(kept.spec, "binary_only", False):
+        return None
+    return str(kept.classes[kept.positive])
 
 
 def _audit_context(report: Report) -> dict[str, Any] | None:
