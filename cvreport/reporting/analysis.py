@@ -213,6 +213,13 @@ class Analysis:
     ) -> None:
         self.table = table
         self.metric = metric_of(table)
+        design = getattr(table, "design", None)
+        #: what the report compares, in words ("mean per-fold roc_auc", "roc_auc", ...)
+        self.measure = interpret.measure_words(
+            self.metric,
+            per_record=bool(getattr(table, "per_record", True)),
+            n_folds=int(design.m * design.K) if design is not None else 2,
+        )
         self.alpha = alpha
         self.correction = correction
         self.test_names = list(test_names)
@@ -303,14 +310,14 @@ class Analysis:
         spec = selection.get_spec(name)
         result, reason, extra = self._run_one(name, a, b)
         if result is None:
-            comparison.skipped.append(SkippedTest(name, spec.label, a, b, reason))
+            comparison.skipped.append(SkippedTest(name, spec.method, a, b, reason))
             return
         interval = result.conf_int(self.alpha) if result.has_conf_int else None
         shown, shown_interval, label = self._shown(name, result, interval)
         comparison.outcomes.append(
             TestOutcome(
                 name=name,
-                label=spec.label,
+                label=spec.method,
                 a=a,
                 b=b,
                 result=result,
@@ -384,7 +391,7 @@ class Analysis:
                 alpha=self.alpha,
                 recommended=[o.method for o in decided if o.recommended],
             )
-            bayes_note = _bayes_versus_tests(comparison, self.alpha)
+            bayes_note = _bayes_versus_tests(comparison, self.alpha, self.correction, n_pairs)
             if bayes_note:
                 comparison.disagreement = " ".join(
                     filter(None, [comparison.disagreement, bayes_note])
@@ -437,6 +444,7 @@ class Analysis:
             alternative=result.alternative,
             degenerate=degenerate,
             margin=result.margin,
+            measure=self.measure,
         )
         short = interpret.verdict_clause(
             method=outcome.method,
@@ -455,27 +463,45 @@ class Analysis:
         return [o for c in self.comparisons for o in c.outcomes]
 
 
-def _bayes_versus_tests(comparison: Comparison, alpha: float) -> str | None:
-    """A note when the Bayesian test calls one model practically better but the recommended
-    (two-sided) test finds no difference: both are true, and the reader should know why."""
-    threshold = interpret.POSTERIOR_THRESHOLD
-    not_rejecting = [o.method for o in comparison.recommended if o.reject is False]
-    if not not_rejecting:
-        return None
+def _bayes_versus_tests(
+    comparison: Comparison, alpha: float, correction: str | None, n_pairs: int
+) -> str | None:
+    """A note when the Bayesian test and a recommended test read the pair differently, with
+    the cause computed from the numbers (:func:`interpret.posterior_disagreement`)."""
+    deciding = [
+        o for o in comparison.recommended if o.reject is not None and o.result.margin is None
+    ]
     for outcome in comparison.outcomes:
         post = outcome.posterior
         if post is None or _infinite(outcome.result.statistic):
             continue
-        for p, model in ((post.p_a_better, comparison.a), (post.p_b_better, comparison.b)):
-            if p > threshold:
-                return (
-                    f"{outcome.method} gives {model} a posterior probability above "
-                    f"{threshold:g} of being better while {interpret._join(not_rejecting)} "
-                    f"finds no significant difference at α = {alpha:g}: a one-sided "
-                    "probability above 0.95 is weaker evidence than a two-sided test at "
-                    "α = 0.05 asks for, so the evidence is borderline."
-                )
+        for test in deciding:
+            note = interpret.posterior_disagreement(
+                bayes=outcome.method,
+                a=comparison.a,
+                b=comparison.b,
+                p_a_better=post.p_a_better,
+                p_equivalent=post.p_equivalent,
+                p_b_better=post.p_b_better,
+                rope=post.rope,
+                test=test.method,
+                reject=bool(test.reject),
+                pvalue=float(test.result.pvalue),
+                adjusted=test.adjusted,
+                alpha=alpha,
+                signed=_signed(test.result),
+                alternative=test.result.alternative,
+                correction=correction,
+                n_comparisons=n_pairs,
+            )
+            if note:
+                return note
     return None
+
+
+def _signed(result: TestResult) -> bool:
+    """Whether the test's statistic has a sign (t, z): only then is a one-sided p p/2."""
+    return str(result.distribution).split(" ")[0] in ("t", "normal", "z")
 
 
 # -- descriptive statistics -------------------------------------------------------
@@ -579,8 +605,9 @@ def confusion_metrics(table: ResultsTable) -> dict[str, Any] | None:
 
 # -- small helpers -----------------------------------------------------------------
 def label_of(name: str) -> str:
+    """The name the report gives a test: its method, as its results name it."""
     try:
-        return selection.get_spec(name).label
+        return selection.get_spec(name).method
     except CVReportError:
         return name
 
