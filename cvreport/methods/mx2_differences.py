@@ -311,7 +311,12 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
             SummaryTable(
                 caption="All 2m statistics t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m)",
                 columns=(
-                    "replication", "fold", "difference", "t", "p-value", f"reject at α = {alpha:g}"
+                    "replication",
+                    "fold",
+                    "difference",
+                    "t",
+                    "p-value",
+                    f"reject at α = {alpha:g}",
                 ),
                 rows=rows,
                 kinds=("text", "text", "number", "number", "pvalue", "value"),

@@ -59,7 +59,6 @@ accuracy) throughout; the same width is used for every metric, and the report sa
 """
 
 
-
 def metric_of(table: Any) -> Metric:
     """The table's :class:`Metric`; from ``loss_name``/``higher_is_better`` for a stand-in table."""
     metric = getattr(table, "metric", None)

@@ -37,8 +37,8 @@ __all__ = [
     "margin_sentence",
     "measure_words",
     "p_equals",
-    "posterior_disagreement",
     "posterior_clause",
+    "posterior_disagreement",
     "verdict_clause",
 ]
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from cvreport.rendering import figures
-from cvreport.results import level_text
 from cvreport.reporting import analysis, interpret, overview, references, selection
+from cvreport.results import level_text
 
 if TYPE_CHECKING:
     from cvreport.reporting.report import Report

@@ -22,7 +22,11 @@ from cvreport.results import level_text
 from tests._designs import TABLES, run
 
 ALPHAS = (0.01, 0.05, 0.1)
-MARGIN_TESTS = ("corrected_resampled_ttest", "corrected_repeated_kfold_ttest", "cv_confidence_interval")
+MARGIN_TESTS = (
+    "corrected_resampled_ttest",
+    "corrected_repeated_kfold_ttest",
+    "cv_confidence_interval",
+)
 
 
 def _record_data(seed: int = 5, n: int = 300):
@@ -51,7 +55,9 @@ def _record_results():
         "delong_test/equivalent": _quiet(
             arrays.delong_test, y, score_a, score_b, alternative="equivalent", margin=0.1
         ),
-        "paired_bootstrap_test": _quiet(arrays.paired_bootstrap_test, y, hard_a, hard_b, **resampling),
+        "paired_bootstrap_test": _quiet(
+            arrays.paired_bootstrap_test, y, hard_a, hard_b, **resampling
+        ),
         "paired_bootstrap_test/percentile": _quiet(
             arrays.paired_bootstrap_test, y, hard_a, hard_b, method="percentile", **resampling
         ),
