@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.rendering.formatting import format_number, format_pvalue
 from cvreport.reporting.report import Report
-from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
 from tests._designs import TABLES
 
 stats = pytest.importorskip("scipy.stats")
@@ -70,7 +70,7 @@ def _predictions(kfold: bool) -> pd.DataFrame:
                         "p": p,
                         "yhat": (p > 0.5).astype(int),
                     }
-                )  # fmt: skip
+                )
             )
     return pd.concat(rows, ignore_index=True)
 
@@ -228,7 +228,7 @@ def test_a_disagreement_caused_by_the_two_sided_test_says_so() -> None:
             tests=["corrected_repeated_kfold_ttest", "bayesian_correlated_ttest"],
             test_options={"bayesian_correlated_ttest": {"rope": 0.0}},
         )
-        frequentist, bayesian = report.outcomes
+        frequentist, _bayesian = report.outcomes
         if 0.05 < frequentist.result.pvalue < 0.1:
             break
     else:  # pragma: no cover
