@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
-from cvreport.results import MARGIN_ALTERNATIVES
+from cvreport.results import MARGIN_ALTERNATIVES, level_text
 
 __all__ = [
     "bayesian_sentence",
@@ -279,7 +279,7 @@ def margin_sentence(
             place = f"lies below {m}" if high < margin else f"does not lie below {m}"
         unadjusted = ", not adjusted for the multiple comparisons," if adjusted is not None else ""
         where = (
-            f"; {1 - 2 * alpha:.0%} interval for A − B{unadjusted} {format_interval(interval)} "
+            f"; {level_text(1 - 2 * alpha)} interval for A − B{unadjusted} {format_interval(interval)} "
             f"{place}"
         )
     caveat = DEGENERATE_SENTENCE if degenerate else ""
@@ -383,7 +383,7 @@ def decision_sentence(
             else f"{estimate_label.split(',')[0]} (A − B)"
         )
         interval_text = (
-            f" The {1 - alpha:.0%} interval for {about}{unadjusted} is {format_interval(interval)}"
+            f" The {level_text(1 - alpha)} interval for {about}{unadjusted} is {format_interval(interval)}"
             + (
                 "; it excludes 0."
                 if interval[0] > 0 or interval[1] < 0

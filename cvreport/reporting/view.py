@@ -44,9 +44,9 @@ def build_context(report: Report) -> dict[str, Any]:
         "version": __version__,
         "alpha": report.alpha,
         "alpha_text": f"{report.alpha:g}",
-        "level_text": f"{1 - report.alpha:.0%}"
+        "level_text": level_text(1 - report.alpha)
         + (  # a test against a margin shows its 1 − 2α interval (Schuirmann 1987)
-            f" ({1 - 2 * report.alpha:.0%} against a margin)"
+            f" ({level_text(1 - 2 * report.alpha)} against a margin)"
             if any(o.result.margin is not None for o in outcomes)
             else ""
         ),

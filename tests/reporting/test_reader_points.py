@@ -120,6 +120,12 @@ def test_summary_at_alpha_prints_that_level_and_that_decision(alpha: float) -> N
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((d.mean() - half, d.mean() + half))
 
 
+@pytest.mark.parametrize(("alpha", "level"), [(0.01, "99%"), (0.025, "97.5%"), (0.1, "90%")])
+def test_the_report_at_alpha_prints_that_level_everywhere(alpha: float, level: str) -> None:
+    md = quiet(TABLES["kfold"], alpha=alpha).to_markdown()
+    assert set(re.findall(r"\d+(?:\.\d+)?% interval", md)) == {f"{level} interval"}
+
+
 # -- 2. Dietterich's 5×2cv t: the interval beside its own centre --------------------------------
 def test_the_5x2cv_t_interval_stands_beside_p11_not_beside_the_mean() -> None:
     """Was: "estimate 0.0089" beside "95% interval (0.0110, 0.0268)", and the same in to_frame."""
