@@ -185,6 +185,22 @@ def test_all_on_a_holdout_auc_runs_delong_like_recommended(
     )
 
 
+def test_all_stands_the_fallback_in_for_a_recommended_test_that_cannot_run(
+    fake_tests: dict[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cvreport.errors import DesignError
+    from tests._fakes import FakeDesign, FakeTable, with_audit
+
+    with_audit(monkeypatch, None)
+    fake_tests["corrected_repeated_kfold_ttest"] = DesignError("needs training-set sizes")
+    table = FakeTable(design=FakeDesign(kind="kfold", m=1, K=10), per_record=False)
+    recommended, everything = Report(table), Report(table, tests="all")
+    assert [o.name for o in recommended.outcomes if o.recommended] == ["paired_ttest_kfold"]
+    assert [o.name for o in everything.outcomes if o.recommended] == ["paired_ttest_kfold"]
+    assert _ran(recommended) <= _ran(everything)
+    assert everything.comparisons[0].fallback_note == recommended.comparisons[0].fallback_note
+
+
 # -- 4. a disagreement names its actual cause ---------------------------------------------------
 def _three_models(shift: float) -> cvreport.ResultsTable:
     noise = np.random.default_rng(5).normal(0, 0.02, 10)
