@@ -27,7 +27,9 @@ __all__ = [
     "ALTERNATIVES",
     "MARGIN_ALTERNATIVES",
     "TestResult",
+    "check_alpha",
     "check_alternative",
+    "level_text",
     "mirrored_alternative",
 ]
 
@@ -74,6 +76,33 @@ def _interval_hint(design: str | None) -> str:
     else:
         return "use a t-based test of the table's design for an interval on the difference"
     return f"for an interval on the difference on this design use {names}"
+
+
+def check_alpha(alpha: float) -> float:
+    """Validate a significance level: a real number strictly between 0 and 1.
+
+    >>> check_alpha(0.01)
+    0.01
+
+    Raises
+    ------
+    CVReportError
+        When ``alpha`` is not a number in (0, 1).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+    if not 0 < alpha < 1:
+        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    return float(alpha)
+
+
+def level_text(level: float) -> str:
+    """A confidence level as a percentage with the digits it needs.
+
+    >>> level_text(0.95), level_text(0.99), level_text(0.975), level_text(0.9)
+    ('95%', '99%', '97.5%', '90%')
+    """
+    return f"{round(100.0 * level, 6):g}%"
 
 
 def check_alternative(alternative: str) -> str:
@@ -178,6 +207,13 @@ class TestResult(SummaryDisplay):
     pvalue_lower: float | None = None
     pvalue_upper: float | None = None
 
+    #: What :meth:`conf_int` is an interval of when it is not ``estimate`` (in words;
+    #: the quantity is then the result's ``center``).
+    interval_about: ClassVar[str | None] = None
+    #: How the estimate is formed from the metric: "mean " for a mean over folds or
+    #: records, "" for one value on one test set (an AUC, a bootstrapped metric).
+    _estimate_words: ClassVar[str] = "mean "
+
     #: Fields holding a difference A − B (or its sign); negated by :meth:`_negated`.
     _signed_fields: ClassVar[tuple[str, ...]] = ("estimate",)
 
@@ -194,11 +230,7 @@ class TestResult(SummaryDisplay):
     # -- decisions -------------------------------------------------------
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
-        if not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        return bool(self.pvalue <= alpha)
+        return bool(self.pvalue <= check_alpha(alpha))
 
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
         """Confidence interval for the difference A − B in the metric at level ``1 - alpha``.
@@ -214,10 +246,7 @@ class TestResult(SummaryDisplay):
         IntervalUndefinedError
             When the method defines no interval.
         """
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
-        if not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        check_alpha(alpha)
         if self.alternative in MARGIN_ALTERNATIVES:
             if not alpha < 0.5:
                 raise CVReportError(
@@ -275,14 +304,28 @@ class TestResult(SummaryDisplay):
             changes["pvalue_upper"] = self.pvalue_lower
         return changes
 
+    def estimate_interval(self, alpha: float = 0.05) -> tuple[float, float] | None:
+        """The :meth:`conf_int` at ``alpha`` when it is an interval of ``estimate``, else None.
+
+        A test whose interval is about another quantity (Dietterich's 5×2cv t
+        inverts an interval about the first split difference) gives None here.
+        """
+        if self.interval_about is not None or not self.has_conf_int:
+            return None
+        return self.conf_int(alpha)
+
     # -- tabular view ----------------------------------------------------
     def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
-        """One tidy row: so that many results concatenate into one table."""
+        """One tidy row: so that many results concatenate into one table.
+
+        ``ci_low`` and ``ci_high`` are the ``1 − alpha`` interval of ``estimate``
+        (``1 − 2 alpha`` against a margin, see :meth:`interval_level`), NaN when
+        the test gives no interval for it; ``alpha`` and ``reject`` are at ``alpha``.
+        """
+        check_alpha(alpha)
         df1, df2 = self.df if isinstance(self.df, tuple) else (self.df, None)
-        try:
-            low, high = self.conf_int(alpha)
-        except IntervalUndefinedError:
-            low = high = math.nan
+        interval = self.estimate_interval(alpha)
+        low, high = interval if interval is not None else (math.nan, math.nan)
         row = {
             "test": self.test,
             "method": self.method,
@@ -301,6 +344,7 @@ class TestResult(SummaryDisplay):
             "estimate": self.estimate,
             "ci_low": low,
             "ci_high": high,
+            "ci_level": self.interval_level(alpha),
             "nobs": self.nobs,
             "design": self.design,
             "warnings": " | ".join(self.warnings),
@@ -309,7 +353,6 @@ class TestResult(SummaryDisplay):
             row.update(
                 {
                     "margin": self.margin,
-                    "ci_level": self.interval_level(alpha),
                     "statistic_lower": self.statistic_lower,
                     "pvalue_lower": self.pvalue_lower,
                     "statistic_upper": self.statistic_upper,
@@ -319,7 +362,7 @@ class TestResult(SummaryDisplay):
         return pd.DataFrame([row])
 
     # -- summary ---------------------------------------------------------
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
         rows = [
@@ -332,19 +375,27 @@ class TestResult(SummaryDisplay):
             SummaryRow("df", self.df, "df"),
             SummaryRow("alternative", self.alternative, "text"),
             SummaryRow("p-value", self.pvalue, "pvalue"),
-            SummaryRow(f"estimate (mean {self.loss_name} A − B)", self.estimate, "number"),
+            SummaryRow(
+                f"estimate ({self._estimate_words}{self.loss_name} A − B)", self.estimate, "number"
+            ),
         ]
+        if self.margin is not None:
+            rows.extend(self._margin_rows(alpha))
+        elif self.has_conf_int:
+            rows.extend(self._interval_rows(alpha))
         if self.models and self.estimate is not None:
             rows.append(SummaryRow("better", f"{self.direction} {self.loss_name}", "text"))
-        if self.margin is not None:
-            rows.extend(self._margin_rows())
-        elif self.has_conf_int:
-            low, high = self.conf_int(0.05)
-            rows.append(SummaryRow("95% interval", (low, high), "value"))
         rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
-        rows.append(SummaryRow("reject H0 at α = 0.05", self.reject(0.05), "value"))
+        rows.append(SummaryRow(f"reject H0 at α = {alpha:g}", self.reject(alpha), "value"))
         return [r for r in rows if r.value is not None]
+
+    def _interval_rows(self, alpha: float) -> list[SummaryRow]:
+        """The ``1 − alpha`` interval, shown right after the estimate it is an interval of."""
+        from cvreport.rendering.summary import SummaryRow
+
+        level = level_text(self.interval_level(alpha))
+        return [SummaryRow(f"{level} interval", self.conf_int(alpha), "value")]
 
     def _margin_words(self) -> str:
         """H1 against the margin in the metric's direction: ``|A − B| < 0.005`` or ``A − B > −0.005``."""
@@ -356,21 +407,16 @@ class TestResult(SummaryDisplay):
         return f"H1: A − B < {margin:g} (A not worse)"
 
     def _margin_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        """The margin, both one-sided tests and the ``1 − 2α`` interval against the margin."""
+        """The ``1 − 2α`` interval (beside the estimate), the margin and both one-sided tests."""
         from cvreport.rendering.summary import SummaryRow
 
         margin = float(self.margin or 0.0)
         score = self.direction == "higher"
-        rows = [
-            SummaryRow("margin", self._margin_words(), "text"),
-            SummaryRow(f"H0: A − B ≤ −{margin:g}: statistic", self.statistic_lower, "number"),
-            SummaryRow(f"H0: A − B ≤ −{margin:g}: p-value", self.pvalue_lower, "pvalue"),
-            SummaryRow(f"H0: A − B ≥ {margin:g}: statistic", self.statistic_upper, "number"),
-            SummaryRow(f"H0: A − B ≥ {margin:g}: p-value", self.pvalue_upper, "pvalue"),
-        ]
+        rows = []
+        where = None
         if self.has_conf_int:
             low, high = self.conf_int(alpha)
-            level = f"{self.interval_level(alpha):.0%}"
+            level = level_text(self.interval_level(alpha))
             if self.alternative == "equivalent":
                 inside = -margin < low and high < margin
                 where = f"within ±{margin:g}" if inside else f"not within ±{margin:g}"
@@ -379,6 +425,15 @@ class TestResult(SummaryDisplay):
             else:
                 where = f"below {margin:g}" if high < margin else f"not below {margin:g}"
             rows.append(SummaryRow(f"{level} interval", (low, high), "value"))
+        rows += [
+            SummaryRow("margin", self._margin_words(), "text"),
+            SummaryRow(f"H0: A − B ≤ −{margin:g}: statistic", self.statistic_lower, "number"),
+            SummaryRow(f"H0: A − B ≤ −{margin:g}: p-value", self.pvalue_lower, "pvalue"),
+            SummaryRow(f"H0: A − B ≥ {margin:g}: statistic", self.statistic_upper, "number"),
+            SummaryRow(f"H0: A − B ≥ {margin:g}: p-value", self.pvalue_upper, "pvalue"),
+        ]
+        if where is not None:
+            level = level_text(self.interval_level(alpha))
             rows.append(SummaryRow(f"{level} interval against the margin", where, "text"))
         return rows
 
@@ -386,17 +441,30 @@ class TestResult(SummaryDisplay):
         """Rows a test adds to the summary, shown before the observations and the decision."""
         return []
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         return []
 
     def summary(self, alpha: float = 0.05) -> Summary:
-        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
+        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views.
+
+        Every level in it is ``alpha``'s: the ``1 − alpha`` interval (``1 − 2 alpha``
+        against a margin) beside the estimate it is an interval of, and the decision
+        "reject H0 at α = alpha".
+
+        Examples
+        --------
+        >>> from cvreport import arrays
+        >>> text = arrays.paired_ttest_kfold([0.02, 0.01, 0.03, 0.0, 0.02]).summary(0.01).as_text()
+        >>> "99% interval" in text and "reject H0 at α = 0.01" in text and "95%" not in text
+        True
+        """
         from cvreport.rendering.summary import Summary
 
+        check_alpha(alpha)
         return Summary(
             title=self.method or type(self).__name__,
-            rows=tuple(self._summary_rows()),
-            tables=tuple(self._summary_tables()),
+            rows=tuple(self._summary_rows(alpha)),
+            tables=tuple(self._summary_tables(alpha)),
             warnings=self.warnings,
             notes=self.notes,
             reference=self.reference or None,

@@ -82,6 +82,8 @@ class TableContents:
     blocks: tuple[FoldBlock, ...] | None = None
     formula: str | None = None
     test_train_ratio: float | None = None
+    #: where ``test_train_ratio`` came from: "given", or how it was inferred
+    test_train_ratio_note: str = "given"
     prediction_columns: dict[str, pd.Series] | None = None
     # blocks may be views of the loss column: holding the Series makes pandas
     # copy-on-write protect them from later edits of the user's DataFrame
@@ -185,12 +187,17 @@ def fold_score_contents(
     test_train_ratio: float | None,
     score_name: str,
     source: str,
+    direction_note: str | None = None,
+    test_train_ratio_note: str = "given",
 ) -> TableContents:
-    """Validate one score per (replication, fold, model) and summarise it."""
+    """Validate one score per (replication, fold, model) and summarise it.
+
+    ``direction_note`` and ``test_train_ratio_note`` say where a direction and a
+    ratio that the caller inferred came from (default: given by the user).
+    """
     values = loss_values(scores, f"score {score_name!r}")
-    metric, direction_note = resolve_metric(
-        score_name, values, direction=direction, per_record=False
-    )
+    metric, how = resolve_metric(score_name, values, direction=direction, per_record=False)
+    direction_note = direction_note or how
     higher_is_better = metric.higher_is_better
     layout = build_fold_score_layout(
         data,
@@ -227,6 +234,7 @@ def fold_score_contents(
         metric=metric,
         direction_note=direction_note,
         test_train_ratio=check_ratio(test_train_ratio),
+        test_train_ratio_note=test_train_ratio_note,
     )
 
 

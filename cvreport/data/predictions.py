@@ -261,6 +261,8 @@ def build_metric_table(
                     direction=spec.metric.direction,
                     test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
                     score_name=spec.name,
+                    direction_note="the metric's own",
+                    test_train_ratio_note="inferred from the fold sizes",
                     source=(
                         f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
                         f"DataFrame: {where}"

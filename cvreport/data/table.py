@@ -671,6 +671,11 @@ class ResultsTable(TableViews):
         return self._test_train_ratio
 
     @property
+    def test_train_ratio_note(self) -> str:
+        """Where :attr:`test_train_ratio` came from: ``"given"`` or how it was inferred."""
+        return self._test_train_ratio_note
+
+    @property
     def n_rows(self) -> int:
         """Number of rows of the input data."""
         return self._n_rows

@@ -47,6 +47,7 @@ class TableViews(SummaryDisplay):
     _formula: str | None
     _source: str
     _test_train_ratio: float | None
+    _test_train_ratio_note: str
     _prediction_columns: dict[str, pd.Series] | None
     _n_rows: int
     _contents: TableContents
@@ -76,6 +77,7 @@ class TableViews(SummaryDisplay):
         self._formula = contents.formula
         self._source = contents.source
         self._test_train_ratio = contents.test_train_ratio
+        self._test_train_ratio_note = contents.test_train_ratio_note
         self._prediction_columns = contents.prediction_columns
         self._kept = contents.kept
         self._n_rows = contents.n_rows

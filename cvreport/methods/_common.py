@@ -460,10 +460,10 @@ class TTestResult(TestResult):
             return None
         return t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
+        rows = super()._summary_rows(alpha)
         rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
         return rows
 

@@ -58,7 +58,7 @@ from cvreport.methods.resampled_t import (
     table_splits,
 )
 from cvreport.methods.spec import TestSpec
-from cvreport.results import TestResult, check_alternative
+from cvreport.results import TestResult, check_alternative, level_text
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -263,11 +263,11 @@ class BayesianCorrelatedTTestResult(TestResult):
             f"P({b} better) = {self.prob_b_better:.3f}."
         )
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
         a, b = self.models if self.models else ("A", "B")
-        low, high = self.credible_interval(0.05)
+        low, high = self.credible_interval(alpha)
         below, above = "δ < −rope", "δ > rope"
         a_better, b_better = (above, below) if self.direction == "higher" else (below, above)
         rows = [
@@ -275,7 +275,8 @@ class BayesianCorrelatedTTestResult(TestResult):
             SummaryRow("design", self.design, "text"),
             SummaryRow(f"posterior of δ (mean {self.loss_name} A − B)", "Student t", "text"),
             SummaryRow("posterior df", self.posterior_df, "df"),
-            SummaryRow("posterior location", self.location, "number"),
+            SummaryRow("posterior location (estimate)", self.location, "number"),
+            SummaryRow(f"{level_text(1 - alpha)} credible interval", (low, high), "value"),
             SummaryRow("posterior scale", self.scale, "number"),
             SummaryRow("location / scale", self.statistic, "number"),
             SummaryRow("correlation ρ = n2/n", self.correlation, "number"),
@@ -283,7 +284,6 @@ class BayesianCorrelatedTTestResult(TestResult):
             SummaryRow(f"P({a} better: {a_better})", self.prob_a_better, "number"),
             SummaryRow("P(equivalent: |δ| ≤ rope)", self.prob_equivalent, "number"),
             SummaryRow(f"P({b} better: {b_better})", self.prob_b_better, "number"),
-            SummaryRow("95% credible interval", (low, high), "value"),
             SummaryRow("splits J", self.n_splits, "value"),
         ]
         return [r for r in rows if r.value is not None]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -130,6 +130,9 @@ class DeLongResult(NormalTestResult):
     n_positive: int = 0
     n_negative: int = 0
     loss_name: str = "roc_auc"
+
+    # one AUC per model on one test set: the estimate is a difference of two values, no mean
+    _estimate_words: ClassVar[str] = ""
 
     def _extra_rows(self) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow

@@ -240,10 +240,10 @@ class McNemarResult(TestResult):
     c: float = 0
     variant: str = "corrected"
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
+        rows = super()._summary_rows(alpha)
         rows.insert(2, SummaryRow("b = n01 (A wrong, B right)", self.b, "value"))
         rows.insert(3, SummaryRow("c = n10 (A right, B wrong)", self.c, "value"))
         return rows
@@ -269,7 +269,7 @@ class McNemarKFoldResult(TestResult):
     c: tuple[float, ...] = ()
     fold_labels: tuple[str, ...] = ()
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         from cvreport.rendering.summary import SummaryTable
 
         rows = tuple(

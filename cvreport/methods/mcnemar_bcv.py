@@ -163,10 +163,10 @@ class BCVMcNemarResult(TestResult):
         """P(r > ½ | C_e): the posterior probability that A makes more of the unique errors."""
         return self.posterior("r").prob_above_half
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
+        rows = super()._summary_rows(alpha)
         rows.append(SummaryRow("ρ1, ρ2", (self.rho1, self.rho2), "value"))
         rows.append(SummaryRow("compression factor t", self.factor, "number"))
         rows.append(SummaryRow("effective validation size n_e", self.n_effective, "number"))
@@ -177,7 +177,7 @@ class BCVMcNemarResult(TestResult):
         )
         return rows
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         from cvreport.rendering.summary import SummaryTable
 
         tables = [

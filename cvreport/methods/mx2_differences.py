@@ -9,12 +9,14 @@ differences.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
-from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.errors import DataError, describe_keys
 from cvreport.methods._common import (
     TTestResult,
     as_array,
@@ -23,6 +25,7 @@ from cvreport.methods._common import (
     zero_spread,
 )
 from cvreport.methods.spec import TestSpec, mx2_differences
+from cvreport.results import check_alpha, level_text
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
@@ -167,6 +170,10 @@ def table_mx2_differences(
     return np.asarray(d, dtype=np.float64), pair, replications, folds
 
 
+#: What Dietterich's 5×2cv t inverts its interval about (Dietterich 1998).
+FIRST_SPLIT = "p₁⁽¹⁾, the difference on the first fold of the first replication"
+
+
 def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(warnings, notes) about partition balance for tests derived for balanced partitions."""
     balanced, message = partition_balance(table)
@@ -193,7 +200,7 @@ class SplitDifferences:
     replication_labels: tuple[str, ...] = ()
     fold_labels: tuple[str, ...] = ()
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         return difference_tables(self)
 
 
@@ -210,7 +217,12 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
 
     ``statistic`` uses the first fold of the first replication (smallest labels).
     :meth:`conf_int` is p_1^(1) ± t_m quantile × sqrt(Σ s_i² / m) — the interval
-    the test inverts, centred on the first split difference, not on ``estimate``.
+    the test inverts, centred on the first split difference ``center``, not on
+    ``estimate`` (the mean of the 2m differences). The summary therefore shows
+    the interval beside p_1^(1), and :meth:`to_frame` leaves ``ci_low``/``ci_high``
+    (the interval of ``estimate``) empty and gives p_1^(1) and its interval in
+    ``first_split_difference``, ``first_split_ci_low`` and ``first_split_ci_high``
+    (Dietterich 1998).
 
     Attributes
     ----------
@@ -220,12 +232,24 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         Their p-values under ``alternative``.
     rejections : int
         How many of the 2m statistics reject at α = 0.05 (:meth:`count_rejections` for others).
+
+    Examples
+    --------
+    >>> from cvreport import arrays
+    >>> res = arrays.paired_ttest_5x2cv([[0.02, 0.01], [0.03, 0.0], [0.01, 0.02],
+    ...                                  [0.02, 0.03], [0.0, 0.01]])
+    >>> row = res.to_frame().iloc[0]
+    >>> round(float(row["estimate"]), 4), round(float(row["first_split_difference"]), 4)
+    (0.015, 0.02)
+    >>> bool(row["first_split_ci_low"] < 0.02 < row["first_split_ci_high"])
+    True
     """
 
     alternative_statistics: tuple[tuple[float, ...], ...] = ()
     alternative_pvalues: tuple[tuple[float, ...], ...] = ()
     rejections: int = 0
 
+    interval_about: ClassVar[str | None] = FIRST_SPLIT
     _signed_fields: ClassVar[tuple[str, ...]] = (
         "estimate",
         "center",
@@ -235,29 +259,46 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
 
     def count_rejections(self, alpha: float = 0.05) -> int:
         """How many of the 2m alternative statistics reject H0 at level ``alpha``."""
-        if not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        return int(np.sum(np.asarray(self.alternative_pvalues) <= alpha))
+        return int(np.sum(np.asarray(self.alternative_pvalues) <= check_alpha(alpha)))
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _interval_rows(self, alpha: float) -> list[SummaryRow]:
+        """p_1^(1), then its interval: the interval the test inverts is about p_1^(1)."""
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
+        level = level_text(self.interval_level(alpha))
+        return [
+            SummaryRow("p₁⁽¹⁾ (A − B on the first split)", self.center, "number"),
+            SummaryRow(f"{level} interval of p₁⁽¹⁾", self.conf_int(alpha), "value"),
+        ]
+
+    def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
+        """The shared row (no interval of the mean), then p_1^(1) with its interval."""
+        frame = super().to_frame(alpha)
+        low, high = self.conf_int(alpha) if self.has_conf_int else (math.nan, math.nan)
+        frame["first_split_difference"] = self.center
+        frame["first_split_ci_low"] = low
+        frame["first_split_ci_high"] = high
+        return frame
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        from cvreport.rendering.summary import SummaryRow
+
+        rows = super()._summary_rows(alpha)
         total = len(self.alternative_statistics) * 2
         rows.append(
             SummaryRow(
-                "alternative numerators rejecting at α = 0.05",
-                f"{self.rejections} of {total}",
+                f"alternative numerators rejecting at α = {alpha:g}",
+                f"{self.count_rejections(alpha)} of {total}",
                 "text",
             )
         )
         return rows
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         from cvreport.rendering.summary import SummaryTable
 
         rows = tuple(
-            (rep, fold, float(d), float(t), float(p), bool(p <= 0.05))
+            (rep, fold, float(d), float(t), float(p), bool(p <= alpha))
             for rep, d_row, t_row, p_row in zip(
                 self.replication_labels,
                 self.differences,
@@ -269,7 +310,14 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         return [
             SummaryTable(
                 caption="All 2m statistics t_i^(j) = p_i^(j) / sqrt(Σ s_i² / m)",
-                columns=("replication", "fold", "difference", "t", "p-value", "reject"),
+                columns=(
+                    "replication",
+                    "fold",
+                    "difference",
+                    "t",
+                    "p-value",
+                    f"reject at α = {alpha:g}",
+                ),
                 rows=rows,
                 kinds=("text", "text", "number", "number", "pvalue", "value"),
             )

@@ -193,10 +193,10 @@ class CalibratedFTest5x2cvResult(FTest5x2cvResult):
     df1_rule: str = "paper"
     balanced: bool | None = None
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
-        rows = super()._summary_rows()
+        rows = super()._summary_rows(alpha)
         rows.append(SummaryRow("ρ1 (within replication)", self.rho1, "number"))
         if self.rho2 is not None:
             rows.append(SummaryRow("ρ2 (between replications)", self.rho2, "number"))

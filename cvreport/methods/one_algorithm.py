@@ -193,8 +193,8 @@ class OneModelTestResult(TestResult):
             return (0.0 if self.distribution == "binomial" else -math.inf, high)
         return (low, high)
 
-    def _summary_rows(self) -> list[SummaryRow]:
-        return _one_model_rows(self, super()._summary_rows())
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        return _one_model_rows(self, super()._summary_rows(alpha))
 
 
 def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
@@ -203,8 +203,9 @@ def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
     out = []
     for row in rows:
         if row.label.startswith("estimate"):
-            out.append(SummaryRow(f"estimate (mean {result.loss_name})", row.value, "number"))
+            # the target first: the interval that follows is about the estimate
             out.append(SummaryRow("target p0", result.p0, "number"))
+            out.append(SummaryRow(f"estimate (mean {result.loss_name})", row.value, "number"))
         else:
             out.append(row)
     if result.model is not None:
@@ -223,8 +224,8 @@ class OneModelTTestResult(TTestResult):
     model: str | None = None
     p0: float = math.nan
 
-    def _summary_rows(self) -> list[SummaryRow]:
-        return _one_model_rows(self, super()._summary_rows())
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        return _one_model_rows(self, super()._summary_rows(alpha))
 
 
 # ================================================================ array level

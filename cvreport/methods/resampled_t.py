@@ -107,7 +107,9 @@ def table_test_train_ratio(table: ResultsTable, *, k_fold: bool) -> tuple[float,
     design = table.design
     if table.test_train_ratio is not None:
         ratio = check_ratio(table.test_train_ratio)
-        return ratio, f"n2/n1 = {ratio:.6g}, as given with the table."
+        how = getattr(table, "test_train_ratio_note", "given")
+        where = "as given with the table" if how == "given" else how
+        return ratio, f"n2/n1 = {ratio:.6g}, {where}."
     if not table.per_record:
         if k_fold:
             return 1.0 / (design.K - 1), (

@@ -198,7 +198,7 @@ class OverlapAudit(TestResult):
             ]
         )
 
-    def _summary_rows(self) -> list[SummaryRow]:
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         from cvreport.rendering.summary import SummaryRow
 
         rows = [
@@ -222,7 +222,7 @@ class OverlapAudit(TestResult):
         rows.append(SummaryRow("verdict", self.verdict, "text"))
         return rows
 
-    def _summary_tables(self) -> list[SummaryTable]:
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         from cvreport.partitions.audit_summary import summary_tables
 
         return summary_tables(self)

@@ -88,8 +88,10 @@ def difference_plot(
     xlabel: str = "loss difference A − B (positive: A has the higher loss)",
     figure_id: str = "cvr-diff",
     width: int = 640,
+    measure: str = "mean loss",
+    right_of_zero: str = "model A had the higher loss",
 ) -> str:
-    """Dot plot of per-fold loss differences, one row per replication.
+    """Dot plot of per-fold differences A − B in the user's metric, one row per replication.
 
     Parameters
     ----------
@@ -108,6 +110,11 @@ def difference_plot(
         Axis label.
     figure_id : str
         Unique id within the page (prefix of the ``<title>``/``<desc>`` ids).
+    measure : str
+        What each fold's value is, for the accessible description ("roc_auc").
+    right_of_zero : str
+        What a point right of zero means, in the user's metric and direction
+        ("A had the higher roc_auc (higher is better)").
 
     Returns
     -------
@@ -141,6 +148,12 @@ def difference_plot(
     low, high = min(ticks[0], low - pad), max(ticks[-1], high + pad)
 
     left, right, top = 96, 24, 44
+    # the interval's legend names its test in full: on a second line when the first is full
+    band_x = left + 120 + (64 if mean is not None and math.isfinite(mean) else 0)
+    band_width = 18 + len(interval_label) * CHAR_WIDTH * 11 / 12
+    band_own_line = interval is not None and band_x + band_width > width - right
+    if band_own_line:
+        top += 16
     row_height = 26 if rows <= 10 else 18
     plot_height = rows * row_height
     height = top + plot_height + 52
@@ -151,7 +164,7 @@ def difference_plot(
 
     n_points = int(finite.size)
     desc = (
-        f"{n_points} per-fold differences in mean loss between the two models"
+        f"{n_points} per-fold differences in {measure} between the two models"
         f"{'' if strip else f', one row per replication ({m} rows)'}; "
         f"{'mean ' + format_number(mean) if mean is not None else 'no mean'}"
         + (
@@ -159,7 +172,7 @@ def difference_plot(
             if interval is not None
             else ""
         )
-        + ". Points right of the dashed zero line are folds where model A had the higher loss."
+        + f". Points right of the dashed zero line are folds where {right_of_zero}."
     )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
@@ -183,11 +196,13 @@ def difference_plot(
         )
         lx += 64
     if interval is not None:
+        if band_own_line:
+            lx, legend_y = left, legend_y + 16
         legend.append(
             f'<rect class="cvr-band" x="{lx}" y="{legend_y - 9}" width="14" height="10" '
             f'fill="{COLOURS["band"]}" fill-opacity="0.45"/>'
-            f'<text x="{lx + 18}" y="{legend_y}">{_x(_truncate(interval_label, width - lx - 40))}'
-            "</text>"
+            f'<text x="{lx + 18}" y="{legend_y}">'
+            f"{_x(_truncate(interval_label, (width - lx - 18) * 12 / 11))}</text>"
         )
     legend.append("</g>")
     out.extend(legend)
@@ -335,7 +350,8 @@ def pvalue_plot(
 
     n_reject = sum(point.reject for point in points)
     desc = (
-        f"p-values of {len(points)} tests on a logarithmic axis from "
+        f"p-values of {len(points)} test{'' if len(points) == 1 else 's'} on a logarithmic "
+        "axis from "
         f"{format_pvalue(10.0**log_low, digits=-log_low)} to 1, with a vertical line at "
         f"α = {alpha:g}; {n_reject} of them lie at or left of the line (reject H0)."
     )

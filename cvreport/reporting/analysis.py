@@ -58,10 +58,6 @@ Benavoli, Corani, Demšar and Zaffalon (2017, JMLR 18(77)) use ±0.01 (one point
 accuracy) throughout; the same width is used for every metric, and the report says so.
 """
 
-_FIRST_SPLIT = "p₁⁽¹⁾, the difference on the first fold of the first replication"
-# tests whose interval is centred on something other than the mean difference
-_CENTRE_LABELS = {"paired_ttest_5x2cv": _FIRST_SPLIT}
-
 
 def metric_of(table: Any) -> Metric:
     """The table's :class:`Metric`; from ``loss_name``/``higher_is_better`` for a stand-in table."""
@@ -216,6 +212,13 @@ class Analysis:
     ) -> None:
         self.table = table
         self.metric = metric_of(table)
+        design = getattr(table, "design", None)
+        #: what the report compares, in words ("mean per-fold roc_auc", "roc_auc", ...)
+        self.measure = interpret.measure_words(
+            self.metric,
+            per_record=bool(getattr(table, "per_record", True)),
+            n_folds=int(design.m * design.K) if design is not None else 2,
+        )
         self.alpha = alpha
         self.correction = correction
         self.test_names = list(test_names)
@@ -281,30 +284,39 @@ class Analysis:
         failed = [s for s in comparison.skipped if s.name in recommended]
         if failed and self.fallback:
             for fallback in self.recommendation.fallbacks:
-                if fallback in ran:
+                if not self._stand_in(comparison, fallback, ran):
                     continue
-                before = len(comparison.outcomes)
-                self._add(comparison, fallback, a, b, recommended=True)
-                if len(comparison.outcomes) > before:
-                    comparison.fallback_note = (
-                        f"{label_of(failed[0].name)} could not run ({failed[0].reason}); "
-                        f"{label_of(fallback)} is reported in its place."
-                    )
-                    break
+                comparison.fallback_note = (
+                    f"{label_of(failed[0].name)} could not run ({failed[0].reason}); "
+                    f"{label_of(fallback)} is reported in its place."
+                )
+                break
         return comparison
+
+    def _stand_in(self, comparison: Comparison, fallback: str, ran: set[str]) -> bool:
+        """Run ``fallback`` as a recommended test (or mark it so when it already ran)."""
+        if fallback not in ran:
+            before = len(comparison.outcomes)
+            self._add(comparison, fallback, comparison.a, comparison.b, recommended=True)
+            return len(comparison.outcomes) > before
+        for index, outcome in enumerate(comparison.outcomes):  # tests="all" ran it already
+            if outcome.name == fallback:
+                comparison.outcomes[index] = replace(outcome, recommended=True)
+                return True
+        return False
 
     def _add(self, comparison: Comparison, name: str, a: str, b: str, *, recommended: bool) -> None:
         spec = selection.get_spec(name)
         result, reason, extra = self._run_one(name, a, b)
         if result is None:
-            comparison.skipped.append(SkippedTest(name, spec.label, a, b, reason))
+            comparison.skipped.append(SkippedTest(name, spec.method, a, b, reason))
             return
         interval = result.conf_int(self.alpha) if result.has_conf_int else None
         shown, shown_interval, label = self._shown(name, result, interval)
         comparison.outcomes.append(
             TestOutcome(
                 name=name,
-                label=spec.label,
+                label=spec.method,
                 a=a,
                 b=b,
                 result=result,
@@ -328,8 +340,9 @@ class Analysis:
         self, name: str, result: TestResult, interval: tuple[float, float] | None
     ) -> tuple[float | None, tuple[float, float] | None, str]:
         """The estimate the interval is centred on, and the interval."""
-        label = _CENTRE_LABELS.get(name, "mean difference")
-        centre = _float_or_none(getattr(result, "center", None)) if name in _CENTRE_LABELS else None
+        # a test whose interval is about another quantity than the estimate says which
+        label = result.interval_about or "mean difference"
+        centre = _float_or_none(getattr(result, "center", None)) if result.interval_about else None
         shown = centre if centre is not None else _float_or_none(result.estimate)
         shown_interval = None
         if interval is not None and all(_finite(v) for v in interval):
@@ -377,7 +390,7 @@ class Analysis:
                 alpha=self.alpha,
                 recommended=[o.method for o in decided if o.recommended],
             )
-            bayes_note = _bayes_versus_tests(comparison, self.alpha)
+            bayes_note = _bayes_versus_tests(comparison, self.alpha, self.correction, n_pairs)
             if bayes_note:
                 comparison.disagreement = " ".join(
                     filter(None, [comparison.disagreement, bayes_note])
@@ -430,6 +443,7 @@ class Analysis:
             alternative=result.alternative,
             degenerate=degenerate,
             margin=result.margin,
+            measure=self.measure,
         )
         short = interpret.verdict_clause(
             method=outcome.method,
@@ -448,27 +462,45 @@ class Analysis:
         return [o for c in self.comparisons for o in c.outcomes]
 
 
-def _bayes_versus_tests(comparison: Comparison, alpha: float) -> str | None:
-    """A note when the Bayesian test calls one model practically better but the recommended
-    (two-sided) test finds no difference: both are true, and the reader should know why."""
-    threshold = interpret.POSTERIOR_THRESHOLD
-    not_rejecting = [o.method for o in comparison.recommended if o.reject is False]
-    if not not_rejecting:
-        return None
+def _bayes_versus_tests(
+    comparison: Comparison, alpha: float, correction: str | None, n_pairs: int
+) -> str | None:
+    """A note when the Bayesian test and a recommended test read the pair differently, with
+    the cause computed from the numbers (:func:`interpret.posterior_disagreement`)."""
+    deciding = [
+        o for o in comparison.recommended if o.reject is not None and o.result.margin is None
+    ]
     for outcome in comparison.outcomes:
         post = outcome.posterior
         if post is None or _infinite(outcome.result.statistic):
             continue
-        for p, model in ((post.p_a_better, comparison.a), (post.p_b_better, comparison.b)):
-            if p > threshold:
-                return (
-                    f"{outcome.method} gives {model} a posterior probability above "
-                    f"{threshold:g} of being better while {interpret._join(not_rejecting)} "
-                    f"finds no significant difference at α = {alpha:g}: a one-sided "
-                    "probability above 0.95 is weaker evidence than a two-sided test at "
-                    "α = 0.05 asks for, so the evidence is borderline."
-                )
+        for test in deciding:
+            note = interpret.posterior_disagreement(
+                bayes=outcome.method,
+                a=comparison.a,
+                b=comparison.b,
+                p_a_better=post.p_a_better,
+                p_equivalent=post.p_equivalent,
+                p_b_better=post.p_b_better,
+                rope=post.rope,
+                test=test.method,
+                reject=bool(test.reject),
+                pvalue=float(test.result.pvalue),
+                adjusted=test.adjusted,
+                alpha=alpha,
+                signed=_signed(test.result),
+                alternative=test.result.alternative,
+                correction=correction,
+                n_comparisons=n_pairs,
+            )
+            if note:
+                return note
     return None
+
+
+def _signed(result: TestResult) -> bool:
+    """Whether the test's statistic has a sign (t, z): only then is a one-sided p p/2."""
+    return str(result.distribution).split(" ")[0] in ("t", "normal", "z")
 
 
 # -- descriptive statistics -------------------------------------------------------
@@ -572,8 +604,9 @@ def confusion_metrics(table: ResultsTable) -> dict[str, Any] | None:
 
 # -- small helpers -----------------------------------------------------------------
 def label_of(name: str) -> str:
+    """The name the report gives a test: its method, as its results name it."""
     try:
-        return selection.get_spec(name).label
+        return selection.get_spec(name).method
     except CVReportError:
         return name
 

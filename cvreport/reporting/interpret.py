@@ -21,20 +21,24 @@ from collections.abc import Sequence
 
 from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
-from cvreport.results import MARGIN_ALTERNATIVES
+from cvreport.results import MARGIN_ALTERNATIVES, level_text
 
 __all__ = [
     "bayesian_sentence",
     "correction_name",
     "decision_sentence",
+    "direction_provenance",
     "direction_sentence",
+    "disagreement_cause",
     "disagreement_sentence",
     "general_caveats",
     "headline",
     "hypothesis_sentence",
     "margin_sentence",
+    "measure_words",
     "p_equals",
     "posterior_clause",
+    "posterior_disagreement",
     "verdict_clause",
 ]
 
@@ -63,6 +67,28 @@ _CORRECTION_NAMES = {
 }
 
 
+_NAMED_DIRECTIONS = ("by its name", "the metric's own")
+
+
+def direction_provenance(note: str) -> str:
+    """Where the direction of the metric came from, in words: given, or how it was inferred.
+
+    ``note`` is the table's ``direction_note``.
+
+    >>> direction_provenance("given"), direction_provenance("by its name")
+    ('as given', "inferred from the metric's name")
+    >>> direction_provenance("'!=' marks a wrong prediction, an error")
+    "inferred: '!=' marks a wrong prediction, an error"
+    """
+    if not note or note == "given":
+        return "as given"
+    if note in _NAMED_DIRECTIONS:
+        return "inferred from the metric's name"
+    if note.startswith("the default"):
+        return note
+    return f"inferred: {note}"
+
+
 def correction_name(method: str) -> str:
     """Readable name of a statsmodels ``multipletests`` method.
 
@@ -89,11 +115,15 @@ def direction_sentence(
     *,
     metric: Metric | None = None,
     estimate_label: str = "mean difference",
+    measure: str | None = None,
 ) -> str:
     """Which model did better on average, and by how much, in the user's metric.
 
     ``estimate`` is metric(A) − metric(B) in the metric's own units and direction:
     for a score a positive estimate means A scored higher, for a loss that A lost more.
+    ``measure`` names what is compared (default "mean" and the metric's name):
+    "mean per-fold roc_auc" for an AUC computed per fold, "roc_auc" for the one
+    value of each model on one test set (see :func:`measure_words`).
 
     >>> print(direction_sentence(0.0, "A", "B"))
     A and B have the same mean loss (A − B = 0.0000).
@@ -101,22 +131,40 @@ def direction_sentence(
     rf has the higher mean auc, by 0.0045 (A − B = -0.0045).
     >>> print(direction_sentence(-0.021, "forest", "tree", metric=Metric("error", "lower")))
     forest has the lower mean error, by 0.0210 (A − B = -0.0210).
+    >>> print(direction_sentence(0.0071, "lr", "nb", metric=Metric("roc_auc", "higher"),
+    ...                          measure="roc_auc"))
+    lr has the higher roc_auc, by 0.0071 (A − B = 0.0071).
     """
     metric = metric or Metric("loss", "lower")
-    measure = metric.name
+    measure = measure or f"mean {metric.name}"
     if estimate_label != "mean difference":
         return _centre_sentence(estimate, estimate_label)
     if estimate is None or not math.isfinite(estimate):
-        return f"The mean difference in {measure} between {a} and {b} is not defined here."
+        return f"The difference in {measure} between {a} and {b} is not defined here."
     if estimate == 0:
-        return f"{a} and {b} have the same mean {measure} (A − B = {format_number(estimate)})."
-    # the model whose mean is on the better side of the other's
+        return f"{a} and {b} have the same {measure} (A − B = {format_number(estimate)})."
+    # the model whose value is on the better side of the other's
     a_better = estimate > 0 if metric.higher_is_better else estimate < 0
     better = a if a_better else b
     return (
-        f"{better} has the {metric.better_word} mean {measure}, by "
+        f"{better} has the {metric.better_word} {measure}, by "
         f"{format_number(abs(estimate))} (A − B = {format_number(estimate)})."
     )
+
+
+def measure_words(metric: Metric, *, per_record: bool, n_folds: int) -> str:
+    """What a report compares, in words: a mean over records, over folds, or one value.
+
+    >>> auc = Metric("roc_auc", "higher")
+    >>> measure_words(auc, per_record=False, n_folds=10), measure_words(auc, per_record=False,
+    ...                                                                  n_folds=1)
+    ('mean per-fold roc_auc', 'roc_auc')
+    >>> measure_words(Metric("error rate", "lower"), per_record=True, n_folds=10)
+    'mean error rate'
+    """
+    if per_record:
+        return f"mean {metric.name}"
+    return metric.name if n_folds <= 1 else f"mean per-fold {metric.name}"
 
 
 def _centre_sentence(estimate: float | None, label: str) -> str:
@@ -231,7 +279,7 @@ def margin_sentence(
             place = f"lies below {m}" if high < margin else f"does not lie below {m}"
         unadjusted = ", not adjusted for the multiple comparisons," if adjusted is not None else ""
         where = (
-            f"; {1 - 2 * alpha:.0%} interval for A − B{unadjusted} {format_interval(interval)} "
+            f"; {level_text(1 - 2 * alpha)} interval for A − B{unadjusted} {format_interval(interval)} "
             f"{place}"
         )
     caveat = DEGENERATE_SENTENCE if degenerate else ""
@@ -277,6 +325,7 @@ def decision_sentence(
     alternative: str = "two-sided",
     degenerate: bool = False,
     margin: float | None = None,
+    measure: str | None = None,
 ) -> str:
     """What one test's decision means, in words, with numbers in the user's metric.
 
@@ -319,7 +368,9 @@ def decision_sentence(
             f"with {correction_name(correction)}"
         )
     level = f"α = {alpha:g}"
-    direction = direction_sentence(estimate, a, b, metric=metric, estimate_label=estimate_label)
+    direction = direction_sentence(
+        estimate, a, b, metric=metric, estimate_label=estimate_label, measure=measure
+    )
     hypothesis = (
         " " + hypothesis_sentence(alternative, a, b, metric) if alternative != "two-sided" else ""
     )
@@ -332,7 +383,7 @@ def decision_sentence(
             else f"{estimate_label.split(',')[0]} (A − B)"
         )
         interval_text = (
-            f" The {1 - alpha:.0%} interval for {about}{unadjusted} is {format_interval(interval)}"
+            f" The {level_text(1 - alpha)} interval for {about}{unadjusted} is {format_interval(interval)}"
             + (
                 "; it excludes 0."
                 if interval[0] > 0 or interval[1] < 0
@@ -410,6 +461,7 @@ def headline(
     b: str,
     estimate: float | None = None,
     metric: Metric | None = None,
+    measure: str | None = None,
 ) -> str:
     """A short summary for the top of a report: each test's verdict, then the direction.
 
@@ -421,7 +473,7 @@ def headline(
     """
     text = "; ".join(clauses)
     text = text[:1].upper() + text[1:]
-    direction = direction_sentence(estimate, a, b, metric=metric)
+    direction = direction_sentence(estimate, a, b, metric=metric, measure=measure)
     return f"{text}. {direction}" if text else direction
 
 
@@ -558,6 +610,121 @@ def disagreement_sentence(
     return text + "read the disagreement as a sign that the evidence is borderline."
 
 
+def disagreement_cause(
+    *, pvalue: float, adjusted: float | None, alpha: float, signed: bool, alternative: str
+) -> str:
+    """Why a test does not reject where a posterior probability above 0.95 calls one model
+    better, from the numbers: ``"adjustment"`` (the raw p-value is at most α, the adjusted
+    one is not), ``"two-sided"`` (a two-sided t or z test whose one-sided p-value, half the
+    two-sided one, would be at most α) or ``"model"`` (neither: the two rest on different
+    models of the variability).
+
+    >>> disagreement_cause(pvalue=0.010, adjusted=0.068, alpha=0.05, signed=True,
+    ...                    alternative="two-sided")
+    'adjustment'
+    >>> disagreement_cause(pvalue=0.08, adjusted=None, alpha=0.05, signed=True,
+    ...                    alternative="two-sided")
+    'two-sided'
+    >>> disagreement_cause(pvalue=0.08, adjusted=None, alpha=0.05, signed=False,
+    ...                    alternative="two-sided")
+    'model'
+    """
+    if adjusted is not None and pvalue <= alpha < adjusted:
+        return "adjustment"
+    deciding = adjusted if adjusted is not None else pvalue
+    if signed and alternative == "two-sided" and deciding / 2.0 <= alpha:
+        return "two-sided"
+    return "model"
+
+
+def posterior_disagreement(
+    *,
+    bayes: str,
+    a: str,
+    b: str,
+    p_a_better: float,
+    p_equivalent: float,
+    p_b_better: float,
+    rope: float | None,
+    test: str,
+    reject: bool,
+    pvalue: float,
+    adjusted: float | None,
+    alpha: float,
+    signed: bool,
+    alternative: str = "two-sided",
+    correction: str | None = None,
+    n_comparisons: int = 1,
+    threshold: float = POSTERIOR_THRESHOLD,
+) -> str | None:
+    """A note when a Bayesian reading and a recommended test disagree, naming the cause.
+
+    The cause is computed from the numbers: the multiplicity adjustment (the
+    posterior is not adjusted), a two-sided test against a one-directional
+    posterior probability, the region of practical equivalence (the test finds
+    a difference, the posterior puts it within the rope), or different models of
+    the variability. None when they agree.
+
+    >>> print(posterior_disagreement(bayes="Bayesian t", a="A", b="B", p_a_better=0.99,
+    ...       p_equivalent=0.01, p_b_better=0.0, rope=0.01, test="Corrected t", reject=False,
+    ...       pvalue=0.010, adjusted=0.068, alpha=0.05, signed=True, correction="holm",
+    ...       n_comparisons=3))  # doctest: +NORMALIZE_WHITESPACE
+    Bayesian t gives A a posterior probability above 0.95 (0.9900) of being better while
+    Corrected t finds no significant difference at α = 0.05 only after the multiplicity
+    adjustment: its p = 0.010 is below α on its own, adjusted p = 0.068 after adjusting for
+    3 comparisons with Holm's step-down method. The posterior probability is not adjusted
+    for the other comparisons, so the cause of the disagreement is the adjustment.
+    """
+    better = [(p, m) for p, m in ((p_a_better, a), (p_b_better, b)) if p > threshold]
+    if better and not reject:
+        p, model = better[0]
+        head = (
+            f"{bayes} gives {model} a posterior probability above {threshold:g} "
+            f"({format_number(p)}) of being better while {test} finds no significant "
+            f"difference at α = {alpha:g}"
+        )
+        cause = disagreement_cause(
+            pvalue=pvalue, adjusted=adjusted, alpha=alpha, signed=signed, alternative=alternative
+        )
+        if cause == "adjustment":
+            assert adjusted is not None
+            how = f" with {correction_name(correction)}" if correction else ""
+            return (
+                f"{head} only after the multiplicity adjustment: its {p_equals(pvalue)} is "
+                f"below α on its own, {p_equals(adjusted, 'adjusted p')} after adjusting for "
+                f"{n_comparisons} comparisons{how}. The posterior probability is not adjusted "
+                "for the other comparisons, so the cause of the disagreement is the adjustment."
+            )
+        deciding = adjusted if adjusted is not None else pvalue
+        name = "adjusted p" if adjusted is not None else "p"
+        if cause == "two-sided":
+            return (
+                f"{head} ({p_equals(deciding, name)}, two-sided): one-sided, in {model}'s "
+                f"favour, it would be {p_equals(deciding / 2.0, name)}, at most α. A posterior "
+                f"probability above {threshold:g} for one direction is one-sided evidence, "
+                f"weaker than a two-sided test at α = {alpha:g} asks for, so the evidence is "
+                "borderline."
+            )
+        return (
+            f"{head} ({p_equals(deciding, name)}), not even one-sided: the two rest on "
+            "different models of how the differences vary, so the evidence is borderline."
+        )
+    if reject and not better:
+        lead = f"{test} finds a significant difference at α = {alpha:g}, but {bayes} calls "
+        if rope and p_equivalent > 1.0 - threshold:
+            return (
+                f"{lead}neither model practically better: a posterior probability of "
+                f"{format_number(p_equivalent)} lies within the region of practical "
+                f"equivalence ±{format_number(rope)}, so the cause is the rope: the difference "
+                "may be real but smaller than the rope counts as relevant."
+            )
+        return (
+            f"{lead}neither model better with probability above {threshold:g}: the two rest on "
+            "different models of how the differences vary, so the evidence is borderline."
+        )
+    return None
+
+
 def _join(items: Sequence[str]) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -599,7 +766,7 @@ def general_caveats(
     if direction_note and direction_note != "given":
         caveats.append(
             f"The values are read as {metric.name}, where {metric.better_word} is better "
-            f"({direction_note})."
+            f"({direction_provenance(direction_note)})."
         )
     if rope is not None and not rope_given:
         caveats.append(

@@ -283,7 +283,7 @@ def context(
     return {
         "total": len(frame),
         "models": len(models),
-        "test": label or (selection.get_spec(test).label if test else ""),
+        "test": label or (selection.get_spec(test).method if test else ""),
         "correction_name": interpret.correction_name(correction) if correction else None,
         "significant": int(frame["significant"].sum()),
         "rows": rows,

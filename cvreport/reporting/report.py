@@ -124,7 +124,8 @@ class Report(ReportDisplay):
         order the models first appear.
     tests : "recommended", "all" or sequence of str
         ``"recommended"`` runs the tests recommended for the design;
-        ``"all"`` every registered test that fits the design; a list names test
+        ``"all"`` those and every registered test that fits the design (always a
+        superset of ``"recommended"``, fallbacks included); a list names test
         functions (see :data:`cvreport.reporting.selection.TEST_SPECS`).
     alpha : float
         Significance level for the decisions.
@@ -237,7 +238,7 @@ class Report(ReportDisplay):
             self.pairs,
             self.test_names,
             self.recommendation,
-            fallback=self.tests == "recommended",
+            fallback=self.tests in ("recommended", "all"),
             alpha=self.alpha,
             correction=self.correction,
             test_options=self.test_options,
@@ -306,12 +307,13 @@ class Report(ReportDisplay):
             if tests == "recommended":
                 return list(self.recommendation.names)
             if tests == "all":
+                # every test "recommended" would run (its fallbacks included), then the rest
                 fitting = [
                     s.name
                     for s in selection.specs_for(design.kind, binary=binary, per_record=per_record)
                 ]
-                recommended = [n for n in self.recommendation.names if n in fitting]
-                return recommended + [n for n in fitting if n not in recommended]
+                first = [*self.recommendation.names, *self.recommendation.fallbacks]
+                return list(dict.fromkeys([*first, *fitting]))
             tests = [t.strip() for t in tests.split(",") if t.strip()]
         names: list[str] = []
         for name in tests:

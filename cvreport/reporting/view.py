@@ -15,6 +15,7 @@ import pandas as pd
 
 from cvreport.rendering import figures
 from cvreport.reporting import analysis, interpret, overview, references, selection
+from cvreport.results import level_text
 
 if TYPE_CHECKING:
     from cvreport.reporting.report import Report
@@ -43,9 +44,9 @@ def build_context(report: Report) -> dict[str, Any]:
         "version": __version__,
         "alpha": report.alpha,
         "alpha_text": f"{report.alpha:g}",
-        "level_text": f"{1 - report.alpha:.0%}"
+        "level_text": level_text(1 - report.alpha)
         + (  # a test against a margin shows its 1 − 2α interval (Schuirmann 1987)
-            f" ({1 - 2 * report.alpha:.0%} against a margin)"
+            f" ({level_text(1 - 2 * report.alpha)} against a margin)"
             if any(o.result.margin is not None for o in outcomes)
             else ""
         ),
@@ -60,7 +61,7 @@ def build_context(report: Report) -> dict[str, Any]:
         "metrics": analysis.confusion_metrics(report.table),
         "recommendation": {
             "names": list(report.recommendation.names),
-            "labels": [analysis.label_of(n) for n in report.recommendation.names],
+            "labels": [_test_name(report, n) for n in report.recommendation.names],
             "reason": report.recommendation.reason,
             "tests_option": report.tests if isinstance(report.tests, str) else list(report.tests),
         },
@@ -73,6 +74,12 @@ def build_context(report: Report) -> dict[str, Any]:
         "references": _references(report, audit),
         "design_kind": report.design.kind,
     }
+
+
+def _test_name(report: Report, name: str) -> str:
+    """A test as every heading of the report names it: the method its result gives."""
+    methods = (o.method for o in report.outcomes if o.name == name)
+    return next(methods, analysis.label_of(name))
 
 
 def _data_context(report: Report) -> dict[str, Any]:
@@ -126,12 +133,42 @@ def _data_context(report: Report) -> dict[str, Any]:
         "formula": getattr(table, "formula", None),
         "loss_name": str(table.loss_name),
         "measure": metric.name,
+        # the per-model column: a mean over folds, or the one value of one test set
+        **_value_words(metric.name, one_value=not report.analysis.measure.startswith("mean")),
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": str(getattr(table, "direction_note", "") or ""),
+        "direction_provenance": interpret.direction_provenance(
+            str(getattr(table, "direction_note", "") or "")
+        ),
+        "positive_class": positive_class(table),
         "per_record": bool(table.per_record),
         "binary": bool(table.is_binary),
         "pairs": [f"{a} vs {b}" for a, b in report.pairs],
+    }
+
+
+def positive_class(table: Any) -> str | None:
+    """The positive class of a binary metric (F1, precision, recall, AUC) the table was
+    computed with, as a label; None when the metric does not depend on one."""
+    kept = getattr(table, "_record_predictions", None)
+    if kept is None or not getattr(kept.spec, "binary_only", False):
+        return None
+    return str(kept.classes[kept.positive])
+
+
+def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
+    """Headings of the per-model table: a mean over folds, or one value per model."""
+    if one_value:
+        return {
+            "value_heading": name,
+            "value_column": "Value",
+            "value_caption": f"{name} of each model on the one validation set",
+        }
+    return {
+        "value_heading": f"Mean {name}",
+        "value_column": "Mean",
+        "value_caption": f"Mean {name} over validation folds",
     }
 
 
@@ -175,6 +212,7 @@ def _bottom_line(report: Report) -> list[dict[str, Any]]:
             b=comparison.b,
             estimate=_mean_difference(comparison),
             metric=report.metric,
+            measure=report.analysis.measure,
         )
         lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
     return lines
@@ -304,18 +342,18 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
 
 
 def band_outcome(comparison: analysis.Comparison) -> analysis.TestOutcome | None:
-    """The test whose interval shades the per-fold figure: the recommended one, else one
-    without a warning or caution; only an interval about the mean difference qualifies."""
-    candidates = [
-        o
-        for o in comparison.outcomes
-        if o.shown_interval is not None
-        and o.posterior is None
-        and o.estimate_label == "mean difference"
-        and (o.recommended or not o.warned)
-    ]
-    candidates.sort(key=lambda o: (not o.recommended, o.warned))
-    return candidates[0] if candidates else None
+    """The test whose interval shades the per-fold figure: the first recommended test with
+    an interval about the mean difference, or None (no other test's interval is drawn)."""
+    return next(
+        (
+            o
+            for o in comparison.recommended
+            if o.shown_interval is not None
+            and o.posterior is None
+            and o.estimate_label == "mean difference"
+        ),
+        None,
+    )
 
 
 def _difference_figure(report: Report, index: int) -> str | None:
@@ -326,7 +364,12 @@ def _difference_figure(report: Report, index: int) -> str | None:
     mean = _mean_difference(comparison)
     band = band_outcome(comparison)
     interval = band.shown_interval if band else None
-    interval_label = f"{1 - report.alpha:.0%} interval ({band.method})" if band else "interval"
+    interval_label = (
+        f"{level_text(band.result.interval_level(report.alpha))} interval of the recommended "
+        f"{band.method}"
+        if band
+        else "interval"
+    )
     metric = report.metric
     xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
     return figures.difference_plot(
@@ -337,6 +380,9 @@ def _difference_figure(report: Report, index: int) -> str | None:
         interval_label=interval_label,
         xlabel=xlabel,
         figure_id=f"{report.figure_prefix}-diff-{index + 1}",
+        measure=metric.name,
+        right_of_zero=f"{comparison.a} had the higher {metric.name} "
+        f"({metric.better_word} is better)",
     )
 
 

@@ -163,7 +163,8 @@ def test_kfold_falls_back_to_plain_t_when_corrected_cannot_run(
     assert [o.name for o in report.outcomes] == ["paired_ttest_kfold"]
     assert report.outcomes[0].recommended
     note = report.comparisons[0].fallback_note
-    assert note is not None and "needs training-set sizes" in note and "K-fold paired t" in note
+    assert note is not None and "needs training-set sizes" in note
+    assert "K-fold cross-validated paired t test" in note  # the name its result and table give
 
 
 def test_holdout_without_binary_losses_runs_nothing_and_says_why(
@@ -660,7 +661,7 @@ def test_a_score_is_read_the_right_way_round() -> None:
     for text in (report.to_markdown(), report.to_html(), report.to_latex()):
         assert "a positive estimate means A has the higher auc" in text
         assert "negated" not in text
-        assert "a has the higher mean auc, by 0.1000" in text
+        assert "a has the higher mean per-fold auc, by 0.1000" in text
     assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
     assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"

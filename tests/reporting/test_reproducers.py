@@ -117,7 +117,8 @@ def test_a_per_fold_error_rate_is_a_loss_and_the_bayesian_reading_names_the_bett
     outcome = report.outcomes[0]
     prob = {outcome.a: outcome.posterior.p_a_better, outcome.b: outcome.posterior.p_b_better}
     assert prob[better] > prob[worse]
-    assert f"{better} has the lower mean error_rate" in report.context()["bottom_line"][0]["text"]
+    bottom_line = report.context()["bottom_line"][0]["text"]
+    assert f"{better} has the lower mean per-fold error_rate" in bottom_line
 
 
 def test_the_cv_interval_runs_two_sided_and_agrees_with_its_p_value(
@@ -201,8 +202,9 @@ def test_the_bayesian_test_has_a_stated_rope_and_no_practical_claim_without_one(
     assert "without a region of practical equivalence" in reading
 
 
-def test_the_figure_band_comes_from_the_recommended_test_or_one_without_warning() -> None:
-    """Was: the band came from the blocked 3×2 t, which the same table flags on random partitions."""
+def test_the_figure_band_comes_from_the_recommended_test_or_none() -> None:
+    """Was: the band came from the blocked 3×2 t, which the same table flags on random partitions;
+    then from any test without a warning. Only the recommended test's interval is drawn."""
     import cvreport
 
     table = cvreport.ResultsTable.from_formula(
@@ -212,11 +214,11 @@ def test_the_figure_band_comes_from_the_recommended_test_or_one_without_warning(
     comparison = report.comparisons[0]
     blocked = next(o for o in comparison.outcomes if o.name == "blocked_ttest_3x2cv")
     assert blocked.warned  # random partitions: its calibration does not hold
-    band = view.band_outcome(comparison)
-    assert band is not None and band is not blocked
-    assert band.recommended or not band.warned
-    assert band.estimate_label == "mean difference"  # about the mean drawn in the figure
-    assert f"({band.method})" in report.context()["pairs"][0]["figure"]
+    # the recommended F and BCV McNemar tests give no interval: no band at all
+    assert [o.name for o in comparison.recommended] == ["combined_ftest_5x2cv"]
+    assert view.band_outcome(comparison) is None
+    figure = report.context()["pairs"][0]["figure"]
+    assert '<rect class="cvr-band"' not in figure and "interval" not in figure
 
 
 def test_one_balance_verdict_and_one_name_for_the_overlap() -> None:
