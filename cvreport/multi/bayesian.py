@@ -597,8 +597,13 @@ def posterior_points(
     advantage = _advantage(a, b, direction)
     draws = _draws(advantage.size, prior_strength, int(n_points), seed)
     z = np.concatenate([[0.0], advantage])[None, :]
-    pairs_i, pairs_j = np.triu_indices(advantage.size + 1)
-    products = draws[:, pairs_i] * draws[:, pairs_j]
-    left, right = _triangle_masses(z, products, pairs_i, pairs_j, 2.0 * float(rope))
+    threshold = 2.0 * float(rope)
+    if advantage.size <= SMALL_N:
+        pairs_i, pairs_j = np.triu_indices(advantage.size + 1)
+        products = draws[:, pairs_i] * draws[:, pairs_j]
+        left, right = _triangle_masses(z, products, pairs_i, pairs_j, threshold)
+    else:  # many data sets: cumulative sums of the sorted weights, as the test computes them
+        counts = _walsh_counts(z, threshold)
+        left, right = _sorted_masses(counts, np.ascontiguousarray(draws.T))
     left, right = left[:, 0], right[:, 0]
     return np.column_stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right])

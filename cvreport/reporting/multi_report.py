@@ -491,13 +491,7 @@ class DatasetsReport(ReportDisplay):
             ),
             "notes": list(result.notes),
             "references": list(REFERENCES),
-            "cd_svg": self.cd_svg(),
-            "simplex": self.simplex_figures(),
             "simplex_more": max(0, len(result.bayesian) - SIMPLEX_FIGURES),
-            "cd_tikz": self.cd_tikz(),
-            "cd_caption": self._cd_caption(),
-            "cd_block": _fenced(self.cd_text()),
-            "latex_table": self.latex_table_context(),
             "alpha": result.alpha,
             "version": _version(),
         }
@@ -554,13 +548,21 @@ class DatasetsReport(ReportDisplay):
         from cvreport.rendering.environment import html_environment
 
         name = "multi_report.html.j2" if standalone else "multi_report_fragment.html.j2"
-        return html_environment().get_template(name).render(**self.context())
+        return (
+            html_environment()
+            .get_template(name)
+            .render(**self.context(), cd_svg=self.cd_svg(), simplex=self.simplex_figures())
+        )
 
     def to_markdown(self) -> str:
         """The report in GitHub-flavoured Markdown (the diagram is in the HTML report)."""
         from cvreport.rendering.environment import text_environment
 
-        return text_environment().get_template("multi_report.md.j2").render(**self.context())
+        return (
+            text_environment()
+            .get_template("multi_report.md.j2")
+            .render(**self.context(), cd_block=_fenced(self.cd_text()))
+        )
 
     def to_latex(self, *, standalone: bool = True, placement: str = "htbp") -> str:
         """The report in LaTeX with a booktabs table (``standalone=False``: a fragment)."""
@@ -569,7 +571,14 @@ class DatasetsReport(ReportDisplay):
         return (
             latex_environment()
             .get_template("multi_report.tex.j2")
-            .render(**self.context(), standalone=standalone, placement=placement)
+            .render(
+                **self.context(),
+                cd_tikz=self.cd_tikz(),
+                cd_caption=self._cd_caption(),
+                latex_table=self.latex_table_context(),
+                standalone=standalone,
+                placement=placement,
+            )
         )
 
     def table_latex(

@@ -13,12 +13,15 @@ from cvreport.multi.bayesian import bayesian_signed_rank, posterior_points
 from cvreport.rendering.simplex import simplex_plot
 
 
-def test_points_are_the_tests_own_draws() -> None:
+@pytest.mark.parametrize("n", [15, 80])  # the two ways the masses are summed
+def test_points_are_the_tests_own_draws(n: int) -> None:
     rng = np.random.default_rng(1)
-    a = rng.random(15)
-    b = a + rng.normal(0.005, 0.02, 15)
-    theta = posterior_points(a, b, "higher", rope=0.01, n_points=20_000, seed=3)
-    test = bayesian_signed_rank(a, b, "higher", rope=0.01, n_samples=20_000, seed=3)
+    a = rng.random(n)
+    b = a + rng.normal(0.005, 0.02, n)
+    rope = 0.01 if n == 15 else 0.004  # both give three non-trivial probabilities
+    theta = posterior_points(a, b, "higher", rope=rope, n_points=20_000, seed=3)
+    test = bayesian_signed_rank(a, b, "higher", rope=rope, n_samples=20_000, seed=3)
+    assert min(test.probabilities) < 0.5 < max(test.probabilities) < 1
     shares = np.bincount(theta.argmax(axis=1), minlength=3) / theta.shape[0]
     assert tuple(shares) == pytest.approx(test.probabilities, abs=1e-12)
     assert np.allclose(theta.sum(axis=1), 1.0) and (theta >= 0).all()
