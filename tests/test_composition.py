@@ -294,6 +294,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def convert(request: pytest.FixtureRequest, folder: Path) -> Callable[[str, str, str], Any]:
     """``convert(source, kind, shape)``: the frame ``FRAMES[kind, shape]`` as that source."""
     written: dict[tuple[str, str, str], str] = {}
+    built: dict[tuple[str, str, str], Any] = {}
 
     def to_source(source: str, kind: str, shape: str) -> Any:
         frame = FRAMES[(kind, shape)]
@@ -315,12 +316,16 @@ def convert(request: pytest.FixtureRequest, folder: Path) -> Callable[[str, str,
                     frame.to_csv(path, index=False)
                 written[(source, kind, shape)] = str(path)
             return written[(source, kind, shape)]
-        if source == "dask":
-            request.getfixturevalue("dask_client")
-            return _need("dask.dataframe").from_pandas(frame, npartitions=3, sort=False)
-        if source == "spark":
-            return request.getfixturevalue("spark").createDataFrame(frame)
-        raise AssertionError(source)
+        if (source, kind, shape) not in built:  # immutable frames, built once per module
+            if source == "dask":
+                request.getfixturevalue("dask_client")
+                data = _need("dask.dataframe").from_pandas(frame, npartitions=3, sort=False)
+            elif source == "spark":
+                data = request.getfixturevalue("spark").createDataFrame(frame).cache()
+            else:
+                raise AssertionError(source)
+            built[(source, kind, shape)] = data
+        return built[(source, kind, shape)]
 
     return to_source
 
