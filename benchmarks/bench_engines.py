@@ -6,7 +6,8 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
 * ``memory``: 10M rows in pandas (5×2 CV, 2 models, 1M records): integer and
   text record ids in CV-loop order (``integer``, ``string``), shuffled rows
   with text model labels (``shuffled``, the issue's case) and with text record
-  ids too (``shuffled-text``), against one bare ``np.bincount`` over the rows'
+  ids too (``shuffled-text``), shuffled rows of real-valued losses
+  (``shuffled-real``), against one bare ``np.bincount`` over the rows'
   cell codes (the floor); the overlap audit.
 * ``pandas50``: 50M shuffled rows in pandas with string model labels and record
   ids (5×2, 5 models, 2M records): cvreport against pandas' own
@@ -153,7 +154,7 @@ def _small(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- 10M in memory
 
 
-MEMORY_CASES = ("floor", "integer", "string", "shuffled", "shuffled-text")
+MEMORY_CASES = ("floor", "integer", "string", "shuffled", "shuffled-text", "shuffled-real")
 
 
 def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
@@ -167,6 +168,8 @@ def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
         frame["model"] = frame["model"].astype(str)
         if case == "shuffled-text":  # and text record ids
             frame["record"] = frame["record"].map(lambda i: f"r{i:08d}").astype("str")
+        if case == "shuffled-real":  # real-valued losses (a log loss of each record)
+            frame["loss"] = -np.log1p(-0.98 * np.random.default_rng(2).random(len(frame)))
         frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     if case == "floor":
         rep, fold = frame["replication"].to_numpy(), frame["fold"].to_numpy()
@@ -183,6 +186,7 @@ def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
         "string": "text ids, CV-loop order",
         "shuffled": "shuffled, text model labels",
         "shuffled-text": "shuffled, text labels and ids",
+        "shuffled-real": "shuffled, text model labels, real losses",
     }[case]
     rows = [(f"table build, {what} (route {table._route})", seconds, gib)]
     if case == "integer":
@@ -205,10 +209,10 @@ def study_memory(scale: float, repeat: int, cases: tuple[str, ...] = MEMORY_CASE
         if "string" in found:
             ratio = found["string"][0][1] / integer
             print(f"text ids / integer ids = {ratio:.2f} (target ≤ 3)")
-    for case in ("shuffled", "shuffled-text"):
+    for case in ("shuffled", "shuffled-text", "shuffled-real"):
         if case in found:
             ratio = found[case][0][1] / floor
-            print(f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled')")
+            print(f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled', 'shuffled-real')")
 
 
 # --------------------------------------------------------------------------- 50M in pandas
