@@ -563,19 +563,24 @@ def _cube_sums(
     same loss on every record get the same sums, whatever the order of the rows.
     """
     n_models = cube.shape[0]
-    sums = np.zeros((slots.m, n_folds, n_models))
-    sumsq = np.zeros((slots.m, n_folds, n_models))
+    width = n_folds + 1  # bins of one model: empty slots (-1) in bin 0, which is left out
+    first_bin = (np.arange(n_models, dtype=np.intp) * width + 1)[:, None]
+    sums = np.zeros((slots.m, n_models, width))
+    sumsq = np.zeros((slots.m, n_models, width))
+    n_bins = n_models * width
+    chunk = max(1, _CHUNK // n_models)
     for i in range(slots.m):
         low, high = slots.span(i)
-        for start in range(low, high, _CHUNK):  # the bins and the squares stay in cache
-            stop = min(start + _CHUNK, high)
-            bins = fold_of[start:stop].astype(np.intp)
-            bins += 1  # empty slots (-1) fall into bin 0, which is left out
-            for k in range(n_models):
-                x = cube[k, start:stop]
-                sums[i, :, k] += np.bincount(bins, weights=x, minlength=n_folds + 1)[1:]
-                sumsq[i, :, k] += np.bincount(bins, weights=x * x, minlength=n_folds + 1)[1:]
-    return sums, sumsq
+        for start in range(low, high, chunk):  # the bins and the squares stay in cache
+            stop = min(start + chunk, high)
+            bins = (fold_of[start:stop] + first_bin).ravel()  # model k's bins after k * width
+            x = cube[:, start:stop].ravel()
+            sums[i] += np.bincount(bins, weights=x, minlength=n_bins).reshape(-1, width)
+            sumsq[i] += np.bincount(bins, weights=x * x, minlength=n_bins).reshape(-1, width)
+    return (
+        np.ascontiguousarray(sums[:, :, 1:].transpose(0, 2, 1)),
+        np.ascontiguousarray(sumsq[:, :, 1:].transpose(0, 2, 1)),
+    )
 
 
 def _cube_blocks(
