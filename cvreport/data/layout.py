@@ -79,6 +79,7 @@ _PROBE = 1 << 16  # rows inspected before trusting the blocked layout
 _DENSE_SLACK = 1 << 20  # cells a dense (replication × record) layout may leave empty
 _LOOSE_KEY_SPAN = 256  # integer replication/fold labels spanning this many are coded by offset
 _COUNTED_MODELS = 12  # 0/1 losses of up to this many models are counted as patterns (2**12 a fold)
+_MASKED_FOLDS = 3  # real-valued losses of up to this many folds are summed fold by fold
 
 
 @dataclass(frozen=True, eq=False)
@@ -558,29 +559,37 @@ def _cube_sums(
     """``(m, K, M)`` sums and sums of squares of every fold's losses, from the regrouping cube.
 
     ``cube`` holds the ``(M, n_slots)`` float64 losses (0 in empty slots), ``fold_of``
-    each slot's fold (-1: empty). Each model's losses of a replication are summed by one
-    weighted ``bincount`` over the slots' folds, in slot (record) order: models with the
-    same loss on every record get the same sums, whatever the order of the rows.
+    each slot's fold (-1: empty). Chunk by chunk of slots, in slot (record) order, so
+    that models with the same loss on every record get the same sums whatever the
+    order of the rows: up to :data:`_MASKED_FOLDS` folds, the losses times each fold's
+    mask are summed (numpy's pairwise sums); beyond, one weighted ``bincount`` for all
+    models sums them over the slots' folds.
     """
     n_models = cube.shape[0]
+    sums = np.zeros((slots.m, n_folds, n_models))
+    sumsq = np.zeros((slots.m, n_folds, n_models))
     width = n_folds + 1  # bins of one model: empty slots (-1) in bin 0, which is left out
     first_bin = (np.arange(n_models, dtype=np.intp) * width + 1)[:, None]
-    sums = np.zeros((slots.m, n_models, width))
-    sumsq = np.zeros((slots.m, n_models, width))
-    n_bins = n_models * width
-    chunk = max(1, _CHUNK // n_models)
+    chunk = max(1, _CHUNK // n_models)  # the chunk's losses, squares and bins stay in cache
     for i in range(slots.m):
         low, high = slots.span(i)
-        for start in range(low, high, chunk):  # the bins and the squares stay in cache
+        for start in range(low, high, chunk):
             stop = min(start + chunk, high)
+            x = cube[:, start:stop]
+            if n_folds <= _MASKED_FOLDS:
+                squares = x * x
+                for j in range(n_folds):
+                    in_fold = fold_of[start:stop] == j
+                    sums[i, j] += (x * in_fold).sum(axis=1)
+                    sumsq[i, j] += (squares * in_fold).sum(axis=1)
+                continue
             bins = (fold_of[start:stop] + first_bin).ravel()  # model k's bins after k * width
-            x = cube[:, start:stop].ravel()
-            sums[i] += np.bincount(bins, weights=x, minlength=n_bins).reshape(-1, width)
-            sumsq[i] += np.bincount(bins, weights=x * x, minlength=n_bins).reshape(-1, width)
-    return (
-        np.ascontiguousarray(sums[:, :, 1:].transpose(0, 2, 1)),
-        np.ascontiguousarray(sumsq[:, :, 1:].transpose(0, 2, 1)),
-    )
+            x = x.ravel()
+            found = np.bincount(bins, weights=x, minlength=n_models * width)
+            sums[i] += found.reshape(n_models, width)[:, 1:].T
+            found = np.bincount(bins, weights=x * x, minlength=n_models * width)
+            sumsq[i] += found.reshape(n_models, width)[:, 1:].T
+    return sums, sumsq
 
 
 def _cube_blocks(
