@@ -186,7 +186,7 @@ def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
         "string": "text ids, CV-loop order",
         "shuffled": "shuffled, text model labels",
         "shuffled-text": "shuffled, text labels and ids",
-        "shuffled-real": "shuffled, text model labels, real losses",
+        "shuffled-real": "shuffled, text labels, real losses",
     }[case]
     rows = [(f"table build, {what} (route {table._route})", seconds, gib)]
     if case == "integer":
@@ -212,7 +212,9 @@ def study_memory(scale: float, repeat: int, cases: tuple[str, ...] = MEMORY_CASE
     for case in ("shuffled", "shuffled-text", "shuffled-real"):
         if case in found:
             ratio = found[case][0][1] / floor
-            print(f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled', 'shuffled-real')")
+            print(
+                f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled', 'shuffled-real')"
+            )
 
 
 # --------------------------------------------------------------------------- 50M in pandas
