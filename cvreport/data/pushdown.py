@@ -58,6 +58,7 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
+    membership_patterns,
     pattern_statistics,
     sorted_patterns,
     unpack_patterns,
@@ -75,6 +76,8 @@ _FIRST_ROWS = 1 << 12  # rows read first to find the models' order of appearance
 _MOST_FIRST_ROWS = 1 << 24
 _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
+_EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
+_MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 
 _R, _F, _M, _I, _Y = "_r", "_f", "_m", "_i", "_y"
 
@@ -234,6 +237,96 @@ def _loss_patterns(
             counted["_count"].to_numpy(dtype=np.int64),
         ]
     )
+
+
+def _record_words(
+    lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
+) -> tuple[np.ndarray | None, MembershipPatterns] | None:
+    """Loss patterns and membership from one aggregation per record; raise _Irregular.
+
+    Each row sets bit ``(i·K + j)·M + k`` (replication ``i``, fold ``j``, model ``k``)
+    of a word of replications; per record the engine sums those bits (and, for 0/1
+    losses, the bits of the rows with loss 1). A record is valid when the bits did
+    not carry (as many set bits as rows) and each replication's block of ``K·M``
+    bits is empty or one fold's ``M`` models. ``None`` when a fold's block does not
+    fit a word, or when the words would be many (the per-fold route is used then).
+    """
+    nw = narwhals()
+    m, n_folds, n_models = len(reps), len(folds), len(models)
+    block = n_folds * n_models  # bits of one replication
+    per_word = _EXACT_BITS // block
+    if per_word == 0 or -(-m // per_word) > _MOST_WORDS:
+        return None
+    words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
+    fold_power = _replace(_F, folds, [1 << (j * n_models) for j in range(n_folds)])
+    model_power = _replace(_M, models, _powers(n_models))
+    loss = nw.col(_Y).cast(nw.Int64)
+    columns, aggs = [], [nw.len().alias("_n")]
+    for w, word in enumerate(words):
+        rep_power = _replace(_R, reps.take(word), [1 << (t * block) for t in range(len(word))])
+        columns.append((rep_power * fold_power * model_power).alias(f"_p{w}"))
+        aggs.append(nw.col(f"_p{w}").sum().alias(f"_set{w}"))
+        if binary:
+            columns.append((nw.col(f"_p{w}") * loss).alias(f"_e{w}"))
+            aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
+    names = ["_n"] + [f"_set{w}" for w in range(len(words))]
+    names += [f"_wrong{w}" for w in range(len(words))] if binary else []
+    with_bits = lazy.with_columns(columns[0])
+    for column in columns[1:]:  # the error bits read the presence bits
+        with_bits = with_bits.with_columns(column)
+    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas
+    found = _collect(with_bits.group_by(_I).agg(*aggs).select(nw.col(*names).cast(nw.Float64)))
+    n_rows = found["_n"].to_numpy(dtype=np.int64)
+    set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
+    wrong_words = [_exact_word(found[f"_wrong{w}"]) for w in range(len(words))] if binary else []
+    ones = sum(_popcount(word) for word in set_words)
+    if (ones != n_rows).any():
+        raise _Irregular  # a (replication, fold, model) twice for a record
+    full = (1 << n_models) - 1
+    membership = np.full((n_rows.shape[0], m), -1, dtype=np.int32)
+    tallies = []
+    for w, word in enumerate(words):
+        for t, i in enumerate(word):
+            bits = (set_words[w] >> (t * block)) & ((1 << block) - 1)
+            fold_of = membership[:, i]
+            for j in range(n_folds):
+                fold_of[bits == full << (j * n_models)] = j
+            if ((fold_of < 0) & (bits != 0)).any():
+                raise _Irregular  # models missing, or a record in two folds
+            if binary:
+                shift = (t * block + np.maximum(fold_of, 0) * n_models).astype(np.int64)
+                wrong = (wrong_words[w] >> shift) & full
+                here = fold_of >= 0
+                code = fold_of[here].astype(np.int64) << n_models | wrong[here]
+                tally = np.bincount(code, minlength=n_folds << n_models)
+                used = np.flatnonzero(tally)
+                tallies.append(
+                    np.column_stack(
+                        [np.full_like(used, i), used >> n_models, used & full, tally[used]]
+                    )
+                )
+    loss_patterns = None
+    if binary:
+        loss_patterns = np.concatenate(tallies).astype(np.int64)
+    return loss_patterns, membership_patterns(membership, n_folds)
+
+
+def _exact_word(values: pd.Series) -> np.ndarray:
+    """int64 of float sums below ``2**_EXACT_BITS`` (exact); raise _Irregular past them."""
+    x = values.to_numpy(dtype=np.float64)
+    if not (x < float(1 << _EXACT_BITS)).all():
+        raise _Irregular  # only sums that carried reach so far
+    return x.astype(np.int64)
+
+
+def _popcount(values: np.ndarray) -> np.ndarray:
+    """Set bits of each non-negative int64."""
+    count = np.zeros(values.shape[0], dtype=np.int64)
+    rest = values.copy()
+    while rest.any():
+        count += rest & 1
+        rest >>= 1
+    return count
 
 
 def _membership(lazy: Any, first_model: Any, reps: pd.Index, folds: pd.Index) -> MembershipPatterns:
@@ -457,8 +550,12 @@ def engine_contents(
     try:
         if len(models) > _MAX_BITS:
             raise _Irregular  # more models than bits: laid out in memory instead
-        loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
-        patterns = _membership(lazy, models[0], replications, folds)
+        found = _record_words(lazy, models, binary, replications, folds)
+        if found is None:
+            loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
+            patterns = _membership(lazy, models[0], replications, folds)
+        else:
+            loss_patterns, patterns = found
     except _Irregular:
         return explain(source.to_pandas(needed))
     stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
