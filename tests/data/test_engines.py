@@ -441,3 +441,30 @@ def test_bit_patterns_give_every_pairs_2x2_table():
     assert expected.patterns.n_records == n
     # every record's pattern is one row of the membership
     assert {tuple(r) for r in expected.patterns.patterns} == {tuple(r) for r in membership}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "parquet"])
+@pytest.mark.parametrize("wide", [False, True])
+def test_per_record_words_and_per_fold_aggregations_agree(engine, wide, convert, monkeypatch):
+    import cvreport.data.pushdown as pushdown
+
+    calls = []
+    per_fold = pushdown._loss_patterns
+    monkeypatch.setattr(pushdown, "_loss_patterns", lambda *a: calls.append(a) or per_fold(*a))
+    if wide:  # a replication's 2 folds × 3 models need 6 bits: past a 5-bit word
+        monkeypatch.setattr(pushdown, "_EXACT_BITS", 5)
+    for binary in (True, False):
+        frame = cv_frame(5, binary=binary)
+        reference = ResultsTable(frame)
+        data, options = convert(engine, frame)
+        table = ResultsTable(data, **options)
+        assert table._route.startswith("engine")
+        assert_same_tables(table, reference, exact=binary)
+    assert len(calls) == (2 if wide else 0)
+    for case in ("duplicate row", "model missing from a fold", "record in two folds"):
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(BROKEN[case])
+        data, options = convert(engine, BROKEN[case])
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert str(raised.value) == str(expected.value), case
