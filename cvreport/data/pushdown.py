@@ -245,8 +245,9 @@ def _record_words(
     """Loss patterns and membership from one aggregation per record; raise _Irregular.
 
     Each row sets bit ``(i·K + j)·M + k`` (replication ``i``, fold ``j``, model ``k``)
-    of a word of replications; per record the engine sums those bits (and, for 0/1
-    losses, the bits of the rows with loss 1). A record is valid when the bits did
+    of a word of replications (a float64 power of two: its position is computed
+    once per row); per record the engine sums those bits (and, for 0/1 losses, the
+    bits of the rows with loss 1). A record is valid when the bits did
     not carry (as many set bits as rows) and each replication's block of ``K·M``
     bits is empty or one fold's ``M`` models. ``None`` when a fold's block does not
     fit a word, or when the words would be many (the per-fold route is used then).
@@ -258,22 +259,26 @@ def _record_words(
     if per_word == 0 or -(-m // per_word) > _MOST_WORDS:
         return None
     words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
-    fold_power = _replace(_F, folds, [1 << (j * n_models) for j in range(n_folds)])
-    model_power = _replace(_M, models, _powers(n_models))
-    loss = nw.col(_Y).cast(nw.Int64)
-    columns, aggs = [], [nw.len().alias("_n")]
+    position = (
+        _replace(_R, reps, [i * block for i in range(m)])
+        + _replace(_F, folds, [j * n_models for j in range(n_folds)])
+        + _replace(_M, models, range(n_models))
+    )
+    with_bits = lazy.select(_I, _Y, position.alias("_pos"))
+    aggs = [nw.len().alias("_n")]
     for w, word in enumerate(words):
-        rep_power = _replace(_R, reps.take(word), [1 << (t * block) for t in range(len(word))])
-        columns.append((rep_power * fold_power * model_power).alias(f"_p{w}"))
+        low, high = word[0] * block, (word[-1] + 1) * block
+        in_word = (nw.col("_pos") >= low) & (nw.col("_pos") < high)
+        power = nw.lit(2.0) ** (nw.col("_pos") - low)  # exact: a power of two below 2**52
+        with_bits = with_bits.with_columns(
+            nw.when(in_word).then(power).otherwise(nw.lit(0.0)).alias(f"_p{w}")
+        )
         aggs.append(nw.col(f"_p{w}").sum().alias(f"_set{w}"))
         if binary:
-            columns.append((nw.col(f"_p{w}") * loss).alias(f"_e{w}"))
+            with_bits = with_bits.with_columns((nw.col(f"_p{w}") * nw.col(_Y)).alias(f"_e{w}"))
             aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
     names = ["_n"] + [f"_set{w}" for w in range(len(words))]
     names += [f"_wrong{w}" for w in range(len(words))] if binary else []
-    with_bits = lazy.with_columns(columns[0])
-    for column in columns[1:]:  # the error bits read the presence bits
-        with_bits = with_bits.with_columns(column)
     # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas
     found = _collect(with_bits.group_by(_I).agg(*aggs).select(nw.col(*names).cast(nw.Float64)))
     n_rows = found["_n"].to_numpy(dtype=np.int64)
