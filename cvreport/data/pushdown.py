@@ -7,12 +7,26 @@ DuckDB unless another engine is asked for) is summarised where it lives: the
 checks and every sufficient statistic are group-by aggregations the engine
 runs, and only a few kilobytes come back.
 
-Three aggregations over the long table (columns renamed ``_r, _f, _m, _i, _y``
+Two aggregations over the long table (columns renamed ``_r, _f, _m, _i, _y``
 for replication, fold, model, record and loss):
 
 1. per (replication, fold, model): rows, sum and sum of squares of the losses,
    finite and 0/1 counts, largest absolute loss, missing records — the cells of
    the design, its labels, and the per-fold sums;
+2. per record: rows, and in words of replications the sum of the bits
+   ``(i·K + j)·M + k`` of its rows (replication ``i``, fold ``j``, model ``k``)
+   and, for 0/1 losses, of its rows with loss 1. Bits that did not carry (as
+   many set bits as rows) and replication blocks holding one fold's ``M``
+   models check the record; the blocks give every (replication, fold) loss
+   pattern (every pair's 2×2 table) and the record's membership pattern (the
+   overlap audit's input). A word holds up to 52 bits, so that its sum is exact
+   in float64 in every engine; at 200M rows this one pass over a tenth of the
+   groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
+   memory).
+
+When a replication's ``K·M`` bits do not fit a word, or more than 8 words
+would be needed, two aggregations replace the second:
+
 2. per (replication, fold, record): rows, the sum of ``2**k`` over the models
    ``k`` present (each model exactly once ⇔ ``M`` rows whose bits sum to
    ``2**M − 1``, since powers of two that repeat sum with fewer terms) and, for
