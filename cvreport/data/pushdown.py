@@ -340,6 +340,8 @@ def _exact_word(values: pd.Series) -> np.ndarray:
 
 def _popcount(values: np.ndarray) -> np.ndarray:
     """Set bits of each non-negative int64."""
+    if hasattr(np, "bitwise_count"):  # numpy 2
+        return np.bitwise_count(values).astype(np.int64)
     count = np.zeros(values.shape[0], dtype=np.int64)
     rest = values.copy()
     while rest.any():

@@ -468,3 +468,15 @@ def test_per_record_words_and_per_fold_aggregations_agree(engine, wide, convert,
         with pytest.raises(CVReportError) as raised:
             ResultsTable(data, **options)
         assert str(raised.value) == str(expected.value), case
+
+
+@pytest.mark.parametrize("numpy_count", [True, False])
+def test_set_bits_of_the_per_record_words(numpy_count, monkeypatch):
+    import cvreport.data.pushdown as pushdown
+
+    if not numpy_count:  # numpy 1 has no bitwise_count
+        monkeypatch.delattr(np, "bitwise_count", raising=False)
+    words = np.random.default_rng(0).integers(0, 2**52, 500)
+    words[:3] = [0, 1, 2**52 - 1]
+    expected = [bin(int(w)).count("1") for w in words]
+    assert pushdown._popcount(words).tolist() == expected
