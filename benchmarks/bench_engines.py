@@ -6,7 +6,8 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
 * ``memory``: 10M rows in pandas (5×2 CV, 2 models, 1M records): integer and
   text record ids in CV-loop order (``integer``, ``string``), shuffled rows
   with text model labels (``shuffled``, the issue's case) and with text record
-  ids too (``shuffled-text``), against one bare ``np.bincount`` over the rows'
+  ids too (``shuffled-text``), shuffled rows of real-valued losses
+  (``shuffled-real``), against one bare ``np.bincount`` over the rows'
   cell codes (the floor); the overlap audit.
 * ``pandas50``: 50M shuffled rows in pandas with string model labels and record
   ids (5×2, 5 models, 2M records): cvreport against pandas' own
@@ -15,9 +16,10 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
 * ``parquet``: 200M rows written on the fly as Parquet (5 models × 10
   replications × 4M records of 2-fold CV, 0/1 losses, row groups in shuffled
   order), then: cvreport's full analysis (validation, sufficient statistics,
-  the recommended tests for all pairs, the audit) through DuckDB on the path,
-  DuckDB's own bare ``GROUP BY replication, fold, record``, and the same
-  analysis through Polars' streaming engine. The files are deleted afterwards.
+  the recommended tests for all pairs, the audit, the HTML report) through
+  DuckDB on the path, DuckDB's own bare ``GROUP BY replication, fold, record``,
+  and the same analysis through Polars' streaming engine, each with its whole
+  process's peak resident memory (``ru_maxrss``). The files are deleted afterwards.
 
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
   200M), clean and with one row written twice; each file read in a fresh process,
@@ -158,7 +160,7 @@ def _small(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- 10M in memory
 
 
-MEMORY_CASES = ("floor", "integer", "string", "shuffled", "shuffled-text")
+MEMORY_CASES = ("floor", "integer", "string", "shuffled", "shuffled-text", "shuffled-real")
 
 
 def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
@@ -172,6 +174,8 @@ def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
         frame["model"] = frame["model"].astype(str)
         if case == "shuffled-text":  # and text record ids
             frame["record"] = frame["record"].map(lambda i: f"r{i:08d}").astype("str")
+        if case == "shuffled-real":  # real-valued losses (a log loss of each record)
+            frame["loss"] = -np.log1p(-0.98 * np.random.default_rng(2).random(len(frame)))
         frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     if case == "floor":
         rep, fold = frame["replication"].to_numpy(), frame["fold"].to_numpy()
@@ -188,6 +192,7 @@ def _memory_case(queue: Any, case: str, scale: float, repeat: int) -> None:
         "string": "text ids, CV-loop order",
         "shuffled": "shuffled, text model labels",
         "shuffled-text": "shuffled, text labels and ids",
+        "shuffled-real": "shuffled, text labels, real losses",
     }[case]
     rows = [(f"table build, {what} (route {table._route})", seconds, gib)]
     if case == "integer":
@@ -210,10 +215,12 @@ def study_memory(scale: float, repeat: int, cases: tuple[str, ...] = MEMORY_CASE
         if "string" in found:
             ratio = found["string"][0][1] / integer
             print(f"text ids / integer ids = {ratio:.2f} (target ≤ 3)")
-    for case in ("shuffled", "shuffled-text"):
+    for case in ("shuffled", "shuffled-text", "shuffled-real"):
         if case in found:
             ratio = found[case][0][1] / floor
-            print(f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled')")
+            print(
+                f"{case} / bincount floor = {ratio:.1f} (target ≤ 5 for 'shuffled', 'shuffled-real')"
+            )
 
 
 # --------------------------------------------------------------------------- 50M in pandas
@@ -329,7 +336,7 @@ def _parquet_case(queue: Any, case: str, path: str) -> None:
         )
         con = duckdb.connect()
         seconds, gib, _ = measure(lambda: con.sql(sql, params=[path]).to_arrow_table().num_rows)
-        queue.put(("DuckDB bare GROUP BY replication, fold, record", seconds, gib))
+        queue.put((f"DuckDB bare GROUP BY replication, fold, record{_peak()}", seconds, gib))
         return
     import warnings
 
@@ -347,16 +354,24 @@ def _parquet_case(queue: Any, case: str, path: str) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             report = cvreport.Report(table)  # every pair, the recommended tests, the audit
+            report.to_html()
         return table, report.to_frame()
 
     seconds, gib, (table, frame) = measure(analysis)
     queue.put(
         (
-            f"cvreport full analysis via {engine} ({table.n_rows:,} rows, {len(frame)} results)",
+            f"cvreport via {engine} ({table.n_rows:,} rows, {len(frame)} results){_peak()}",
             seconds,
             gib,
         )
     )
+
+
+def _peak() -> str:
+    """The whole process's peak resident memory, every buffer counted (ru_maxrss)."""
+    import resource
+
+    return f"; process peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB"
 
 
 def study_parquet(scale: float, keep: bool, existing: str | None = None) -> None:
@@ -383,7 +398,7 @@ def study_parquet(scale: float, keep: bool, existing: str | None = None) -> None
         _report(rows, f"{n_rows:,} rows from Parquet (5 models × 10 replications × 2 folds)")
         print(
             f"cvreport via DuckDB / DuckDB bare group-by = {rows[1][1] / rows[0][1]:.2f} "
-            f"(target ≤ 3); peak extra memory {rows[1][2]:.2f} GiB (target < 4)"
+            f"(target ≤ 2); peak extra memory {rows[1][2]:.2f} GiB (process peak: target ≤ 4)"
         )
     finally:
         if not keep:

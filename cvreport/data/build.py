@@ -61,7 +61,8 @@ class TableContents:
 
     ``records``, ``blocks`` and ``membership`` are the per-record layout. ``blocks``
     is ``None`` when the statistics were found without it (a table held in another
-    engine, or 0/1 losses counted as patterns); ``layout`` then fetches or lays out
+    engine, or losses regrouped from rows in any order: 0/1 losses counted as
+    patterns, real-valued losses summed per fold); ``layout`` then fetches or lays out
     the records when a per-record accessor first asks.
     """
 
@@ -145,6 +146,9 @@ def record_contents(
     shape = (len(layout.replications), len(layout.folds), len(layout.models))
     if layout.counted is not None:  # the blocks are laid out on first use
         stats = counted_statistics(*layout.counted, shape)
+        blocks = None
+    elif layout.summed is not None:  # so here too
+        stats = layout.summed
         blocks = None
     else:
         stats = sufficient_statistics(

@@ -20,8 +20,9 @@ Two routes lead to the same blocks:
   counted only for an irregular table, or when integer labels leave gaps in
   their range. For 0/1 losses the cells are counted by pattern (which models
   got each record wrong, and which fold each record was in), which is all the
-  sufficient statistics need: the fold blocks are laid out from the cells only
-  when a per-record accessor asks for them.
+  sufficient statistics need; real-valued losses are summed, with their squares,
+  per fold straight from the cells. Either way the fold blocks are laid out from
+  the cells only when a per-record accessor asks for them.
 
 The blocked route gives up (returns ``None``) at the first irregularity and
 leaves the diagnosis to the regrouping route, which raises the precise error
@@ -46,7 +47,13 @@ from cvreport.data.labels import (
     relabel_used,
     text_codes,
 )
-from cvreport.data.sufficient import FoldBlock, MembershipPatterns, membership_patterns
+from cvreport.data.sufficient import (
+    FoldBlock,
+    MembershipPatterns,
+    SufficientStatistics,
+    membership_patterns,
+    pattern_statistics,
+)
 from cvreport.data.validation import (
     Names,
     check_design_grid,
@@ -72,6 +79,7 @@ _PROBE = 1 << 16  # rows inspected before trusting the blocked layout
 _DENSE_SLACK = 1 << 20  # cells a dense (replication × record) layout may leave empty
 _LOOSE_KEY_SPAN = 256  # integer replication/fold labels spanning this many are coded by offset
 _COUNTED_MODELS = 12  # 0/1 losses of up to this many models are counted as patterns (2**12 a fold)
+_MASKED_FOLDS = 3  # real-valued losses of up to this many folds are summed fold by fold
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +102,10 @@ class RecordLayout:
         membership_patterns)``, counted from the scattered losses, from which
         :func:`~cvreport.data.sufficient.counted_statistics` gives the sufficient
         statistics without laying out the blocks. ``None`` otherwise.
+    summed : SufficientStatistics or None
+        For real-valued losses regrouped from rows in any order: the sufficient
+        statistics, summed from the scattered losses without laying out the
+        blocks. ``None`` otherwise.
     blocks : tuple of FoldBlock
         One block per (replication, fold), in (replication, fold) order.
     membership : numpy.ndarray
@@ -108,6 +120,7 @@ class RecordLayout:
     route: str
     lay_out: Callable[[], tuple[tuple[FoldBlock, ...], np.ndarray]] = field(repr=False)
     counted: tuple[np.ndarray, MembershipPatterns] | None = None
+    summed: SufficientStatistics | None = None
 
     @cached_property
     def _laid_out(self) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
@@ -364,12 +377,28 @@ def _regrouped_layout(
     if slots.record is not None:  # only the records that occur were numbered
         record_labels = record_labels.take(slots.seen_records)
     n_records = slots.n_records
-    if not np.array_equal(model_order, np.arange(n_models)):
-        cube = cube[model_order]
+    reordered = not np.array_equal(model_order, np.arange(n_models))
 
     by_replication = slots.by_replication(fold_of)
     kept = _used_records(by_replication)
     records = record_labels.take(np.arange(n_records) if kept is None else kept)
+    in_use = by_replication if kept is None else by_replication[:, kept]
+    if not binary:
+        # real-valued losses: every fold's sums and sums of squares are summed from the
+        # cube (models in code order, reordered in the small result); the blocks are laid
+        # out, models reordered, only if a per-record accessor asks for them
+        sums, sumsq = (a[:, :, model_order] for a in _cube_sums(cube, fold_of, slots, n_folds))
+        counts = np.repeat(_fold_sizes(scattered, n_folds), n_models).reshape(sums.shape)
+        summed = pattern_statistics(
+            sums, sumsq, counts, None, membership_patterns(in_use.T, n_folds)
+        )
+        order = model_order if reordered else None
+        lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept, order)
+        return RecordLayout(
+            replications, folds, models, records, binary, "regrouped", lay_out, summed=summed
+        )
+    if reordered:
+        cube = cube[model_order]
     lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept)
     if not (packed and n_models <= _COUNTED_MODELS):
         return RecordLayout(
@@ -377,7 +406,6 @@ def _regrouped_layout(
         )
     # 0/1 losses: the sufficient statistics follow from counted patterns; the blocks
     # are laid out only if a per-record accessor asks for them
-    in_use = by_replication if kept is None else by_replication[:, kept]
     counted = (_loss_patterns(cube, slots, n_folds), membership_patterns(in_use.T, n_folds))
     return RecordLayout(replications, folds, models, records, binary, "regrouped", lay_out, counted)
 
@@ -441,7 +469,8 @@ def _scatter(
             (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
         )
         fold_flat = fold_cube.reshape(-1)
-        cube = np.empty((n_models, n_slots), dtype=np.int8 if binary else np.float64)
+        # zeros (not empty): the sums of the real-valued cube read every slot
+        cube = np.zeros((n_models, n_slots), dtype=np.int8 if binary else np.float64)
     cube_flat = cube.reshape(-1)
     for start in range(0, n_rows, _CHUNK):
         stop = start + _CHUNK
@@ -524,6 +553,45 @@ class _Slots:
         return out
 
 
+def _cube_sums(
+    cube: np.ndarray, fold_of: np.ndarray, slots: _Slots, n_folds: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(m, K, M)`` sums and sums of squares of every fold's losses, from the regrouping cube.
+
+    ``cube`` holds the ``(M, n_slots)`` float64 losses (0 in empty slots), ``fold_of``
+    each slot's fold (-1: empty). Chunk by chunk of slots, in slot (record) order, so
+    that models with the same loss on every record get the same sums whatever the
+    order of the rows: up to :data:`_MASKED_FOLDS` folds, the losses times each fold's
+    mask are summed (numpy's pairwise sums); beyond, one weighted ``bincount`` for all
+    models sums them over the slots' folds.
+    """
+    n_models = cube.shape[0]
+    sums = np.zeros((slots.m, n_folds, n_models))
+    sumsq = np.zeros((slots.m, n_folds, n_models))
+    width = n_folds + 1  # bins of one model: empty slots (-1) in bin 0, which is left out
+    first_bin = (np.arange(n_models, dtype=np.intp) * width + 1)[:, None]
+    chunk = max(1, _CHUNK // n_models)  # the chunk's losses, squares and bins stay in cache
+    for i in range(slots.m):
+        low, high = slots.span(i)
+        for start in range(low, high, chunk):
+            stop = min(start + chunk, high)
+            x = cube[:, start:stop]
+            if n_folds <= _MASKED_FOLDS:
+                squares = x * x
+                for j in range(n_folds):
+                    in_fold = fold_of[start:stop] == j
+                    sums[i, j] += (x * in_fold).sum(axis=1)
+                    sumsq[i, j] += (squares * in_fold).sum(axis=1)
+                continue
+            bins = (fold_of[start:stop] + first_bin).ravel()  # model k's bins after k * width
+            x = x.ravel()
+            found = np.bincount(bins, weights=x, minlength=n_models * width)
+            sums[i] += found.reshape(n_models, width)[:, 1:].T
+            found = np.bincount(bins, weights=x * x, minlength=n_models * width)
+            sumsq[i] += found.reshape(n_models, width)[:, 1:].T
+    return sums, sumsq
+
+
 def _cube_blocks(
     cube: np.ndarray,
     fold_of: np.ndarray,
@@ -531,8 +599,12 @@ def _cube_blocks(
     n_folds: int,
     packed: bool,
     kept: np.ndarray | None,
+    model_order: np.ndarray | None = None,
 ) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
-    """Fold blocks and membership of the regrouping cube (``(M, n_slots)``, fold in slots)."""
+    """Fold blocks and membership of the regrouping cube (``(M, n_slots)``, fold in slots).
+
+    ``model_order``: the cube's rows in the order of the table's models (``None``: as they are).
+    """
     blocks = []
     for i in range(slots.m):
         low, high = slots.span(i)
@@ -547,9 +619,12 @@ def _cube_blocks(
             if rows.shape[0] == 0:
                 continue
             x = np.take(cube[:, low:high], rows, axis=1)
+            if model_order is not None:
+                x = x[model_order]
             if packed:
                 x &= 1
-            blocks.append(FoldBlock(i, j, slots.records_at(low, rows), x.astype(np.float64)))
+            x = x.astype(np.float64, copy=False)
+            blocks.append(FoldBlock(i, j, slots.records_at(low, rows), x))
     membership, blocks = _compress_records(slots.by_replication(fold_of), blocks, kept)
     return tuple(blocks), membership
 

@@ -7,12 +7,26 @@ DuckDB unless another engine is asked for) is summarised where it lives: the
 checks and every sufficient statistic are group-by aggregations the engine
 runs, and only a few kilobytes come back.
 
-Three aggregations over the long table (columns renamed ``_r, _f, _m, _i, _y``
+Two aggregations over the long table (columns renamed ``_r, _f, _m, _i, _y``
 for replication, fold, model, record and loss):
 
 1. per (replication, fold, model): rows, sum and sum of squares of the losses,
    finite and 0/1 counts, largest absolute loss, missing records — the cells of
    the design, its labels, and the per-fold sums;
+2. per record: rows, and in words of replications the sum of the bits
+   ``(i·K + j)·M + k`` of its rows (replication ``i``, fold ``j``, model ``k``)
+   and, for 0/1 losses, of its rows with loss 1. Bits that did not carry (as
+   many set bits as rows) and replication blocks holding one fold's ``M``
+   models check the record; the blocks give every (replication, fold) loss
+   pattern (every pair's 2×2 table) and the record's membership pattern (the
+   overlap audit's input). A word holds up to 52 bits, so that its sum is exact
+   in float64 in every engine; at 200M rows this one pass over a tenth of the
+   groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
+   memory).
+
+When a replication's ``K·M`` bits do not fit a word, or more than 8 words
+would be needed, two aggregations replace the second:
+
 2. per (replication, fold, record): rows, the sum of ``2**k`` over the models
    ``k`` present (each model exactly once ⇔ ``M`` rows whose bits sum to
    ``2**M − 1``, since powers of two that repeat sum with fewer terms) and, for
@@ -75,6 +89,7 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
+    membership_patterns,
     pattern_statistics,
     sorted_patterns,
     unpack_patterns,
@@ -96,6 +111,8 @@ _FIRST_ROWS = 1 << 12  # rows read first to find the models' order of appearance
 _MOST_FIRST_ROWS = 1 << 24
 _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
+_EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
+_MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 
 
 # --------------------------------------------------------------------------- the aggregations
@@ -212,6 +229,105 @@ def _loss_patterns(
             counted["_count"].to_numpy(dtype=np.int64),
         ]
     )
+
+
+def _record_words(
+    lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
+) -> tuple[np.ndarray | None, MembershipPatterns] | object | None:
+    """Loss patterns and membership from one aggregation per record, or :data:`_IRREGULAR`.
+
+    Each row sets bit ``(i·K + j)·M + k`` (replication ``i``, fold ``j``, model ``k``)
+    of a word of replications (a float64 power of two: its position is computed
+    once per row); per record the engine sums those bits (and, for 0/1 losses, the
+    bits of the rows with loss 1). A record is valid when the bits did
+    not carry (as many set bits as rows) and each replication's block of ``K·M``
+    bits is empty or one fold's ``M`` models. ``None`` when a fold's block does not
+    fit a word, or when the words would be many (the per-fold route is used then).
+    """
+    nw = narwhals()
+    m, n_folds, n_models = len(reps), len(folds), len(models)
+    block = n_folds * n_models  # bits of one replication
+    per_word = _EXACT_BITS // block
+    if per_word == 0 or -(-m // per_word) > _MOST_WORDS:
+        return None
+    words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
+    position = (
+        case_codes(R, reps, [i * block for i in range(m)])
+        + case_codes(F, folds, [j * n_models for j in range(n_folds)])
+        + case_codes(M, models, range(n_models))
+    )
+    with_bits = lazy.select(I, Y, position.alias("_pos"))
+    aggs = [nw.len().alias("_n")]
+    for w, word in enumerate(words):
+        low, high = word[0] * block, (word[-1] + 1) * block
+        in_word = (nw.col("_pos") >= low) & (nw.col("_pos") < high)
+        power = nw.lit(2.0) ** (nw.col("_pos") - low)  # exact: a power of two below 2**52
+        with_bits = with_bits.with_columns(
+            nw.when(in_word).then(power).otherwise(nw.lit(0.0)).alias(f"_p{w}")
+        )
+        aggs.append(nw.col(f"_p{w}").sum().alias(f"_set{w}"))
+        if binary:
+            with_bits = with_bits.with_columns((nw.col(f"_p{w}") * nw.col(Y)).alias(f"_e{w}"))
+            aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
+    names = ["_n"] + [f"_set{w}" for w in range(len(words))]
+    names += [f"_wrong{w}" for w in range(len(words))] if binary else []
+    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas
+    found = collect(with_bits.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64)))
+    n_rows = found["_n"].to_numpy(dtype=np.int64)
+    set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
+    wrong_words = [_exact_word(found[f"_wrong{w}"]) for w in range(len(words))] if binary else []
+    if any(word is None for word in [*set_words, *wrong_words]):
+        return _IRREGULAR
+    ones = sum(_popcount(word) for word in set_words)
+    if (ones != n_rows).any():
+        return _IRREGULAR  # a (replication, fold, model) twice for a record
+    full = (1 << n_models) - 1
+    membership = np.full((n_rows.shape[0], m), -1, dtype=np.int32)
+    tallies = []
+    for w, word in enumerate(words):
+        for t, i in enumerate(word):
+            bits = (set_words[w] >> (t * block)) & ((1 << block) - 1)
+            fold_of = membership[:, i]
+            for j in range(n_folds):
+                fold_of[bits == full << (j * n_models)] = j
+            if ((fold_of < 0) & (bits != 0)).any():
+                return _IRREGULAR  # models missing, or a record in two folds
+            if binary:
+                shift = (t * block + np.maximum(fold_of, 0) * n_models).astype(np.int64)
+                wrong = (wrong_words[w] >> shift) & full
+                here = fold_of >= 0
+                code = fold_of[here].astype(np.int64) << n_models | wrong[here]
+                tally = np.bincount(code, minlength=n_folds << n_models)
+                used = np.flatnonzero(tally)
+                tallies.append(
+                    np.column_stack(
+                        [np.full_like(used, i), used >> n_models, used & full, tally[used]]
+                    )
+                )
+    loss_patterns = None
+    if binary:
+        loss_patterns = np.concatenate(tallies).astype(np.int64)
+    return loss_patterns, membership_patterns(membership, n_folds)
+
+
+def _exact_word(values: pd.Series) -> np.ndarray:
+    """int64 of float sums below ``2**_EXACT_BITS`` (exact); ``None`` past them."""
+    x = values.to_numpy(dtype=np.float64)
+    if not (x < float(1 << _EXACT_BITS)).all():
+        return None  # only sums that carried reach so far
+    return x.astype(np.int64)
+
+
+def _popcount(values: np.ndarray) -> np.ndarray:
+    """Set bits of each non-negative int64."""
+    if hasattr(np, "bitwise_count"):  # numpy 2
+        return np.bitwise_count(values).astype(np.int64)
+    count = np.zeros(values.shape[0], dtype=np.int64)
+    rest = values.copy()
+    while rest.any():
+        count += rest & 1
+        rest >>= 1
+    return count
 
 
 def _membership(
@@ -476,12 +592,19 @@ def engine_contents(
             lazy = lazy.with_columns((offset + sign * nw.col(Y)).alias(Y))
         if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
             return explain(source.to_pandas(needed))
-        loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
-        patterns = (
-            None
-            if loss_patterns is _IRREGULAR
-            else _membership(lazy, models[0], replications, folds)
-        )
+        # one aggregation per record where the design's bits fit a few words, else per fold
+        found = _record_words(lazy, models, binary, replications, folds)
+        if found is _IRREGULAR:
+            loss_patterns, patterns = _IRREGULAR, None
+        elif found is None:
+            loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
+            patterns = (
+                None
+                if loss_patterns is _IRREGULAR
+                else _membership(lazy, models[0], replications, folds)
+            )
+        else:
+            loss_patterns, patterns = found  # type: ignore[misc]
         if loss_patterns is _IRREGULAR or patterns is None:
             diagnosis.check_keys(lazy, models, replications, folds)
             return explain(source.to_pandas(needed))  # not reached: the keys name the problem

@@ -238,7 +238,7 @@ class SufficientStatistics:
         ``(n_records, m)`` int32: the fold position of each record in each
         replication, ``-1`` where the record is absent. ``None`` for per-fold
         scores, and where the patterns were counted without it (a table held in
-        another engine, 0/1 losses in rows of any order): the table then lays
+        another engine, losses in rows of any order): the table then lays
         the records out on first use.
     patterns : MembershipPatterns or None
         The distinct rows of the membership and their counts. ``None`` for

@@ -555,3 +555,42 @@ def test_the_command_line_scores_a_metric_in_the_named_engine(engine, tmp_path):
     assert [line for line in ours if "Source" not in line] == [
         line for line in theirs if "Source" not in line
     ]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "parquet"])
+@pytest.mark.parametrize("wide", [False, True])
+def test_per_record_words_and_per_fold_aggregations_agree(engine, wide, convert, monkeypatch):
+    import cvreport.data.pushdown as pushdown
+
+    calls = []
+    per_fold = pushdown._loss_patterns
+    monkeypatch.setattr(pushdown, "_loss_patterns", lambda *a: calls.append(a) or per_fold(*a))
+    if wide:  # a replication's 2 folds × 3 models need 6 bits: past a 5-bit word
+        monkeypatch.setattr(pushdown, "_EXACT_BITS", 5)
+    for binary in (True, False):
+        frame = cv_frame(5, binary=binary)
+        reference = ResultsTable(frame)
+        data, options = convert(engine, frame)
+        table = ResultsTable(data, **options)
+        assert table._route.startswith("engine")
+        assert_same_tables(table, reference, exact=binary)
+    assert len(calls) == (2 if wide else 0)
+    for case in ("duplicate row", "model missing from a fold", "record in two folds"):
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(BROKEN[case])
+        data, options = convert(engine, BROKEN[case])
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert str(raised.value) == str(expected.value), case
+
+
+@pytest.mark.parametrize("numpy_count", [True, False])
+def test_set_bits_of_the_per_record_words(numpy_count, monkeypatch):
+    import cvreport.data.pushdown as pushdown
+
+    if not numpy_count:  # numpy 1 has no bitwise_count
+        monkeypatch.delattr(np, "bitwise_count", raising=False)
+    words = np.random.default_rng(0).integers(0, 2**52, 500)
+    words[:3] = [0, 1, 2**52 - 1]
+    expected = [bin(int(w)).count("1") for w in words]
+    assert pushdown._popcount(words).tolist() == expected

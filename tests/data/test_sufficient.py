@@ -235,6 +235,45 @@ def test_counted_patterns_give_the_statistics_of_the_blocks(n_models, n_folds, s
         assert counted.sums[i, j, k] == errors and counted.counts[i, j, k] == size
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(("n_models", "n_folds"), [(2, 1), (3, 10), (5, 3)])
+def test_summed_real_losses_give_the_statistics_of_the_blocks(n_models, n_folds, sparse):
+    frame = _shuffled_errors(n_models, n_folds, seed=n_models * 17 + n_folds)
+    rng = np.random.default_rng(n_models)
+    frame["loss"] = np.round(rng.exponential(0.4, len(frame)), 6)
+    # model "m1" copies "m0" record by record: their sums must be equal, not just close
+    keys = ["replication", "record"]
+    copied = frame[frame["model"] == "m0"].set_index(keys)["loss"]
+    is_m1 = (frame["model"] == "m1").to_numpy()
+    at = pd.MultiIndex.from_frame(frame.loc[is_m1, keys])
+    frame.loc[is_m1, "loss"] = copied.reindex(at).to_numpy()
+    kwargs = dict(model="model", replication="replication", fold="fold", record="record")
+    with mock.patch.object(validation, "_DENSE_SLACK", 0 if sparse else validation._DENSE_SLACK):
+        layout = validation.build_record_layout(
+            frame, frame["loss"].to_numpy(), loss_what="loss", allow_blocked=False, **kwargs
+        )
+    assert layout.counted is None and layout.summed is not None
+    assert "_laid_out" not in vars(layout)  # nothing laid out yet
+    shape = (3, n_folds, n_models)
+    summed = layout.summed
+    from_blocks = sufficient_statistics(
+        layout.blocks, shape, binary=False, membership=layout.membership
+    )
+    assert_same_statistics(from_blocks, summed, exact=False)
+    np.testing.assert_array_equal(from_blocks.patterns.patterns, summed.patterns.patterns)
+    np.testing.assert_array_equal(from_blocks.patterns.counts, summed.patterns.counts)
+    a, b = layout.models.get_loc("m0"), layout.models.get_loc("m1")
+    assert (summed.differences(a, b) == 0).all()
+    # and both equal a direct groupby of the rows (the blocks' models in the table's order)
+    expected = frame.groupby(["replication", "fold", "model"])["loss"].agg(["sum", "size"])
+    for (i, j, model), (total, size) in expected.iterrows():
+        k = layout.models.get_loc(model)
+        assert summed.sums[i, j, k] == pytest.approx(total, rel=1e-12)
+        assert summed.counts[i, j, k] == size
+        block = next(b for b in layout.blocks if (b.replication, b.fold) == (i, j))
+        assert block.losses[k].sum() == pytest.approx(total, rel=1e-12)
+
+
 @settings(SETTINGS, max_examples=20)
 @given(cv_cases().filter(lambda case: case.binary))
 def test_pair_counts_equal_a_direct_crosstab(case):
