@@ -51,9 +51,8 @@ from cvreport.cli_inputs import (
     read_data,
     require_data_and_formula,
     score_options,
-    with_cluster,
 )
-from cvreport.data.formula import DEFAULT_FORMULA
+from cvreport.data.formula import DEFAULT_FORMULA, with_cluster_term
 from cvreport.errors import DataError
 
 if TYPE_CHECKING:
@@ -303,7 +302,7 @@ def _run_notebook(args: argparse.Namespace) -> int:
                 f"a notebook reads one file, not the glob {data!r}; pass one CSV or Parquet file"
             )
         check_data_path(data)  # a FIFO would block the notebook's reader
-    formula = with_cluster(input_formula(args, formula), args.cluster)
+    formula = with_cluster_term(input_formula(args, formula), args.cluster)
     tests = _parse_tests([args.tests])
     written = notebook.write(
         output,

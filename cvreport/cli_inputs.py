@@ -271,21 +271,6 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
     return f"{metric}({truth_column}, {joined}) ~ {rest.strip()}"
 
 
-def with_cluster(formula: str, cluster: str | None) -> str:
-    """``formula`` with a ``cluster(COLUMN)`` term among its blocks (before a data set term).
-
-    >>> with_cluster("y ~ model | fold", "doc")
-    'y ~ model | fold + cluster(doc)'
-    >>> with_cluster("y ~ model", "doc")
-    'y ~ model | cluster(doc)'
-    """
-    if not cluster:
-        return formula
-    if "|" not in formula:
-        return f"{formula} | cluster({cluster})"
-    return f"{formula} + cluster({cluster})"
-
-
 def score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
     """``--per-fold`` and ``--test-train-ratio``, checked together."""
     per_fold = bool(args.per_fold)
@@ -404,13 +389,6 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
     if ratio is not None:
         options["test_train_ratio"] = ratio
     if args.cluster:
-        import inspect
-
-        if "cluster" not in inspect.signature(DatasetsTable.from_formula).parameters:
-            raise CommandError(
-                "--cluster: the many-data-sets table does not take clusters of records in this "
-                "version; leave --cluster out (cvreport report takes it for one data set)"
-            )
         options["cluster"] = args.cluster
     return DatasetsTable.from_formula(
         full,

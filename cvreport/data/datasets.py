@@ -27,12 +27,13 @@ sets. Journal of Machine Learning Research 7:1–30.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cvreport.data.formula import split_cluster_term
 from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
@@ -277,6 +278,7 @@ class DatasetsTable:
         per_fold: bool = False,
         direction: Direction | None = None,
         test_train_ratio: Mapping[Any, float] | float | None = None,
+        cluster: str | None = None,
     ) -> DatasetsTable:
         """Build the table from a formula whose last part names the data set column.
 
@@ -307,6 +309,9 @@ class DatasetsTable:
         test_train_ratio : float or mapping, optional
             Validation over training size for per-fold scores (one value, or one per
             data set); a metric formula finds it from the records.
+        cluster : str, optional
+            A column of clusters of records (passages, users), as for one table;
+            also written as a ``+ cluster(column)`` term of the blocks.
 
         Raises
         ------
@@ -340,6 +345,10 @@ class DatasetsTable:
         from cvreport.data.predictions import metric_call
 
         term = split_dataset_term(formula)
+        # a cluster term belongs to each data set's own formula, as for one table
+        inner, named_cluster = split_cluster_term(term.inner)
+        cluster = named_cluster or cluster
+        term = replace(term, inner=inner)
         data = _in_memory(data)
         _check_dataset_column(data, term.dataset, f"of the formula {formula!r}")
         call = metric_call(term.inner)
@@ -355,7 +364,9 @@ class DatasetsTable:
             table = cls._from_parts(
                 data,
                 term.dataset,
-                lambda part: ResultsTable.from_formula(term.inner, part, record=record),
+                lambda part: ResultsTable.from_formula(
+                    term.inner, part, record=record, cluster=cluster
+                ),
             )
             table._formula = formula
             return table
@@ -380,6 +391,7 @@ class DatasetsTable:
                 per_fold=per_fold,
                 direction=chosen,
                 test_train_ratio=ratio,
+                cluster=cluster,
             )
 
         table = cls._from_parts(data, term.dataset, build, named=True)

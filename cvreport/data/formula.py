@@ -59,12 +59,28 @@ __all__ = [
     "evaluate_response",
     "parse_formula",
     "split_cluster_term",
+    "with_cluster_term",
 ]
 
 #: The formula of per-record losses keyed by replication and fold, used as the example.
 DEFAULT_FORMULA = "loss ~ model | replication + fold"
 
 _CLUSTER_CALL = re.compile(r"\bcluster\(([^()]*)\)")
+
+
+def with_cluster_term(formula: str, cluster: str | None) -> str:
+    """``formula`` with a ``cluster(COLUMN)`` term among its blocks.
+
+    >>> with_cluster_term("y ~ model | fold", "doc")
+    'y ~ model | fold + cluster(doc)'
+    >>> with_cluster_term("y ~ model", "doc")
+    'y ~ model | cluster(doc)'
+    """
+    if not cluster:
+        return formula
+    if "|" not in formula:
+        return f"{formula} | cluster({cluster})"
+    return f"{formula} + cluster({cluster})"
 
 
 def split_cluster_term(text: str) -> tuple[str, str | None]:

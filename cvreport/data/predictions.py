@@ -396,6 +396,15 @@ def metric_call(formula: Any) -> MetricCall | None:
     return MetricCall(spec, truth, [c.strip() for c in argument.split("+")], rest)
 
 
+def per_fold_metric_error(formula: str, call: MetricCall) -> DataError:
+    """The refusal of ``per_fold=True`` for a metric computed from per-record predictions."""
+    return DataError(
+        f"the left side of {formula!r} computes {call.spec.name} from per-record "
+        "predictions, so it is not one score per fold; leave per_fold out (or give "
+        "the per-fold scores as a column: 'auc ~ model | replication + fold' with per_fold=True)"
+    )
+
+
 def metric_formula(
     cls: type[ResultsTable],
     formula: str,

@@ -42,7 +42,12 @@ from cvreport.data.build import (
 from cvreport.data.design import DESIGN_KINDS, Design
 from cvreport.data.direction import check_direction, comparison_columns
 from cvreport.data.engines import EngineSource, resolve_source
-from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
+from cvreport.data.formula import (
+    evaluate_response,
+    parse_formula,
+    split_cluster_term,
+    with_cluster_term,
+)
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.pushdown import (
     engine_column,
@@ -287,7 +292,18 @@ class ResultsTable(TableViews):
         given = formula
         formula, named_cluster = split_cluster_term(formula)
         cluster = named_cluster or cluster
-        from cvreport.data.predictions import metric_formula
+        if cluster is not None and named_cluster is None:
+            given = with_cluster_term(given, cluster)  # the table's formula names every role
+        if cluster is not None and per_fold:
+            raise DataError(
+                f"cluster {cluster!r} groups records, but per_fold=True gives one score per "
+                "fold and no records to group; give the per-record results to use clusters, "
+                "or leave the cluster out"
+            )
+        from cvreport.data.predictions import metric_call, metric_formula, per_fold_metric_error
+
+        if per_fold and metric_call(formula) is not None:
+            raise per_fold_metric_error(given, metric_call(formula))
 
         from_metric = metric_formula(
             cls, formula, data, record=record, cluster=cluster, engine=engine
@@ -316,18 +332,29 @@ class ResultsTable(TableViews):
             require_named_columns(columns, roles, how_to_fix)
             if parsed.response_is_column and parsed.response not in columns:
                 evaluate_response(parsed, source.to_pandas(columns[:1]).iloc[:0])
-            return cls._from_contents(
-                formula_contents(
-                    source,
-                    formula,
-                    parsed,
-                    record=record,
-                    direction=wanted,
-                    explain=lambda frame: (
-                        cls.from_formula(formula, frame, record=record, direction=wanted)._contents
+            table = cls._from_contents(
+                replace(
+                    formula_contents(
+                        source,
+                        formula,
+                        parsed,
+                        record=record,
+                        direction=wanted,
+                        explain=lambda frame: (
+                            cls.from_formula(
+                                formula, frame, record=record, direction=wanted
+                            )._contents
+                        ),
                     ),
+                    formula=given,
                 )
             )
+            if cluster is not None:  # only the record and cluster columns leave the engine
+                from cvreport.partitions.clusters import attach_clusters
+
+                wanted_columns = [c for c in (record, cluster) if c in columns]
+                attach_clusters(table, source.to_pandas(wanted_columns), record, cluster)
+            return table
         data = source
         require_columns(data, roles, how_to_fix)
         response = evaluate_response(parsed, data)

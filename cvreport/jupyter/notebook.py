@@ -65,7 +65,7 @@ def build(
     ['title', 'setup', 'load-data-intro', 'load-data']
     >>> nb = build(data="auc.csv", formula="auc ~ model | replication + fold", per_fold=True)
     >>> print(nb.cells[1].source.splitlines()[5])
-    HIGHER_IS_BETTER = True  # a score to maximise (AUC, F1, accuracy)
+    # the direction: from the score's name (auc, f1, accuracy: higher is better)
     """
     import nbformat
 
@@ -75,6 +75,7 @@ def build(
     _check_tests(tests_value)
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
+    direction_given = higher_is_better is not None
     if per_fold and higher_is_better is None:
         higher_is_better = True  # as ResultsTable.from_formula(..., per_fold=True)
     is_example = str(data) == EXAMPLE
@@ -94,13 +95,22 @@ def build(
     heading = title or "Comparing classifiers from cross-validation results"
     setup = ["import pandas as pd\n", "import cvreport\n", f"FORMULA = {formula!r}"]
     if per_fold:
+        # a direction the user gave is written down; otherwise the table infers it
+        # (from the score's name, else higher), and the report says it was inferred
+        direction_line = (
+            '    direction="higher" if HIGHER_IS_BETTER else "lower",\n' if direction_given else ""
+        )
         setup += [
-            f"HIGHER_IS_BETTER = {higher_is_better!r}  "
-            + (
-                "# a score to maximise (AUC, F1, accuracy)"
-                if higher_is_better
-                else "# a loss to minimise (error rate, log loss)"
-            ),
+            (
+                f"HIGHER_IS_BETTER = {higher_is_better!r}  "
+                + (
+                    "# a score to maximise (AUC, F1, accuracy)"
+                    if higher_is_better
+                    else "# a loss to minimise (error rate, log loss)"
+                )
+            )
+            if direction_given
+            else "# the direction: from the score's name (auc, f1, accuracy: higher is better)",
             f"TEST_TRAIN_RATIO = {test_train_ratio!r}  # validation / training size (n2/n1); "
             "None: from K where the design allows",
         ]
@@ -109,8 +119,8 @@ def build(
             "    FORMULA,\n"
             "    df,\n"
             "    per_fold=True,  # one score per replication, fold and model: no record column\n"
-            '    direction="higher" if HIGHER_IS_BETTER else "lower",\n'
-            "    test_train_ratio=TEST_TRAIN_RATIO,\n"
+            + direction_line
+            + "    test_train_ratio=TEST_TRAIN_RATIO,\n"
             ")"
         )
     else:

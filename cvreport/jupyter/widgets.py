@@ -383,6 +383,12 @@ def explore(
         if data is None:
             raise CVReportError(f"the formula {table!r} needs data=, the long-format results")
         table = ResultsTable.from_formula(table, data, direction=direction)  # type: ignore[arg-type]
+    elif not isinstance(table, ResultsTable):
+        raise CVReportError(
+            f"explore() opens one table of results, got a {type(table).__name__}; for many "
+            "data sets display cvreport.DatasetsReport(table) in the notebook, or explore one "
+            "data set's table (table.tables[name])"
+        )
     elif direction is not None and direction != table.metric.direction:
         raise CVReportError(
             f"the table reads {table.metric.name!r} with direction={table.metric.direction!r}; "

@@ -314,16 +314,21 @@ def test_cluster_is_one_role_in_report_and_notebook(
     assert f"FORMULA = {METRIC_FORMULA + ' + cluster(doc)'!r}" in setup
 
 
-def test_datasets_says_when_it_cannot_take_clusters(
+def test_datasets_takes_clusters_of_records(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cvreport.data.datasets import DatasetsTable
-
-    argv = ["datasets", str(files["many"]), "-f", FORMULA + " | dataset", "--cluster", "doc"]
-    argv += ["-o", str(tmp_path / "d.html")]
-    if "cluster" in DatasetsTable.from_formula.__code__.co_varnames:  # pragma: no cover
-        pytest.skip("the many-data-sets table takes clusters")
-    fails_and_writes_nothing(argv, tmp_path, capsys, "--cluster: the many-data-sets table")
+    frame = pd.read_csv(files["many"])
+    frame["doc"] = frame["record"] // 3  # three records a document
+    data = tmp_path / "many.csv"
+    frame.to_csv(data, index=False)
+    formula = "{pred != y} ~ model | replication + fold | dataset"
+    argv = ["datasets", str(data), "-f", formula, "--cluster", "doc", "--samples", "2000"]
+    status, _, stderr = run([*argv, "-o", str(tmp_path / "d.md")], capsys)
+    assert (status, stderr) == (0, ""), stderr
+    table = cvreport.DatasetsTable.from_formula(formula, frame, cluster="doc")
+    assert all(t.formula.endswith("+ cluster(doc)") for t in table.tables.values())
+    api = cvreport.DatasetsReport(table, n_samples=2000).to_markdown()
+    assert (tmp_path / "d.md").read_text(encoding="utf-8") == api
 
 
 def test_a_file_whose_name_looks_like_a_glob_is_read_as_a_file(

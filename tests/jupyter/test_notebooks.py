@@ -204,7 +204,9 @@ def test_written_notebook_runs_on_per_fold_scores(tmp_path: Path) -> None:
     source = {c.id: c.source for c in nbformat.read(target, as_version=4).cells}
     assert "per_fold=True" in source["build-table"] and "RECORD" not in source["setup"]
     assert f"TEST_TRAIN_RATIO = {ratio!r}" in source["setup"]
-    assert "HIGHER_IS_BETTER = True" in source["setup"]
+    # no direction was given: the table infers it, and the report says so (not "as given")
+    assert "HIGHER_IS_BETTER" not in source["setup"]
+    assert "from the score's name" in source["setup"]
     nb = execute(target, tmp_path)
 
     table = cvreport.ResultsTable.from_formula(
@@ -357,7 +359,10 @@ def test_the_command_line_writes_the_same_per_fold_notebook(tmp_path: Path) -> N
         setup = nbformat.read(out, as_version=4).cells[1].source
         ratio = options.get("test_train_ratio")
         assert f"TEST_TRAIN_RATIO = {ratio!r}" in setup
-        assert f"HIGHER_IS_BETTER = {options.get('higher_is_better', True)!r}" in setup
+        if "higher_is_better" in options:
+            assert f"HIGHER_IS_BETTER = {options['higher_is_better']!r}" in setup
+        else:  # inferred by the table, not written down as if given
+            assert "HIGHER_IS_BETTER" not in setup
         out.unlink()
         direct.unlink()
 
