@@ -37,14 +37,15 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import DesignError
+from cvreport.partitions.audit_summary import summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.rendering.formatting import format_number
+from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = ["OverlapAudit", "PairOverlap", "audit_overlap"]
 
@@ -199,8 +200,6 @@ class OverlapAudit(TestResult):
         )
 
     def _summary_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = [
             SummaryRow("cross-validation design", self.cv_design, "text"),
             SummaryRow("records (n)", self.n_records, "value"),
@@ -223,14 +222,10 @@ class OverlapAudit(TestResult):
         return rows
 
     def _summary_tables(self) -> list[SummaryTable]:
-        from cvreport.partitions.audit_summary import summary_tables
-
         return summary_tables(self)
 
     def summary(self, alpha: float = 0.05) -> Any:
         """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
-        from cvreport.rendering.summary import Summary
-
         return Summary(
             title=self.method,
             rows=tuple(self._summary_rows()),
