@@ -39,11 +39,13 @@ from cvreport.data.build import (
     records_repeat_across,
     truth_and_prediction,
 )
+from cvreport.data.clusters import attach_clusters
 from cvreport.data.design import DESIGN_KINDS, Design
 from cvreport.data.direction import check_direction, comparison_columns
 from cvreport.data.engines import EngineSource, resolve_source
 from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.predictions import build_metric_table, metric_formula
 from cvreport.data.pushdown import (
     engine_column,
     engine_contents,
@@ -206,8 +208,6 @@ class ResultsTable(TableViews):
             )
         )
         if cluster is not None:
-            from cvreport.partitions.clusters import attach_clusters
-
             attach_clusters(self, data, record, cluster)
 
     @classmethod
@@ -287,8 +287,6 @@ class ResultsTable(TableViews):
         given = formula
         formula, named_cluster = split_cluster_term(formula)
         cluster = named_cluster or cluster
-        from cvreport.data.predictions import metric_formula
-
         from_metric = metric_formula(
             cls, formula, data, record=record, cluster=cluster, engine=engine
         )
@@ -380,8 +378,6 @@ class ResultsTable(TableViews):
                 )
         table = cls._from_contents(replace(contents, formula=given))
         if cluster is not None and not per_fold:
-            from cvreport.partitions.clusters import attach_clusters
-
             attach_clusters(table, data, record, cluster)
         return table
 
@@ -437,8 +433,6 @@ class ResultsTable(TableViews):
             "record": record,
         }
         if metric is not None or score is not None or cluster is not None:
-            from cvreport.data.predictions import build_metric_table
-
             scores = (
                 [score]
                 if isinstance(score, str)

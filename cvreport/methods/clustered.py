@@ -228,7 +228,7 @@ def clustered_paired_test(
     >>> round(res.estimate, 4), res.n_clusters
     (0.375, 4)
     """
-    from cvreport.partitions.clusters import record_clusters
+    from cvreport.data.clusters import record_clusters
 
     table.require_per_record("clustered_paired_test")
     mapping = record_clusters(table, "clustered_paired_test")

@@ -10,7 +10,7 @@ import pytest
 
 import cvreport
 from cvreport.errors import DataError, PartitionWarning
-from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
+from cvreport.data.clusters import ClusterLeakageWarning, audit_clusters
 
 
 def _cv(group_split: bool) -> pd.DataFrame:
