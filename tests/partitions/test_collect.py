@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvreport.partitions.collect import collect, split_labels
 from cvreport.errors import DataError
 from cvreport.partitions.audit import audit_overlap
+from cvreport.partitions.collect import collect, split_labels
 from cvreport.partitions.splits import BlockRegularizedCV, RandomMx2CV
 
 sklearn = pytest.importorskip("sklearn")

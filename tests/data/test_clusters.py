@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import cvreport
-from cvreport.errors import DataError, PartitionWarning
 from cvreport.data.clusters import ClusterLeakageWarning, audit_clusters
+from cvreport.errors import DataError, PartitionWarning
 
 
 def _cv(group_split: bool) -> pd.DataFrame:
