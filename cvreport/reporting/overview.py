@@ -41,6 +41,7 @@ import pandas as pd
 
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import PAIR_KERNELS
+from cvreport.reporting.selection import resolve_test
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -83,8 +84,6 @@ def _fold_means(table: ResultsTable) -> np.ndarray:
 
 
 def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) -> tuple:
-    from cvreport.reporting.selection import resolve_test
-
     function = resolve_test(test)
     statistic = np.full(len(pairs), np.nan)
     pvalue = np.full(len(pairs), np.nan)
