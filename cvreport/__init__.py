@@ -20,7 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from cvreport import arrays, options
-from cvreport.data.collect import collect
+from cvreport.data.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
 from cvreport.data.metrics import metric_names
@@ -64,7 +64,7 @@ from cvreport.methods.bootstrap_margin import paired_bootstrap_equivalence_test
 from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
-from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
+from cvreport.partitions.collect import collect
 from cvreport.partitions.overlap import overlap_quantile
 from cvreport.partitions.splits import Balanced5x2CV, BlockRegularizedCV, RandomMx2CV
 from cvreport.planning import plan

@@ -33,8 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.data.formula import split_cluster_term
+from cvreport.data.engines import EngineSource, resolve_source
+from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric, direction_from_name
+from cvreport.data.predictions import metric_call
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
 
@@ -143,8 +145,6 @@ def _in_memory(data: Any) -> pd.DataFrame:
     """A pandas DataFrame of ``data`` (any frame or path the tables read)."""
     if isinstance(data, pd.DataFrame):
         return data
-    from cvreport.data.engines import EngineSource, resolve_source
-
     source = resolve_source(data, "pandas")
     return source.to_pandas() if isinstance(source, EngineSource) else source
 
@@ -341,9 +341,6 @@ class DatasetsTable:
         >>> auc.level, auc.metric.name, auc.means().to_numpy().tolist()
         ('fold', 'roc_auc', [[0.75, 1.0], [0.75, 1.0]])
         """
-        from cvreport.data.formula import parse_formula
-        from cvreport.data.predictions import metric_call
-
         term = split_dataset_term(formula)
         # a cluster term belongs to each data set's own formula, as for one table
         inner, named_cluster = split_cluster_term(term.inner)
@@ -511,8 +508,6 @@ class DatasetsTable:
     def _from_dataset_scores(
         cls, data: pd.DataFrame, parsed: Any, dataset: str, direction: Direction | None
     ) -> DatasetsTable:
-        from cvreport.data.formula import evaluate_response
-
         values = pd.to_numeric(evaluate_response(parsed, data), errors="coerce")
         if parsed.model not in data:
             raise DataError(f"the model column {parsed.model!r} is not in the data")

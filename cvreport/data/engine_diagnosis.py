@@ -19,6 +19,7 @@ import pandas as pd
 
 from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
 from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
+from cvreport.data.fixed_width import fixed_width_codes
 from cvreport.data.labels import _missing_error, sorted_order
 from cvreport.data.layout import _key_columns, _row_describer
 from cvreport.data.validation import (
@@ -69,8 +70,6 @@ def _coded_models(models: pd.Index, n_rows: int) -> pd.Index:
     Integers of a small range are coded by value and text of one width by its
     bytes (both sorted); anything else by first appearance (``models``' order).
     """
-    from cvreport.data.fixed_width import fixed_width_codes
-
     limit = max(2 * n_rows, 1 << 16)
     values = models.to_numpy()
     if values.dtype.kind in "iu" and values.shape[0]:

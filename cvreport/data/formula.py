@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.metrics import resolve_metric
-from cvreport.errors import FormulaError, describe_keys
+from cvreport.errors import DataError, FormulaError, describe_keys
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
@@ -795,8 +795,6 @@ def parse_formula(text: str) -> ParsedFormula:
 
 
 def _require_unique(data: pd.DataFrame, columns: Sequence[str]) -> None:
-    from cvreport.errors import DataError
-
     repeated = [column for column in columns if not isinstance(data[column], pd.Series)]
     if repeated:
         raise DataError(
@@ -847,8 +845,6 @@ def evaluate_response(parsed: ParsedFormula, data: pd.DataFrame) -> pd.Series:
     >>> evaluate_response(parse_formula("{pred != truth} ~ model"), df).tolist()
     [0, 1]
     """
-    from cvreport.errors import DataError
-
     if parsed.response_is_column:
         if parsed.response not in data:
             raise DataError(

@@ -16,11 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from cvreport.data.build import TableContents, fold_score_contents, record_contents
+from cvreport.data.clusters import attach_clusters
+from cvreport.data.formula import parse_formula
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
@@ -31,13 +34,13 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
+from cvreport.data.pushdown import metric_frame
 from cvreport.data.sufficient import membership_patterns
 from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
 
-if TYPE_CHECKING:
-    from cvreport.data.build import TableContents
-    from cvreport.data.table import ResultsTable
+ResultsTable = TypeVar("ResultsTable")
+"""The table class of :mod:`cvreport.data.table`, which passes itself in as ``cls``."""
 
 __all__ = [
     "FoldRecords",
@@ -191,8 +194,6 @@ def build_metric_table(
         shown = Metric(spec.name, spec.metric.direction, "proportion" if proportion else "")
         # the internal loss: 0/1 hits become 0/1 errors (McNemar's tests apply), a loss stays
         losses = 1.0 - values if spec.metric.higher_is_better else values
-        from cvreport.data.build import record_contents
-
         table = cls._from_contents(
             record_contents(
                 data,
@@ -247,8 +248,6 @@ def build_metric_table(
                 frame.loc[undefined, ["replication", "fold", "model"]].itertuples(index=False)
             )
             raise undefined_groups_error(spec, [tuple(key) for key in keys])
-        from cvreport.data.build import fold_score_contents
-
         table = cls._from_contents(
             with_records(
                 layout,
@@ -272,8 +271,6 @@ def build_metric_table(
         )
         table._n_rows = n_rows
     if cluster is not None:
-        from cvreport.partitions.clusters import attach_clusters
-
         attach_clusters(
             table, data, record, cluster, (layout.records.to_numpy(), layout.membership)
         )
@@ -422,14 +419,12 @@ def metric_formula(
     ``data`` is any source :meth:`ResultsTable.from_predictions` takes; only the
     columns the metric reads leave its engine (:func:`cvreport.data.pushdown.metric_frame`).
     """
-    from cvreport.data.formula import parse_formula
 
     call = metric_call(formula)
     if call is None:
         return None
     parsed = parse_formula(f"{call.truth} ~{call.rest}")
     replication, fold = parsed.replication_and_fold
-    from cvreport.data.pushdown import metric_frame
 
     data = metric_frame(
         data,

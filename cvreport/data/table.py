@@ -39,6 +39,7 @@ from cvreport.data.build import (
     records_repeat_across,
     truth_and_prediction,
 )
+from cvreport.data.clusters import attach_clusters
 from cvreport.data.design import DESIGN_KINDS, Design
 from cvreport.data.direction import check_direction, comparison_columns
 from cvreport.data.engines import EngineSource, resolve_source
@@ -49,6 +50,12 @@ from cvreport.data.formula import (
     with_cluster_term,
 )
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.predictions import (
+    build_metric_table,
+    metric_call,
+    metric_formula,
+    per_fold_metric_error,
+)
 from cvreport.data.pushdown import (
     engine_column,
     engine_contents,
@@ -211,8 +218,6 @@ class ResultsTable(TableViews):
             )
         )
         if cluster is not None:
-            from cvreport.partitions.clusters import attach_clusters
-
             attach_clusters(self, data, record, cluster)
 
     @classmethod
@@ -300,8 +305,6 @@ class ResultsTable(TableViews):
                 "fold and no records to group; give the per-record results to use clusters, "
                 "or leave the cluster out"
             )
-        from cvreport.data.predictions import metric_call, metric_formula, per_fold_metric_error
-
         if per_fold and metric_call(formula) is not None:
             raise per_fold_metric_error(given, metric_call(formula))
 
@@ -350,8 +353,6 @@ class ResultsTable(TableViews):
                 )
             )
             if cluster is not None:  # only the record and cluster columns leave the engine
-                from cvreport.partitions.clusters import attach_clusters
-
                 wanted_columns = [c for c in (record, cluster) if c in columns]
                 attach_clusters(table, source.to_pandas(wanted_columns), record, cluster)
             return table
@@ -407,8 +408,6 @@ class ResultsTable(TableViews):
                 )
         table = cls._from_contents(replace(contents, formula=given))
         if cluster is not None and not per_fold:
-            from cvreport.partitions.clusters import attach_clusters
-
             attach_clusters(table, data, record, cluster)
         return table
 
@@ -464,8 +463,6 @@ class ResultsTable(TableViews):
             "record": record,
         }
         if metric is not None or score is not None or cluster is not None:
-            from cvreport.data.predictions import build_metric_table
-
             scores = (
                 [score]
                 if isinstance(score, str)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.build import score_offset
 from cvreport.data.design import Design, size_range
 from cvreport.data.metric import Metric
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics
@@ -528,6 +529,4 @@ class TableViews(SummaryDisplay):
 
 
 def _score_offset(metric: Metric) -> float:
-    from cvreport.data.build import score_offset
-
     return score_offset(metric)

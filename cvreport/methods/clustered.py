@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
 from cvreport.results import check_alternative
@@ -228,8 +229,6 @@ def clustered_paired_test(
     >>> round(res.estimate, 4), res.n_clusters
     (0.375, 4)
     """
-    from cvreport.partitions.clusters import record_clusters
-
     table.require_per_record("clustered_paired_test")
     mapping = record_clusters(table, "clustered_paired_test")
     if table.design.m * table.design.K != 1:

@@ -45,6 +45,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
 from cvreport.methods.equivalence import margin_or_base
@@ -300,8 +301,6 @@ def delong_test_array(
 
 
 def _auc_pairs(table: ResultsTable, a: Any, b: Any, what: str) -> tuple[Any, Any, list[Any]]:
-    from cvreport.data.predictions import record_pairs, record_predictions
-
     kept = record_predictions(table, what)
     if not kept.score_columns or len(kept.classes) != 2:
         raise DesignError(

@@ -56,6 +56,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from cvreport.data.metrics import resolve_metric
+from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError
 from cvreport.methods._weighted import (
     Prepared,
@@ -541,8 +542,6 @@ _PERMUTATION_OPTIONS = [
 def _table_inputs(
     table: ResultsTable, a: Any, b: Any, metric: Any, use_clusters: bool, what: str
 ) -> tuple[dict[str, Any], tuple[str, str]]:
-    from cvreport.data.predictions import record_pairs, record_predictions
-
     kept = record_predictions(table, what)
     spec = kept.spec if metric is None else resolve_metric(metric)
     first, second = table.resolve_pair(a, b)

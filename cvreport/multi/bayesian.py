@@ -45,7 +45,7 @@ import pandas as pd
 from cvreport.data.metric import Direction
 from cvreport.errors import CVReportError
 from cvreport.multi.pairwise import _advantage, paired_scores
-from cvreport.multi.ranks import _check_direction
+from cvreport.multi.ranks import _check_direction, score_matrix
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -510,8 +510,6 @@ def bayesian_signed_rank_pairs(
     >>> out[0].probabilities == out[1].probabilities[::-1], out[0].p_a_better > 0.9
     (True, True)
     """
-    from cvreport.multi.ranks import score_matrix
-
     _check_direction(direction)
     values = score_matrix(scores)
     pairs = [tuple(pair) for pair in pairs]

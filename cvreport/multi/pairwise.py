@@ -42,6 +42,7 @@ import pandas as pd
 
 from cvreport.data.metric import Direction
 from cvreport.errors import CVReportError, DataError
+from cvreport.methods.wilcoxon import sign_flip_pvalues
 from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
 
 __all__ = [
@@ -165,8 +166,6 @@ def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
     correction. Rows are grouped by that choice and each group computed at once.
     """
     from scipy import stats
-
-    from cvreport.methods.wilcoxon import sign_flip_pvalues
 
     n_rows, n = advantages.shape
     magnitude = np.abs(advantages)

@@ -2,7 +2,7 @@
 
 For every data set of a :class:`~cvreport.data.datasets.DatasetsTable` the
 recommended test for that data set's design
-(:func:`cvreport.reporting.selection.recommendation`: e.g. the corrected
+(:func:`cvreport.methods.recommendation.recommendation`: e.g. the corrected
 repeated K-fold t test for 10-fold CV, Alpaydın's combined 5×2cv F test for
 random 5×2 CV) compares each model with the baseline (or every pair); the
 p-values of one data set are adjusted together with the chosen multiplicity
@@ -30,6 +30,12 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
+from cvreport.methods.pair_kernels import PAIR_KERNELS
+from cvreport.methods.recommendation import recommendation
+from cvreport.methods.registry import get_spec
+from cvreport.multi.friedman import _check_alpha
+from cvreport.partitions.audit import audit_overlap
+from cvreport.results import _SIGNED_DISTRIBUTIONS
 
 if TYPE_CHECKING:
     from cvreport.data.datasets import DatasetsTable
@@ -142,8 +148,6 @@ def _partitions(table: ResultsTable) -> str | None:
     design = table.design
     if design.kind != "mx2" or not table.has_records or design.m < 2:
         return None
-    from cvreport.partitions.audit import audit_overlap
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PartitionWarning)
@@ -153,9 +157,7 @@ def _partitions(table: ResultsTable) -> str | None:
 
 
 def _run(name: str, table: ResultsTable, a: Any, b: Any) -> tuple[Any, str]:
-    from cvreport.reporting import selection
-
-    function = selection.resolve_test(name)
+    function = get_spec(name, in_report=True).function
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateStatisticWarning)
         warnings.simplefilter("always", PartitionWarning)
@@ -204,12 +206,9 @@ def _score_sign(test: str, table: ResultsTable) -> float:
     The kernels run on the internal losses; for a score the function turns its result
     into the score's direction (:meth:`cvreport.results.TestResult._negated`).
     """
-    from cvreport.reporting import selection
-    from cvreport.results import _SIGNED_DISTRIBUTIONS
-
     if not table.higher_is_better:
         return 1.0
-    fields = getattr(selection.get_spec(test).result, "__dataclass_fields__", {})
+    fields = getattr(get_spec(test, in_report=True).result, "__dataclass_fields__", {})
     distribution = str(getattr(fields.get("distribution"), "default", ""))
     return -1.0 if distribution.split(" ")[0] in _SIGNED_DISTRIBUTIONS else 1.0
 
@@ -223,9 +222,7 @@ def _kernel_statistics(
     forms them (the sums subtracted before dividing), so the vectorised kernel
     sees the very numbers the test's function sees pair by pair.
     """
-    from cvreport.reporting.overview import _KERNELS
-
-    kernel = _KERNELS.get(test)
+    kernel = PAIR_KERNELS.get(test)
     if kernel is None or not pairs:
         return None
     position = {model: index for index, model in enumerate(table.models)}
@@ -262,9 +259,7 @@ def _one_dataset(
     alpha: float,
     correction: str | None,
 ) -> dict[str, list[Any]]:
-    from cvreport.reporting import selection
-
-    advice = selection.recommendation(
+    advice = recommendation(
         table.design.kind,
         partitions=_partitions(table),
         binary=bool(table.is_binary),
@@ -292,7 +287,7 @@ def _one_dataset(
     regular = np.zeros(n_pairs, dtype=bool) if batch is None else batch[2]
     if regular.any():
         test = candidates[0]
-        label = selection.get_spec(test).label
+        label = get_spec(test, in_report=True).label
         for index in np.flatnonzero(regular):
             columns["test"][index] = test
             columns["label"][index] = label
@@ -304,10 +299,10 @@ def _one_dataset(
         for test in candidates:
             result, said = _run(test, table, a, b)
             if result is None:
-                reasons.append(f"{selection.get_spec(test).label} could not run: {said}")
+                reasons.append(f"{get_spec(test, in_report=True).label} could not run: {said}")
                 continue
             columns["test"][index] = test
-            columns["label"][index] = selection.get_spec(test).label
+            columns["label"][index] = get_spec(test, in_report=True).label
             columns["statistic"][index] = float(result.statistic)
             columns["pvalue"][index] = float(result.pvalue)
             columns["note"][index] = " ".join([*reasons, said]).strip() or None
@@ -378,8 +373,6 @@ def per_dataset_tests(
     >>> int(tests.win_tie_loss().to_numpy().sum()) == 4 * 10
     True
     """
-    from cvreport.multi.friedman import _check_alpha
-
     alpha = _check_alpha(alpha)
     if correction is not None and str(correction).lower() == "none":
         correction = None

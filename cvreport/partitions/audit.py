@@ -36,15 +36,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from cvreport.errors import DesignError
+from cvreport.data.table_input import as_table
+from cvreport.errors import CVReportError, DesignError
+from cvreport.partitions.audit_summary import summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
+from cvreport.partitions.splits import block_regularized_signs
 from cvreport.rendering.formatting import format_number
+from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = ["OverlapAudit", "PairOverlap", "audit_overlap"]
 
@@ -199,8 +202,6 @@ class OverlapAudit(TestResult):
         )
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = [
             SummaryRow("cross-validation design", self.cv_design, "text"),
             SummaryRow("records (n)", self.n_records, "value"),
@@ -223,14 +224,10 @@ class OverlapAudit(TestResult):
         return rows
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        from cvreport.partitions.audit_summary import summary_tables
-
         return summary_tables(self)
 
     def summary(self, alpha: float = 0.05) -> Any:
         """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
-        from cvreport.rendering.summary import Summary
-
         return Summary(
             title=self.method,
             rows=tuple(self._summary_rows()),
@@ -426,8 +423,6 @@ def _recognise(signs: np.ndarray, z_max: float, K: int, weights: np.ndarray | No
     Li & Li's (2017) balanced 5×2 is told from Yang et al.'s by which triples of replications
     are aliased (their memberships multiply to the same sign on every block).
     """
-    from cvreport.partitions.splits import block_regularized_signs
-
     if K != 2:
         return "balanced" if z_max == 0 else "random"
     m = signs.shape[1]
@@ -582,13 +577,9 @@ def audit_overlap(
     >>> audit.design, audit.verdict, round(audit.z_max, 2)   # n = 569: 0.25, not 0
     ('block-regularized', 'balanced', 0.25)
     """
-    from cvreport.data.table_input import as_table
-
     table = as_table(table, data)
     table.require_records("the overlap audit")
     if not 0 < alpha < 1:
-        from cvreport.errors import CVReportError
-
         raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
     design = table.design
     m, K = int(design.m), int(design.K)

@@ -18,14 +18,12 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from cvreport.partitions.audit import OverlapAudit
-    from cvreport.rendering.summary import SummaryTable
+from cvreport.rendering.summary import SummaryTable
 
 __all__ = ["SHOWN_PAIRS", "histogram", "summary_tables", "worst_pairs"]
 
@@ -33,6 +31,16 @@ SHOWN_PAIRS = 10
 """Pairs of replications listed in a report; more are summarised by the histogram."""
 
 _HISTOGRAM_BINS = 10
+
+
+class OverlapAudit(Protocol):
+    """What these views read of an :class:`~cvreport.partitions.audit.OverlapAudit`."""
+
+    @property
+    def pairs(self) -> pd.DataFrame: ...
+
+    @property
+    def K(self) -> int: ...
 
 
 def _pairs(audit: OverlapAudit | pd.DataFrame) -> pd.DataFrame:
@@ -85,7 +93,6 @@ def histogram(audit: OverlapAudit | pd.DataFrame, bins: int = _HISTOGRAM_BINS) -
 
 def summary_tables(audit: OverlapAudit) -> list[SummaryTable]:
     """The tables of :meth:`OverlapAudit.summary`: the worst pairs, and a histogram when many."""
-    from cvreport.rendering.summary import SummaryTable
 
     total = len(audit.pairs)
     shown = worst_pairs(audit)

@@ -53,7 +53,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DataError, DesignError
+from cvreport.methods.resampled_t import table_split_differences, table_test_train_ratio
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -238,8 +240,6 @@ class Discordance:
 
 def as_pilot_table(table: Any) -> ResultsTable:
     """``table`` itself when it is a ResultsTable, else a :class:`DataError` saying how to build one."""
-    from cvreport.data.table import ResultsTable
-
     if not isinstance(table, ResultsTable):
         raise DataError(
             f"the pilot must be a cvreport.ResultsTable, got {type(table).__name__}; build it "
@@ -292,8 +292,6 @@ def estimate_components(table: ResultsTable, a: Any, b: Any) -> VarianceComponen
     >>> vc.K, vc.source, vc.df_within, vc.df_between
     (2, 'replications', 5.0, 4.0)
     """
-    from cvreport.methods.resampled_t import table_split_differences, table_test_train_ratio
-
     table = as_pilot_table(table)
     pair = table.resolve_pair(a, b)
     d = table_split_differences(table, *pair)

@@ -34,10 +34,14 @@ import pandas as pd
 
 from cvreport.methods.corrected_kfold import corrected_repeated_kfold_ttest_kernel
 from cvreport.methods.mcnemar import mcnemar_kernel
-from cvreport.methods.mx2_ftest import calibrated_ftest_5x2cv_kernel, combined_ftest_5x2cv_kernel
+from cvreport.methods.mx2_ftest import (
+    calibrated_df1_mean,
+    calibrated_ftest_5x2cv_kernel,
+    combined_ftest_5x2cv_kernel,
+)
 from cvreport.methods.resampled_t import corrected_resampled_ttest_kernel
 from cvreport.planning.components import VarianceComponents
-from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign
+from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign, parse_design
 
 __all__ = [
     "CHECK_COLUMNS",
@@ -71,8 +75,6 @@ def _rejections(test: str, differences: np.ndarray, design: CandidateDesign, alp
     elif test == "combined_ftest_5x2cv":
         pvalue = combined_ftest_5x2cv_kernel(differences).pvalue
     elif test == "calibrated_ftest_5x2cv":
-        from cvreport.methods.mx2_ftest import calibrated_df1_mean
-
         df1 = float(round(calibrated_df1_mean(design.m)))
         pvalue = calibrated_ftest_5x2cv_kernel(differences, df1).pvalue
     else:
@@ -148,8 +150,6 @@ def check_model(
     >>> bool(abs(frame.difference.iloc[0]) < 4 * frame.mc_se.iloc[0])
     True
     """
-    from cvreport.planning.designs import parse_design
-
     rng = np.random.default_rng(seed)
     rows = []
     for case in cases:

@@ -27,18 +27,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cvreport.options import get_option
-
-if TYPE_CHECKING:
-    from cvreport.rendering.summary import Summary
 
 __all__ = ["ReportDisplay", "RichDisplay", "SummaryDisplay", "display_bundle"]
 
 _REPR_METHODS = ("_repr_html_", "_repr_markdown_", "_repr_latex_")
 
 Renderers = dict[str, Callable[[], str]]
+
+
+class Summary(Protocol):
+    """What a display needs of a summary: its HTML, Markdown and LaTeX views."""
+
+    def as_html(self) -> str: ...
+
+    def as_markdown(self) -> str: ...
+
+    def as_latex(self) -> str: ...
 
 
 def _bundle(

@@ -72,7 +72,7 @@ class Summary(SummaryDisplay):
 
     def as_text(self) -> str:
         """Plain text with aligned columns."""
-        from cvreport.rendering.environment import text_environment
+        from cvreport.rendering.environment import text_environment  # jinja2 loads on first render
 
         labels = [r.label for r in self.rows]
         values = [formatting.format_by_kind(r.value, r.kind) for r in self.rows]
@@ -107,19 +107,19 @@ class Summary(SummaryDisplay):
 
     def as_markdown(self) -> str:
         """GitHub-flavoured Markdown."""
-        from cvreport.rendering.environment import text_environment
+        from cvreport.rendering.environment import text_environment  # jinja2 loads on first render
 
         return text_environment().get_template("summary.md.j2").render(self._context())
 
     def as_html(self) -> str:
         """An HTML fragment (escaped), suitable for notebooks and reports."""
-        from cvreport.rendering.environment import html_environment
+        from cvreport.rendering.environment import html_environment  # jinja2 loads on first render
 
         return html_environment().get_template("summary.html.j2").render(self._context())
 
     def as_latex(self) -> str:
         """A LaTeX fragment using booktabs."""
-        from cvreport.rendering.environment import latex_environment
+        from cvreport.rendering.environment import latex_environment  # jinja2 loads on first render
 
         return latex_environment().get_template("summary.tex.j2").render(self._context())
 

@@ -33,13 +33,15 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError
+from cvreport.methods.pair_kernels import PAIR_KERNELS
+from cvreport.reporting.selection import resolve_test
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -81,61 +83,7 @@ def _fold_means(table: ResultsTable) -> np.ndarray:
     return out
 
 
-def _kfold_ratio(table: ResultsTable) -> float:
-    from cvreport.methods.corrected import table_test_train_ratio
-
-    return table_test_train_ratio(table, k_fold=True)[0]
-
-
-def _holdout_ratio(table: ResultsTable) -> float:
-    from cvreport.methods.corrected import table_test_train_ratio
-
-    return table_test_train_ratio(table, k_fold=False)[0]
-
-
-def _corrected_repeated_kfold(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.corrected import corrected_repeated_kfold_ttest_kernel
-
-    return corrected_repeated_kfold_ttest_kernel(d, _kfold_ratio(table))
-
-
-def _corrected_resampled(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.corrected import corrected_resampled_ttest_kernel
-
-    return corrected_resampled_ttest_kernel(d[:, :, 0], _holdout_ratio(table))
-
-
-def _paired_kfold(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.kfold import paired_ttest_kfold_kernel
-
-    return paired_ttest_kfold_kernel(d[:, 0, :])
-
-
-def _combined_f(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.mx2 import combined_ftest_5x2cv_kernel
-
-    return combined_ftest_5x2cv_kernel(d)
-
-
-def _calibrated_f(d: np.ndarray, table: ResultsTable) -> Any:
-    from cvreport.methods.mx2_ftest import _resolve_calibration, calibrated_ftest_5x2cv_kernel
-
-    df1, rho1, _, _ = _resolve_calibration(d.shape[1], "paper", None, None)
-    return calibrated_ftest_5x2cv_kernel(d, df1, rho1)
-
-
-_KERNELS: dict[str, Callable[[np.ndarray, ResultsTable], Any]] = {
-    "corrected_repeated_kfold_ttest": _corrected_repeated_kfold,
-    "corrected_resampled_ttest": _corrected_resampled,
-    "paired_ttest_kfold": _paired_kfold,
-    "combined_ftest_5x2cv": _combined_f,
-    "calibrated_ftest_5x2cv": _calibrated_f,
-}
-
-
 def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) -> tuple:
-    from cvreport.reporting.selection import resolve_test
-
     function = resolve_test(test)
     statistic = np.full(len(pairs), np.nan)
     pvalue = np.full(len(pairs), np.nan)
@@ -196,7 +144,7 @@ def pair_overview(
     overall = np.nanmean(means.reshape(len(models), -1), axis=1)
     if table.higher_is_better:
         overall = -overall  # the table holds the negated score; show the score
-    kernel = _KERNELS.get(test)
+    kernel = PAIR_KERNELS.get(test)
     if kernel is not None:
         result = kernel(means[first] - means[second], table)
         statistic = np.asarray(result.statistic, dtype=np.float64)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.errors import DesignError, describe_keys
+from cvreport.partitions import splits
 
 __all__ = [
     "DESIGN_NAMES",
@@ -283,8 +284,6 @@ def _designed_template(design: SimulationDesign, n: int) -> np.ndarray:
     A fixed ``random_state`` makes the template reproducible; the simulator's own
     shuffle of every data set makes the partition of each data set uniformly random.
     """
-    from cvreport.partitions import splits
-
     if design.partitions == "balanced":
         splitter: Any = splits.Balanced5x2CV(random_state=0)
     else:

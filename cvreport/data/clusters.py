@@ -19,15 +19,27 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from cvreport.errors import DataError, DesignError, PartitionWarning, describe_keys
 
-if TYPE_CHECKING:
-    from cvreport.data.table import ResultsTable
+
+class ResultsTable(Protocol):
+    """What the cluster role reads of a :class:`~cvreport.data.table.ResultsTable`."""
+
+    @property
+    def per_record(self) -> bool: ...
+
+    @property
+    def design(self) -> Any: ...
+
+    @property
+    def replications(self) -> tuple[Any, ...]: ...
+
+    def membership(self) -> tuple[pd.Index, np.ndarray]: ...
 
 __all__ = [
     "ClusterAudit",

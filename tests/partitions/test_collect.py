@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cvreport.data.collect import collect, split_labels
 from cvreport.errors import DataError
 from cvreport.partitions.audit import audit_overlap
+from cvreport.partitions.collect import collect, split_labels
 from cvreport.partitions.splits import BlockRegularizedCV, RandomMx2CV
 
 sklearn = pytest.importorskip("sklearn")
@@ -108,7 +108,7 @@ def test_bad_input() -> None:
 def test_missing_sklearn_names_the_extra() -> None:
     code = (
         "import sys; sys.modules['sklearn'] = None\n"
-        "from cvreport.data.collect import collect\n"
+        "from cvreport.partitions.collect import collect\n"
         "try:\n"
         "    collect({'a': 1, 'b': 2}, [[0]], [0], cv=2)\n"
         "except ImportError as exc:\n"

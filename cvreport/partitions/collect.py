@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.datasets import DatasetsTable
+from cvreport.data.metrics import resolve_metric
 from cvreport.data.predictions import positive_code
+from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.partitions.splits import _Mx2Splitter, record_labels
 
@@ -138,8 +141,6 @@ def _check_scores(estimators: Mapping[str, Any], metric: Any) -> MetricSpec | No
     """The metric's spec, checking (before any fit) that every estimator gives what it reads."""
     if metric is None:
         return None
-    from cvreport.data.metrics import resolve_metric
-
     spec = resolve_metric(metric)
     if spec.needs != "score":
         return spec
@@ -418,8 +419,6 @@ def _table(
     metric: Any,
     pos_label: Any,
 ) -> ResultsTable:
-    from cvreport.data.table import ResultsTable
-
     if spec is None:
         table = ResultsTable.from_predictions(data, truth="truth", prediction="prediction")
     else:
@@ -450,8 +449,6 @@ def _collect_datasets(
     n_jobs: int | None,
     groups: Any,
 ) -> DatasetsTable:
-    from cvreport.data.datasets import DatasetsTable
-
     if y is not None:
         raise DataError(
             "X is a mapping of data sets, each with its own labels: give data set name → "

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.data.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.errors import DataError, PartitionWarning
-from cvreport.partitions.clusters import ClusterLeakageWarning, audit_clusters
 
 
 def _cv(group_split: bool) -> pd.DataFrame:
