@@ -30,8 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.formula import check_expression
 from cvreport.data.io import check_regular_file, data_format
-from cvreport.errors import DataError
+from cvreport.errors import DataError, FormulaError
 
 __all__ = [
     "ENGINES",
@@ -608,13 +609,19 @@ def response_expression(text: str, columns: Sequence[str]) -> Any | None:
     """
     nw = narwhals()
     names = set(columns)
+    try:
+        # names exactly as written (Python's own parser folds look-alike letters)
+        checked = check_expression(text)
+    except FormulaError:
+        return None
+    quoted = checked.quoted
 
     def number(node: ast.AST) -> Any:
         return walk(node).cast(nw.Float64)
 
     def walk(node: ast.AST) -> Any:
-        if isinstance(node, ast.Name) and node.id in names:
-            return nw.col(node.id)
+        if isinstance(node, ast.Name) and quoted.get(node.id, node.id) in names:
+            return nw.col(quoted.get(node.id, node.id))
         if (
             isinstance(node, ast.Constant)
             and isinstance(node.value, (int, float))
@@ -641,6 +648,6 @@ def response_expression(text: str, columns: Sequence[str]) -> Any | None:
         raise ValueError(ast.dump(node))
 
     try:
-        return walk(ast.parse(text, mode="eval").body)
-    except (SyntaxError, ValueError, RecursionError):
+        return walk(checked.tree)
+    except (ValueError, RecursionError):
         return None

@@ -466,3 +466,25 @@ def test_the_command_line_says_a_fifo_is_a_named_pipe(
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "named pipe (FIFO)" in err and "not found" not in err
+
+
+@pytest.mark.parametrize("source", ["polars", "duckdb", "parquet"])
+def test_look_alike_names_are_read_as_written_on_every_engine(tmp_path: Path, source: str) -> None:
+    # Python folds 'ｌｏｓｓ' (fullwidth letters) to 'loss'; the engines must not
+    frame = cv_frame(30)
+    lookalike = "\uff4c\uff4f\uff53\uff53"
+    frame[lookalike] = 1 - frame["loss"]
+    formula = "{" + lookalike + " * 1} ~ model | replication + fold"
+    reference = cvreport.ResultsTable.from_formula(formula, frame, direction="lower")
+    data: Any = _arrow(frame)
+    if source == "polars":
+        data = _need("polars").from_arrow(data)
+    elif source == "duckdb":
+        data = _need("duckdb").from_arrow(data)
+    else:
+        _need("duckdb")
+        frame.to_parquet(tmp_path / "lookalike.parquet")
+        data = str(tmp_path / "lookalike.parquet")
+    table = cvreport.ResultsTable.from_formula(formula, data, direction="lower")
+    assert table.stats.sums.sum() == reference.stats.sums.sum() == frame[lookalike].sum()
+    assert frame[lookalike].sum() != frame["loss"].sum()
