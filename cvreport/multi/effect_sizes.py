@@ -194,16 +194,24 @@ def _cliff(
     variance = (
         n2 * n2 * ((rows - delta) ** 2).sum() + n1 * n1 * ((columns - delta) ** 2).sum() - spread
     ) / (n1 * n2 * (n1 - 1) * (n2 - 1))
+    low, high = _cliff_interval(np.array([delta]), np.array([variance]), n1, n2, t)
+    return delta, float(low[0]), float(high[0])
+
+
+def _cliff_interval(
+    delta: np.ndarray, variance: np.ndarray, n1: int, n2: int, t: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cliff's (1993) asymmetric interval of each δ; NaN where |δ| = 1 leaves it undefined."""
     # the estimate can fall below zero in small samples; Cliff bounds it by the smallest
     # variance a δ of this size can have
-    variance = max(float(variance), (1 - delta * delta) / (n1 * n2 - 1))
-    root = t * math.sqrt(variance) * math.sqrt((1 - delta * delta) ** 2 + t * t * variance)
+    variance = np.maximum(variance, (1 - delta * delta) / (n1 * n2 - 1))
+    root = t * np.sqrt(variance) * np.sqrt((1 - delta * delta) ** 2 + t * t * variance)
     denominator = 1 - delta * delta + t * t * variance
-    if denominator == 0:  # complete dominance: Cliff's interval is undefined
-        return delta, math.nan, math.nan
-    low = (delta - delta**3 - root) / denominator
-    high = (delta - delta**3 + root) / denominator
-    return delta, float(max(-1.0, low)), float(min(1.0, high))
+    defined = denominator > 0  # complete dominance (|δ| = 1) leaves the interval undefined
+    safe = np.where(defined, denominator, 1.0)
+    low = np.where(defined, np.maximum(-1.0, (delta - delta**3 - root) / safe), np.nan)
+    high = np.where(defined, np.minimum(1.0, (delta - delta**3 + root) / safe), np.nan)
+    return low, high
 
 
 def cliffs_delta(a: Any, b: Any, *, alpha: float = 0.05) -> tuple[float, float, float]:
@@ -301,15 +309,7 @@ def pairwise_effect_sizes(
             + n * n * ((columns - centre) ** 2).sum(axis=0)
             - spread
         ) / (n * n * (n - 1) * (n - 1))
-    # the estimate can fall below zero in small samples; Cliff bounds it by the smallest
-    # variance a δ of this size can have
-    variance = np.maximum(variance, (1 - delta * delta) / (n * n - 1))
-    root = t * np.sqrt(variance) * np.sqrt((1 - delta * delta) ** 2 + t * t * variance)
-    denominator = 1 - delta * delta + t * t * variance
-    defined = denominator > 0  # complete dominance (|δ| = 1) leaves the interval undefined
-    safe = np.where(defined, denominator, 1.0)
-    delta_low = np.where(defined, np.maximum(-1.0, (delta - delta**3 - root) / safe), np.nan)
-    delta_high = np.where(defined, np.minimum(1.0, (delta - delta**3 + root) / safe), np.nan)
+    delta_low, delta_high = _cliff_interval(delta, variance, n, n, t)
     frame = pd.DataFrame(
         {
             "a": [a for a, _ in pairs],
