@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cvreport.errors import DesignError
+
 __all__ = [
     "FoldBlock",
     "FoldStatistics",
@@ -48,6 +50,7 @@ __all__ = [
     "pattern_statistics",
     "sorted_patterns",
     "sufficient_statistics",
+    "training_sizes",
     "unpack_patterns",
 ]
 
@@ -95,19 +98,34 @@ class FoldStatistics:
     tables : ndarray of shape (..., m, K, 4) or None
         ``n00, n01, n10, n11`` of every fold (0/1 losses only): ``n00`` both wrong,
         ``n01`` A wrong and B right, ``n10`` A right and B wrong, ``n11`` both right.
-    sizes : ndarray of shape (m, K)
-        Validation records of every fold.
+    sizes : ndarray of shape (m, K), or broadcastable to (..., m, K)
+        Validation records of every fold (n2).
+    train_sizes : ndarray of shape (m, K), or broadcastable to (..., m, K), or None
+        Training records of every fold (n1): the rest of the replication for K-fold
+        designs, the rest of the data set for hold-out splits, ``K − 1`` folds' worth
+        for per-fold scores of K-fold CV (equal folds assumed). None when the design
+        does not tell (per-fold scores of hold-out splits without a ratio, or a
+        hold-out table that holds only its validation records).
+    test_train_ratio : float or None
+        ``n2/n1`` when it is known as one number rather than counted (given with the
+        table, or inferred by the predictions route); it then takes precedence over
+        the sizes in :meth:`validation_training_ratio`.
 
     Examples
     --------
-    >>> stats = FoldStatistics(np.array([[0.5, -0.5]]), None, np.array([[2, 2]]))
+    >>> stats = FoldStatistics(np.array([[0.5, -0.5]]), None, np.array([[2, 2]]),
+    ...                        train_sizes=np.array([[2, 2]]))
     >>> stats.reps, stats.swapped().differences.tolist()
     (1, [[-0.5, 0.5]])
+    >>> float(stats.validation_training_ratio())
+    1.0
     """
 
     differences: np.ndarray
     tables: np.ndarray | None
     sizes: np.ndarray
+    train_sizes: np.ndarray | None = None
+    test_train_ratio: float | None = None
 
     @property
     def reps(self) -> int:
@@ -120,10 +138,78 @@ class FoldStatistics:
             raise ValueError("2×2 counts exist only for 0/1 losses")
         return self.tables
 
+    def validation_training_ratio(self) -> np.ndarray:
+        """``n2/n1`` of every data set: the summed validation sizes over the summed training sizes.
+
+        Weka's corrected paired t-tester uses this ratio when the split sizes differ
+        (Nadeau & Bengio 2003; Bouckaert & Frank 2004). A ratio known as one number
+        (:attr:`test_train_ratio`) is returned as it is.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the batch shape (0-d for one table).
+
+        Raises
+        ------
+        DesignError
+            When neither the training sizes nor the ratio are known.
+        """
+        if self.test_train_ratio is not None:
+            return np.asarray(self.test_train_ratio, dtype=np.float64)
+        if self.train_sizes is None:
+            raise DesignError(
+                "the training-set sizes of these splits are unknown, so n2/n1 cannot be "
+                "inferred: pass test_train_ratio= (validation size / training size, e.g. 0.5 "
+                "for a 2/3 – 1/3 split)"
+            )
+        shape = self.differences.shape
+        validation = np.broadcast_to(self.sizes, shape).sum(axis=(-2, -1), dtype=np.float64)
+        training = np.broadcast_to(self.train_sizes, shape).sum(axis=(-2, -1), dtype=np.float64)
+        if np.any(training <= 0):
+            raise DesignError(
+                "the splits hold no training records, so n2/n1 cannot be inferred: pass "
+                "test_train_ratio= (validation size / training size)"
+            )
+        return validation / training
+
     def swapped(self) -> FoldStatistics:
         """The statistics of the pair B, A: differences negated, n01 and n10 exchanged."""
         tables = None if self.tables is None else self.tables[..., [0, 2, 1, 3]]
-        return FoldStatistics(-self.differences, tables, self.sizes)
+        return FoldStatistics(
+            -self.differences, tables, self.sizes, self.train_sizes, self.test_train_ratio
+        )
+
+
+def training_sizes(
+    sizes: np.ndarray, *, per_record: bool, n_records: int | None
+) -> np.ndarray | None:
+    """Training records of every fold of a table, from its ``(m, K)`` validation sizes.
+
+    K-fold designs (K ≥ 2) train on the rest of the replication; per-fold scores
+    carry no sizes, so K − 1 folds' worth is assumed (equal folds, n2/n1 = 1/(K − 1)).
+    A hold-out split trains on the table's other records; None when that is
+    unknown (per-fold scores) or empty (the table holds only validation records).
+
+    Examples
+    --------
+    >>> training_sizes(np.array([[3, 3, 4]]), per_record=True, n_records=10).tolist()
+    [[7, 7, 6]]
+    >>> training_sizes(np.array([[1, 1, 1]]), per_record=False, n_records=None).tolist()
+    [[2, 2, 2]]
+    >>> training_sizes(np.array([[40], [40]]), per_record=True, n_records=120).tolist()
+    [[80], [80]]
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n_folds = sizes.shape[-1]
+    if n_folds >= 2:
+        if not per_record:
+            return (n_folds - 1) * sizes
+        return sizes.sum(axis=-1, keepdims=True) - sizes
+    if not per_record or n_records is None:
+        return None
+    train = n_records - sizes
+    return None if (train <= 0).any() else train
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,6 +329,12 @@ class SufficientStatistics:
     patterns : MembershipPatterns or None
         The distinct rows of the membership and their counts. ``None`` for
         per-fold scores.
+    train_sizes : numpy.ndarray or None
+        ``(m, K)`` training records of every fold (:func:`training_sizes`), set by
+        the results table that knows its design; None when unknown.
+    test_train_ratio : float or None
+        ``n2/n1`` given with the table (or inferred by the predictions route).
+        Both are passed on to every pair's :class:`FoldStatistics`.
 
     Examples
     --------
@@ -259,6 +351,8 @@ class SufficientStatistics:
     both_wrong: np.ndarray | None = None
     membership: np.ndarray | None = None
     patterns: MembershipPatterns | None = None
+    train_sizes: np.ndarray | None = None
+    test_train_ratio: float | None = None
 
     def __post_init__(self) -> None:
         for array in (self.sums, self.sumsq, self.counts, self.both_wrong, self.membership):
@@ -323,7 +417,13 @@ class SufficientStatistics:
         [1.0, -1.0]
         """
         tables = None if self.both_wrong is None else self.pair_counts(a, b)
-        return FoldStatistics(self.differences(a, b), tables, self.counts[:, :, a])
+        return FoldStatistics(
+            self.differences(a, b),
+            tables,
+            self.counts[:, :, a],
+            self.train_sizes,
+            self.test_train_ratio,
+        )
 
 
 def sufficient_statistics(

@@ -8,6 +8,7 @@ the per-record layout — and turns them into pandas frames and a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import pandas as pd
 from cvreport.data.build import score_offset
 from cvreport.data.design import Design, size_range
 from cvreport.data.metric import Metric
-from cvreport.data.sufficient import FoldBlock, SufficientStatistics
+from cvreport.data.sufficient import FoldBlock, SufficientStatistics, training_sizes
 from cvreport.data.validation import show
 from cvreport.errors import DataError, DesignError, describe_keys
 from cvreport.rendering.display import SummaryDisplay
@@ -65,7 +66,7 @@ class TableViews(SummaryDisplay):
         self._folds = contents.folds
         self._records = contents.records
         self._blocks = contents.blocks
-        self._stats = contents.stats
+        self._stats = _with_training_sizes(contents)
         self._design = contents.design
         self._is_binary = contents.is_binary
         self._per_record = contents.per_record
@@ -492,17 +493,13 @@ class TableViews(SummaryDisplay):
             frame["n_train"] = 1.0 / self._test_train_ratio
             return frame
         sizes = self._stats.counts[:, :, 0].astype(np.int64)
-        if n_folds >= 2:
-            train = sizes.sum(axis=1, keepdims=True) - sizes
-        else:
-            assert self._design.n_records is not None
-            train = self._design.n_records - sizes
-            if (train <= 0).any():
-                raise DesignError(
-                    "the training-set size of a hold-out split is not in the table (every "
-                    "record seen is in the validation set); pass test_train_ratio= "
-                    "(validation size / training size) to the test"
-                )
+        train = self._stats.train_sizes
+        if train is None:
+            raise DesignError(
+                "the training-set size of a hold-out split is not in the table (every "
+                "record seen is in the validation set); pass test_train_ratio= "
+                "(validation size / training size) to the test"
+            )
         frame["n_test"] = sizes.ravel()
         frame["n_train"] = train.ravel()
         return frame
@@ -526,6 +523,17 @@ class TableViews(SummaryDisplay):
                 for name, series in self._prediction_columns.items()
             }
         )
+
+
+def _with_training_sizes(contents: TableContents) -> SufficientStatistics:
+    """The contents' statistics with the training sizes and n2/n1 the table knows."""
+    stats = contents.stats
+    train = training_sizes(
+        stats.counts[:, :, 0],
+        per_record=contents.per_record,
+        n_records=contents.design.n_records,
+    )
+    return dataclasses.replace(stats, train_sizes=train, test_train_ratio=contents.test_train_ratio)
 
 
 def _score_offset(metric: Metric) -> float:

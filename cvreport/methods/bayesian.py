@@ -57,7 +57,7 @@ from cvreport.methods.resampled_t import (
     check_ratio,
     table_splits,
 )
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, flat_split_differences
 from cvreport.results import TestResult, check_alternative, level_text
 
 if TYPE_CHECKING:
@@ -520,5 +520,6 @@ BAYESIAN_CORRELATED_T = TestSpec(
     distribution="t(J − 1) posterior",
     array_function=bayesian_correlated_ttest_array,
     kernel=bayesian_correlated_ttest_kernel,
+    inputs=flat_split_differences,
     bayesian=True,
 )

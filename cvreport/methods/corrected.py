@@ -62,7 +62,7 @@ from cvreport.methods.resampled_t import (
     table_splits,
     table_test_train_ratio,
 )
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, corrected_split_differences, split_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -411,6 +411,7 @@ PAIRED_T_RESAMPLED = TestSpec(
     distribution="t(J − 1)",
     array_function=paired_ttest_resampled_array,
     kernel=paired_ttest_resampled_kernel,
+    inputs=split_differences,
     caution=(
         "the repeated splits overlap, so it rejects a true null hypothesis much too often "
         "(Dietterich 1998); a labelled baseline only"
@@ -432,4 +433,5 @@ CORRECTED_RESAMPLED_T = TestSpec(
     distribution="t(J − 1)",
     array_function=corrected_resampled_ttest_array,
     kernel=corrected_resampled_ttest_kernel,
+    inputs=corrected_split_differences,
 )

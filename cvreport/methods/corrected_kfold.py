@@ -33,7 +33,7 @@ from cvreport.methods.resampled_t import (
     resampled_result,
     table_splits,
 )
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, corrected_fold_differences
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -255,4 +255,5 @@ CORRECTED_REPEATED_KFOLD_T = TestSpec(
     distribution="t(k r − 1)",
     array_function=corrected_repeated_kfold_ttest_array,
     kernel=corrected_repeated_kfold_ttest_kernel,
+    inputs=corrected_fold_differences,
 )

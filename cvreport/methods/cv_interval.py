@@ -51,7 +51,7 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin, margin_or_base
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, kfold_record_differences
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -538,5 +538,6 @@ CV_INTERVAL = TestSpec(
     distribution="N(0, 1)",
     array_function=cv_confidence_interval_array,
     kernel=cv_confidence_interval_kernel,
+    inputs=kfold_record_differences,
     needs_per_record=True,
 )

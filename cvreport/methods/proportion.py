@@ -33,7 +33,7 @@ from cvreport.methods._common import (
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.spec import TestSpec
+from cvreport.methods.spec import TestSpec, holdout_error_rates
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -291,6 +291,7 @@ PROPORTION = TestSpec(
     distribution="N(0, 1)",
     array_function=proportion_test_array,
     kernel=proportion_test_kernel,
+    inputs=holdout_error_rates,
     needs_binary=True,
     caution=(
         "it treats the two error rates as independent although both models were scored "

@@ -31,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cvreport.errors import DesignError
+import numpy as np
+
+from cvreport.errors import DataError, DesignError
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -41,11 +43,17 @@ __all__ = [
     "DESIGN_KINDS",
     "KFOLD_REQUIREMENT",
     "TestSpec",
+    "corrected_fold_differences",
+    "corrected_split_differences",
+    "flat_split_differences",
     "holdout_discordant",
+    "holdout_error_rates",
     "kfold_differences",
     "kfold_discordant",
+    "kfold_record_differences",
     "mx2_differences",
     "mx2_tables",
+    "split_differences",
 ]
 
 #: The design kinds a :class:`~cvreport.data.table.ResultsTable` reports (``table.design.kind``).
@@ -181,3 +189,69 @@ def kfold_discordant(stats: FoldStatistics) -> tuple[Any, ...]:
 def mx2_tables(stats: FoldStatistics) -> tuple[Any, ...]:
     """The ``(m, 2, 4)`` 2×2 tables of every fold."""
     return (stats.binary_tables(),)
+
+
+def holdout_error_rates(stats: FoldStatistics) -> tuple[Any, ...]:
+    """Error rates of A and B on the one validation set, and its size (0/1 losses)."""
+    tables = stats.binary_tables()[..., 0, 0, :]
+    size = np.broadcast_to(stats.sizes, stats.differences.shape)[..., 0, 0]
+    return (
+        (tables[..., 0] + tables[..., 1]) / size,
+        (tables[..., 0] + tables[..., 2]) / size,
+        size,
+    )
+
+
+def split_differences(stats: FoldStatistics) -> tuple[Any, ...]:
+    """The J differences of repeated hold-out splits (one validation fold each)."""
+    return (stats.differences[..., :, 0],)
+
+
+def corrected_split_differences(stats: FoldStatistics) -> tuple[Any, ...]:
+    """The J split differences and ``n2/n1`` (Nadeau & Bengio 2003)."""
+    return (stats.differences[..., :, 0], stats.validation_training_ratio())
+
+
+def corrected_fold_differences(stats: FoldStatistics) -> tuple[Any, ...]:
+    """The ``(r, k)`` fold differences and ``n2/n1`` (Bouckaert & Frank 2004)."""
+    return (stats.differences, stats.validation_training_ratio())
+
+
+def flat_split_differences(stats: FoldStatistics) -> tuple[Any, ...]:
+    """All ``m·K`` split differences on one axis and ``n2/n1`` (Corani & Benavoli 2015)."""
+    differences = stats.differences
+    flat = differences.reshape(*differences.shape[:-2], -1)
+    return (flat, stats.validation_training_ratio())
+
+
+def kfold_record_differences(stats: FoldStatistics) -> tuple[Any, ...]:
+    """Per-record differences A − B of one K-fold CV and the fold of every record.
+
+    With 0/1 losses the 2×2 table of a fold holds every record's difference: n01
+    records of +1 (A wrong, B right), n10 of −1 and the rest 0, so the records of
+    every fold are rebuilt in that order (Bayle et al. 2020 need only their values
+    and folds). Real-valued losses leave the per-record spread unknown.
+
+    Raises
+    ------
+    DataError
+        For losses that are not 0/1.
+    """
+    if stats.tables is None:
+        raise DataError(
+            "per-fold statistics of real-valued losses do not hold the per-record "
+            "differences; pass the per-record losses (cv_confidence_interval on the table)"
+        )
+    tables = stats.tables[..., 0, :, :]  # (..., K, 4) of the one replication
+    sizes = np.asarray(stats.sizes)[..., 0, :]
+    if sizes.ndim > 1 and np.any(sizes != sizes[(0,) * (sizes.ndim - 1)]):
+        raise DataError("a batch of K-fold CVs must share its fold sizes")
+    sizes = sizes.reshape(-1, sizes.shape[-1])[0].astype(np.intp)
+    folds = np.repeat(np.arange(sizes.size), sizes)
+    offset = np.arange(folds.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    worse = tables[..., folds, 1]  # n01 of each record's fold
+    better = tables[..., folds, 2]
+    differences = (offset < worse).astype(np.float64) - (
+        (offset >= worse) & (offset < worse + better)
+    ).astype(np.float64)
+    return (differences, folds)

@@ -85,25 +85,29 @@ def split_columns(
     sizes: np.ndarray,
     m: int,
     K: int,
+    train_sizes: np.ndarray | None = None,
 ) -> FoldStatistics:
     """Assemble :class:`FoldStatistics` from cell counts or loss-difference sums of m*K columns.
 
     ``counts`` is ``(reps, 3, m*K)`` (cells n00, n01, n10) for 0/1 losses, else ``None``
-    and ``sums`` is the ``(reps, m*K)`` sum of per-record differences A − B.
+    and ``sums`` is the ``(reps, m*K)`` sum of per-record differences A − B;
+    ``sizes`` and ``train_sizes`` are the validation and training records of every fold.
     """
     sizes = np.asarray(sizes, dtype=np.int64).reshape(m, K)
+    if train_sizes is not None:
+        train_sizes = np.asarray(train_sizes, dtype=np.int64).reshape(m, K)
     if counts is not None:
         cells = np.rint(counts).astype(np.int64).reshape(counts.shape[0], 3, m, K)
         n11 = sizes[None] - cells.sum(axis=1)
         tables = np.concatenate([cells, n11[:, None]], axis=1).transpose(0, 2, 3, 1)
         differences = (tables[..., 1] - tables[..., 2]) / sizes
         return FoldStatistics(
-            np.ascontiguousarray(differences), np.ascontiguousarray(tables), sizes
+            np.ascontiguousarray(differences), np.ascontiguousarray(tables), sizes, train_sizes
         )
     if sums is None:
         raise ValueError("split_columns needs counts or sums")
     differences = np.asarray(sums, dtype=np.float64).reshape(sums.shape[0], m, K) / sizes
-    return FoldStatistics(differences, None, sizes)
+    return FoldStatistics(differences, None, sizes, train_sizes)
 
 
 def fold_statistics(
@@ -131,6 +135,7 @@ def fold_statistics(
     Returns
     -------
     FoldStatistics
+        With training sizes ``n − n2``: every position outside a fold trains its models.
     """
     template = np.atleast_2d(template)
     m, n = template.shape
@@ -142,14 +147,16 @@ def fold_statistics(
             "records; pass (reps, n) or (reps, m, n) arrays for both models"
         )
     sizes = np.stack([np.bincount(row[row >= 0], minlength=K) for row in template])
+    train = n - sizes
     if a.ndim == 2:
         indicator = fold_indicator(template, K)
         if binary:
-            return split_columns(count_cells(code_losses(a, b), indicator), None, sizes, m, K)
-        return split_columns(None, (a - b) @ indicator.astype(np.float64), sizes, m, K)
+            counts = count_cells(code_losses(a, b), indicator)
+            return split_columns(counts, None, sizes, m, K, train)
+        return split_columns(None, (a - b) @ indicator.astype(np.float64), sizes, m, K, train)
     parts = [
         fold_statistics(a[:, i], b[:, i], template[i : i + 1], K, binary=binary) for i in range(m)
     ]
     differences = np.concatenate([p.differences for p in parts], axis=1)
     tables = None if not binary else np.concatenate([p.tables for p in parts], axis=1)
-    return FoldStatistics(differences, tables, sizes)
+    return FoldStatistics(differences, tables, sizes, train)

@@ -80,11 +80,12 @@ def loss_chunk(
     for design in plan.designs:
         buffer = parts[design.name]
         sizes = design.fold_sizes(scenario.n)
+        train = design.train_sizes(scenario.n)
         flat = buffer.reshape(*buffer.shape[:-2], design.m * design.K)
         if plan.binary:
-            stats[design.name] = split_columns(flat, None, sizes, design.m, design.K)
+            stats[design.name] = split_columns(flat, None, sizes, design.m, design.K, train)
         else:
-            stats[design.name] = split_columns(None, flat, sizes, design.m, design.K)
+            stats[design.name] = split_columns(None, flat, sizes, design.m, design.K, train)
     return stats
 
 
@@ -161,6 +162,7 @@ def trained_chunk(
             np.concatenate([p.differences for p in ordered], axis=1),
             np.concatenate([p.tables for p in ordered], axis=1),
             design.fold_sizes(n),
+            design.train_sizes(n),
         )
     return stats
 

@@ -53,6 +53,8 @@ __all__ = [
     "holdout",
     "kfold",
     "random_mx2",
+    "repeated_holdout",
+    "repeated_kfold",
 ]
 
 
@@ -67,7 +69,8 @@ class SimulationDesign:
         ``"5x2 BCV"``, ``"blocked 3x2"``, ``"hold-out 1/3"``.
     kind : str
         The design kind a :class:`~cvreport.data.table.ResultsTable` would report:
-        ``"kfold"``, ``"mx2"`` or ``"holdout"``.
+        ``"kfold"``, ``"repeated_kfold"``, ``"mx2"``, ``"holdout"`` or
+        ``"repeated_holdout"``.
     m, K : int
         Replications and folds per replication (``K = 1`` for hold-out).
     partitions : str
@@ -110,6 +113,14 @@ class SimulationDesign:
         template = self.template(n)
         return np.stack([np.bincount(row[row >= 0], minlength=self.K) for row in template])
 
+    def train_sizes(self, n: int) -> np.ndarray:
+        """``(m, K)`` number of training records of every fold: the other ``n − n2`` records.
+
+        >>> kfold(4).train_sizes(10).tolist()
+        [[7, 7, 8, 8]]
+        """
+        return n - self.fold_sizes(n)
+
     def describe(self, n: int | None = None) -> str:
         """A short phrase, e.g. ``"5x2 BCV (block-regularized partitions)"``."""
         words = {
@@ -133,6 +144,20 @@ def kfold(K: int = 10) -> SimulationDesign:
     if int(K) != K or K < 2:
         raise DesignError(f"K-fold cross-validation needs an integer K >= 2, got K = {K!r}")
     return SimulationDesign(f"{int(K)}-fold", "kfold", 1, int(K), "random")
+
+
+def repeated_kfold(r: int = 10, K: int = 10) -> SimulationDesign:
+    """r independent K-fold cross-validations (Bouckaert & Frank's 10×10 CV by default).
+
+    >>> repeated_kfold().name, repeated_kfold().kind
+    ('10x10-fold', 'repeated_kfold')
+    """
+    if int(r) != r or r < 2:
+        raise DesignError(f"repeated K-fold CV needs an integer r >= 2 repetitions, got r = {r!r}")
+    single = kfold(K)
+    return SimulationDesign(
+        f"{int(r)}x{single.K}-fold", "repeated_kfold", int(r), single.K, "random"
+    )
 
 
 def random_mx2(m: int = 5) -> SimulationDesign:
@@ -180,6 +205,20 @@ def holdout(validation: float = 1 / 3) -> SimulationDesign:
     return SimulationDesign(f"hold-out {label}", "holdout", 1, 1, "random", float(validation))
 
 
+def repeated_holdout(J: int = 15, validation: float = 1 / 3) -> SimulationDesign:
+    """J independent hold-out splits scoring a share ``validation`` each (Nadeau & Bengio 2003).
+
+    >>> repeated_holdout().name, repeated_holdout().kind
+    ('15x hold-out 1/3', 'repeated_holdout')
+    """
+    if int(J) != J or J < 2:
+        raise DesignError(f"repeated hold-out needs an integer J >= 2 splits, got J = {J!r}")
+    single = holdout(validation)
+    return SimulationDesign(
+        f"{int(J)}x {single.name}", "repeated_holdout", int(J), 1, "random", single.validation
+    )
+
+
 def _check_m(m: int) -> None:
     if int(m) != m or m < 1:
         raise DesignError(f"an m×2 design needs an integer m >= 1, got m = {m!r}")
@@ -202,6 +241,11 @@ DESIGN_NAMES = ("10-fold", "random 5x2", "5x2 BCV", "balanced 5x2", "blocked 3x2
 
 _PATTERNS: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"^(\d+)-?fold$"), lambda g: kfold(int(g[0]))),
+    (re.compile(r"^(\d+)x(\d+)-?fold$"), lambda g: repeated_kfold(int(g[0]), int(g[1]))),
+    (
+        re.compile(r"^(\d+)x hold-?out(?: (\d+)/(\d+)| (0?\.\d+))?$"),
+        lambda g: repeated_holdout(int(g[0]), _share(g[1:])),
+    ),
     (re.compile(r"^random (\d+)x2$"), lambda g: random_mx2(int(g[0]))),
     (re.compile(r"^(\d+)x2 bcv$"), lambda g: block_regularized(int(g[0]))),
     (re.compile(r"^blocked 3x2$"), lambda g: block_regularized(3)),
@@ -209,6 +253,14 @@ _PATTERNS: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"^hold-?out(?: (\d+)/(\d+))?$"), lambda g: _holdout_from(g)),
     (re.compile(r"^hold-?out (0?\.\d+)$"), lambda g: holdout(float(g[0]))),
 ]
+
+
+def _share(groups: tuple[str | None, ...]) -> float:
+    if groups[2] is not None:
+        return float(groups[2])
+    if groups[0] is None:
+        return 1 / 3
+    return int(groups[0]) / int(groups[1] or 1)
 
 
 def _holdout_from(groups: tuple[str | None, ...]) -> SimulationDesign:
@@ -225,8 +277,9 @@ def _design_by_name(key: str) -> SimulationDesign:
             return make(match.groups())
     raise DesignError(
         f"unknown simulation design {key!r}; use one of {describe_keys(DESIGN_NAMES)}, "
-        "'<K>-fold', 'random <m>x2', '<m>x2 BCV', 'hold-out <a>/<b>', or a design from "
-        "cvreport.simulate.designs (kfold, random_mx2, block_regularized, balanced_5x2, holdout)"
+        "'<K>-fold', '<r>x<K>-fold', 'random <m>x2', '<m>x2 BCV', 'hold-out <a>/<b>', "
+        "'<J>x hold-out <a>/<b>', or a design from cvreport.simulate.designs (kfold, "
+        "repeated_kfold, random_mx2, block_regularized, balanced_5x2, holdout, repeated_holdout)"
     )
 
 
@@ -262,7 +315,7 @@ def _even_sizes(n: int, parts: int) -> list[int]:
 def _build_template(design: SimulationDesign, n: int) -> np.ndarray:
     if n < 2 * design.K or n < 2:
         raise DesignError(f"{design.name} needs more records than n = {n}")
-    if design.kind == "holdout":
+    if design.K == 1:
         n_validation = round(n * (design.validation or 0.0))
         if not 1 <= n_validation < n:
             raise DesignError(
@@ -271,7 +324,7 @@ def _build_template(design: SimulationDesign, n: int) -> np.ndarray:
             )
         row = np.full(n, -1, dtype=np.int16)
         row[:n_validation] = 0
-        return row[None, :]
+        return np.repeat(row[None, :], design.m, axis=0)
     if design.partitions == "random":
         row = _contiguous(n, _even_sizes(n, design.K))
         return np.repeat(row[None, :], design.m, axis=0)

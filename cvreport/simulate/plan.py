@@ -74,7 +74,13 @@ def as_list(value: Any) -> list[Any]:
 
 
 #: The design a test runs on when none is named and it is not one of Yang et al.'s Table V.
-DEFAULT_DESIGNS = {"kfold": "10-fold", "mx2": "random 5x2", "holdout": "hold-out 1/3"}
+DEFAULT_DESIGNS = {
+    "kfold": "10-fold",
+    "repeated_kfold": "10x10-fold",
+    "mx2": "random 5x2",
+    "holdout": "hold-out 1/3",
+    "repeated_holdout": "15x hold-out 1/3",
+}
 
 
 def default_design(runner: TestRunner) -> SimulationDesign:

@@ -2,11 +2,13 @@
 
 Every test of the simulator is the vectorised kernel of the real test — the
 same code that the array-level and table-level functions run on real data —
-applied to the ``(reps, ...)`` arrays of a batch of simulated data sets. A test
-runs when its :class:`~cvreport.methods.spec.TestSpec` has a kernel and
-``inputs``, the function that slices the
-:class:`~cvreport.data.sufficient.FoldStatistics` for the kernel (the same
-function serves one real table). This module computes no statistic.
+applied to the ``(reps, ...)`` arrays of a batch of simulated data sets. Every
+registered comparison of two models runs when its
+:class:`~cvreport.methods.spec.TestSpec` has a kernel and ``inputs``, the
+function that reads the :class:`~cvreport.data.sufficient.FoldStatistics`
+(differences, 2×2 tables, validation and training sizes) for the kernel (the
+same function serves one real table). This module computes no statistic and
+names no test but the default selection, Yang et al.'s Table V.
 
 Examples
 --------
@@ -32,7 +34,7 @@ from cvreport.simulate.designs import SimulationDesign
 __all__ = ["RUNNERS", "TABLE_V_TESTS", "TestRunner", "get_runner"]
 
 #: The design kinds the simulator draws.
-SIMULATED_KINDS = ("kfold", "mx2", "holdout")
+SIMULATED_KINDS = ("kfold", "repeated_kfold", "mx2", "holdout", "repeated_holdout")
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,12 @@ class TestRunner:
 
     @property
     def needs_binary(self) -> bool:
-        """Whether the test needs 0/1 losses (McNemar family)."""
-        return self.spec.needs_binary
+        """Whether the simulator needs 0/1 losses to run the test.
+
+        The McNemar family needs them anyway; a test of per-record losses runs on
+        per-fold statistics only when the 2×2 tables hold every record's difference.
+        """
+        return self.spec.needs_binary or self.spec.needs_per_record
 
     def arguments(self, stats: FoldStatistics) -> tuple[Any, ...]:
         """Positional kernel arguments from a batch's :class:`FoldStatistics`."""
@@ -101,17 +107,20 @@ class TestRunner:
 
 _KIND_WORDS = {
     "kfold": "K-fold cross-validation",
+    "repeated_kfold": "repeated K-fold cross-validation",
     "mx2": "an m×2 design",
     "holdout": "a hold-out split",
+    "repeated_holdout": "repeated hold-out splits",
 }
 
+#: Every registered comparison of two models that runs on per-fold statistics.
 RUNNERS: dict[str, TestRunner] = {
     spec.name: TestRunner(spec)
     for spec in SPECS
-    if spec.simulated and any(kind in SIMULATED_KINDS for kind in spec.designs)
+    if spec.simulated and spec.models == 2 and any(kind in SIMULATED_KINDS for kind in spec.designs)
 }
 
-#: The tests in the order of Yang et al. Table V.
+#: The default selection: the tests in the order of Yang et al. Table V.
 TABLE_V_TESTS: tuple[str, ...] = (
     "paired_ttest_kfold",
     "paired_ttest_5x2cv",

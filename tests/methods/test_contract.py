@@ -10,6 +10,7 @@ of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import inspect
 import math
@@ -98,15 +99,18 @@ def test_table_array_and_kernel_agree_on_one_table_and_on_a_batch(spec):
     assert array_result.pvalue == pytest.approx(result.pvalue, rel=1e-12)
     # a batch of three data sets: the same pair, its mirror and the pair again
     mirrored = pair.swapped()
-    batch = FoldStatistics(
-        np.stack([pair.differences, mirrored.differences, pair.differences]),
-        None if pair.tables is None else np.stack([pair.tables, mirrored.tables, pair.tables]),
-        pair.sizes,
+    batch = dataclasses.replace(
+        pair,
+        differences=np.stack([pair.differences, mirrored.differences, pair.differences]),
+        tables=None
+        if pair.tables is None
+        else np.stack([pair.tables, mirrored.tables, pair.tables]),
     )
-    assert batch.reps == 3
+    assert isinstance(batch, FoldStatistics) and batch.reps == 3
     batched = np.asarray(spec.kernel(*spec.inputs(batch)).pvalue)
     assert batched.shape == (3,)
-    np.testing.assert_allclose(batched, result.pvalue, rtol=1e-12)
+    swapped = run(spec, table, "B", "A").pvalue  # differs from A, B for a one-sided default
+    np.testing.assert_allclose(batched, [result.pvalue, swapped, result.pvalue], rtol=1e-12)
     assert default_design(RUNNERS[spec.name]).kind in spec.designs
 
 
