@@ -20,8 +20,10 @@ arrays of thousands of simulated data sets at once).
   Wang, Li & Li (2017) §3.1, needs scikit-learn), or your own :class:`LossScenario` /
   :class:`TrainedScenario`;
 - designs: ``"10-fold"``, ``"random 5x2"``, ``"5x2 BCV"``, ``"balanced 5x2"``,
-  ``"blocked 3x2"``, ``"hold-out 1/3"`` and their generalisations in
-  :mod:`cvreport.simulate.designs`;
+  ``"blocked 3x2"``, ``"hold-out 1/3"``, ``"10x10-fold"``, ``"15x hold-out 1/3"``
+  and their generalisations in :mod:`cvreport.simulate.designs`;
+- tests: Yang et al.'s Table V by default, or any fold-level test of the
+  registry (:data:`cvreport.simulate.runners.RUNNERS`);
 - :data:`TABLE_V` and :func:`compare_with_paper` — the published rates.
 
 Examples
@@ -47,6 +49,8 @@ from cvreport.simulate.designs import (
     holdout,
     kfold,
     random_mx2,
+    repeated_holdout,
+    repeated_kfold,
 )
 from cvreport.simulate.draws import SimulatedData, draw
 from cvreport.simulate.engine import COLUMNS, calibrate, power_curve
@@ -104,4 +108,6 @@ __all__ = [
     "kfold",
     "power_curve",
     "random_mx2",
+    "repeated_holdout",
+    "repeated_kfold",
 ]

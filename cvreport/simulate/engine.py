@@ -292,15 +292,22 @@ def calibrate(
         :class:`~cvreport.simulate.scenarios.LossScenario` built on your own
         generator.
     tests : str or list of str, optional
-        cvreport test function names (default: the nine tests of Yang et al. Table V; with
-        non-0/1 losses the McNemar tests are left out).
+        cvreport test function names: any registered comparison of two models that
+        runs on per-fold statistics (``cvreport.simulate.runners.RUNNERS``: the
+        corrected resampled and repeated K-fold t tests, the Bayesian correlated t,
+        the CV interval, ... as well as Table V's). Default: the nine tests of Yang
+        et al. Table V; with non-0/1 losses the McNemar tests are left out.
     designs : str, list or dict, optional
-        ``None``: each test on its Table V design. A design name or list
+        ``None``: each test on its Table V design, or else on the usual design of
+        the first kind it accepts (``"10-fold"``, ``"random 5x2"``, ``"hold-out 1/3"``,
+        ``"10x10-fold"``, ``"15x hold-out 1/3"``). A design name or list
         (``"10-fold"``, ``"random 5x2"``, ``"5x2 BCV"``, ``"balanced 5x2"``,
-        ``"blocked 3x2"``, ``"hold-out 1/3"``, ``"<K>-fold"``, ``"random <m>x2"``,
-        ``"<m>x2 BCV"``, or :mod:`~cvreport.simulate.designs` objects): every test
-        on every listed design it applies to. A dict ``{test: design(s)}``: as
-        given (tests not in it keep their Table V design).
+        ``"blocked 3x2"``, ``"hold-out 1/3"``, ``"<K>-fold"``, ``"<r>x<K>-fold"``
+        (r repetitions of K-fold CV), ``"random <m>x2"``, ``"<m>x2 BCV"``,
+        ``"<J>x hold-out <a>/<b>"`` (J hold-out splits), or
+        :mod:`~cvreport.simulate.designs` objects): every test on every listed
+        design it applies to. A dict ``{test: design(s)}``: as given (tests not in
+        it keep their default design).
     reps : int
         Simulated data sets.
     alpha : float
