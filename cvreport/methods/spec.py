@@ -95,7 +95,8 @@ class TestSpec:
         The vectorised kernel over batches of inputs.
     inputs : callable or None
         Kernel arguments from the pair's :class:`~cvreport.data.sufficient.FoldStatistics`;
-        None when the test needs more than per-fold statistics (training sizes, records).
+        None when the test needs more than per-fold statistics (per-record losses of any
+        kind, or one model only).
     accepts : callable or None
         Which designs the public function accepts when that is wider than ``designs``
         (the m×2 tests run on any two-fold design); by default ``design.kind in designs``.
