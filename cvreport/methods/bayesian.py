@@ -521,4 +521,5 @@ BAYESIAN_CORRELATED_T = TestSpec(
     array_function=bayesian_correlated_ttest_array,
     kernel=bayesian_correlated_ttest_kernel,
     bayesian=True,
+    takes_rope=True,
 )

@@ -432,4 +432,5 @@ CORRECTED_RESAMPLED_T = TestSpec(
     distribution="t(J − 1)",
     array_function=corrected_resampled_ttest_array,
     kernel=corrected_resampled_ttest_kernel,
+    takes_margin=True,
 )

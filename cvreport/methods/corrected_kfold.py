@@ -255,4 +255,5 @@ CORRECTED_REPEATED_KFOLD_T = TestSpec(
     distribution="t(k r − 1)",
     array_function=corrected_repeated_kfold_ttest_array,
     kernel=corrected_repeated_kfold_ttest_kernel,
+    takes_margin=True,
 )

@@ -539,4 +539,5 @@ CV_INTERVAL = TestSpec(
     array_function=cv_confidence_interval_array,
     kernel=cv_confidence_interval_kernel,
     needs_per_record=True,
+    takes_margin=True,
 )

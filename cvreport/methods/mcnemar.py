@@ -599,6 +599,7 @@ MCNEMAR = TestSpec(
     inputs=holdout_discordant,
     needs_binary=True,
     needs_per_record=True,
+    takes_alternative=False,
 )
 MCNEMAR_KFOLD = TestSpec(
     name="mcnemar_kfold",
@@ -620,4 +621,5 @@ MCNEMAR_KFOLD = TestSpec(
         "it adds up McNemar statistics of folds as if they were independent, which they "
         "are not; a labelled baseline only"
     ),
+    takes_alternative=False,
 )

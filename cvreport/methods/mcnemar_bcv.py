@@ -428,4 +428,5 @@ MCNEMAR_5X2BCV = mx2_spec(
     inputs=mx2_tables,
     needs_binary=True,
     needs_per_record=True,
+    takes_alternative=False,
 )

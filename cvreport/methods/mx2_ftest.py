@@ -517,6 +517,7 @@ COMBINED_F_5X2CV = mx2_spec(
     distribution="F(2m, m)",
     array_function=combined_ftest_5x2cv_array,
     kernel=combined_ftest_5x2cv_kernel,
+    takes_alternative=False,
 )
 CALIBRATED_F_5X2CV = mx2_spec(
     name="calibrated_ftest_5x2cv",
@@ -529,4 +530,5 @@ CALIBRATED_F_5X2CV = mx2_spec(
     distribution="F(f, 5), f = 7 (balanced partitions)",
     array_function=calibrated_ftest_5x2cv_array,
     kernel=calibrated_ftest_5x2cv_kernel,
+    takes_alternative=False,
 )

@@ -635,6 +635,7 @@ def _one_model_spec(**facts: Any) -> TestSpec:
         requirement=_ONE_MODEL,
         models=1,
         in_report=False,
+        default_alternative="greater",
         **facts,
     )
 

@@ -53,6 +53,7 @@ DELONG = _record_spec(
     statistic="(AUC_A − AUC_B) / SE from the structural components",
     distribution="N(0, 1)",
     array_function=delong_test_array,
+    takes_margin=True,
 )
 PAIRED_BOOTSTRAP = _record_spec(
     name="paired_bootstrap_test",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cvreport.errors import DesignError
+from cvreport.methods.run import check_alternative_for, run_arrays, run_table
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -101,6 +102,31 @@ class TestSpec:
         The test reports posterior probabilities instead of a p-value.
     in_report : bool
         Whether the report runs the test on the designs it fits.
+    build : callable or None
+        ``build(*inputs, alternative=..., **options)``: runs the kernel on the inputs and
+        returns the result on the internal losses (the run path of
+        :mod:`cvreport.methods.run` does the rest).
+    check_inputs : callable or None
+        The array-level inputs as the user gives them → the validated kernel inputs.
+    prepare : callable or None
+        ``prepare(table, pair, stats, options) -> (inputs, options)`` when the kernel
+        needs more than ``inputs(stats)`` (labels, ratios read from the table, records);
+        for a one-model test ``prepare(table, model, None, options) -> (model, inputs,
+        options)``.
+    partition_check : callable or None
+        ``(table, name) -> (warnings, notes)`` about the partitions the test's
+        distribution assumes (balanced m×2 partitions).
+    finish : callable or None
+        Replaces :func:`~cvreport.methods._common.finish_result` for a test whose result
+        is not a comparison of A and B in the user's metric (the one-model tests).
+    takes_alternative : bool
+        Whether the test has one-sided forms; without, only ``"two-sided"`` is accepted.
+    takes_margin : bool
+        Whether it also takes ``alternative="equivalent"``/``"non-inferior"`` with a margin.
+    takes_rope : bool
+        Whether it takes a region of practical equivalence ``rope=`` (Bayesian tests).
+    default_alternative : str
+        The alternative when none is given.
     """
 
     __test__ = False  # not a pytest test class
@@ -125,6 +151,47 @@ class TestSpec:
     caution: str | None = None
     bayesian: bool = False
     in_report: bool = True
+    build: Callable[..., Any] | None = None
+    check_inputs: Callable[..., tuple[Any, ...]] | None = None
+    prepare: Callable[..., Any] | None = None
+    partition_check: Callable[..., tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+    finish: Callable[..., Any] | None = None
+    takes_alternative: bool = True
+    takes_margin: bool = False
+    takes_rope: bool = False
+    default_alternative: str = "two-sided"
+
+    def run(
+        self,
+        table: ResultsTable | str,
+        a: Any = None,
+        b: Any = None,
+        *,
+        alternative: str | None = "two-sided",
+        data: Any = None,
+        **options: Any,
+    ) -> Any:
+        """Run the test on models ``a`` and ``b`` of ``table`` (:func:`~cvreport.methods.run.run_table`).
+
+        ``alternative`` is about metric(A) − metric(B) in the user's metric; a test
+        without one-sided forms (``takes_alternative`` false) accepts only
+        ``"two-sided"`` and raises :class:`~cvreport.errors.DataError` otherwise.
+        ``options`` are the test's own keywords (``rope=`` for the Bayesian tests,
+        ``takes_rope``). Returns the test's result (:attr:`result`).
+        """
+        if self.build is None:  # a test whose public function still runs itself
+            check_alternative_for(self, alternative)
+            if self.takes_alternative and alternative is not None:
+                options["alternative"] = alternative
+            if data is not None:
+                options["data"] = data
+            args = (a,) if self.models == 1 else (a, b)
+            return self.function(table, *args, **options)
+        return run_table(self, table, a, b, alternative=alternative, data=data, **options)
+
+    def run_arrays(self, *values: Any, alternative: str | None = None, **options: Any) -> Any:
+        """Run the test on the arrays its array-level function takes (:mod:`cvreport.arrays`)."""
+        return run_arrays(self, *values, alternative=alternative, **options)
 
     def fits(self, kind: str, *, binary: bool, per_record: bool) -> bool:
         """Whether the test applies to a design ``kind`` with such losses."""
