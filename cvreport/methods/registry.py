@@ -31,6 +31,7 @@ from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
 from cvreport.methods.one_algorithm import BINOMIAL, NORMAL, TTEST_ERROR
 from cvreport.methods.proportion import PROPORTION
 from cvreport.methods.record_tests import CLUSTERED, DELONG, PAIRED_BOOTSTRAP, PAIRED_PERMUTATION
+from cvreport.methods.sign_test import SIGN_TEST
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.methods.wilcoxon import WILCOXON_KFOLD
 
@@ -47,6 +48,7 @@ SPECS: tuple[TestSpec, ...] = (
     CORRECTED_REPEATED_KFOLD_T,
     PAIRED_T_KFOLD,
     WILCOXON_KFOLD,
+    SIGN_TEST,
     CV_INTERVAL,
     MCNEMAR_KFOLD,
     CORRECTED_RESAMPLED_T,
