@@ -27,8 +27,11 @@ from cvreport.methods.corrected import (
     table_test_train_ratio,
 )
 from cvreport.methods.kfold import paired_ttest_kfold_kernel
-from cvreport.methods.mx2 import combined_ftest_5x2cv_kernel
-from cvreport.methods.mx2_ftest import _resolve_calibration, calibrated_ftest_5x2cv_kernel
+from cvreport.methods.mx2_ftest import (
+    _resolve_calibration,
+    calibrated_ftest_5x2cv_kernel,
+    combined_ftest_5x2cv_kernel,
+)
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable

@@ -105,12 +105,19 @@ def _prepare(
 ) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     """Steps 2 and 3: the pair (or one model), the kernel inputs and the options."""
     if spec.models == 1:
-        return a, *spec.prepare(table, a, None, options)
+        return spec.prepare(spec, table, a, None, options)
     pair, stats = pair_statistics(table, a, b)
     if spec.prepare is not None:
-        inputs, options = spec.prepare(table, pair, stats, options)
+        inputs, options = spec.prepare(spec, table, pair, stats, options)
         return pair, inputs, options
     return pair, _present(spec, spec.inputs(stats)), options
+
+
+def _build(spec: Any, inputs: tuple[Any, ...], alternative: str, options: dict[str, Any]) -> Any:
+    """Step 4: the kernel on the inputs and the result on the internal losses."""
+    if spec.takes_alternative:
+        options = {"alternative": alternative, **options}
+    return spec.build(*inputs, **options)
 
 
 def run_table(
@@ -136,7 +143,7 @@ def run_table(
     spec.check_design(table)
     models, inputs, options = _prepare(spec, table, a, b, dict(options))
     internal = alternative if spec.models == 1 else loss_alternative(table, alternative)
-    result = spec.build(*inputs, alternative=internal, **options)
+    result = _build(spec, inputs, internal, options)
     partition_warnings, partition_notes = (
         spec.partition_check(table, spec.name) if spec.partition_check else ((), ())
     )
@@ -161,6 +168,6 @@ def run_arrays(spec: Any, *values: Any, alternative: str | None = None, **option
     inputs = spec.check_inputs(*values)
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
-    result = spec.build(*inputs, alternative=alternative, **options)
+    result = _build(spec, inputs, alternative, options)
     emit_warnings(result.warnings, stacklevel=5)
     return result

@@ -103,16 +103,17 @@ class TestSpec:
     in_report : bool
         Whether the report runs the test on the designs it fits.
     build : callable or None
-        ``build(*inputs, alternative=..., **options)``: runs the kernel on the inputs and
+        ``build(*inputs, alternative=..., **options)`` (``alternative`` only when the test
+        takes one, see ``takes_alternative``): runs the kernel on the inputs and
         returns the result on the internal losses (the run path of
         :mod:`cvreport.methods.run` does the rest).
     check_inputs : callable or None
         The array-level inputs as the user gives them → the validated kernel inputs.
     prepare : callable or None
-        ``prepare(table, pair, stats, options) -> (inputs, options)`` when the kernel
-        needs more than ``inputs(stats)`` (labels, ratios read from the table, records);
-        for a one-model test ``prepare(table, model, None, options) -> (model, inputs,
-        options)``.
+        ``prepare(spec, table, pair, stats, options) -> (inputs, options)`` when the
+        kernel needs more than ``inputs(stats)`` (labels, ratios read from the table,
+        records); for a one-model test ``prepare(spec, table, model, None, options) ->
+        (model, inputs, options)``.
     partition_check : callable or None
         ``(table, name) -> (warnings, notes)`` about the partitions the test's
         distribution assumes (balanced m×2 partitions).
