@@ -161,10 +161,10 @@ def mx2_prepare(
 ) -> tuple[tuple[np.ndarray], dict[str, Any]]:
     """The (m, 2) differences of the pair with the table's replication and fold labels.
 
-    The differences are the spec's ``inputs`` of the pair's per-fold statistics, as
-    the simulator reads them; a missing one is a :class:`DataError` naming it.
+    The differences are those the simulator reads (:func:`~cvreport.methods.spec.mx2_differences`
+    of the pair's per-fold statistics); a missing one is a :class:`DataError` naming it.
     """
-    (d,) = spec.inputs(stats)
+    (d,) = mx2_differences(stats)
     replications, folds = tuple(table.replications), tuple(table.folds)
     if not np.all(np.isfinite(d)):
         missing = [

@@ -38,6 +38,7 @@ from cvreport.results import TestResult
 if TYPE_CHECKING:
     import pandas as pd
 
+    from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import SummaryRow
 
@@ -345,6 +346,17 @@ def _calibrated_ftest_5x2cv(
     )
 
 
+def paper_calibration(stats: FoldStatistics) -> tuple[Any, float, float]:
+    """The split differences with the paper's numerator df for their m and ρ1 = 0.
+
+    The kernel's arguments for the calibrated F at the table function's defaults
+    (``df1="paper"``): 7 for 5×2, the rounded mean of f for other m.
+    """
+    d = stats.differences
+    df1, rho1, _, _ = _resolve_calibration(d.shape[-2], "paper", None, None)
+    return d, df1, rho1
+
+
 @fill_doc
 def calibrated_ftest_5x2cv_array(
     differences: Any,
@@ -507,6 +519,7 @@ CALIBRATED_F_5X2CV = mx2_spec(
     distribution="F(f, 5), f = 7 (balanced partitions)",
     array_function=calibrated_ftest_5x2cv_array,
     kernel=calibrated_ftest_5x2cv_kernel,
+    inputs=paper_calibration,
     build=_calibrated_ftest_5x2cv,
     partition_check=balance_warning,
     finish=finish_balanced,

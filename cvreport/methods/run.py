@@ -11,8 +11,8 @@ explorer):
    (:class:`~cvreport.data.sufficient.FoldStatistics`), or the one model of a
    one-model test;
 3. **inputs**: ``spec.prepare`` (the kernel's arguments and the options read
-   from the table), by default ``spec.inputs`` of the pair's statistics, every
-   value present;
+   from the table, with notes on how), by default ``spec.inputs`` of the pair's
+   statistics, every value present;
 4. **kernel → result**: ``spec.build(*inputs, alternative=..., **options)`` runs the
    vectorised kernel on the inputs and builds the result on the internal
    losses, with its degenerate cases said in words;
@@ -102,15 +102,20 @@ def _present(spec: Any, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _prepare(
     spec: Any, table: ResultsTable, a: Any, b: Any, options: dict[str, Any]
-) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
-    """Steps 2 and 3: the pair (or one model), the kernel inputs and the options."""
+) -> tuple[Any, tuple[Any, ...], dict[str, Any], tuple[str, ...]]:
+    """Steps 2 and 3: the pair (or one model), the kernel inputs, the options and notes.
+
+    ``spec.prepare`` returns ``(inputs, options)`` or ``(inputs, options, notes)``,
+    the notes saying how a setting was read from the table (``(model, inputs,
+    options)`` for a one-model test).
+    """
     if spec.models == 1:
-        return spec.prepare(spec, table, a, None, options)
+        return (*spec.prepare(spec, table, a, None, options), ())
     pair, stats = pair_statistics(table, a, b)
-    if spec.prepare is not None:
-        inputs, options = spec.prepare(spec, table, pair, stats, options)
-        return pair, inputs, options
-    return pair, _present(spec, spec.inputs(stats)), options
+    if spec.prepare is None:
+        return pair, _present(spec, spec.inputs(stats)), options, ()
+    inputs, options, *notes = spec.prepare(spec, table, pair, stats, options)
+    return pair, inputs, options, tuple(notes[0]) if notes else ()
 
 
 def _build(spec: Any, inputs: tuple[Any, ...], alternative: str, options: dict[str, Any]) -> Any:
@@ -141,7 +146,7 @@ def run_table(
         alternative = spec.default_alternative
     table = as_table(table, data)
     spec.check_design(table)
-    models, inputs, options = _prepare(spec, table, a, b, dict(options))
+    models, inputs, options, notes = _prepare(spec, table, a, b, dict(options))
     internal = alternative if spec.models == 1 else loss_alternative(table, alternative)
     result = _build(spec, inputs, internal, options)
     partition_warnings, partition_notes = (
@@ -156,7 +161,7 @@ def run_table(
         table,
         models,
         extra_warnings=tuple(partition_warnings),
-        extra_notes=tuple(partition_notes),
+        extra_notes=(*notes, *partition_notes),
     )
 
 
@@ -165,7 +170,7 @@ def run_arrays(spec: Any, *values: Any, alternative: str | None = None, **option
     check_alternative_for(spec, alternative)
     if alternative is None or not spec.takes_alternative:
         alternative = spec.default_alternative
-    inputs = spec.check_inputs(*values)
+    inputs = values if spec.check_inputs is None else spec.check_inputs(*values)
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     result = _build(spec, inputs, alternative, options)

@@ -108,7 +108,8 @@ class TestSpec:
         returns the result on the internal losses (the run path of
         :mod:`cvreport.methods.run` does the rest).
     check_inputs : callable or None
-        The array-level inputs as the user gives them → the validated kernel inputs.
+        The array-level inputs as the user gives them → the validated kernel inputs
+        (None: ``build`` validates them itself).
     prepare : callable or None
         ``prepare(spec, table, pair, stats, options) -> (inputs, options)`` when the
         kernel needs more than ``inputs(stats)`` (labels, ratios read from the table,
