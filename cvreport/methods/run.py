@@ -138,16 +138,18 @@ def run_table(
     """Run the test of ``spec`` on models ``a`` and ``b`` of ``table`` (the six steps above).
 
     ``alternative`` is in the user's metric (A − B); None keeps the test's own
-    default (``spec.default_alternative``). ``options`` are the test's keyword
-    options (``rope``, ``test_train_ratio``, ...).
+    default (``spec.default_alternative``, about the losses: the CV interval's
+    one-sided "less" is H1 "A is better" for a score too). ``options`` are the
+    test's keyword options (``rope``, ``test_train_ratio``, ...).
     """
     check_alternative_for(spec, alternative)
-    if alternative is None or not spec.takes_alternative:
-        alternative = spec.default_alternative
     table = as_table(table, data)
     spec.check_design(table)
     models, inputs, options, notes = _prepare(spec, table, a, b, dict(options))
-    internal = alternative if spec.models == 1 else loss_alternative(table, alternative)
+    if alternative is None or not spec.takes_alternative or spec.models == 1:
+        internal = alternative or spec.default_alternative  # about the model's own losses
+    else:
+        internal = loss_alternative(table, alternative)
     result = _build(spec, inputs, internal, options)
     partition_warnings, partition_notes = (
         spec.partition_check(table, spec.name) if spec.partition_check else ((), ())
