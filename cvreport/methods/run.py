@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -111,7 +112,10 @@ def _prepare(
     """
     if spec.models == 1:
         return (*spec.prepare(spec, table, a, None, options), ())
-    pair, stats = pair_statistics(table, a, b)
+    if spec.in_metric:  # the record tests read the records, not per-fold statistics
+        pair, stats = table.resolve_pair(a, b), None
+    else:
+        pair, stats = pair_statistics(table, a, b)
     if spec.prepare is None:
         return pair, _present(spec, spec.inputs(stats)), options, ()
     inputs, options, *notes = spec.prepare(spec, table, pair, stats, options)
@@ -146,7 +150,7 @@ def run_table(
     table = as_table(table, data)
     spec.check_design(table)
     models, inputs, options, notes = _prepare(spec, table, a, b, dict(options))
-    if alternative is None or not spec.takes_alternative or spec.models == 1:
+    if alternative is None or not spec.takes_alternative or spec.models == 1 or spec.in_metric:
         internal = alternative or spec.default_alternative  # about the model's own losses
     else:
         internal = loss_alternative(table, alternative)
@@ -158,6 +162,10 @@ def run_table(
     emit_partition_warnings(partition_warnings, stacklevel=5)
     if spec.finish is not None:
         return spec.finish(result, table, models, partition_warnings, partition_notes)
+    if spec.in_metric:  # already in the user's metric: only the pair and the design
+        return dataclasses.replace(
+            result, models=(str(models[0]), str(models[1])), design=table.design.describe()
+        )
     return finish_result(
         result,
         table,

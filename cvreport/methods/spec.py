@@ -41,12 +41,14 @@ if TYPE_CHECKING:
 __all__ = [
     "DESIGN_KINDS",
     "KFOLD_REQUIREMENT",
+    "RECORDS_REQUIREMENT",
     "TestSpec",
     "holdout_discordant",
     "kfold_differences",
     "kfold_discordant",
     "mx2_differences",
     "mx2_tables",
+    "record_spec",
 ]
 
 #: The design kinds a :class:`~cvreport.data.table.ResultsTable` reports (``table.design.kind``).
@@ -54,6 +56,9 @@ DESIGN_KINDS = ("holdout", "repeated_holdout", "kfold", "repeated_kfold", "mx2")
 
 #: The requirement of the tests on the folds of one K-fold cross-validation.
 KFOLD_REQUIREMENT = "a K-fold design (one replication, K ≥ 2 folds)"
+
+#: The requirement of the tests on the records of one table built from predictions.
+RECORDS_REQUIREMENT = "a table of per-record predictions or losses"
 
 Inputs = Callable[["FoldStatistics"], tuple[Any, ...]]
 
@@ -162,6 +167,7 @@ class TestSpec:
     takes_margin: bool = False
     takes_rope: bool = False
     default_alternative: str = "two-sided"
+    in_metric: bool = False
 
     def run(
         self,
@@ -222,6 +228,27 @@ class TestSpec:
     def simulated(self) -> bool:
         """Whether the simulator can run the test (a kernel fed from per-fold statistics)."""
         return self.kernel is not None and self.inputs is not None
+
+
+def record_spec(**facts: Any) -> TestSpec:
+    """The spec of a test on the records of one table (DeLong, bootstrap, permutation, clustered).
+
+    The metric recommends these tests, not the design kind, so they list no design
+    kinds (:func:`cvreport.methods.registry.specs_for` never picks them) and check
+    the table themselves (their ``prepare``).
+    """
+    defaults: dict[str, Any] = {
+        "designs": (),
+        "requirement": RECORDS_REQUIREMENT,
+        "needs_per_record": True,
+        "accepts": _any_design,
+        "in_metric": True,
+    }
+    return TestSpec(**(defaults | facts))
+
+
+def _any_design(design: Design) -> bool:
+    return True
 
 
 # -- kernel inputs from per-fold statistics (one table or a simulated batch) --------
