@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cvreport.data.table_input import as_table
 from cvreport.errors import DataError
 from cvreport.methods._common import (
-    as_table,
     emit_partition_warnings,
     emit_warnings,
     finish_result,

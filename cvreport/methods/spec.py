@@ -1,14 +1,18 @@
 """What cvreport knows about one test, written once: the :class:`TestSpec`.
 
-A test is a specification, a vectorised kernel and one explicit public
-function. The specification sits beside the function in its family module;
-:mod:`cvreport.methods.registry` lists them. Everything that needs to know
-about tests reads the specification: the public function checks its design
-with :meth:`TestSpec.check_design`, the report selects and recommends from
-:func:`cvreport.methods.registry.specs_for`, the simulator runs
-``spec.kernel(*spec.inputs(stats))`` on batches, the explorer lists the
-tests, docs/methods.md's table is :func:`cvreport.methods.registry.markdown_table`
-and tests/methods/test_contract.py checks every test the same way.
+A test is one module: a vectorised kernel, a builder of its result, its two
+public functions (thin wrappers over :meth:`TestSpec.run` and
+:meth:`TestSpec.run_arrays`, with their numpydoc) and this specification; plus
+one entry in :mod:`cvreport.methods.registry`. Everything that needs to know
+about tests reads the specification: the one run path
+(:mod:`cvreport.methods.run`: design check, pair, inputs, kernel, result, the
+user's metric and direction, warnings), the exports of :mod:`cvreport`,
+:mod:`cvreport.methods` and :mod:`cvreport.arrays`, the report's selection and
+recommendation (:func:`cvreport.methods.registry.specs_for`), the simulator
+(``spec.kernel(*spec.inputs(stats))`` on batches), every pair at once
+(:mod:`cvreport.methods.pair_kernels`), the explorer's list of tests,
+docs/methods.md's table (:func:`cvreport.methods.registry.markdown_table`) and
+tests/methods/test_contract.py, which checks every test the same way.
 
 :attr:`TestSpec.inputs` turns the per-fold statistics of a pair of models
 (:class:`~cvreport.data.sufficient.FoldStatistics`) into the kernel's

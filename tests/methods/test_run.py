@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from cvreport.errors import DataError
@@ -50,3 +51,17 @@ def test_the_bayesian_test_takes_a_rope():
     spec = next(spec for spec in PAIRED if spec.takes_rope)
     result = _quiet_run(spec, TABLES["kfold"], "A", "B", rope=0.01)
     assert result.rope == 0.01
+
+
+@pytest.mark.parametrize("spec", [s for s in PAIRED if s.simulated], ids=lambda spec: spec.name)
+def test_every_pair_at_once_gives_each_pair_s_numbers(spec):
+    from cvreport.methods.pair_kernels import all_pairs
+
+    table = TABLES[spec.designs[0]]
+    pairs = [("A", "B"), ("B", "A"), ("A", "B")]
+    batch = all_pairs(spec, table, pairs)
+    assert np.shape(batch.pvalue) == (3,)
+    for (a, b), pvalue, statistic in zip(pairs, batch.pvalue, batch.statistic, strict=True):
+        one = _quiet_run(spec, table, a, b, alternative="two-sided")
+        assert pvalue == pytest.approx(one.pvalue, rel=1e-12)
+        assert statistic == pytest.approx(one.statistic, rel=1e-12)
