@@ -455,21 +455,6 @@ def _error_counts(table: ResultsTable, model: Any, test: str) -> tuple[Any, floa
     return model, float(np.round((folds["loss"] * folds["n"]).sum())), n
 
 
-def _repeated_note(table: ResultsTable) -> tuple[str, ...]:
-    m = table.design.m
-    if m > 1:
-        return (
-            f"each record is scored in all {m} replications; pooling treats the repeats as "
-            "independent, which overstates the evidence.",
-        )
-    return ()
-
-
-def _one_model_finish(result: Any, table: ResultsTable, model: Any, notes: tuple[str, ...]) -> Any:
-    result = finish_result(result, table, None, extra_notes=notes)
-    return dataclasses.replace(result, model=str(model))
-
-
 def _required_p0(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("p0") is None:
         raise CVReportError("p0= is required: the target error rate, strictly between 0 and 1")
@@ -483,10 +468,6 @@ def _count_inputs(
     options = _required_p0(options)
     model, x, n = _error_counts(table, model, spec.name)
     return model, (x, n), options
-
-
-def _finish_counts(result: Any, table: ResultsTable, model: Any, *_: Any) -> Any:
-    return _one_model_finish(result, table, model, _repeated_note(table))
 
 
 def _fold_error_inputs(
@@ -504,14 +485,21 @@ def _fold_error_inputs(
     return model, (_model_folds(table, model)["loss"].to_numpy(dtype=np.float64),), options
 
 
-def _finish_folds(result: Any, table: ResultsTable, model: Any, *_: Any) -> Any:
-    notes: tuple[str, ...] = ()
-    if table.design.m > 1:
+def _finish(result: Any, table: ResultsTable, model: Any, *_: Any) -> Any:
+    """The result with the model's name and a note on what repeated replications do to it."""
+    m, notes = table.design.m, ()
+    if m > 1 and isinstance(result, OneModelTTestResult):
         notes = (
-            f"the {result.nobs} folds come from {table.design.m} replications whose training "
+            f"the {result.nobs} folds come from {m} replications whose training "
             "sets overlap; the t(K − 1) reference ignores that correlation (anti-conservative).",
         )
-    return _one_model_finish(result, table, model, notes)
+    elif m > 1:
+        notes = (
+            f"each record is scored in all {m} replications; pooling treats the repeats as "
+            "independent, which overstates the evidence.",
+        )
+    result = finish_result(result, table, None, extra_notes=notes)
+    return dataclasses.replace(result, model=str(model))
 
 
 @fill_doc
@@ -648,6 +636,7 @@ def _one_model_spec(**facts: Any) -> TestSpec:
         models=1,
         in_report=False,
         default_alternative="greater",
+        finish=_finish,
         **facts,
     )
 
@@ -665,7 +654,6 @@ BINOMIAL = _one_model_spec(
     build=_binomial_test,
     check_inputs=_check_count_pair,
     prepare=_count_inputs,
-    finish=_finish_counts,
     needs_binary=True,
     needs_per_record=True,
 )
@@ -682,7 +670,6 @@ NORMAL = _one_model_spec(
     build=_normal_test,
     check_inputs=_check_count_pair,
     prepare=_count_inputs,
-    finish=_finish_counts,
     needs_binary=True,
     needs_per_record=True,
 )
@@ -699,5 +686,4 @@ TTEST_ERROR = _one_model_spec(
     build=_ttest_error,
     check_inputs=_check_fold_errors,
     prepare=_fold_error_inputs,
-    finish=_finish_folds,
 )

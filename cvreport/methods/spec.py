@@ -185,9 +185,10 @@ class TestSpec:
     ) -> Any:
         """Run the test on models ``a`` and ``b`` of ``table`` (:func:`~cvreport.methods.run.run_table`).
 
-        ``alternative`` is about metric(A) − metric(B) in the user's metric; a test
-        without one-sided forms (``takes_alternative`` false) accepts only
-        ``"two-sided"`` and raises :class:`~cvreport.errors.DataError` otherwise.
+        ``alternative`` is about metric(A) − metric(B) in the user's metric (None: the
+        test's own default, :attr:`default_alternative`); a test without one-sided
+        forms (``takes_alternative`` false) accepts only ``"two-sided"`` and raises
+        :class:`~cvreport.errors.DataError` otherwise.
         ``options`` are the test's own keywords (``rope=`` for the Bayesian tests,
         ``takes_rope``). Returns the test's result (:attr:`result`).
         """

@@ -91,7 +91,7 @@ def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, An
     pvalue = np.full(len(pairs), np.nan)
     for index, (a, b) in enumerate(pairs):
         try:
-            result = spec.run(table, a, b)
+            result = spec.run(table, a, b, alternative=None)  # the test's own default
         except CVReportError:
             continue
         statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
