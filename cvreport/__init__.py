@@ -34,33 +34,9 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
-from cvreport.methods import (
-    bayesian_correlated_ttest,
-    binomial_test,
-    blocked_ttest_3x2cv,
-    calibrated_ftest_5x2cv,
-    clustered_paired_test,
-    combined_ftest_5x2cv,
-    combined_ttest_5x2cv,
-    corrected_repeated_kfold_ttest,
-    corrected_resampled_ttest,
-    cv_confidence_interval,
-    delong_test,
-    delong_tests_per_fold,
-    mcnemar,
-    mcnemar_5x2bcv,
-    mcnemar_kfold,
-    normal_test,
-    paired_bootstrap_test,
-    paired_permutation_test,
-    paired_ttest_5x2cv,
-    paired_ttest_kfold,
-    paired_ttest_resampled,
-    proportion_test,
-    ttest_error,
-    wilcoxon_kfold,
-)
+from cvreport.methods import delong_tests_per_fold
 from cvreport.methods.bootstrap_margin import paired_bootstrap_equivalence_test
+from cvreport.methods.registry import SPECS as _SPECS
 from cvreport.multi import compare_datasets
 from cvreport.partitions import splits
 from cvreport.partitions.audit import OverlapAudit, audit_overlap
@@ -80,6 +56,9 @@ if TYPE_CHECKING:
     from cvreport.reporting.report import Report, ReportExistsError, report
 
 __version__ = "0.1.0"
+
+# every test of the registry is cvreport.NAME (its table-level function)
+globals().update({_spec.name: _spec.function for _spec in _SPECS})
 
 __all__ = [
     "Balanced5x2CV",
@@ -106,45 +85,23 @@ __all__ = [
     "arrays",
     "audit_clusters",
     "audit_overlap",
-    "bayesian_correlated_ttest",
-    "binomial_test",
-    "blocked_ttest_3x2cv",
-    "calibrated_ftest_5x2cv",
-    "clustered_paired_test",
     "collect",
-    "combined_ftest_5x2cv",
-    "combined_ttest_5x2cv",
     "compare_datasets",
-    "corrected_repeated_kfold_ttest",
-    "corrected_resampled_ttest",
-    "cv_confidence_interval",
-    "delong_test",
     "delong_tests_per_fold",
     "explore",
     "load_example",
-    "mcnemar",
-    "mcnemar_5x2bcv",
-    "mcnemar_kfold",
     "metric_names",
-    "normal_test",
     "notebook",
     "options",
     "overlap_quantile",
     "paired_bootstrap_equivalence_test",
-    "paired_bootstrap_test",
-    "paired_permutation_test",
-    "paired_ttest_5x2cv",
-    "paired_ttest_kfold",
-    "paired_ttest_resampled",
     "plan",
     "power_curve",
-    "proportion_test",
     "report",
     "simulate",
     "splits",
-    "ttest_error",
-    "wilcoxon_kfold",
 ]
+__all__ += [_spec.name for _spec in _SPECS]
 
 
 _REPORTING = ("Report", "ReportExistsError", "report")

@@ -5,10 +5,11 @@ Three layers meet here:
 * **kernels** work on numpy arrays with arbitrary leading batch dimensions and
   apply the degenerate-data conventions of docs/methods.md elementwise, reporting
   what they did as an integer code per element (never a warning, never NaN);
-* **array-level** functions turn one kernel outcome into a result object and
+* **builders** (a spec's ``build``) turn one kernel outcome into a result object and
   explain any degenerate code in words;
-* **table-level** functions pull arrays from a :class:`~cvreport.data.table.ResultsTable`,
-  check the design and fill in models, design and loss name.
+* **the run path** (:mod:`cvreport.methods.run`) pulls arrays from a
+  :class:`~cvreport.data.table.ResultsTable`, checks the design and fills in models,
+  design and loss name with :func:`finish_result`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
@@ -28,7 +29,6 @@ from cvreport.data.table_input import as_table
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
-    DesignError,
     PartitionWarning,
     describe_keys,
 )
@@ -41,7 +41,7 @@ from cvreport.results import (
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
     from cvreport.methods.spec import TestSpec
     from cvreport.rendering.summary import SummaryRow
 
@@ -69,7 +69,6 @@ __all__ = [
     "normal_pvalue",
     "pair_statistics",
     "partition_balance",
-    "require_design",
     "safe_ratio",
     "sorted_contingency",
     "t_interval",
@@ -98,21 +97,6 @@ def pair_statistics(
     first, second = table.resolve_pair(a, b)
     models = list(table.models)
     return (first, second), table.stats.pair(models.index(first), models.index(second))
-
-
-def require_design(
-    table: ResultsTable,
-    test: str,
-    accepts: Callable[[Design], bool],
-    accepted: str,
-) -> None:
-    """Raise :class:`DesignError` unless ``accepts(table.design)``; ``accepted`` names the designs."""
-    design = table.design
-    if not accepts(design):
-        raise DesignError(
-            f"{test} needs {accepted}, but the table holds {design.describe()}; "
-            "choose a test that fits this design (see docs/methods.md)"
-        )
 
 
 def as_array(

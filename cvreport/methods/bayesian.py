@@ -45,17 +45,13 @@ from cvreport.methods._common import (
     NONZERO_OVER_ZERO,
     ZERO_OVER_ZERO,
     as_array,
-    as_table,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
     safe_ratio,
     zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import (
     check_ratio,
-    table_splits,
+    prepare_splits,
 )
 from cvreport.methods.spec import TestSpec, flat_split_differences
 from cvreport.results import TestResult, check_alternative, level_text
@@ -337,7 +333,10 @@ def _degenerate_message(code: int, location: float) -> tuple[str, ...]:
 
 
 def _bayesian(
-    differences: ArrayLike, test_train_ratio: float | None, rope: float, alternative: str
+    differences: ArrayLike,
+    test_train_ratio: float | None = None,
+    rope: float = 0.0,
+    alternative: str = "two-sided",
 ) -> BayesianCorrelatedTTestResult:
     check_alternative(alternative)
     w = _check_rope(rope)
@@ -434,9 +433,9 @@ def bayesian_correlated_ttest_array(
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]
     """
-    result = _bayesian(differences, test_train_ratio, rope, alternative)
-    emit_warnings(result.warnings)
-    return result
+    return BAYESIAN_CORRELATED_T.run_arrays(
+        differences, test_train_ratio=test_train_ratio, rope=rope, alternative=alternative
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -449,8 +448,8 @@ def bayesian_correlated_ttest(
     table: ResultsTable | str,
     a: object = None,
     b: object = None,
-    rope: float = 0.0,
     *,
+    rope: float = 0.0,
     test_train_ratio: float | None = None,
     alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
@@ -497,17 +496,20 @@ def bayesian_correlated_ttest(
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]
     """
-    tbl = as_table(table, data)
-    pair, differences, ratio, notes = table_splits(
-        tbl, a, b, BAYESIAN_CORRELATED_T, test_train_ratio, k_fold=tbl.design.K >= 2
+    return BAYESIAN_CORRELATED_T.run(
+        table,
+        a,
+        b,
+        alternative=alternative,
+        data=data,
+        rope=rope,
+        test_train_ratio=test_train_ratio,
     )
-    result = _bayesian(differences, ratio, rope, loss_alternative(tbl, alternative))
-    result = finish_result(result, tbl, pair, extra_notes=notes)
-    emit_warnings(result.warnings)
-    return result
 
 
 BAYESIAN_CORRELATED_T = TestSpec(
+    build=_bayesian,
+    prepare=prepare_splits,
     name="bayesian_correlated_ttest",
     label="Bayesian correlated t test",
     method="Bayesian correlated t test",
@@ -522,4 +524,5 @@ BAYESIAN_CORRELATED_T = TestSpec(
     kernel=bayesian_correlated_ttest_kernel,
     inputs=flat_split_differences,
     bayesian=True,
+    takes_rope=True,
 )

@@ -36,7 +36,8 @@ from numpy.typing import ArrayLike
 
 from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
+from cvreport.methods._common import NormalTestResult, normal_pvalue
+from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -85,8 +86,12 @@ class ClusteredTestResult(NormalTestResult):
 
 
 def _clustered(
-    d: np.ndarray, clusters: ArrayLike, alternative: str, small_sample_correction: bool
+    d: ArrayLike,
+    clusters: ArrayLike,
+    alternative: str = "two-sided",
+    small_sample_correction: bool = True,
 ) -> ClusteredTestResult:
+    d = np.asarray(d, dtype=np.float64)
     check_alternative(alternative)
     n = d.shape[0]
     labels = np.asarray(clusters)
@@ -188,10 +193,39 @@ def clustered_paired_test_array(
     >>> round(res.estimate, 4), round(res.standard_error, 6), res.n_clusters
     (0.375, 0.375, 4)
     """
-    d = np.asarray(differences, dtype=np.float64)
-    result = _clustered(d, clusters, alternative, small_sample_correction)
-    emit_warnings(result.warnings)
-    return result
+    return CLUSTERED.run_arrays(
+        differences,
+        clusters,
+        alternative=alternative,
+        small_sample_correction=small_sample_correction,
+    )
+
+
+def _record_differences(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, Any]]:
+    """The per-record differences hit(A) − hit(B) in the metric and their clusters."""
+    table.require_per_record("clustered_paired_test")
+    mapping = record_clusters(table, "clustered_paired_test")
+    if table.design.m * table.design.K != 1:
+        raise DesignError(
+            f"clustered_paired_test needs one test set, but the table holds "
+            f"{table.design.describe()}; within cross-validation use the fold-level tests "
+            "(and keep each cluster in one fold)"
+        )
+    frame = table.record_differences(*pair)  # in the metric: hit(A) − hit(B)
+    d = frame["difference"].to_numpy(dtype=np.float64)
+    return (d, mapping.reindex(frame["record"]).to_numpy()), options
+
+
+def _finish(result: ClusteredTestResult, table: ResultsTable, pair: Any, *_: Any) -> Any:
+    return dataclasses.replace(
+        result,
+        models=(str(pair[0]), str(pair[1])),
+        design=table.design.describe(),
+        loss_name=table.loss_name,
+        direction="higher" if table.higher_is_better else "lower",
+    )
 
 
 def clustered_paired_test(
@@ -229,26 +263,22 @@ def clustered_paired_test(
     >>> round(res.estimate, 4), res.n_clusters
     (0.375, 4)
     """
-    table.require_per_record("clustered_paired_test")
-    mapping = record_clusters(table, "clustered_paired_test")
-    if table.design.m * table.design.K != 1:
-        raise DesignError(
-            f"clustered_paired_test needs one test set, but the table holds "
-            f"{table.design.describe()}; within cross-validation use the fold-level tests "
-            "(and keep each cluster in one fold)"
-        )
-    first, second = table.resolve_pair(a, b)
-    frame = table.record_differences(first, second)  # in the metric: hit(A) − hit(B)
-    d = frame["difference"].to_numpy(dtype=np.float64)
-    result = _clustered(
-        d, mapping.reindex(frame["record"]).to_numpy(), alternative, small_sample_correction
+    return CLUSTERED.run(
+        table, a, b, alternative=alternative, small_sample_correction=small_sample_correction
     )
-    result = dataclasses.replace(
-        result,
-        models=(str(first), str(second)),
-        design=table.design.describe(),
-        loss_name=table.loss_name,
-        direction="higher" if table.higher_is_better else "lower",
-    )
-    emit_warnings(result.warnings)
-    return result
+
+
+CLUSTERED = record_spec(
+    name="clustered_paired_test",
+    label="Clustered paired test",
+    method="Paired test with cluster-robust standard error",
+    reference=REFERENCE_MILLER,
+    function=clustered_paired_test,
+    result=ClusteredTestResult,
+    statistic="mean difference / cluster-robust SE",
+    distribution="t(G − 1)",
+    array_function=clustered_paired_test_array,
+    build=_clustered,
+    prepare=_record_differences,
+    finish=_finish,
+)

@@ -28,6 +28,7 @@ sizes to the summed training sizes, as Weka's corrected paired t-tester does.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,10 +38,6 @@ from numpy.typing import ArrayLike, NDArray
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import (
     as_array,
-    as_table,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
 )
 from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest,
@@ -57,9 +54,9 @@ from cvreport.methods.resampled_t import (
     ResampledTTestResult,
     check_ratio,
     corrected_resampled_ttest_kernel,
+    prepare_splits,
     resampled_result,
     table_split_differences,
-    table_splits,
     table_test_train_ratio,
 )
 from cvreport.methods.spec import TestSpec, corrected_split_differences, split_differences
@@ -129,7 +126,9 @@ def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
 # --------------------------------------------------------------------------------------
 # layer 2: array-level functions
 # --------------------------------------------------------------------------------------
-def _paired_ttest_resampled(differences: ArrayLike, alternative: str) -> ResampledTTestResult:
+def _paired_ttest_resampled(
+    differences: ArrayLike, alternative: str = "two-sided"
+) -> ResampledTTestResult:
     check_alternative(alternative)
     p = _split_vector(differences, "paired_ttest_resampled")
     return resampled_result(
@@ -178,15 +177,13 @@ def paired_ttest_resampled_array(
     >>> round(res.statistic, 6), res.df
     (1.095445, 3.0)
     """
-    result = _paired_ttest_resampled(differences, alternative)
-    emit_warnings(result.warnings)
-    return result
+    return PAIRED_T_RESAMPLED.run_arrays(differences, alternative=alternative)
 
 
 def _corrected_resampled(
     differences: ArrayLike,
     test_train_ratio: float,
-    alternative: str,
+    alternative: str = "two-sided",
     margin: float | None = None,
 ) -> ResampledTTestResult:
     """The test on internal loss differences; under a margin, the two one-sided tests."""
@@ -262,9 +259,9 @@ def corrected_resampled_ttest_array(
     >>> round(res.statistic_upper, 6), round(res.pvalue, 6)
     (-2.529822, 0.042719)
     """
-    result = _corrected_resampled(differences, test_train_ratio, alternative, margin)
-    emit_warnings(result.warnings)
-    return result
+    return CORRECTED_RESAMPLED_T.run_arrays(
+        differences, test_train_ratio=test_train_ratio, alternative=alternative, margin=margin
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -317,15 +314,7 @@ def paired_ttest_resampled(
     >>> round(res.estimate, 6), round(res.statistic, 6)
     (0.01, 1.095445)
     """
-    tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    PAIRED_T_RESAMPLED.check_design(tbl)
-    differences = table_split_differences(tbl, a, b)[:, 0]
-    result = finish_result(
-        _paired_ttest_resampled(differences, loss_alternative(tbl, alternative)), tbl, (a, b)
-    )
-    emit_warnings(result.warnings)
-    return result
+    return PAIRED_T_RESAMPLED.run(table, a, b, alternative=alternative, data=data)
 
 
 @fill_doc
@@ -333,8 +322,8 @@ def corrected_resampled_ttest(
     table: ResultsTable | str,
     a: object = None,
     b: object = None,
-    test_train_ratio: float | None = None,
     *,
+    test_train_ratio: float | None = None,
     alternative: str = "two-sided",
     margin: float | None = None,
     data: pd.DataFrame | None = None,
@@ -383,19 +372,20 @@ def corrected_resampled_ttest(
     0.632456
     """
     check_margin(alternative, margin)
-    tbl = as_table(table, data)
-    pair, differences, ratio, notes = table_splits(
-        tbl, a, b, CORRECTED_RESAMPLED_T, test_train_ratio, k_fold=False
+    return CORRECTED_RESAMPLED_T.run(
+        table,
+        a,
+        b,
+        alternative=alternative,
+        data=data,
+        test_train_ratio=test_train_ratio,
+        margin=margin,
     )
-    result = _corrected_resampled(
-        differences[:, 0], ratio, loss_alternative(tbl, alternative), margin
-    )
-    result = finish_result(result, tbl, pair, extra_notes=notes)
-    emit_warnings(result.warnings)
-    return result
 
 
 PAIRED_T_RESAMPLED = TestSpec(
+    build=_paired_ttest_resampled,
+    prepare=partial(prepare_splits, holdout=True, ratio=False),
     name="paired_ttest_resampled",
     label="Resampled paired t test",
     method="Resampled paired t test",
@@ -418,6 +408,8 @@ PAIRED_T_RESAMPLED = TestSpec(
     ),
 )
 CORRECTED_RESAMPLED_T = TestSpec(
+    build=_corrected_resampled,
+    prepare=partial(prepare_splits, holdout=True),
     name="corrected_resampled_ttest",
     label="Corrected resampled t test",
     method="Corrected resampled t test",
@@ -434,4 +426,5 @@ CORRECTED_RESAMPLED_T = TestSpec(
     array_function=corrected_resampled_ttest_array,
     kernel=corrected_resampled_ttest_kernel,
     inputs=corrected_split_differences,
+    takes_margin=True,
 )

@@ -17,10 +17,6 @@ from numpy.typing import ArrayLike
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import (
     as_array,
-    as_table,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin, margin_or_base
@@ -30,8 +26,8 @@ from cvreport.methods.resampled_t import (
     ResampledTTestResult,
     check_ratio,
     corrected_resampled_ttest_kernel,
+    prepare_splits,
     resampled_result,
-    table_splits,
 )
 from cvreport.methods.spec import TestSpec, corrected_fold_differences
 from cvreport.results import check_alternative
@@ -81,8 +77,8 @@ def corrected_repeated_kfold_ttest_kernel(
 
 def _corrected_repeated_kfold(
     differences: ArrayLike,
-    test_train_ratio: float | None,
-    alternative: str,
+    test_train_ratio: float | None = None,
+    alternative: str = "two-sided",
     margin: float | None = None,
 ) -> ResampledTTestResult:
     """The test on internal loss differences; under a margin, the two one-sided tests."""
@@ -167,9 +163,9 @@ def corrected_repeated_kfold_ttest_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (0.522233, 0.614117, 9.0)
     """
-    result = _corrected_repeated_kfold(differences, test_train_ratio, alternative, margin)
-    emit_warnings(result.warnings)
-    return result
+    return CORRECTED_REPEATED_KFOLD_T.run_arrays(
+        differences, test_train_ratio=test_train_ratio, alternative=alternative, margin=margin
+    )
 
 
 @fill_doc
@@ -177,8 +173,8 @@ def corrected_repeated_kfold_ttest(
     table: ResultsTable | str,
     a: object = None,
     b: object = None,
-    test_train_ratio: float | None = None,
     *,
+    test_train_ratio: float | None = None,
     alternative: str = "two-sided",
     margin: float | None = None,
     data: pd.DataFrame | None = None,
@@ -227,19 +223,20 @@ def corrected_repeated_kfold_ttest(
     (0.05, 0.0331, True)
     """
     check_margin(alternative, margin)
-    tbl = as_table(table, data)
-    pair, differences, ratio, notes = table_splits(
-        tbl, a, b, CORRECTED_REPEATED_KFOLD_T, test_train_ratio, k_fold=True
+    return CORRECTED_REPEATED_KFOLD_T.run(
+        table,
+        a,
+        b,
+        alternative=alternative,
+        data=data,
+        test_train_ratio=test_train_ratio,
+        margin=margin,
     )
-    result = _corrected_repeated_kfold(
-        differences, ratio, loss_alternative(tbl, alternative), margin
-    )
-    result = finish_result(result, tbl, pair, extra_notes=notes)
-    emit_warnings(result.warnings)
-    return result
 
 
 CORRECTED_REPEATED_KFOLD_T = TestSpec(
+    build=_corrected_repeated_kfold,
+    prepare=prepare_splits,
     name="corrected_repeated_kfold_ttest",
     label="Corrected repeated K-fold t test",
     method="Corrected repeated k-fold CV t test",
@@ -256,4 +253,5 @@ CORRECTED_REPEATED_KFOLD_T = TestSpec(
     array_function=corrected_repeated_kfold_ttest_array,
     kernel=corrected_repeated_kfold_ttest_kernel,
     inputs=corrected_fold_differences,
+    takes_margin=True,
 )

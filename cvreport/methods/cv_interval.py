@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -41,11 +41,7 @@ from cvreport.errors import CVReportError, DataError, DesignError
 from cvreport.methods._common import (
     ZERO_OVER_ZERO,
     as_array,
-    as_table,
     describe_degenerate,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
     normal_pvalue,
     safe_ratio,
 )
@@ -251,10 +247,10 @@ def _one_cv(
 def _cv_interval(
     differences: ArrayLike,
     folds: ArrayLike,
-    replications: ArrayLike | None,
-    variance: str,
-    alternative: str,
-    repeated: str,
+    replications: ArrayLike | None = None,
+    variance: str = "out",
+    alternative: str = "less",
+    repeated: str = "raise",
     margin: float | None = None,
 ) -> CVIntervalResult:
     """The test on internal loss differences; under a margin, the two one-sided z tests."""
@@ -408,9 +404,51 @@ def cv_confidence_interval_array(
     >>> [round(x, 4) for x in res.conf_int()]
     [-0.2221, 0.5555]
     """
-    result = _cv_interval(differences, folds, replications, variance, alternative, repeated, margin)
-    emit_warnings(result.warnings)
-    return result
+    return CV_INTERVAL.run_arrays(
+        differences,
+        folds,
+        replications,
+        variance=variance,
+        alternative=alternative,
+        repeated=repeated,
+        margin=margin,
+    )
+
+
+def _record_differences(
+    spec: TestSpec, tbl: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
+    """The per-record differences with their folds and replications, once the design fits."""
+    a, b = pair
+    repeated = options.get("repeated", "raise")
+    tbl.require_per_record("cv_confidence_interval")
+    design = tbl.design
+    if design.K < 2:
+        raise DesignError(
+            "cv_confidence_interval needs K-fold CV (K >= 2 folds per replication), but the "
+            f"table holds {design.describe()}; for hold-out splits use mcnemar or "
+            "corrected_resampled_ttest"
+        )
+    if design.m > 1 and repeated != "average":
+        raise DesignError(
+            "cv_confidence_interval is defined for one K-fold CV (Bayle et al. 2020), but the "
+            f"table holds {design.describe()}; pass repeated='average' for the labelled "
+            "extension (estimate and variance averaged over replications) or select one "
+            "replication"
+        )
+    if not design.complete:
+        raise DesignError(
+            "cv_confidence_interval needs every replication's folds to partition the same "
+            "records (each record scored exactly once per replication); the table's folds do "
+            "not: check for missing or duplicated records"
+        )
+    frame = tbl.record_loss_differences(a, b)
+    inputs = (
+        frame["difference"].to_numpy(dtype=np.float64),
+        frame["fold"].to_numpy(),
+        frame["replication"].to_numpy(),
+    )
+    return inputs, options
 
 
 @fill_doc
@@ -485,45 +523,23 @@ def cv_confidence_interval(
             "margin= is used only with alternative='equivalent' or 'non-inferior'; pass one "
             "of them, or drop margin="
         )
-    tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    tbl.require_per_record("cv_confidence_interval")
-    design = tbl.design
-    if design.K < 2:
-        raise DesignError(
-            "cv_confidence_interval needs K-fold CV (K >= 2 folds per replication), but the "
-            f"table holds {design.describe()}; for hold-out splits use mcnemar or "
-            "corrected_resampled_ttest"
-        )
-    if design.m > 1 and repeated != "average":
-        raise DesignError(
-            "cv_confidence_interval is defined for one K-fold CV (Bayle et al. 2020), but the "
-            f"table holds {design.describe()}; pass repeated='average' for the labelled "
-            "extension (estimate and variance averaged over replications) or select one "
-            "replication"
-        )
-    if not design.complete:
-        raise DesignError(
-            "cv_confidence_interval needs every replication's folds to partition the same "
-            "records (each record scored exactly once per replication); the table's folds do "
-            "not: check for missing or duplicated records"
-        )
-    frame = tbl.record_loss_differences(a, b)
-    result = _cv_interval(
-        frame["difference"].to_numpy(dtype=np.float64),
-        frame["fold"].to_numpy(),
-        frame["replication"].to_numpy(),
-        variance,
-        "less" if alternative is None else loss_alternative(tbl, alternative),
-        repeated,
-        margin,
+    return CV_INTERVAL.run(
+        table,
+        a,
+        b,
+        alternative=alternative,
+        data=data,
+        variance=variance,
+        repeated=repeated,
+        margin=margin,
     )
-    result = finish_result(result, tbl, (a, b))
-    emit_warnings(result.warnings)
-    return result
 
 
 CV_INTERVAL = TestSpec(
+    build=_cv_interval,
+    prepare=_record_differences,
+    accepts=lambda design: design.K >= 2,
+    default_alternative="less",
     name="cv_confidence_interval",
     label="CV confidence interval test",
     method="Cross-validation confidence interval and test",
@@ -540,4 +556,5 @@ CV_INTERVAL = TestSpec(
     kernel=cv_confidence_interval_kernel,
     inputs=kfold_record_differences,
     needs_per_record=True,
+    takes_margin=True,
 )

@@ -47,8 +47,9 @@ from scipy import stats
 
 from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import NormalTestResult, emit_warnings, normal_pvalue
+from cvreport.methods._common import NormalTestResult, normal_pvalue
 from cvreport.methods.equivalence import margin_or_base
+from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def _delong(
     positive: np.ndarray,
     score_a: ArrayLike,
     score_b: ArrayLike,
-    alternative: str,
+    alternative: str = "two-sided",
     margin: float | None = None,
 ) -> DeLongResult:
     """DeLong's z test; under a margin, the two one-sided z tests ``(Δ ± m) / SE``."""
@@ -295,9 +296,9 @@ def delong_test_array(
     >>> round(res.auc_a, 6), round(res.auc_b, 6), round(res.statistic, 6)
     (0.888889, 0.888889, 0.0)
     """
-    result = _delong(_binary_truth(truth, pos_label), score_a, score_b, alternative, margin)
-    emit_warnings(result.warnings)
-    return result
+    return DELONG.run_arrays(
+        truth, score_a, score_b, pos_label, alternative=alternative, margin=margin
+    )
 
 
 def _auc_pairs(table: ResultsTable, a: Any, b: Any, what: str) -> tuple[Any, Any, list[Any]]:
@@ -309,6 +310,28 @@ def _auc_pairs(table: ResultsTable, a: Any, b: Any, what: str) -> tuple[Any, Any
         )
     first, second = table.resolve_pair(a, b)
     return first, second, record_pairs(table, first, second, what)
+
+
+def _one_test_set(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], dict[str, Any]]:
+    """The positives and both models' scores on the table's one test set."""
+    a, b = pair
+    _, _, folds = _auc_pairs(table, a, b, "delong_test")
+    if len(folds) != 1:
+        raise DesignError(
+            f"delong_test compares two AUCs on one test set, but the table holds "
+            f"{table.design.describe()}; use delong_tests_per_fold for a test per fold, or a "
+            "fold-level test (e.g. corrected_repeated_kfold_ttest) on the per-fold AUCs"
+        )
+    fold = folds[0]
+    return (fold.truth == 1, fold.score_a, fold.score_b), options
+
+
+def _truth_and_scores(
+    truth: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, pos_label: Any = None
+) -> tuple[np.ndarray, ArrayLike, ArrayLike]:
+    return _binary_truth(truth, pos_label), score_a, score_b
 
 
 def delong_test(
@@ -356,20 +379,7 @@ def delong_test(
     >>> round(delong_test(t).auc_a, 6)
     0.888889
     """
-    first, second, folds = _auc_pairs(table, a, b, "delong_test")
-    if len(folds) != 1:
-        raise DesignError(
-            f"delong_test compares two AUCs on one test set, but the table holds "
-            f"{table.design.describe()}; use delong_tests_per_fold for a test per fold, or a "
-            "fold-level test (e.g. corrected_repeated_kfold_ttest) on the per-fold AUCs"
-        )
-    fold = folds[0]
-    result = _delong(fold.truth == 1, fold.score_a, fold.score_b, alternative, margin)
-    result = dataclasses.replace(
-        result, models=(str(first), str(second)), design=table.design.describe()
-    )
-    emit_warnings(result.warnings)
-    return result
+    return DELONG.run(table, a, b, alternative=alternative, margin=margin)
 
 
 def delong_tests_per_fold(
@@ -415,3 +425,20 @@ def delong_tests_per_fold(
         row["n_positive"], row["n_negative"] = result.n_positive, result.n_negative
         frames.append(row)
     return pd.concat(frames, ignore_index=True)
+
+
+DELONG = record_spec(
+    name="delong_test",
+    label="DeLong's test of two AUCs",
+    method="DeLong's test of two correlated AUCs",
+    reference=REFERENCE_DELONG,
+    function=delong_test,
+    result=DeLongResult,
+    statistic="(AUC_A − AUC_B) / SE from the structural components",
+    distribution="N(0, 1)",
+    array_function=delong_test_array,
+    build=_delong,
+    check_inputs=_truth_and_scores,
+    prepare=_one_test_set,
+    takes_margin=True,
+)

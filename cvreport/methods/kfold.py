@@ -11,18 +11,12 @@ from cvreport.methods._common import (
     TKernel,
     TTestResult,
     as_array,
-    as_table,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
-    pair_statistics,
     t_kernel,
     t_result,
     zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
-from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +110,7 @@ def check_fold_differences(differences: Any) -> np.ndarray:
 
 
 @fill_doc
-def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -> TTestResult:
+def paired_ttest_kfold_array(differences: Any, *, alternative: str = "two-sided") -> TTestResult:
     """The K-fold CV paired t test from the K per-fold differences p_k (A − B).
 
     m = mean(p), S² = Σ (p_k − m)² / (K − 1), t = √K·m / S ~ t(K − 1) (Alpaydın (2014)
@@ -143,27 +137,7 @@ def paired_ttest_kfold_array(differences: Any, alternative: str = "two-sided") -
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (1.414214, 0.2302, 4.0)
     """
-    check_alternative(alternative)
-    d = check_fold_differences(differences)
-    result = _paired_ttest_kfold(d, alternative)
-    emit_warnings(result.warnings)
-    return result
-
-
-def table_fold_differences(
-    table: ResultsTable, a: Any, b: Any, spec: TestSpec
-) -> tuple[tuple[Any, Any], np.ndarray]:
-    """The pair and its K per-fold internal-loss differences for a K-fold test ``spec``.
-
-    Raises :class:`DesignError` unless ``spec`` accepts the design, and
-    :class:`DataError` when a fold lacks a difference.
-    """
-    spec.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    (d,) = spec.inputs(statistics)
-    if not np.all(np.isfinite(d)):
-        raise DataError(f"{spec.name} needs a difference on every fold; some are missing")
-    return pair, d
+    return PAIRED_T_KFOLD.run_arrays(differences, alternative=alternative)
 
 
 @fill_doc
@@ -171,8 +145,8 @@ def paired_ttest_kfold(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    alternative: str = "two-sided",
     *,
+    alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
 ) -> TTestResult:
     """The K-fold cross-validated paired t test comparing models ``a`` and ``b``.
@@ -205,14 +179,7 @@ def paired_ttest_kfold(
     >>> res.df, res.alternative
     (4.0, 'less')
     """
-    check_alternative(alternative)
-    table = as_table(table, data)
-    pair, d = table_fold_differences(table, a, b, PAIRED_T_KFOLD)
-    result = finish_result(
-        _paired_ttest_kfold(d, loss_alternative(table, alternative)), table, pair
-    )
-    emit_warnings(result.warnings)
-    return result
+    return PAIRED_T_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
 PAIRED_T_KFOLD = TestSpec(
@@ -229,6 +196,8 @@ PAIRED_T_KFOLD = TestSpec(
     array_function=paired_ttest_kfold_array,
     kernel=paired_ttest_kfold_kernel,
     inputs=kfold_differences,
+    build=_paired_ttest_kfold,
+    check_inputs=check_fold_differences,
     caution=(
         "the folds share most of their training data, so the fold differences are "
         "correlated and the test rejects a true null hypothesis too often "

@@ -9,7 +9,7 @@ b = n01 and c = n10 are the discordant counts (Yang et al. Table I).
 * :func:`mcnemar_kfold` — the naive sum over K folds, χ²(K) (not recommended);
 * :func:`mcnemar_5x2bcv` — the block-regularized 5×2 CV test on the effective
   table, with the Bayesian reading of that table (Yang et al. §2.2, §4.4–4.5),
-  in :mod:`cvreport.methods.mcnemar_bcv` and re-exported here.
+  is in :mod:`cvreport.methods.mcnemar_bcv`.
 """
 
 from __future__ import annotations
@@ -25,29 +25,12 @@ from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import (
     NO_DISCORDANT,
     OK,
-    as_table,
     check_counts,
     chi2_sf,
     describe_degenerate,
-    emit_warnings,
-    finish_result,
     sorted_contingency,
 )
-from cvreport.methods.contingency_posterior import (
-    BetaPosterior,
-    PosteriorKernel,
-    contingency_posteriors,
-    contingency_posteriors_kernel,
-)
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.mcnemar_bcv import (
-    BCVMcNemarKernel,
-    BCVMcNemarResult,
-    bcv_factor,
-    mcnemar_5x2bcv,
-    mcnemar_5x2bcv_array,
-    mcnemar_5x2bcv_kernel,
-)
 from cvreport.methods.spec import (
     KFOLD_REQUIREMENT,
     TestSpec,
@@ -66,21 +49,11 @@ __all__ = [
     "MCNEMAR",
     "MCNEMAR_KFOLD",
     "MCNEMAR_METHODS",
-    "BCVMcNemarKernel",
-    "BCVMcNemarResult",
-    "BetaPosterior",
     "McNemarKFoldKernel",
     "McNemarKFoldResult",
     "McNemarKernel",
     "McNemarResult",
-    "PosteriorKernel",
-    "bcv_factor",
-    "contingency_posteriors",
-    "contingency_posteriors_kernel",
     "mcnemar",
-    "mcnemar_5x2bcv",
-    "mcnemar_5x2bcv_array",
-    "mcnemar_5x2bcv_kernel",
     "mcnemar_array",
     "mcnemar_kernel",
     "mcnemar_kfold",
@@ -295,7 +268,15 @@ def _count(value: float) -> float:
     return int(number) if number.is_integer() else number
 
 
-def _mcnemar(b: float, c: float, method: str, n: float | None) -> McNemarResult:
+def _check_method(method: str) -> None:
+    if method not in MCNEMAR_METHODS:
+        raise CVReportError(f"method must be one of {MCNEMAR_METHODS}, got {method!r}")
+
+
+def _mcnemar(
+    b: float, c: float, n: float | None = None, *, method: str = "corrected"
+) -> McNemarResult:
+    _check_method(method)
     k = mcnemar_kernel(b, c, method)
     chi2 = method in ("corrected", "uncorrected")
     return McNemarResult(
@@ -315,6 +296,28 @@ def _mcnemar(b: float, c: float, method: str, n: float | None) -> McNemarResult:
         c=_count(c),
         variant=method,
     )
+
+
+def _check_holdout_counts(
+    b: float, c: float, n: float | None = None
+) -> tuple[float, float, float | None]:
+    """b, c and n (None) as counts, n no smaller than b + c."""
+    counts = check_counts([b, c], "b and c")
+    total = None
+    if n is not None:
+        total = float(check_counts(n, "n"))
+        if total < counts.sum():
+            raise DataError(f"n = {n} is smaller than b + c = {counts.sum():g}")
+    return float(counts[0]), float(counts[1]), total
+
+
+def _holdout_counts(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[float, float, float], dict[str, Any]]:
+    """b, c and n of the one validation fold, from the per-record 2×2 counts."""
+    frame = sorted_contingency(table, *pair, spec.name)
+    counts = frame[["n00", "n01", "n10", "n11"]].to_numpy(dtype=np.float64).sum(axis=0)
+    return (float(counts[1]), float(counts[2]), float(counts.sum())), options
 
 
 @fill_doc
@@ -362,17 +365,8 @@ def mcnemar_array(
     >>> round(mcnemar(12, 4, method="midp").pvalue, 6)
     0.049042
     """
-    if method not in MCNEMAR_METHODS:
-        raise CVReportError(f"method must be one of {MCNEMAR_METHODS}, got {method!r}")
-    counts = check_counts([b, c], "b and c")
-    total = None
-    if n is not None:
-        total = float(check_counts(n, "n"))
-        if total < counts.sum():
-            raise DataError(f"n = {n} is smaller than b + c = {counts.sum():g}")
-    result = _mcnemar(float(counts[0]), float(counts[1]), method, total)
-    emit_warnings(result.warnings)
-    return result
+    _check_method(method)
+    return MCNEMAR.run_arrays(b, c, n, method=method)
 
 
 def _mcnemar_kfold(
@@ -415,6 +409,29 @@ def _mcnemar_kfold(
     )
 
 
+def _check_fold_counts(b: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The per-fold b and c as counts of one length."""
+    b_arr = check_counts(b, "b")
+    c_arr = check_counts(c, "c")
+    if b_arr.ndim != 1 or b_arr.shape != c_arr.shape:
+        raise DataError(
+            f"b and c must be 1-D arrays of equal length (one count per fold), got "
+            f"shapes {b_arr.shape} and {c_arr.shape}"
+        )
+    return b_arr, c_arr
+
+
+def _fold_counts(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """b and c of every fold with the fold labels and n, from the per-record 2×2 counts."""
+    frame = sorted_contingency(table, *pair, spec.name)
+    b_counts = frame["n01"].to_numpy(dtype=np.float64)
+    c_counts = frame["n10"].to_numpy(dtype=np.float64)
+    n = float(frame[["n00", "n01", "n10", "n11"]].to_numpy().sum())
+    return (b_counts, c_counts, frame["fold"].tolist(), n), options
+
+
 @fill_doc
 def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     """The naive K-fold CV McNemar test from per-fold discordant counts.
@@ -447,16 +464,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     >>> res.statistic, res.df, round(res.pvalue, 6)
     (3.0625, 2.0, 0.216265)
     """
-    b_arr = check_counts(b, "b")
-    c_arr = check_counts(c, "c")
-    if b_arr.ndim != 1 or b_arr.shape != c_arr.shape:
-        raise DataError(
-            f"b and c must be 1-D arrays of equal length (one count per fold), got "
-            f"shapes {b_arr.shape} and {c_arr.shape}"
-        )
-    result = _mcnemar_kfold(b_arr, c_arr)
-    emit_warnings(result.warnings)
-    return result
+    return MCNEMAR_KFOLD.run_arrays(b, c)
 
 
 # ================================================================ table level
@@ -467,8 +475,8 @@ def mcnemar(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    method: str = "corrected",
     *,
+    method: str = "corrected",
     data: pd.DataFrame | None = None,
 ) -> McNemarResult:
     """McNemar's test on the single validation fold of a hold-out design.
@@ -514,17 +522,8 @@ def mcnemar(
     >>> res.distribution, res.models
     ('binomial', ('A', 'B'))
     """
-    if method not in MCNEMAR_METHODS:
-        raise CVReportError(f"method must be one of {MCNEMAR_METHODS}, got {method!r}")
-    table = as_table(table, data)
-    MCNEMAR.check_design(table)
-    pair = table.resolve_pair(a, b)
-    frame = sorted_contingency(table, *pair, "mcnemar")
-    counts = frame[["n00", "n01", "n10", "n11"]].to_numpy(dtype=np.float64).sum(axis=0)
-    result = _mcnemar(float(counts[1]), float(counts[2]), method, float(counts.sum()))
-    result = finish_result(result, table, pair)
-    emit_warnings(result.warnings)
-    return result
+    _check_method(method)
+    return MCNEMAR.run(table, a, b, data=data, method=method)
 
 
 @fill_doc
@@ -567,17 +566,7 @@ def mcnemar_kfold(
     >>> res.df, len(res.fold_statistics)
     (5.0, 5)
     """
-    table = as_table(table, data)
-    MCNEMAR_KFOLD.check_design(table)
-    pair = table.resolve_pair(a, b)
-    frame = sorted_contingency(table, *pair, "mcnemar_kfold")
-    b_counts = frame["n01"].to_numpy(dtype=np.float64)
-    c_counts = frame["n10"].to_numpy(dtype=np.float64)
-    n = float(frame[["n00", "n01", "n10", "n11"]].to_numpy().sum())
-    result = _mcnemar_kfold(b_counts, c_counts, frame["fold"].tolist(), n)
-    result = finish_result(result, table, pair)
-    emit_warnings(result.warnings)
-    return result
+    return MCNEMAR_KFOLD.run(table, a, b, data=data)
 
 
 MCNEMAR = TestSpec(
@@ -597,8 +586,12 @@ MCNEMAR = TestSpec(
     array_function=mcnemar_array,
     kernel=mcnemar_kernel,
     inputs=holdout_discordant,
+    build=_mcnemar,
+    check_inputs=_check_holdout_counts,
+    prepare=_holdout_counts,
     needs_binary=True,
     needs_per_record=True,
+    takes_alternative=False,
 )
 MCNEMAR_KFOLD = TestSpec(
     name="mcnemar_kfold",
@@ -614,10 +607,14 @@ MCNEMAR_KFOLD = TestSpec(
     array_function=mcnemar_kfold_array,
     kernel=mcnemar_kfold_kernel,
     inputs=kfold_discordant,
+    build=_mcnemar_kfold,
+    check_inputs=_check_fold_counts,
+    prepare=_fold_counts,
     needs_binary=True,
     needs_per_record=True,
     caution=(
         "it adds up McNemar statistics of folds as if they were independent, which they "
         "are not; a labelled baseline only"
     ),
+    takes_alternative=False,
 )

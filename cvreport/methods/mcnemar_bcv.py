@@ -8,7 +8,6 @@ C_e = t·n̄ (eq. 11), tested with a continuity-corrected McNemar statistic ~ χ
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -18,19 +17,14 @@ from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import (
     NO_DISCORDANT,
     OK,
-    as_table,
     check_counts,
     chi2_sf,
-    emit_partition_warnings,
-    emit_warnings,
-    finish_result,
-    partition_balance,
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.mx2_differences import mx2_spec
-from cvreport.methods.spec import mx2_tables
+from cvreport.methods.mx2_differences import balance_warning, finish_balanced, mx2_spec
+from cvreport.methods.spec import TestSpec, mx2_tables
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:
@@ -212,8 +206,14 @@ def _four(values: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _mcnemar_5x2bcv(
-    tables: np.ndarray, rho1: float, rho2: float, prior: float, level: float
+    tables: np.ndarray,
+    *,
+    rho1: float = 0.5,
+    rho2: float = 0.5,
+    prior: float = 1.0,
+    level: float = 0.95,
 ) -> BCVMcNemarResult:
+    rho1, rho2, prior, level = float(rho1), float(rho2), float(prior), float(level)
     if not 0.0 <= rho1 <= 1.0 or not 0.0 <= rho2 <= 1.0:
         raise CVReportError(f"rho1 and rho2 must lie in [0, 1], got {rho1!r} and {rho2!r}")
     if not prior > 0:
@@ -260,6 +260,40 @@ def _mcnemar_5x2bcv(
         prior=float(prior),
         posteriors=posteriors,
     )
+
+
+def _check_tables(tables: Any) -> np.ndarray:
+    """The fold tables as counts of shape (m, 2, 4)."""
+    t = check_counts(tables, "tables")
+    if t.ndim == 2 and t.shape[1] == 4 and t.shape[0] % 2 == 0:
+        t = t.reshape(-1, 2, 4)
+    if t.ndim != 3 or t.shape[1:] != (2, 4):
+        raise DataError(
+            "tables must have shape (m, 2, 4) or (2m, 4) with columns (n00, n01, n10, n11), "
+            f"got {t.shape}"
+        )
+    return t
+
+
+def _fold_tables(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[np.ndarray], dict[str, Any]]:
+    """The (m, 2, 4) per-record 2×2 counts of every fold."""
+    frame = sorted_contingency(table, *pair, spec.name)
+    m, n_folds = table.design.m, 2
+    if len(frame) != m * n_folds:
+        raise DataError(
+            f"{spec.name} needs a 2×2 table on both folds of all {m} replications, "
+            f"got {len(frame)} tables"
+        )
+    tables = frame[["n00", "n01", "n10", "n11"]].to_numpy(dtype=np.float64).reshape(m, 2, 4)
+    return (tables,), options
+
+
+def _finish(
+    result: BCVMcNemarResult, table: ResultsTable, pair: Any, *partition: tuple[str, ...]
+) -> BCVMcNemarResult:
+    return finish_balanced(result, table, pair, *partition, nobs=table.design.n_records)
 
 
 @fill_doc
@@ -311,17 +345,7 @@ def mcnemar_5x2bcv_array(
     >>> round(res.statistic, 6), res.mean_table, round(res.n_effective, 4)
     (2.874194, (9.0, 10.5, 5.0, 75.5), 181.8182)
     """
-    t = check_counts(tables, "tables")
-    if t.ndim == 2 and t.shape[1] == 4 and t.shape[0] % 2 == 0:
-        t = t.reshape(-1, 2, 4)
-    if t.ndim != 3 or t.shape[1:] != (2, 4):
-        raise DataError(
-            "tables must have shape (m, 2, 4) or (2m, 4) with columns (n00, n01, n10, n11), "
-            f"got {t.shape}"
-        )
-    result = _mcnemar_5x2bcv(t, float(rho1), float(rho2), float(prior), float(level))
-    emit_warnings(result.warnings)
-    return result
+    return MCNEMAR_5X2BCV.run_arrays(tables, rho1=rho1, rho2=rho2, prior=prior, level=level)
 
 
 @fill_doc
@@ -329,9 +353,9 @@ def mcnemar_5x2bcv(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
+    *,
     rho1: float = 0.5,
     rho2: float = 0.5,
-    *,
     prior: float = 1.0,
     level: float = 0.95,
     data: pd.DataFrame | None = None,
@@ -383,32 +407,9 @@ def mcnemar_5x2bcv(
     >>> [p.name for p in res.posteriors]
     ['e', 'r', 'q_a', 'q_b']
     """
-    table = as_table(table, data)
-    MCNEMAR_5X2BCV.check_design(table)
-    pair = table.resolve_pair(a, b)
-    frame = sorted_contingency(table, *pair, "mcnemar_5x2bcv")
-    m, n_folds = table.design.m, 2
-    if len(frame) != m * n_folds:
-        raise DataError(
-            f"mcnemar_5x2bcv needs a 2×2 table on both folds of all {m} replications, "
-            f"got {len(frame)} tables"
-        )
-    tables = frame[["n00", "n01", "n10", "n11"]].to_numpy(dtype=np.float64).reshape(m, 2, 4)
-    balanced, message = partition_balance(table)
-    partition_warnings = (f"mcnemar_5x2bcv: {message}",) if balanced is False else ()
-    partition_notes = (message,) if balanced is None else ()
-    result = _mcnemar_5x2bcv(tables, float(rho1), float(rho2), float(prior), float(level))
-    emit_warnings(result.warnings)
-    emit_partition_warnings(partition_warnings)
-    result = finish_result(
-        result,
-        table,
-        pair,
-        nobs=table.design.n_records,
-        extra_warnings=partition_warnings,
-        extra_notes=partition_notes,
+    return MCNEMAR_5X2BCV.run(
+        table, a, b, data=data, rho1=rho1, rho2=rho2, prior=prior, level=level
     )
-    return dataclasses.replace(result, balanced=balanced)
 
 
 MCNEMAR_5X2BCV = mx2_spec(
@@ -426,6 +427,12 @@ MCNEMAR_5X2BCV = mx2_spec(
     array_function=mcnemar_5x2bcv_array,
     kernel=mcnemar_5x2bcv_kernel,
     inputs=mx2_tables,
+    build=_mcnemar_5x2bcv,
+    check_inputs=_check_tables,
+    prepare=_fold_tables,
+    partition_check=balance_warning,
+    finish=_finish,
     needs_binary=True,
     needs_per_record=True,
+    takes_alternative=False,
 )

@@ -1,15 +1,16 @@
 """Tests on m×2 designs: m replications of 2-fold cross-validation (docs/methods.md).
 
 * Dietterich's 5×2cv paired t, with all 2m alternative numerators (Alpaydın's Table 1);
-* Alpaydın's combined 5×2cv F and the calibrated balanced 5×2cv F of Wang, Li and
-  Li live in :mod:`cvreport.methods.mx2_ftest` and are re-exported here;
+* (Alpaydın's combined 5×2cv F and the calibrated balanced 5×2cv F of Wang, Li and
+  Li are in :mod:`cvreport.methods.mx2_ftest`);
 * the blocked 3×2cv t of Wang, Wang, Jia and Li ~ t(5) (t(2m − 1) on m×2 BCV);
 * Yıldız's combined 5×2cv t ~ t(m).
 
 Every test comes in three layers: a vectorised ``*_kernel`` over arrays of
 shape ``(..., m, 2)`` (row i = replication i, column j = fold j, values
-``p_i^(j)`` = loss of A − loss of B), an array-level function (re-exported by
-:mod:`cvreport.arrays` under the table-level name) and the table-level function.
+``p_i^(j)`` = loss of A − loss of B), and two thin wrappers over the run path of
+:mod:`cvreport.methods.run`: the array-level function (:mod:`cvreport.arrays` under
+the table-level name) and the table-level function.
 "First" replication and fold are the smallest labels in sorted order.
 """
 
@@ -23,11 +24,6 @@ import numpy as np
 from cvreport.methods._common import (
     TKernel,
     apply_degenerate_pvalue,
-    as_table,
-    emit_partition_warnings,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
     safe_ratio,
     t_kernel,
     t_pvalue,
@@ -40,28 +36,11 @@ from cvreport.methods.mx2_differences import (
     PairedTTest5x2cvResult,
     as_tuples,
     balance_warning,
-    check_differences,
     check_kernel_shape,
     mx2_fields,
     mx2_spec,
     split_variances,
-    table_mx2_differences,
 )
-from cvreport.methods.mx2_ftest import (
-    CALIBRATED_DF1_PAPER,
-    CalibratedFTest5x2cvResult,
-    FKernel,
-    FTest5x2cvResult,
-    calibrated_df1,
-    calibrated_df1_mean,
-    calibrated_ftest_5x2cv,
-    calibrated_ftest_5x2cv_array,
-    calibrated_ftest_5x2cv_kernel,
-    combined_ftest_5x2cv,
-    combined_ftest_5x2cv_array,
-    combined_ftest_5x2cv_kernel,
-)
-from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,33 +49,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCKED_T_3X2CV",
-    "CALIBRATED_DF1_PAPER",
     "COMBINED_T_5X2CV",
     "PAIRED_T_5X2CV",
-    "CalibratedFTest5x2cvResult",
-    "FKernel",
-    "FTest5x2cvResult",
-    "Mx2TTestResult",
     "PairedT5x2Kernel",
-    "PairedTTest5x2cvResult",
     "blocked_ttest_3x2cv",
     "blocked_ttest_3x2cv_array",
     "blocked_ttest_3x2cv_kernel",
-    "calibrated_df1",
-    "calibrated_df1_mean",
-    "calibrated_ftest_5x2cv",
-    "calibrated_ftest_5x2cv_array",
-    "calibrated_ftest_5x2cv_kernel",
-    "combined_ftest_5x2cv",
-    "combined_ftest_5x2cv_array",
-    "combined_ftest_5x2cv_kernel",
     "combined_ttest_5x2cv",
     "combined_ttest_5x2cv_array",
     "combined_ttest_5x2cv_kernel",
     "paired_ttest_5x2cv",
     "paired_ttest_5x2cv_array",
     "paired_ttest_5x2cv_kernel",
-    "split_variances",
 ]
 
 REF_DIETTERICH = (
@@ -210,9 +174,6 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
     return t_kernel(mean, se, float(m), alternative)
 
 
-# ================================================================ results
-
-
 # ================================================================ array level
 
 
@@ -273,10 +234,7 @@ def paired_ttest_5x2cv_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df, res.rejections
     (0.953463, 0.384142, 5.0, 0)
     """
-    check_alternative(alternative)
-    result = _paired_ttest_5x2cv(check_differences(differences), alternative)
-    emit_warnings(result.warnings)
-    return result
+    return PAIRED_T_5X2CV.run_arrays(differences, alternative=alternative)
 
 
 def _blocked_ttest_3x2cv(
@@ -336,10 +294,7 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (1.549193, 0.182021, 5.0)
     """
-    check_alternative(alternative)
-    result = _blocked_ttest_3x2cv(check_differences(differences), alternative)
-    emit_warnings(result.warnings)
-    return result
+    return BLOCKED_T_3X2CV.run_arrays(differences, alternative=alternative)
 
 
 def _combined_ttest_5x2cv(
@@ -398,10 +353,7 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (1.507557, 0.192031)
     """
-    check_alternative(alternative)
-    result = _combined_ttest_5x2cv(check_differences(differences), alternative)
-    emit_warnings(result.warnings)
-    return result
+    return COMBINED_T_5X2CV.run_arrays(differences, alternative=alternative)
 
 
 # ================================================================ table level
@@ -412,8 +364,8 @@ def paired_ttest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    alternative: str = "two-sided",
     *,
+    alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
 ) -> PairedTTest5x2cvResult:
     """Dietterich's 5×2cv paired t test comparing models ``a`` and ``b``.
@@ -446,14 +398,7 @@ def paired_ttest_5x2cv(
     >>> res.models, res.df, len(res.alternative_statistics) * 2
     (('A', 'B'), 5.0, 10)
     """
-    check_alternative(alternative)
-    table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, PAIRED_T_5X2CV)
-    result = finish_result(
-        _paired_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
-    )
-    emit_warnings(result.warnings)
-    return result
+    return PAIRED_T_5X2CV.run(table, a, b, alternative=alternative, data=data)
 
 
 @fill_doc
@@ -461,8 +406,8 @@ def blocked_ttest_3x2cv(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    alternative: str = "two-sided",
     *,
+    alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
 ) -> Mx2TTestResult:
     """The blocked 3×2cv t test comparing models ``a`` and ``b``.
@@ -509,16 +454,7 @@ def blocked_ttest_3x2cv(
     >>> res.df, res.nobs
     (5.0, 6)
     """
-    check_alternative(alternative)
-    table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, BLOCKED_T_3X2CV)
-    partition_warnings, partition_notes = balance_warning(table, "blocked_ttest_3x2cv")
-    result = _blocked_ttest_3x2cv(d, loss_alternative(table, alternative), reps, folds)
-    emit_warnings(result.warnings)
-    emit_partition_warnings(partition_warnings)
-    return finish_result(
-        result, table, pair, extra_warnings=partition_warnings, extra_notes=partition_notes
-    )
+    return BLOCKED_T_3X2CV.run(table, a, b, alternative=alternative, data=data)
 
 
 @fill_doc
@@ -526,8 +462,8 @@ def combined_ttest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    alternative: str = "two-sided",
     *,
+    alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
 ) -> Mx2TTestResult:
     """Yıldız's combined 5×2cv t test comparing models ``a`` and ``b``.
@@ -563,14 +499,7 @@ def combined_ttest_5x2cv(
     >>> res.df, res.conf_int()[0] < res.estimate < res.conf_int()[1]
     (5.0, True)
     """
-    check_alternative(alternative)
-    table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_T_5X2CV)
-    result = finish_result(
-        _combined_ttest_5x2cv(d, loss_alternative(table, alternative), reps, folds), table, pair
-    )
-    emit_warnings(result.warnings)
-    return result
+    return COMBINED_T_5X2CV.run(table, a, b, alternative=alternative, data=data)
 
 
 PAIRED_T_5X2CV = mx2_spec(
@@ -584,6 +513,7 @@ PAIRED_T_5X2CV = mx2_spec(
     distribution="t(m)",
     array_function=paired_ttest_5x2cv_array,
     kernel=paired_ttest_5x2cv_kernel,
+    build=_paired_ttest_5x2cv,
     caution=(
         "its numerator uses only the first fold of the first replication, so reordering "
         "the replications can change the decision (Alpaydın 1999)"
@@ -600,6 +530,8 @@ BLOCKED_T_3X2CV = mx2_spec(
     distribution="t(5) (t(2m − 1))",
     array_function=blocked_ttest_3x2cv_array,
     kernel=blocked_ttest_3x2cv_kernel,
+    build=_blocked_ttest_3x2cv,
+    partition_check=balance_warning,
 )
 COMBINED_T_5X2CV = mx2_spec(
     name="combined_ttest_5x2cv",
@@ -612,6 +544,7 @@ COMBINED_T_5X2CV = mx2_spec(
     distribution="t(m)",
     array_function=combined_ttest_5x2cv_array,
     kernel=combined_ttest_5x2cv_kernel,
+    build=_combined_ttest_5x2cv,
     caution=(
         "it rejects a true null hypothesis far more often than α in simulations "
         "(type I error 0.291 at α = 0.05, Yang et al., Table V)"

@@ -9,9 +9,10 @@ differences.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,16 +21,18 @@ from cvreport.errors import DataError, describe_keys
 from cvreport.methods._common import (
     TTestResult,
     as_array,
-    pair_statistics,
+    finish_result,
     partition_balance,
     zero_spread,
 )
 from cvreport.methods.spec import TestSpec, mx2_differences
-from cvreport.results import check_alpha, level_text
+from cvreport.results import TestResult, check_alpha, level_text
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
     from cvreport.rendering.summary import SummaryRow, SummaryTable
+
+R = TypeVar("R", bound=TestResult)
 
 __all__ = [
     "MX2_REQUIREMENT",
@@ -41,11 +44,12 @@ __all__ = [
     "check_differences",
     "check_kernel_shape",
     "difference_tables",
+    "finish_balanced",
     "labels_or_positions",
     "mx2_fields",
+    "mx2_prepare",
     "mx2_spec",
     "split_variances",
-    "table_mx2_differences",
     "two_folds",
 ]
 
@@ -139,25 +143,28 @@ def two_folds(design: Design) -> bool:
 def mx2_spec(**facts: Any) -> TestSpec:
     """The spec of an m×2 test: run on m×2 designs, accepted on any two-fold design.
 
-    By default it reads the (m, 2) split differences and states :data:`MX2_REQUIREMENT`;
-    ``facts`` give the rest and may replace those two.
+    By default it reads the (m, 2) split differences with their labels
+    (:func:`mx2_prepare`, :func:`check_differences` for arrays) and states
+    :data:`MX2_REQUIREMENT`; ``facts`` give the rest and may replace those.
     """
-    defaults = {"requirement": MX2_REQUIREMENT, "inputs": mx2_differences}
+    defaults = {
+        "requirement": MX2_REQUIREMENT,
+        "inputs": mx2_differences,
+        "prepare": mx2_prepare,
+        "check_inputs": check_differences,
+    }
     return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
 
 
-def table_mx2_differences(
-    table: ResultsTable, a: Any, b: Any, spec: TestSpec
-) -> tuple[np.ndarray, tuple[Any, Any], tuple[Any, ...], tuple[Any, ...]]:
-    """The (m, 2) differences of models ``a`` and ``b`` with their labels, once the design fits.
+def mx2_prepare(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[np.ndarray], dict[str, Any]]:
+    """The (m, 2) differences of the pair with the table's replication and fold labels.
 
-    The differences are the spec's ``inputs`` of the pair's per-fold statistics, as
-    the simulator reads them.
+    The differences are those the simulator reads (:func:`~cvreport.methods.spec.mx2_differences`
+    of the pair's per-fold statistics); a missing one is a :class:`DataError` naming it.
     """
-    spec.check_design(table)
-    pair, statistics = pair_statistics(table, a, b)
-    assert spec.inputs is not None
-    (d,) = spec.inputs(statistics)
+    (d,) = mx2_differences(stats)
     replications, folds = tuple(table.replications), tuple(table.folds)
     if not np.all(np.isfinite(d)):
         missing = [
@@ -167,7 +174,11 @@ def table_mx2_differences(
             f"{spec.name} needs a loss difference on both folds of every replication; missing "
             f"(replication, fold): {describe_keys(missing)}"
         )
-    return np.asarray(d, dtype=np.float64), pair, replications, folds
+    return (np.asarray(d, dtype=np.float64),), {
+        **options,
+        "replications": replications,
+        "folds": folds,
+    }
 
 
 #: What Dietterich's 5×2cv t inverts its interval about (Dietterich 1998).
@@ -182,6 +193,28 @@ def balance_warning(table: ResultsTable, test: str) -> tuple[tuple[str, ...], tu
     if balanced is None:
         return (), (message,)
     return (), ()
+
+
+def finish_balanced(
+    result: R,
+    table: ResultsTable,
+    pair: tuple[Any, Any],
+    partition_warnings: tuple[str, ...],
+    partition_notes: tuple[str, ...],
+    *,
+    nobs: int | None = None,
+) -> R:
+    """The table's result saying whether its partitions were found balanced (None: unseen)."""
+    result = finish_result(
+        result,
+        table,
+        pair,
+        nobs=nobs,
+        extra_warnings=partition_warnings,
+        extra_notes=partition_notes,
+    )
+    balanced = None if partition_notes else not partition_warnings
+    return dataclasses.replace(result, balanced=balanced)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)

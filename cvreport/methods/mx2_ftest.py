@@ -9,7 +9,6 @@ an array-level function (:mod:`cvreport.arrays`) and the table-level function.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
@@ -20,23 +19,18 @@ from scipy import special
 from cvreport.errors import CVReportError
 from cvreport.methods._common import (
     apply_degenerate_pvalue,
-    as_table,
     describe_degenerate,
-    emit_partition_warnings,
-    emit_warnings,
-    finish_result,
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     SplitDifferences,
     balance_warning,
-    check_differences,
     check_kernel_shape,
+    finish_balanced,
     mx2_fields,
     mx2_spec,
     split_variances,
-    table_mx2_differences,
 )
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult
@@ -44,6 +38,7 @@ from cvreport.results import TestResult
 if TYPE_CHECKING:
     import pandas as pd
 
+    from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import ResultsTable
     from cvreport.rendering.summary import SummaryRow
 
@@ -273,9 +268,7 @@ def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (0.909091, 0.581985, (10.0, 5.0))
     """
-    result = _combined_ftest_5x2cv(check_differences(differences))
-    emit_warnings(result.warnings)
-    return result
+    return COMBINED_F_5X2CV.run_arrays(differences)
 
 
 def _resolve_calibration(
@@ -326,9 +319,9 @@ def _resolve_calibration(
 
 def _calibrated_ftest_5x2cv(
     d: np.ndarray,
-    df1: str | float,
-    rho1: float | None,
-    rho2: float | None,
+    df1: str | float = "paper",
+    rho1: float | None = None,
+    rho2: float | None = None,
     replications: Any = None,
     folds: Any = None,
 ) -> CalibratedFTest5x2cvResult:
@@ -351,6 +344,17 @@ def _calibrated_ftest_5x2cv(
         df1_rule=rule,
         **mx2_fields(d, replications, folds),
     )
+
+
+def paper_calibration(stats: FoldStatistics) -> tuple[Any, float, float]:
+    """The split differences with the paper's numerator df for their m and ρ1 = 0.
+
+    The kernel's arguments for the calibrated F at the table function's defaults
+    (``df1="paper"``): 7 for 5×2, the rounded mean of f for other m.
+    """
+    d = stats.differences
+    df1, rho1, _, _ = _resolve_calibration(d.shape[-2], "paper", None, None)
+    return d, df1, rho1
 
 
 @fill_doc
@@ -397,9 +401,7 @@ def calibrated_ftest_5x2cv_array(
     >>> round(calibrated_ftest_5x2cv(d, df1="exact").df[0], 4)
     6.7551
     """
-    result = _calibrated_ftest_5x2cv(check_differences(differences), df1, rho1, rho2)
-    emit_warnings(result.warnings)
-    return result
+    return CALIBRATED_F_5X2CV.run_arrays(differences, df1=df1, rho1=rho1, rho2=rho2)
 
 
 @fill_doc
@@ -437,11 +439,7 @@ def combined_ftest_5x2cv(
     >>> res.models, res.df
     (('A', 'B'), (10.0, 5.0))
     """
-    table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, COMBINED_F_5X2CV)
-    result = finish_result(_combined_ftest_5x2cv(d, reps, folds), table, pair)
-    emit_warnings(result.warnings)
-    return result
+    return COMBINED_F_5X2CV.run(table, a, b, data=data)
 
 
 @fill_doc
@@ -449,10 +447,10 @@ def calibrated_ftest_5x2cv(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
+    *,
     df1: str | float = "paper",
     rho1: float | None = None,
     rho2: float | None = None,
-    *,
     data: pd.DataFrame | None = None,
 ) -> CalibratedFTest5x2cvResult:
     """The calibrated balanced 5×2cv F test comparing models ``a`` and ``b``.
@@ -493,17 +491,7 @@ def calibrated_ftest_5x2cv(
     >>> res.df, res.balanced
     ((7.0, 5.0), True)
     """
-    table = as_table(table, data)
-    d, pair, reps, folds = table_mx2_differences(table, a, b, CALIBRATED_F_5X2CV)
-    partition_warnings, partition_notes = balance_warning(table, "calibrated_ftest_5x2cv")
-    result = _calibrated_ftest_5x2cv(d, df1, rho1, rho2, reps, folds)
-    emit_warnings(result.warnings)
-    emit_partition_warnings(partition_warnings)
-    balanced = None if partition_notes else not partition_warnings
-    result = finish_result(
-        result, table, pair, extra_warnings=partition_warnings, extra_notes=partition_notes
-    )
-    return dataclasses.replace(result, balanced=balanced)
+    return CALIBRATED_F_5X2CV.run(table, a, b, data=data, df1=df1, rho1=rho1, rho2=rho2)
 
 
 COMBINED_F_5X2CV = mx2_spec(
@@ -517,6 +505,8 @@ COMBINED_F_5X2CV = mx2_spec(
     distribution="F(2m, m)",
     array_function=combined_ftest_5x2cv_array,
     kernel=combined_ftest_5x2cv_kernel,
+    build=_combined_ftest_5x2cv,
+    takes_alternative=False,
 )
 CALIBRATED_F_5X2CV = mx2_spec(
     name="calibrated_ftest_5x2cv",
@@ -529,4 +519,9 @@ CALIBRATED_F_5X2CV = mx2_spec(
     distribution="F(f, 5), f = 7 (balanced partitions)",
     array_function=calibrated_ftest_5x2cv_array,
     kernel=calibrated_ftest_5x2cv_kernel,
+    inputs=paper_calibration,
+    build=_calibrated_ftest_5x2cv,
+    partition_check=balance_warning,
+    finish=finish_balanced,
+    takes_alternative=False,
 )

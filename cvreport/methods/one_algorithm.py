@@ -25,8 +25,6 @@ from cvreport.methods._common import (
     TKernel,
     TTestResult,
     as_array,
-    as_table,
-    emit_warnings,
     finish_result,
     normal_pvalue,
     t_kernel,
@@ -281,6 +279,7 @@ def _count_result(
 
 
 def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    p0 = _check_p0(p0)
     kernel = binomial_test_kernel(x, n, p0, alternative)
     return _count_result(BINOMIAL, kernel, x, n, p0, alternative, "binomial")
 
@@ -319,12 +318,11 @@ def binomial_test_array(
     >>> res.statistic, round(res.pvalue, 6)
     (15.0, 0.072573)
     """
-    check_alternative(alternative)
-    x, total = _check_count_pair(errors, n)
-    return _binomial_test(x, total, _check_p0(p0), alternative)
+    return BINOMIAL.run_arrays(errors, n, p0=p0, alternative=alternative)
 
 
 def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
+    p0 = _check_p0(p0)
     kernel = normal_test_kernel(x, n, p0, alternative)
     notes: tuple[str, ...] = ()
     if n * p0 < 5 or n * (1 - p0) < 5:
@@ -364,12 +362,11 @@ def normal_test_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (1.666667, 0.04779)
     """
-    check_alternative(alternative)
-    x, total = _check_count_pair(errors, n)
-    return _normal_test(x, total, _check_p0(p0), alternative)
+    return NORMAL.run_arrays(errors, n, p0=p0, alternative=alternative)
 
 
 def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestResult:
+    p0 = _check_p0(p0)
     k = ttest_error_kernel(e, p0, alternative)
     return t_result(
         OneModelTTestResult,
@@ -383,6 +380,13 @@ def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestRes
         design=f"{e.size} validation folds (errors given directly)",
         p0=p0,
     )
+
+
+def _check_fold_errors(fold_errors: Any) -> np.ndarray:
+    e = as_array(fold_errors, "fold_errors")
+    if e.ndim != 1:
+        raise DataError(f"fold_errors must be a 1-D array of K values, got shape {e.shape}")
+    return e
 
 
 @fill_doc
@@ -415,13 +419,7 @@ def ttest_error_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6), res.df
     (4.242641, 0.006618, 4.0)
     """
-    check_alternative(alternative)
-    e = as_array(fold_errors, "fold_errors")
-    if e.ndim != 1:
-        raise DataError(f"fold_errors must be a 1-D array of K values, got shape {e.shape}")
-    result = _ttest_error(e, _check_p0(p0), alternative)
-    emit_warnings(result.warnings)
-    return result
+    return TTEST_ERROR.run_arrays(fold_errors, p0=p0, alternative=alternative)
 
 
 # ================================================================ table level
@@ -457,17 +455,49 @@ def _error_counts(table: ResultsTable, model: Any, test: str) -> tuple[Any, floa
     return model, float(np.round((folds["loss"] * folds["n"]).sum())), n
 
 
-def _repeated_note(table: ResultsTable) -> tuple[str, ...]:
-    m = table.design.m
-    if m > 1:
-        return (
+def _required_p0(options: dict[str, Any]) -> dict[str, Any]:
+    if options.get("p0") is None:
+        raise CVReportError("p0= is required: the target error rate, strictly between 0 and 1")
+    return {**options, "p0": _check_p0(options["p0"])}
+
+
+def _count_inputs(
+    spec: TestSpec, table: ResultsTable, model: Any, _: None, options: dict[str, Any]
+) -> tuple[Any, tuple[float, float], dict[str, Any]]:
+    """The model and its errors X out of N records (the binomial and normal tests)."""
+    options = _required_p0(options)
+    model, x, n = _error_counts(table, model, spec.name)
+    return model, (x, n), options
+
+
+def _fold_error_inputs(
+    spec: TestSpec, table: ResultsTable, model: Any, _: None, options: dict[str, Any]
+) -> tuple[Any, tuple[np.ndarray], dict[str, Any]]:
+    """The model and its K fold error rates (the t test)."""
+    options = _required_p0(options)
+    if table.higher_is_better and not table.is_binary:
+        raise DataError(
+            f"ttest_error tests a model's mean fold loss against p0, but {table.loss_name!r} is "
+            "a score (higher is better); give the table a loss column instead (e.g. 1 − "
+            "accuracy, with direction='lower')"
+        )
+    model = _resolve_model(table, model)
+    return model, (_model_folds(table, model)["loss"].to_numpy(dtype=np.float64),), options
+
+
+def _finish(result: Any, table: ResultsTable, model: Any, *_: Any) -> Any:
+    """The result with the model's name and a note on what repeated replications do to it."""
+    m, notes = table.design.m, ()
+    if m > 1 and isinstance(result, OneModelTTestResult):
+        notes = (
+            f"the {result.nobs} folds come from {m} replications whose training "
+            "sets overlap; the t(K − 1) reference ignores that correlation (anti-conservative).",
+        )
+    elif m > 1:
+        notes = (
             f"each record is scored in all {m} replications; pooling treats the repeats as "
             "independent, which overstates the evidence.",
         )
-    return ()
-
-
-def _one_model_finish(result: Any, table: ResultsTable, model: Any, notes: tuple[str, ...]) -> Any:
     result = finish_result(result, table, None, extra_notes=notes)
     return dataclasses.replace(result, model=str(model))
 
@@ -510,12 +540,7 @@ def binomial_test(
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
     """
-    check_alternative(alternative)
-    p = _check_p0(p0)
-    table = as_table(table, data)
-    model, x, n = _error_counts(table, model, "binomial_test")
-    result = _binomial_test(x, n, p, alternative)
-    return _one_model_finish(result, table, model, _repeated_note(table))
+    return BINOMIAL.run(table, model, alternative=alternative, data=data, p0=p0)
 
 
 @fill_doc
@@ -556,12 +581,7 @@ def normal_test(
     >>> res.model, res.distribution
     ('A', 'normal')
     """
-    check_alternative(alternative)
-    p = _check_p0(p0)
-    table = as_table(table, data)
-    model, x, n = _error_counts(table, model, "normal_test")
-    result = _normal_test(x, n, p, alternative)
-    return _one_model_finish(result, table, model, _repeated_note(table))
+    return NORMAL.run(table, model, alternative=alternative, data=data, p0=p0)
 
 
 @fill_doc
@@ -601,27 +621,7 @@ def ttest_error(
     >>> res.model, res.df
     ('B', 4.0)
     """
-    check_alternative(alternative)
-    p = _check_p0(p0)
-    table = as_table(table, data)
-    if table.higher_is_better and not table.is_binary:
-        raise DataError(
-            f"ttest_error tests a model's mean fold loss against p0, but {table.loss_name!r} is "
-            "a score (higher is better); give the table a loss column instead (e.g. 1 − "
-            "accuracy, with direction='lower')"
-        )
-    model = _resolve_model(table, model)
-    e = _model_folds(table, model)["loss"].to_numpy(dtype=np.float64)
-    result = _ttest_error(e, p, alternative)
-    notes: tuple[str, ...] = ()
-    if table.design.m > 1:
-        notes = (
-            f"the {e.size} folds come from {table.design.m} replications whose training sets "
-            "overlap; the t(K − 1) reference ignores that correlation (anti-conservative).",
-        )
-    result = _one_model_finish(result, table, model, notes)
-    emit_warnings(result.warnings)
-    return result
+    return TTEST_ERROR.run(table, model, alternative=alternative, data=data, p0=p0)
 
 
 _ONE_MODEL = "any design of one model's losses"
@@ -635,6 +635,8 @@ def _one_model_spec(**facts: Any) -> TestSpec:
         requirement=_ONE_MODEL,
         models=1,
         in_report=False,
+        default_alternative="greater",
+        finish=_finish,
         **facts,
     )
 
@@ -649,6 +651,9 @@ BINOMIAL = _one_model_spec(
     distribution="Bin(N, p0)",
     array_function=binomial_test_array,
     kernel=binomial_test_kernel,
+    build=_binomial_test,
+    check_inputs=_check_count_pair,
+    prepare=_count_inputs,
     needs_binary=True,
     needs_per_record=True,
 )
@@ -662,6 +667,9 @@ NORMAL = _one_model_spec(
     distribution="N(0, 1)",
     array_function=normal_test_array,
     kernel=normal_test_kernel,
+    build=_normal_test,
+    check_inputs=_check_count_pair,
+    prepare=_count_inputs,
     needs_binary=True,
     needs_per_record=True,
 )
@@ -675,4 +683,7 @@ TTEST_ERROR = _one_model_spec(
     distribution="t(K − 1)",
     array_function=ttest_error_array,
     kernel=ttest_error_kernel,
+    build=_ttest_error,
+    check_inputs=_check_fold_errors,
+    prepare=_fold_error_inputs,
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -24,11 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import (
-    as_table,
     describe_degenerate,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
     normal_pvalue,
     safe_ratio,
 )
@@ -204,9 +200,25 @@ def proportion_test_array(
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (1.069045, 0.285049)
     """
-    result = _proportion(error_a, error_b, n, alternative)
-    emit_warnings(result.warnings)
-    return result
+    return PROPORTION.run_arrays(error_a, error_b, n, alternative=alternative)
+
+
+def _error_rates(
+    spec: TestSpec, table: ResultsTable, pair: Any, stats: Any, options: dict[str, Any]
+) -> tuple[tuple[float, float, int], dict[str, Any]]:
+    """The error rates of A and B on the one validation set and its size."""
+    table.require_per_record(spec.name)
+    table.require_binary(spec.name)
+    a, b = pair
+    sums, counts = table.stats.sums, table.stats.counts  # [replication, fold, model]
+    ia, ib = table.models.index(a), table.models.index(b)
+    n_a, n_b = int(counts[0, 0, ia]), int(counts[0, 0, ib])
+    if n_a != n_b:
+        raise DataError(
+            f"models {a!r} and {b!r} were scored on different numbers of records ({n_a} and "
+            f"{n_b}); the test needs both on the same validation set"
+        )
+    return (float(sums[0, 0, ia]) / n_a, float(sums[0, 0, ib]) / n_b, n_a), options
 
 
 @fill_doc
@@ -253,26 +265,7 @@ def proportion_test(
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (1.069045, 0.285049)
     """
-    tbl = as_table(table, data)
-    a, b = tbl.resolve_pair(a, b)
-    tbl.require_per_record("proportion_test")
-    PROPORTION.check_design(tbl)
-    tbl.require_binary("proportion_test")
-    stats = tbl.stats  # arrays [replication, fold, model]; one split here
-    ia, ib = tbl.models.index(a), tbl.models.index(b)
-    n_a, n_b = int(stats.counts[0, 0, ia]), int(stats.counts[0, 0, ib])
-    if n_a != n_b:
-        raise DataError(
-            f"models {a!r} and {b!r} were scored on different numbers of records ({n_a} and "
-            f"{n_b}); the test needs both on the same validation set"
-        )
-    error_a = float(stats.sums[0, 0, ia]) / n_a
-    error_b = float(stats.sums[0, 0, ib]) / n_b
-    result = finish_result(
-        _proportion(error_a, error_b, n_a, loss_alternative(tbl, alternative)), tbl, (a, b)
-    )
-    emit_warnings(result.warnings)
-    return result
+    return PROPORTION.run(table, a, b, alternative=alternative, data=data)
 
 
 PROPORTION = TestSpec(
@@ -287,6 +280,8 @@ PROPORTION = TestSpec(
     ),
     function=proportion_test,
     result=ProportionTestResult,
+    build=_proportion,
+    prepare=_error_rates,
     statistic="(p_A − p_B) / sqrt(2 p (1 − p) / n)",
     distribution="N(0, 1)",
     array_function=proportion_test_array,

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.bayesian import BAYESIAN_CORRELATED_T
+from cvreport.methods.clustered import CLUSTERED
 from cvreport.methods.corrected import CORRECTED_RESAMPLED_T, PAIRED_T_RESAMPLED
 from cvreport.methods.corrected_kfold import CORRECTED_REPEATED_KFOLD_T
 from cvreport.methods.cv_interval import CV_INTERVAL
+from cvreport.methods.delong import DELONG
 from cvreport.methods.kfold import PAIRED_T_KFOLD
 from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
 from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
@@ -30,7 +32,8 @@ from cvreport.methods.mx2 import BLOCKED_T_3X2CV, COMBINED_T_5X2CV, PAIRED_T_5X2
 from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
 from cvreport.methods.one_algorithm import BINOMIAL, NORMAL, TTEST_ERROR
 from cvreport.methods.proportion import PROPORTION
-from cvreport.methods.record_tests import CLUSTERED, DELONG, PAIRED_BOOTSTRAP, PAIRED_PERMUTATION
+from cvreport.methods.resampling import PAIRED_BOOTSTRAP, PAIRED_PERMUTATION
+from cvreport.methods.sign_test import SIGN_TEST
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 from cvreport.methods.wilcoxon import WILCOXON_KFOLD
 
@@ -47,6 +50,7 @@ SPECS: tuple[TestSpec, ...] = (
     CORRECTED_REPEATED_KFOLD_T,
     PAIRED_T_KFOLD,
     WILCOXON_KFOLD,
+    SIGN_TEST,
     CV_INTERVAL,
     MCNEMAR_KFOLD,
     CORRECTED_RESAMPLED_T,

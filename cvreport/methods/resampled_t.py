@@ -43,9 +43,9 @@ __all__ = [
     "ResampledTTestResult",
     "check_ratio",
     "corrected_resampled_ttest_kernel",
+    "prepare_splits",
     "resampled_result",
     "table_split_differences",
-    "table_splits",
     "table_test_train_ratio",
 ]
 
@@ -287,24 +287,27 @@ def resampled_result(
     )
 
 
-def table_splits(
-    table: ResultsTable,
-    a: object,
-    b: object,
+def prepare_splits(
     spec: TestSpec,
-    test_train_ratio: float | None,
+    table: ResultsTable,
+    pair: tuple[Any, Any],
+    stats: Any,
+    options: dict[str, Any],
     *,
-    k_fold: bool,
-) -> tuple[tuple[Any, Any], NDArray[np.float64], float, tuple[str, ...]]:
-    """The pair, its ``(m, K)`` split differences and n2/n1 for a test ``spec`` of the t family.
+    holdout: bool = False,
+    ratio: bool = True,
+) -> tuple[tuple[NDArray[np.float64]], dict[str, Any], tuple[str, ...]]:
+    """The pair's split differences and n2/n1 for a test ``spec`` of the t family.
 
-    ``n2/n1`` comes from the table when not given (:func:`table_test_train_ratio`),
-    with a note saying how; the note tuple is empty when it was given.
+    The ``(m, K)`` differences, or with ``holdout`` the J hold-out splits. ``n2/n1``
+    (``test_train_ratio``, unless ``ratio`` is false) comes from the table when not
+    given (:func:`table_test_train_ratio`), with a note saying how; the notes are
+    empty when it was given.
     """
-    pair = table.resolve_pair(a, b)
-    spec.check_design(table)
     differences = table_split_differences(table, *pair)
-    if test_train_ratio is not None:
-        return pair, differences, test_train_ratio, ()
-    ratio, how = table_test_train_ratio(table, k_fold=k_fold)
-    return pair, differences, ratio, (how,)
+    if holdout:
+        differences = differences[:, 0]
+    if not ratio or options.get("test_train_ratio") is not None:
+        return (differences,), options, ()
+    value, how = table_test_train_ratio(table, k_fold=table.design.K >= 2)
+    return (differences,), {**options, "test_train_ratio": value}, (how,)

@@ -72,6 +72,7 @@ from cvreport.methods.resampling_options import (
     options_checked,
 )
 from cvreport.methods.resampling_results import BootstrapTestResult, PermutationTestResult
+from cvreport.methods.spec import record_spec
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -662,3 +663,27 @@ def paired_permutation_test(
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
     return _finish(result, table, models)
+
+
+PAIRED_BOOTSTRAP = record_spec(
+    name="paired_bootstrap_test",
+    label="Paired bootstrap test",
+    method="Paired bootstrap test",
+    reference=REFERENCE_BOOTSTRAP,
+    function=paired_bootstrap_test,
+    result=BootstrapTestResult,
+    statistic="metric(A) − metric(B) over records resampled in pairs",
+    distribution="bootstrap",
+    array_function=paired_bootstrap_test_array,
+)
+PAIRED_PERMUTATION = record_spec(
+    name="paired_permutation_test",
+    label="Paired permutation test",
+    method="Paired permutation test (approximate randomization)",
+    reference=REFERENCE_PERMUTATION,
+    function=paired_permutation_test,
+    result=PermutationTestResult,
+    statistic="metric(A) − metric(B) under swaps of A and B within records",
+    distribution="permutation",
+    array_function=paired_permutation_test_array,
+)

@@ -116,7 +116,6 @@ def random_generator(random_state: Any) -> np.random.Generator:
     )
 
 
-
 def check_bootstrap_options(
     n_resamples: Any = 9999,
     confidence_level: Any = 0.95,

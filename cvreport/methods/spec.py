@@ -1,14 +1,18 @@
 """What cvreport knows about one test, written once: the :class:`TestSpec`.
 
-A test is a specification, a vectorised kernel and one explicit public
-function. The specification sits beside the function in its family module;
-:mod:`cvreport.methods.registry` lists them. Everything that needs to know
-about tests reads the specification: the public function checks its design
-with :meth:`TestSpec.check_design`, the report selects and recommends from
-:func:`cvreport.methods.registry.specs_for`, the simulator runs
-``spec.kernel(*spec.inputs(stats))`` on batches, the explorer lists the
-tests, docs/methods.md's table is :func:`cvreport.methods.registry.markdown_table`
-and tests/methods/test_contract.py checks every test the same way.
+A test is one module: a vectorised kernel, a builder of its result, its two
+public functions (thin wrappers over :meth:`TestSpec.run` and
+:meth:`TestSpec.run_arrays`, with their numpydoc) and this specification; plus
+one entry in :mod:`cvreport.methods.registry`. Everything that needs to know
+about tests reads the specification: the one run path
+(:mod:`cvreport.methods.run`: design check, pair, inputs, kernel, result, the
+user's metric and direction, warnings), the exports of :mod:`cvreport`,
+:mod:`cvreport.methods` and :mod:`cvreport.arrays`, the report's selection and
+recommendation (:func:`cvreport.methods.registry.specs_for`), the simulator
+(``spec.kernel(*spec.inputs(stats))`` on batches), every pair at once
+(:mod:`cvreport.methods.pair_kernels`), the explorer's list of tests,
+docs/methods.md's table (:func:`cvreport.methods.registry.markdown_table`) and
+tests/methods/test_contract.py, which checks every test the same way.
 
 :attr:`TestSpec.inputs` turns the per-fold statistics of a pair of models
 (:class:`~cvreport.data.sufficient.FoldStatistics`) into the kernel's
@@ -34,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cvreport.errors import DataError, DesignError
+from cvreport.methods.run import check_alternative_for, run_arrays, run_table
 
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
@@ -42,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DESIGN_KINDS",
     "KFOLD_REQUIREMENT",
+    "RECORDS_REQUIREMENT",
     "TestSpec",
     "corrected_fold_differences",
     "corrected_split_differences",
@@ -53,6 +59,7 @@ __all__ = [
     "kfold_record_differences",
     "mx2_differences",
     "mx2_tables",
+    "record_spec",
     "split_differences",
 ]
 
@@ -61,6 +68,9 @@ DESIGN_KINDS = ("holdout", "repeated_holdout", "kfold", "repeated_kfold", "mx2")
 
 #: The requirement of the tests on the folds of one K-fold cross-validation.
 KFOLD_REQUIREMENT = "a K-fold design (one replication, K ≥ 2 folds)"
+
+#: The requirement of the tests on the records of one table built from predictions.
+RECORDS_REQUIREMENT = "a table of per-record predictions or losses"
 
 Inputs = Callable[["FoldStatistics"], tuple[Any, ...]]
 
@@ -110,6 +120,33 @@ class TestSpec:
         The test reports posterior probabilities instead of a p-value.
     in_report : bool
         Whether the report runs the test on the designs it fits.
+    build : callable or None
+        ``build(*inputs, alternative=..., **options)`` (``alternative`` only when the test
+        takes one, see ``takes_alternative``): runs the kernel on the inputs and
+        returns the result on the internal losses (the run path of
+        :mod:`cvreport.methods.run` does the rest).
+    check_inputs : callable or None
+        The array-level inputs as the user gives them → the validated kernel inputs
+        (None: ``build`` validates them itself).
+    prepare : callable or None
+        ``prepare(spec, table, pair, stats, options) -> (inputs, options)`` when the
+        kernel needs more than ``inputs(stats)`` (labels, ratios read from the table,
+        records); for a one-model test ``prepare(spec, table, model, None, options) ->
+        (model, inputs, options)``.
+    partition_check : callable or None
+        ``(table, name) -> (warnings, notes)`` about the partitions the test's
+        distribution assumes (balanced m×2 partitions).
+    finish : callable or None
+        Replaces :func:`~cvreport.methods._common.finish_result` for a test whose result
+        is not a comparison of A and B in the user's metric (the one-model tests).
+    takes_alternative : bool
+        Whether the test has one-sided forms; without, only ``"two-sided"`` is accepted.
+    takes_margin : bool
+        Whether it also takes ``alternative="equivalent"``/``"non-inferior"`` with a margin.
+    takes_rope : bool
+        Whether it takes a region of practical equivalence ``rope=`` (Bayesian tests).
+    default_alternative : str
+        The alternative when none is given.
     """
 
     __test__ = False  # not a pytest test class
@@ -134,6 +171,49 @@ class TestSpec:
     caution: str | None = None
     bayesian: bool = False
     in_report: bool = True
+    build: Callable[..., Any] | None = None
+    check_inputs: Callable[..., tuple[Any, ...]] | None = None
+    prepare: Callable[..., Any] | None = None
+    partition_check: Callable[..., tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+    finish: Callable[..., Any] | None = None
+    takes_alternative: bool = True
+    takes_margin: bool = False
+    takes_rope: bool = False
+    default_alternative: str = "two-sided"
+    in_metric: bool = False
+
+    def run(
+        self,
+        table: ResultsTable | str,
+        a: Any = None,
+        b: Any = None,
+        *,
+        alternative: str | None = "two-sided",
+        data: Any = None,
+        **options: Any,
+    ) -> Any:
+        """Run the test on models ``a`` and ``b`` of ``table`` (:func:`~cvreport.methods.run.run_table`).
+
+        ``alternative`` is about metric(A) − metric(B) in the user's metric (None: the
+        test's own default, :attr:`default_alternative`); a test without one-sided
+        forms (``takes_alternative`` false) accepts only ``"two-sided"`` and raises
+        :class:`~cvreport.errors.DataError` otherwise.
+        ``options`` are the test's own keywords (``rope=`` for the Bayesian tests,
+        ``takes_rope``). Returns the test's result (:attr:`result`).
+        """
+        if self.build is None:  # a test whose public function still runs itself
+            check_alternative_for(self, alternative)
+            if self.takes_alternative and alternative is not None:
+                options["alternative"] = alternative
+            if data is not None:
+                options["data"] = data
+            args = (a,) if self.models == 1 else (a, b)
+            return self.function(table, *args, **options)
+        return run_table(self, table, a, b, alternative=alternative, data=data, **options)
+
+    def run_arrays(self, *values: Any, alternative: str | None = None, **options: Any) -> Any:
+        """Run the test on the arrays its array-level function takes (:mod:`cvreport.arrays`)."""
+        return run_arrays(self, *values, alternative=alternative, **options)
 
     def fits(self, kind: str, *, binary: bool, per_record: bool) -> bool:
         """Whether the test applies to a design ``kind`` with such losses."""
@@ -162,6 +242,27 @@ class TestSpec:
     def simulated(self) -> bool:
         """Whether the simulator can run the test (a kernel fed from per-fold statistics)."""
         return self.kernel is not None and self.inputs is not None
+
+
+def record_spec(**facts: Any) -> TestSpec:
+    """The spec of a test on the records of one table (DeLong, bootstrap, permutation, clustered).
+
+    The metric recommends these tests, not the design kind, so they list no design
+    kinds (:func:`cvreport.methods.registry.specs_for` never picks them) and check
+    the table themselves (their ``prepare``).
+    """
+    defaults: dict[str, Any] = {
+        "designs": (),
+        "requirement": RECORDS_REQUIREMENT,
+        "needs_per_record": True,
+        "accepts": _any_design,
+        "in_metric": True,
+    }
+    return TestSpec(**(defaults | facts))
+
+
+def _any_design(design: Design) -> bool:
+    return True
 
 
 # -- kernel inputs from per-fold statistics (one table or a simulated batch) --------

@@ -22,13 +22,9 @@ from cvreport.errors import DataError
 from cvreport.methods._common import (
     OK,
     ZERO_OVER_ZERO,
-    as_table,
-    emit_warnings,
-    finish_result,
-    loss_alternative,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences, table_fold_differences
+from cvreport.methods.kfold import check_fold_differences
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
 from cvreport.results import TestResult, check_alternative
 
@@ -243,7 +239,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     )
 
 
-def wilcoxon_kfold_array(differences: Any, alternative: str = "two-sided") -> WilcoxonResult:
+def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") -> WilcoxonResult:
     """The Wilcoxon signed-rank test from the K per-fold differences p_k (A − B).
 
     Ranks |p_k| over the non-zero differences; W+ and W− are the rank sums of the
@@ -272,11 +268,7 @@ def wilcoxon_kfold_array(differences: Any, alternative: str = "two-sided") -> Wi
     >>> res.statistic, res.pvalue, res.nonzero
     (1.0, 0.125, 5)
     """
-    check_alternative(alternative)
-    d = check_fold_differences(differences)
-    result = _wilcoxon(d, alternative)
-    emit_warnings(result.warnings)
-    return result
+    return WILCOXON_KFOLD.run_arrays(differences, alternative=alternative)
 
 
 @fill_doc
@@ -284,8 +276,8 @@ def wilcoxon_kfold(
     table: ResultsTable | str,
     a: Any = None,
     b: Any = None,
-    alternative: str = "two-sided",
     *,
+    alternative: str = "two-sided",
     data: pd.DataFrame | None = None,
 ) -> WilcoxonResult:
     """The Wilcoxon signed-rank test over the K per-fold differences of models ``a`` and ``b``.
@@ -320,12 +312,7 @@ def wilcoxon_kfold(
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)
     """
-    check_alternative(alternative)
-    table = as_table(table, data)
-    pair, d = table_fold_differences(table, a, b, WILCOXON_KFOLD)
-    result = finish_result(_wilcoxon(d, loss_alternative(table, alternative)), table, pair)
-    emit_warnings(result.warnings)
-    return result
+    return WILCOXON_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
 WILCOXON_KFOLD = TestSpec(
@@ -342,6 +329,8 @@ WILCOXON_KFOLD = TestSpec(
     array_function=wilcoxon_kfold_array,
     kernel=wilcoxon_kfold_kernel,
     inputs=kfold_differences,
+    build=_wilcoxon,
+    check_inputs=check_fold_differences,
     caution=(
         "like the K-fold t test it treats the folds as independent although their training "
         "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"

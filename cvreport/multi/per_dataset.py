@@ -30,7 +30,7 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
-from cvreport.methods.pair_kernels import PAIR_KERNELS
+from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.recommendation import recommendation
 from cvreport.methods.registry import get_spec
 from cvreport.multi.friedman import _check_alpha
@@ -222,8 +222,7 @@ def _kernel_statistics(
     forms them (the sums subtracted before dividing), so the vectorised kernel
     sees the very numbers the test's function sees pair by pair.
     """
-    kernel = PAIR_KERNELS.get(test)
-    if kernel is None or not pairs:
+    if not pairs:
         return None
     position = {model: index for index, model in enumerate(table.models)}
     first = np.array([position[a] for a, _ in pairs])
@@ -237,10 +236,9 @@ def _kernel_statistics(
             (sums_a - sums_b) / counts_a,
             sums_a / counts_a - sums_b / counts_b,
         )
-        try:
-            result = kernel(np.moveaxis(d, -1, 0), table)
-        except CVReportError:
-            return None
+    result = all_pairs(get_spec(test, in_report=True), table, pairs)
+    if result is None:
+        return None
     statistic = np.asarray(result.statistic, dtype=float) * _score_sign(test, table)
     pvalue = np.asarray(result.pvalue, dtype=float)
     degenerate = np.asarray(getattr(result, "degenerate", np.zeros(len(pairs))))

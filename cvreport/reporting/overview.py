@@ -9,8 +9,9 @@ the best model against the next ones (:func:`detailed_pairs`). The overview
 is a DataFrame (``Report.overview``; ``.to_csv()`` for the file).
 
 The statistics come from the same vectorised kernels (:mod:`cvreport.methods`)
-that the per-pair tests call, applied to the ``(pairs, m, K)`` array of fold
-differences at once; tests without a kernel here run pair by pair.
+that the per-pair tests call, applied to the per-fold statistics of every pair at
+once (:func:`cvreport.methods.pair_kernels.all_pairs`); tests without such a
+kernel run pair by pair through their spec (:meth:`TestSpec.run`).
 
 Examples
 --------
@@ -22,7 +23,8 @@ Examples
 ...                    "record": np.tile(np.arange(100), 3),
 ...                    "loss": (rng.random(300) < np.repeat([0.1, 0.2, 0.4], 100)).astype(float)})
 >>> table = ResultsTable.from_formula("loss ~ model | fold", df)
->>> frame = pair_overview(table, "corrected_repeated_kfold_ttest")
+>>> from cvreport.methods.corrected_kfold import CORRECTED_REPEATED_KFOLD_T
+>>> frame = pair_overview(table, CORRECTED_REPEATED_KFOLD_T)
 >>> frame[["a", "b"]].values.tolist()
 [['a', 'b'], ['a', 'c'], ['b', 'c']]
 >>> from cvreport.methods.corrected import corrected_repeated_kfold_ttest
@@ -40,8 +42,9 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError
-from cvreport.methods.pair_kernels import PAIR_KERNELS
-from cvreport.reporting.selection import resolve_test
+from cvreport.methods.pair_kernels import all_pairs
+from cvreport.methods.spec import TestSpec
+from cvreport.reporting.selection import get_spec
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -83,13 +86,12 @@ def _fold_means(table: ResultsTable) -> np.ndarray:
     return out
 
 
-def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) -> tuple:
-    function = resolve_test(test)
+def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, Any]]) -> tuple:
     statistic = np.full(len(pairs), np.nan)
     pvalue = np.full(len(pairs), np.nan)
     for index, (a, b) in enumerate(pairs):
         try:
-            result = function(table, a, b)
+            result = spec.run(table, a, b, alternative=None)  # the test's own default
         except CVReportError:
             continue
         statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
@@ -98,7 +100,7 @@ def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) 
 
 def pair_overview(
     table: ResultsTable,
-    test: str,
+    test: TestSpec | str,
     *,
     alpha: float = 0.05,
     correction: str | None = "holm",
@@ -109,8 +111,9 @@ def pair_overview(
     Parameters
     ----------
     table : ResultsTable
-    test : str
-        The test to run on every pair, e.g. the design's recommended one.
+    test : TestSpec or str
+        The test to run on every pair, e.g. the design's recommended one (its
+        spec, or the name of a test the report runs).
     alpha : float
         Level of the ``significant`` column.
     correction : str or None
@@ -131,6 +134,7 @@ def pair_overview(
     (the same numbers as calling the test on each pair); see the module
     documentation.
     """
+    spec = get_spec(test) if isinstance(test, str) else test
     models = list(table.models)
     if pairs is None:
         pairs = [
@@ -144,13 +148,12 @@ def pair_overview(
     overall = np.nanmean(means.reshape(len(models), -1), axis=1)
     if table.higher_is_better:
         overall = -overall  # the table holds the negated score; show the score
-    kernel = PAIR_KERNELS.get(test)
-    if kernel is not None:
-        result = kernel(means[first] - means[second], table)
+    result = all_pairs(spec, table, pairs)
+    if result is not None:
         statistic = np.asarray(result.statistic, dtype=np.float64)
         pvalue = np.asarray(result.pvalue, dtype=np.float64)
     else:
-        statistic, pvalue = _pair_by_pair(table, test, pairs)
+        statistic, pvalue = _pair_by_pair(table, spec, pairs)
     adjusted = pvalue.copy()
     finite = np.isfinite(pvalue)
     if correction is not None and finite.sum() > 1:
@@ -169,7 +172,7 @@ def pair_overview(
                 0.0,
                 overall[first] - overall[second],
             ),
-            "test": test,
+            "test": spec.name,
             "statistic": statistic,
             "pvalue": pvalue,
             "adjusted": adjusted,

@@ -34,7 +34,7 @@ from cvreport.simulate.chunks import chunk_statistics, probe_binary
 from cvreport.simulate.designs import DESIGN_NAMES, SimulationDesign, get_design
 from cvreport.simulate.engine import _root_seed, chunk_seed
 from cvreport.simulate.plan import Job, make_plan
-from cvreport.simulate.runners import TABLE_V_TESTS, get_runner
+from cvreport.simulate.runners import TABLE_V_SPECS, get_runner
 from cvreport.simulate.scenarios import Scenario, get_scenario
 
 __all__ = ["SimulatedData", "draw"]
@@ -148,7 +148,7 @@ def draw(
         chosen = [get_design(d) for d in designs]
     binary = probe_binary(base)
     # a placeholder job per design: the plan only needs the designs
-    runner = get_runner(TABLE_V_TESTS[0])
+    runner = get_runner(TABLE_V_SPECS[0])
     jobs = [Job(runner, design, {}) for design in chosen]
     plan = make_plan(base, jobs, binary, common_shuffle)
     rng = np.random.Generator(np.random.PCG64(chunk_seed(_root_seed(seed), 0)))

@@ -27,11 +27,16 @@ import numpy as np
 
 from cvreport.data.sufficient import FoldStatistics
 from cvreport.errors import CVReportError, DesignError, describe_keys
+from cvreport.methods.kfold import PAIRED_T_KFOLD
+from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
+from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
+from cvreport.methods.mx2 import BLOCKED_T_3X2CV, COMBINED_T_5X2CV, PAIRED_T_5X2CV
+from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
 from cvreport.methods.registry import SPECS
 from cvreport.methods.spec import TestSpec
 from cvreport.simulate.designs import SimulationDesign
 
-__all__ = ["RUNNERS", "TABLE_V_TESTS", "TestRunner", "get_runner"]
+__all__ = ["RUNNERS", "TABLE_V_SPECS", "TABLE_V_TESTS", "TestRunner", "get_runner"]
 
 #: The design kinds the simulator draws.
 SIMULATED_KINDS = ("kfold", "repeated_kfold", "mx2", "holdout", "repeated_holdout")
@@ -120,22 +125,26 @@ RUNNERS: dict[str, TestRunner] = {
     if spec.simulated and spec.models == 2 and any(kind in SIMULATED_KINDS for kind in spec.designs)
 }
 
-#: The default selection: the tests in the order of Yang et al. Table V.
-TABLE_V_TESTS: tuple[str, ...] = (
-    "paired_ttest_kfold",
-    "paired_ttest_5x2cv",
-    "combined_ttest_5x2cv",
-    "blocked_ttest_3x2cv",
-    "combined_ftest_5x2cv",
-    "calibrated_ftest_5x2cv",
-    "mcnemar",
-    "mcnemar_kfold",
-    "mcnemar_5x2bcv",
+#: The tests of Yang et al. Table V, in its order.
+TABLE_V_SPECS: tuple[TestSpec, ...] = (
+    PAIRED_T_KFOLD,
+    PAIRED_T_5X2CV,
+    COMBINED_T_5X2CV,
+    BLOCKED_T_3X2CV,
+    COMBINED_F_5X2CV,
+    CALIBRATED_F_5X2CV,
+    MCNEMAR,
+    MCNEMAR_KFOLD,
+    MCNEMAR_5X2BCV,
 )
+#: Their names, what ``tests=`` takes.
+TABLE_V_TESTS: tuple[str, ...] = tuple(spec.name for spec in TABLE_V_SPECS)
 
 
-def get_runner(name: str) -> TestRunner:
-    """The :class:`TestRunner` of a cvreport test function name."""
+def get_runner(name: str | TestSpec) -> TestRunner:
+    """The :class:`TestRunner` of a test (its spec or its function name)."""
+    if isinstance(name, TestSpec):
+        name = name.name
     try:
         return RUNNERS[name]
     except KeyError:

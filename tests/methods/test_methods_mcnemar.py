@@ -33,6 +33,8 @@ from tests._printed import assert_printed
 
 # the package re-exports the function ``mcnemar``, which shadows the module attribute
 mc = importlib.import_module("cvreport.methods.mcnemar")
+bcv = importlib.import_module("cvreport.methods.mcnemar_bcv")
+posterior = importlib.import_module("cvreport.methods.contingency_posterior")
 
 
 # ---------------------------------------------------------------- docs/methods.md vector
@@ -57,7 +59,7 @@ def test_chi2_boundary_3841():
     assert above.statistic == pytest.approx(81 / 21) and above.reject(0.05)
     assert below.statistic == pytest.approx(324 / 86) and not below.reject(0.05)
     # the BCV statistic is referred to the same χ²(1): p at 3.841 is 0.05
-    k = mc.mcnemar_5x2bcv_kernel(np.zeros((5, 2, 4)))
+    k = bcv.mcnemar_5x2bcv_kernel(np.zeros((5, 2, 4)))
     assert k.pvalue == 1.0
     from scipy import special
 
@@ -351,10 +353,10 @@ def test_kernels_vectorise():
         kk = mc.mcnemar_kfold_kernel(b.reshape(10_000, 10), c.reshape(10_000, 10))
         assert kk.statistic.shape == (10_000,) and kk.df == 10
         tables = rng.integers(0, 40, size=(20_000, 5, 2, 4))
-        kb = mc.mcnemar_5x2bcv_kernel(tables)
+        kb = bcv.mcnemar_5x2bcv_kernel(tables)
         assert kb.statistic.shape == (20_000,) and kb.effective_table.shape == (20_000, 4)
         assert kb.statistic[7] == pytest.approx(arrays.mcnemar_5x2bcv(tables[7]).statistic)
-        post = mc.contingency_posteriors_kernel(kb.effective_table)
+        post = posterior.contingency_posteriors_kernel(kb.effective_table)
         assert post["r"].prob_above_half.shape == (20_000,)
 
 
@@ -438,7 +440,7 @@ def test_table_kfold_and_design_errors():
     with pytest.raises(DesignError, match="hold-out"):
         mc.mcnemar(table, "A", "B")
     with pytest.raises(DesignError, match="m×2"):
-        mc.mcnemar_5x2bcv(table, "A", "B")
+        bcv.mcnemar_5x2bcv(table, "A", "B")
 
 
 def test_table_requires_binary_losses():
@@ -458,7 +460,7 @@ def test_table_bcv_balanced_and_random():
     table = ResultsTable(frame)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PartitionWarning)
-        res = mc.mcnemar_5x2bcv(table)
+        res = bcv.mcnemar_5x2bcv(table)
     ref = arrays.mcnemar_5x2bcv(independent_tables(frame, "A", "B").reshape(5, 2, 4))
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
     assert res.mean_table == pytest.approx(ref.mean_table)
@@ -467,7 +469,7 @@ def test_table_bcv_balanced_and_random():
     random_folds = np.stack([rng.permutation(np.arange(n) % 2) for _ in range(5)], 1)
     table = ResultsTable(long_frame(random_folds, losses))
     with pytest.warns(PartitionWarning):
-        res = mc.mcnemar_5x2bcv(table)
+        res = bcv.mcnemar_5x2bcv(table)
     assert res.balanced is False
 
 
@@ -480,7 +482,7 @@ def test_table_bcv_equals_arrays(seed, m, n):
     frame = long_frame(folds, losses)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = mc.mcnemar_5x2bcv(ResultsTable(frame), "A", "B")
+        res = bcv.mcnemar_5x2bcv(ResultsTable(frame), "A", "B")
         ref = arrays.mcnemar_5x2bcv(independent_tables(frame, "A", "B").reshape(m, 2, 4))
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-12, abs=1e-15)
     assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-15)

@@ -27,7 +27,7 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
 )
-from cvreport.methods import mx2
+from cvreport.methods import mx2, mx2_ftest
 from tests._printed import SECTION_1, assert_printed
 
 # docs/methods.md test vector: rep 1 fold 1, rep 1 fold 2, rep 2 fold 1, ...
@@ -117,23 +117,23 @@ def test_table2_has_every_cell_with_rho1_le_rho2():
 
 @pytest.mark.parametrize(("rho1", "rho2", "printed"), _table2_cells())
 def test_wang_li_li_2017_table2(rho1, rho2, printed):
-    assert round(mx2.calibrated_df1(rho1, rho2), 3) == pytest.approx(printed, abs=1e-9)
+    assert round(mx2_ftest.calibrated_df1(rho1, rho2), 3) == pytest.approx(printed, abs=1e-9)
     res = arrays.calibrated_ftest_5x2cv(VECTOR, rho1=rho1, rho2=rho2)
     assert round(res.df[0], 3) == pytest.approx(printed, abs=1e-9)
     assert res.df[1] == 5.0
 
 
 def test_wang_li_li_2017_named_cells():
-    assert round(mx2.calibrated_df1(0, 0), 3) == 10.000
-    assert round(mx2.calibrated_df1(0, 0.3), 3) == 5.814
-    assert round(mx2.calibrated_df1(0.2, 0.5), 3) == 3.289
-    assert round(mx2.calibrated_df1(0.5, 0.5), 3) == 3.077
+    assert round(mx2_ftest.calibrated_df1(0, 0), 3) == 10.000
+    assert round(mx2_ftest.calibrated_df1(0, 0.3), 3) == 5.814
+    assert round(mx2_ftest.calibrated_df1(0.2, 0.5), 3) == 3.289
+    assert round(mx2_ftest.calibrated_df1(0.5, 0.5), 3) == 3.077
 
 
 def test_mean_df_is_5_sqrt2_arctan_sqrt2():
     closed = 5 * math.sqrt(2) * math.atan(math.sqrt(2))
     assert round(closed, 4) == 6.7551
-    assert mx2.calibrated_df1_mean() == pytest.approx(closed, rel=1e-14)
+    assert mx2_ftest.calibrated_df1_mean() == pytest.approx(closed, rel=1e-14)
     # the mean of 10 / (1 + 8ρ²) over ρ ∈ (0, ½), by quadrature
     integral, _ = integrate.quad(lambda r: 10 / (1 + 8 * r * r), 0, 0.5)
     assert integral / 0.5 == pytest.approx(closed, rel=1e-10)
@@ -147,17 +147,17 @@ def test_mx2_extension_mean_df(m):
     a = math.sqrt(2 * (m - 1))
     closed = 4 * m * math.atan(a / 2) / a
     integral, _ = integrate.quad(lambda r: 2 * m / (1 + 2 * (m - 1) * r * r), 0, 0.5)
-    assert mx2.calibrated_df1_mean(m) == pytest.approx(closed, rel=1e-12)
-    assert mx2.calibrated_df1_mean(m) == pytest.approx(integral / 0.5, rel=1e-10)
+    assert mx2_ftest.calibrated_df1_mean(m) == pytest.approx(closed, rel=1e-12)
+    assert mx2_ftest.calibrated_df1_mean(m) == pytest.approx(integral / 0.5, rel=1e-10)
     # with ρ1 ≠ 0, compare to quadrature too
     integral, _ = integrate.quad(lambda r: 2 * m / (1 + 0.09 + 2 * (m - 1) * r * r), 0, 0.5)
-    assert mx2.calibrated_df1_mean(m, rho1=0.3) == pytest.approx(integral / 0.5, rel=1e-10)
+    assert mx2_ftest.calibrated_df1_mean(m, rho1=0.3) == pytest.approx(integral / 0.5, rel=1e-10)
 
 
 def test_calibrated_df1_rules():
     d = np.tile([[0.02, -0.01]], (4, 1))
     res = arrays.calibrated_ftest_5x2cv(d)  # m = 4: extension, "paper" rounds the mean
-    assert res.df == (float(round(mx2.calibrated_df1_mean(4))), 4.0)
+    assert res.df == (float(round(mx2_ftest.calibrated_df1_mean(4))), 4.0)
     assert any("extension" in n for n in res.notes)
     assert arrays.calibrated_ftest_5x2cv(VECTOR, df1=8.5).df == (8.5, 5.0)
     with pytest.raises(CVReportError, match="df1"):
@@ -394,8 +394,8 @@ def test_kernels_vectorise_over_batch():
     batch[0, 0] = 0.0  # a degenerate element inside the batch
     kernels = {
         "t": mx2.paired_ttest_5x2cv_kernel(batch),
-        "f": mx2.combined_ftest_5x2cv_kernel(batch),
-        "cal": mx2.calibrated_ftest_5x2cv_kernel(batch, df1=mx2.calibrated_df1_mean()),
+        "f": mx2_ftest.combined_ftest_5x2cv_kernel(batch),
+        "cal": mx2_ftest.calibrated_ftest_5x2cv_kernel(batch, df1=mx2_ftest.calibrated_df1_mean()),
         "blocked": mx2.blocked_ttest_3x2cv_kernel(batch),
         "yildiz": mx2.combined_ttest_5x2cv_kernel(batch),
     }
@@ -428,8 +428,8 @@ def test_kernels_emit_no_warnings_on_large_batches():
         warnings.simplefilter("error")
         for kernel in (
             mx2.paired_ttest_5x2cv_kernel,
-            mx2.combined_ftest_5x2cv_kernel,
-            mx2.calibrated_ftest_5x2cv_kernel,
+            mx2_ftest.combined_ftest_5x2cv_kernel,
+            mx2_ftest.calibrated_ftest_5x2cv_kernel,
             mx2.blocked_ttest_3x2cv_kernel,
             mx2.combined_ttest_5x2cv_kernel,
         ):
@@ -480,8 +480,8 @@ def independent_differences(frame: pd.DataFrame, a: str, b: str) -> np.ndarray:
 
 TABLE_FUNCTIONS = [
     ("paired_ttest_5x2cv", mx2.paired_ttest_5x2cv, arrays.paired_ttest_5x2cv),
-    ("combined_ftest_5x2cv", mx2.combined_ftest_5x2cv, arrays.combined_ftest_5x2cv),
-    ("calibrated_ftest_5x2cv", mx2.calibrated_ftest_5x2cv, arrays.calibrated_ftest_5x2cv),
+    ("combined_ftest_5x2cv", mx2_ftest.combined_ftest_5x2cv, arrays.combined_ftest_5x2cv),
+    ("calibrated_ftest_5x2cv", mx2_ftest.calibrated_ftest_5x2cv, arrays.calibrated_ftest_5x2cv),
     ("blocked_ttest_3x2cv", mx2.blocked_ttest_3x2cv, arrays.blocked_ttest_3x2cv),
     ("combined_ttest_5x2cv", mx2.combined_ttest_5x2cv, arrays.combined_ttest_5x2cv),
 ]
@@ -546,7 +546,7 @@ def test_calibrated_balanced_partitions_do_not_warn():
     table = ResultsTable(long_frame(folds, losses))
     with warnings.catch_warnings():
         warnings.simplefilter("error", PartitionWarning)
-        res = mx2.calibrated_ftest_5x2cv(table)
+        res = mx2_ftest.calibrated_ftest_5x2cv(table)
         mx2.blocked_ttest_3x2cv(table)
     assert res.balanced is True
     assert not any("balanced" in w for w in res.warnings)
@@ -558,7 +558,7 @@ def test_calibrated_unbalanced_partitions_warn():
     losses = {"A": rng.integers(0, 2, (80, 5)), "B": rng.integers(0, 2, (80, 5))}
     table = ResultsTable(long_frame(same, losses))
     with pytest.warns(PartitionWarning, match="not balanced"):
-        res = mx2.calibrated_ftest_5x2cv(table)
+        res = mx2_ftest.calibrated_ftest_5x2cv(table)
     assert res.balanced is False
     assert any("not balanced" in w for w in res.warnings)
 
@@ -580,7 +580,7 @@ def test_degenerate_table_warns_once():
     table = ResultsTable(long_frame(folds, {"A": same, "B": same}))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = mx2.combined_ftest_5x2cv(table)
+        res = mx2_ftest.combined_ftest_5x2cv(table)
     assert (res.statistic, res.pvalue) == (0.0, 1.0)
     assert sum(w.category is DegenerateStatisticWarning for w in caught) == 1
 
@@ -610,6 +610,6 @@ def test_designed_partitions_pass_the_balance_check(n):
         table = ResultsTable(long_frame(folds, losses))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = mx2.calibrated_ftest_5x2cv(table)
+            res = mx2_ftest.calibrated_ftest_5x2cv(table)
         assert res.balanced is balanced, type(cv).__name__
         assert any(w.category is PartitionWarning for w in caught) is not balanced
