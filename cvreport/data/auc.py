@@ -337,16 +337,20 @@ class AUCRanking:
     def doubled_u(
         self, weights: np.ndarray, positive_weights: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Weighted ``2U`` and the weighted pair count ``m·n`` under each row of ``weights``.
+        """Weighted ``2U`` and the weighted pair count ``m·n`` under each weighting.
 
         U = Σ positive weight × weight of the negatives below (ties ½): one
         cumulative sum of the negatives' weights, read at each positive's place
-        among them. Integer weights give exact integers (in float64).
+        among them. Integer weights sum exactly in int64, so ``2U`` is an exact
+        integer (in float64) and equal numbers of pairs give equal AUCs.
 
         Parameters
         ----------
         weights : numpy.ndarray
-            ``(B, N)`` weights of the records (positions as in :meth:`of`).
+            ``(B, N)`` weights of the records (positions as in :meth:`of`), one
+            row per weighting, or ``(N,)`` for one weighting (e.g. how often one
+            bootstrap resample drew each record: its counts stay in the
+            processor's cache).
         positive_weights : numpy.ndarray, optional
             ``weights`` at :attr:`positives`, when the caller has them already
             (two models scored on the same records share them).
@@ -354,42 +358,27 @@ class AUCRanking:
         Returns
         -------
         tuple of numpy.ndarray
-            ``(B,)`` float64 ``2U`` and ``(B,)`` float64 ``m·n``.
+            float64 ``2U`` and ``m·n``: ``(B,)`` each, or scalars for ``(N,)`` weights.
         """
         w_pos = (
-            np.take(weights, self.positives, axis=1)
+            np.take(weights, self.positives, axis=-1)
             if positive_weights is None
             else positive_weights
         )
-        w_neg = np.take(weights, self.negatives, axis=1)
-        cumulative = np.zeros((weights.shape[0], w_neg.shape[1] + 1), dtype=w_neg.dtype)
-        np.cumsum(w_neg, axis=1, out=cumulative[:, 1:])
-        credit = np.take(cumulative, self.below, axis=1)
-        if self.ties:
-            credit += np.take(cumulative, self.not_above, axis=1)
+        w_neg = np.take(weights, self.negatives, axis=-1)
         # integer weights sum exactly in int64; real weights in float64
-        total = np.int64 if w_pos.dtype.kind in "iu" else np.float64
-        u2 = np.einsum("ij,ij->i", w_pos, credit, dtype=total).astype(np.float64)
+        total = np.int64 if w_neg.dtype.kind in "iub" else np.float64
+        cumulative = np.zeros((*w_neg.shape[:-1], w_neg.shape[-1] + 1), dtype=total)
+        np.cumsum(w_neg, axis=-1, out=cumulative[..., 1:])
+        credit = np.take(cumulative, self.below, axis=-1)
+        if self.ties:
+            credit += np.take(cumulative, self.not_above, axis=-1)
+        u2 = np.einsum("...i,...i->...", w_pos, credit, dtype=total).astype(np.float64)
         if not self.ties:
             u2 *= 2.0
-        n_pos = w_pos.sum(axis=1).astype(np.float64)
-        n_neg = cumulative[:, -1].astype(np.float64)
+        n_pos = w_pos.sum(axis=-1).astype(np.float64)
+        n_neg = cumulative[..., -1].astype(np.float64)
         return u2, n_pos * n_neg
-
-    def counted_u(self, counts: np.ndarray, positive_counts: np.ndarray) -> int:
-        """``2U`` of one resample given how often each record was drawn (``counts``, int).
-
-        ``positive_counts`` holds the counts of the positives (``counts[positives]``).
-        One resample at a time keeps its counts in the processor's cache.
-        """
-        w_neg = np.take(counts, self.negatives)
-        cumulative = np.empty(w_neg.shape[0] + 1, dtype=np.int64)
-        cumulative[0] = 0
-        np.cumsum(w_neg, out=cumulative[1:])
-        credit = np.take(cumulative, self.below)
-        if self.ties:
-            credit += np.take(cumulative, self.not_above)
-        return int(np.dot(positive_counts, credit)) * (1 if self.ties else 2)
 
     def auc(self, weights: np.ndarray, positive_weights: np.ndarray | None = None) -> np.ndarray:
         """``(B,)`` AUC under each row of ``weights`` ``(B, N)``; NaN without both classes."""

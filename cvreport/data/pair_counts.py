@@ -15,8 +15,9 @@ How each route counts them:
   (:func:`cvreport.data.sufficient.sufficient_statistics`);
 * rows in any order, and a table held in another engine: the records of each
   fold are counted by *loss pattern* — which models got a record wrong, as the
-  bits of an integer — in memory (a ``bincount``, :mod:`cvreport.data.layout`)
-  or by the engine's ``GROUP BY`` (:mod:`cvreport.data.pushdown`); the rows
+  bits of an integer — in memory (a ``bincount``, :mod:`cvreport.data.layout`;
+  per-record words decoded, :mod:`cvreport.data.pushdown`), both read by
+  :func:`pattern_rows`, or by the engine's ``GROUP BY``; the rows
   ``(i, j, bits, n)`` become the same both-wrong matrices in
   :func:`co_errors_from_patterns`;
 * simulated data sets: one matrix product of the batch's losses with the fold
@@ -35,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["co_errors_from_patterns", "pair_tables", "pattern_errors"]
+__all__ = ["co_errors_from_patterns", "pair_tables", "pattern_errors", "pattern_rows"]
 
 
 def pair_tables(
@@ -74,6 +75,41 @@ def pair_tables(
     n10 = np.asarray(wrong_b, dtype=np.int64) - n00
     n11 = np.asarray(records, dtype=np.int64) - n00 - n01 - n10
     return np.stack(np.broadcast_arrays(n00, n01, n10, n11), axis=-1)
+
+
+def pattern_rows(replication: int, tally: np.ndarray, n_models: int) -> np.ndarray:
+    """Rows ``(i, j, bits, n)`` of one replication from its tally of loss-pattern codes.
+
+    Parameters
+    ----------
+    replication : int
+        ``i``, the replication's position.
+    tally : numpy.ndarray
+        ``(K · 2**M,)`` int: how many records have code ``j · 2**M + bits`` — fold
+        ``j``, and the models whose bit is set in ``bits`` wrong (a ``bincount`` of
+        the codes of the replication's records).
+    n_models : int
+        ``M``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(P, 4)`` int64, one row per code that occurs.
+
+    Examples
+    --------
+    >>> pattern_rows(1, np.array([0, 2, 0, 1, 3, 0, 0, 0]), 2).tolist()
+    [[1, 0, 1, 2], [1, 0, 3, 1], [1, 1, 0, 3]]
+    """
+    used = np.flatnonzero(tally)
+    return np.column_stack(
+        [
+            np.full_like(used, replication),
+            used >> n_models,
+            used & ((1 << n_models) - 1),
+            np.asarray(tally)[used],
+        ]
+    ).astype(np.int64)
 
 
 def pattern_errors(loss_patterns: ArrayLike, n_models: int) -> tuple[np.ndarray, np.ndarray]:

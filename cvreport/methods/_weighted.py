@@ -266,10 +266,10 @@ class PairedRecords:
             for r in range(rows):
                 w = np.bincount(draws[r], minlength=n)
                 w_pos = np.take(w, sorted_a.positives)  # the same records for both models
-                n_pos = int(w_pos.sum())
-                pairs = n_pos * (draws.shape[1] - n_pos)  # every draw is a positive or a negative
-                u2_a, u2_b = sorted_a.counted_u(w, w_pos), sorted_b.counted_u(w, w_pos)
-                out[r] = (u2_a - u2_b) / (2 * pairs) if pairs else np.nan
+                u2_a, pairs = sorted_a.doubled_u(w, w_pos)
+                u2_b, _ = sorted_b.doubled_u(w, w_pos)
+                # one rounding of (U_A − U_B) / (m n): differences equal as numbers are equal
+                out[r] = (u2_a - u2_b) / (2.0 * pairs) if pairs else np.nan
             return out
         weights = np.stack([np.bincount(row, minlength=n) for row in draws])
         return self.weighted(weights)
