@@ -74,20 +74,20 @@ def code_losses(loss_a: np.ndarray, loss_b: np.ndarray) -> np.ndarray:
     return (2 * (1 - a) + (1 - b)).astype(np.int8, copy=False)
 
 
-#: Whether a record of each 2×2 cell (``code_losses``) is wrong under both models, A, B.
-_ERROR_FLAGS = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0]], dtype=np.float32)
-
-
 def count_errors(codes: np.ndarray, indicator: np.ndarray) -> np.ndarray:
     """``(reps, 3, C)`` errors of both models, of A and of B per indicator column (float32, exact).
+
+    From the cells of :func:`code_losses`: both wrong is cell 0 (n00), A wrong
+    cells 0 and 1, B wrong cells 0 and 2 (the even ones).
 
     >>> count_errors(np.array([[0, 1, 2, 3]]), np.ones((4, 1), np.float32)).tolist()
     [[[1.0], [2.0], [2.0]]]
     """
     reps, n = codes.shape
     flags = np.empty((reps, 3, n), dtype=np.float32)
-    for row in range(3):
-        np.take(_ERROR_FLAGS[row], codes, out=flags[:, row, :])
+    np.equal(codes, 0, out=flags[:, 0, :], casting="unsafe")
+    np.less_equal(codes, 1, out=flags[:, 1, :], casting="unsafe")
+    np.equal(codes & 1, 0, out=flags[:, 2, :], casting="unsafe")
     return np.matmul(flags, indicator)
 
 
