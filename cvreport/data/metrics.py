@@ -16,7 +16,8 @@ computed differs, so that a table of 10⁸ rows takes seconds:
 * **rank metrics** (ROC AUC as the Mann–Whitney statistic with midranks,
   average precision as sklearn's step-wise sum) sort each group's scores once,
   all groups in one row-wise sort of a padded ``(groups, records)`` array of
-  order-preserving integer keys, spread over the machine's cores;
+  order-preserving integer keys, spread over the machine's cores
+  (:mod:`cvreport.data.auc`, which holds cvreport's one AUC);
 * **record means** are one weighted ``bincount``.
 
 The positive class of a binary metric is ``pos_label``, by default the larger
