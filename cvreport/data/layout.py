@@ -47,6 +47,7 @@ from cvreport.data.labels import (
     relabel_used,
     text_codes,
 )
+from cvreport.data.pair_counts import pattern_rows
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
@@ -635,10 +636,15 @@ def _loss_patterns(cube: np.ndarray, slots: _Slots, n_folds: int) -> np.ndarray:
     ``cube`` holds ``fold * 2 + loss`` of every model (row) and slot, -1 where the
     slot is empty. Per replication, one integer per slot joins model 0's value
     (shifted by one, so that an empty slot is 0) with the other models' losses,
-    and one ``bincount`` counts them.
+    and one ``bincount`` counts them; :func:`~cvreport.data.pair_counts.pattern_rows`
+    reads the counts in its code order.
     """
     n_models = cube.shape[0]
     shift = n_models - 1
+    # where each code j · 2**M + bits of pattern_rows sits among this tally's keys
+    codes = np.arange(n_folds << n_models, dtype=np.int64)
+    fold, bits = codes >> n_models, codes & ((1 << n_models) - 1)
+    at_key = ((2 * fold + (bits & 1) + 1) << shift) | (bits >> 1)
     rows = []
     for i in range(slots.m):
         low, high = slots.span(i)
@@ -650,11 +656,9 @@ def _loss_patterns(cube: np.ndarray, slots: _Slots, n_folds: int) -> np.ndarray:
             loss_k <<= k - 1
             key |= loss_k
         tally = np.bincount(key, minlength=(2 * n_folds + 1) << shift)
-        found = np.flatnonzero(tally[1 << shift :]) + (1 << shift)  # empty slots left out
-        first = (found >> shift) - 1  # model 0's fold * 2 + loss
-        bits = (first & 1) | ((found & ((1 << shift) - 1)) << 1)
-        rows.append(np.column_stack([np.full_like(found, i), first >> 1, bits, tally[found]]))
-    return np.concatenate(rows).astype(np.int64)
+        # empty slots (keys below 2**shift) are left out: no code sits there
+        rows.append(pattern_rows(i, tally[at_key], n_models))
+    return np.concatenate(rows)
 
 
 def _key_columns(

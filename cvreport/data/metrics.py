@@ -16,7 +16,8 @@ computed differs, so that a table of 10⁸ rows takes seconds:
 * **rank metrics** (ROC AUC as the Mann–Whitney statistic with midranks,
   average precision as sklearn's step-wise sum) sort each group's scores once,
   all groups in one row-wise sort of a padded ``(groups, records)`` array of
-  order-preserving integer keys, spread over the machine's cores;
+  order-preserving integer keys, spread over the machine's cores
+  (:mod:`cvreport.data.auc`, which holds cvreport's one AUC);
 * **record means** are one weighted ``bincount``.
 
 The positive class of a binary metric is ``pos_label``, by default the larger
@@ -34,14 +35,13 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
+from cvreport.data.auc import grouped_auc, order_keys, sorted_groups
 from cvreport.data.metric import Metric, direction_from_name
 from cvreport.errors import DataError, describe_keys
 
@@ -61,8 +61,6 @@ __all__ = [
 ]
 
 Kind = Literal["confusion", "rank", "record", "callable"]
-_MAX_KEY = np.iinfo(np.uint64).max
-_LITTLE = np.little_endian
 
 
 @dataclass(frozen=True)
@@ -557,181 +555,6 @@ def confusion_metric(name: str, counts: np.ndarray, positive: int = 1) -> np.nda
 # ----------------------------------------------------------------------------- rank metrics
 
 
-def order_keys(scores: np.ndarray) -> np.ndarray:
-    """uint64 keys that sort like the float64 ``scores`` (−0.0 and 0.0 equal; no NaN).
-
-    Integer sorts are faster than float sorts and the keys let padding sort last.
-
-    Examples
-    --------
-    >>> keys = order_keys(np.array([0.5, -1.0, 0.0, -0.0, 2.0]))
-    >>> np.argsort(keys, kind="stable").tolist(), bool(keys[2] == keys[3])
-    ([1, 2, 3, 0, 4], True)
-    """
-    keys = np.array(scores, dtype=np.float64)  # a copy, turned into keys in place
-    keys += 0.0  # −0.0 + 0.0 is +0.0
-    mask = (keys.view(np.int64) >> 63).view(np.uint64)  # all ones for negatives, else 0
-    mask |= np.uint64(1 << 63)
-    bits = keys.view(np.uint64)
-    bits ^= mask  # negatives: every bit flipped; others: the sign bit set
-    return bits
-
-
-def _argsort_rows(keys: np.ndarray) -> np.ndarray:
-    """Row-wise argsort, split over the machine's cores for large arrays (numpy frees the GIL)."""
-    workers = min(os.cpu_count() or 1, 8)
-    if keys.size < 2_000_000 or workers == 1 or keys.shape[0] < 2:
-        return np.argsort(keys, axis=1)
-    chunks = np.array_split(np.arange(keys.shape[0]), min(keys.shape[0], workers * 4))
-    out = np.empty(keys.shape, dtype=np.intp)
-
-    def work(rows: np.ndarray) -> None:
-        out[rows[0] : rows[-1] + 1] = np.argsort(keys[rows[0] : rows[-1] + 1], axis=1)
-
-    with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(work, [c for c in chunks if c.size]))
-    return out
-
-
-def _sort_rows(rows: np.ndarray) -> None:
-    """Sort each row in place, split over the machine's cores for large arrays."""
-    workers = min(os.cpu_count() or 1, 8)
-    if rows.size < 2_000_000 or workers == 1 or rows.shape[0] < 2:
-        rows.sort(axis=1)
-        return
-    chunks = np.array_split(np.arange(rows.shape[0]), min(rows.shape[0], workers * 4))
-
-    def work(index: np.ndarray) -> None:
-        rows[index[0] : index[-1] + 1].sort(axis=1)
-
-    with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(work, [c for c in chunks if c.size]))
-
-
-def _sorted_groups(
-    groups: np.ndarray, n_groups: int, labels: np.ndarray, scores: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and labels of every group in a padded ``(n_groups, L)`` array, each row sorted.
-
-    Padding has the largest key and label −1. One row-wise sort does every group.
-    When every score has the same sign (probabilities), the keys' top bit is the
-    same everywhere, so the label takes its place in the lowest bit and a plain
-    sort of the packed keys orders both at once (no index array, no gathers);
-    otherwise the rows are argsorted.
-    """
-    groups = np.asarray(groups)
-    labels = np.asarray(labels, dtype=np.int8)
-    keys = order_keys(scores)
-    scores = np.asarray(scores)
-    packed = scores.size > 0 and (scores.min() >= 0 or scores.max() < 0)
-    if packed:
-        keys <<= np.uint64(1)
-        keys |= labels.view(np.uint8)
-    sizes = np.bincount(groups, minlength=n_groups)
-    width = int(sizes.max()) if sizes.size else 0
-    if np.all(groups[1:] >= groups[:-1]):  # already laid out group by group
-        order = None
-        sorted_groups = groups
-    else:
-        # a stable sort of 16-bit keys is a radix sort: linear in the number of rows
-        small = groups.astype(np.uint16) if n_groups <= 1 << 16 else groups
-        order = np.argsort(small, kind="stable")
-        sorted_groups = None  # taken only when the rows need padding
-    equal = bool(np.all(sizes == width))
-    if not equal and sorted_groups is None:
-        sorted_groups = groups[order]
-    if equal:
-        row_keys = (keys if order is None else keys[order]).reshape(n_groups, width)
-    else:
-        starts = np.cumsum(sizes) - sizes
-        column = np.arange(groups.shape[0]) - starts[sorted_groups]
-        row_keys = np.full((n_groups, width), _MAX_KEY, dtype=np.uint64)
-        row_keys[sorted_groups, column] = keys if order is None else keys[order]
-    if packed:
-        _sort_rows(row_keys)
-        # the lowest byte of each little-endian key holds the label bit
-        lowest = row_keys.view(np.uint8)[:, ::8] if _LITTLE else row_keys.view(np.uint8)[:, 7::8]
-        row_labels = (lowest & 1).view(np.int8)
-        row_keys >>= np.uint64(1)
-        if not equal:
-            row_labels[np.arange(width) >= sizes[:, None]] = -1
-        return row_keys, row_labels
-    if equal:
-        row_labels = (labels if order is None else labels[order]).reshape(n_groups, width)
-    else:
-        row_labels = np.full((n_groups, width), -1, dtype=np.int8)
-        row_labels[sorted_groups, column] = labels if order is None else labels[order]
-    index = _argsort_rows(row_keys)
-    return np.take_along_axis(row_keys, index, axis=1), np.take_along_axis(
-        row_labels, index, axis=1
-    )
-
-
-def _run_starts(sorted_keys: np.ndarray) -> np.ndarray:
-    starts = np.ones(sorted_keys.shape, dtype=bool)
-    np.not_equal(sorted_keys[:, 1:], sorted_keys[:, :-1], out=starts[:, 1:])
-    return starts
-
-
-def grouped_auc(
-    groups: np.ndarray, n_groups: int, positive: np.ndarray, scores: np.ndarray
-) -> np.ndarray:
-    """ROC AUC of every group: the Mann–Whitney statistic with ties counted one half.
-
-    ``AUC = (Σ over positives of #negatives below + ½ #negatives tied) / (n₊ n₋)``,
-    which equals the area under the ROC curve (Hanley & McNeil 1982) and
-    ``sklearn.metrics.roc_auc_score``. A group with one class only has no AUC.
-
-    Parameters
-    ----------
-    groups : numpy.ndarray
-        Integer group code of each record, ``0 <= code < n_groups``.
-    n_groups : int
-    positive : numpy.ndarray
-        Boolean: whether each record is of the positive class.
-    scores : numpy.ndarray
-        The score of the positive class (higher: more likely positive).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_groups,)`` float64; NaN where a group lacks a class (callers say so).
-
-    Examples
-    --------
-    >>> grouped_auc(np.array([0, 0, 0, 1, 1, 1]), 2, np.array([1, 0, 1, 0, 1, 1], bool),
-    ...             np.array([0.9, 0.2, 0.1, 0.3, 0.3, 0.8])).tolist()
-    [0.5, 0.75]
-    """
-    keys, labels = _sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
-    negative = labels == 0
-    is_positive = labels == 1
-    n_pos = is_positive.sum(axis=1).astype(np.float64)
-    starts = _run_starts(keys)
-    if (starts | (labels < 0)).all():  # padding may tie with padding
-        # no ties and padding last: a positive in column j has j − (positives before it)
-        # negatives below it, so U = Σ_positives j − n₊(n₊ − 1)/2 (one pass, no cumsum)
-        columns = np.arange(keys.shape[1], dtype=np.float64)
-        u = np.einsum("ij,j->i", is_positive, columns) - n_pos * (n_pos - 1) / 2.0
-    else:
-        below = np.cumsum(negative, axis=1, dtype=np.int64)
-        below -= negative  # negatives strictly before each position
-        flat_starts = starts.ravel()
-        run = np.cumsum(flat_starts) - 1
-        first = np.flatnonzero(flat_starts)
-        flat_below = below.ravel()
-        flat_negative = negative.ravel()
-        before = flat_below[first]
-        inclusive = flat_below + flat_negative
-        last = np.append(first[1:] - 1, flat_starts.shape[0] - 1)
-        tied = inclusive[last] - before
-        credit = before[run] + 0.5 * tied[run]
-        u = np.where(is_positive.ravel(), credit, 0.0).reshape(keys.shape).sum(axis=1)
-    n_neg = negative.sum(axis=1).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
-
-
 def grouped_average_precision(
     groups: np.ndarray, n_groups: int, positive: np.ndarray, scores: np.ndarray
 ) -> np.ndarray:
@@ -746,7 +569,7 @@ def grouped_average_precision(
     ...                           np.array([0.1, 0.4, 0.35, 0.8])).round(6).tolist()
     [0.833333]
     """
-    keys, labels = _sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
+    keys, labels = sorted_groups(groups, n_groups, np.asarray(positive, dtype=np.int8), scores)
     keys, labels = keys[:, ::-1], labels[:, ::-1]  # highest score first, padding first
     true_pos = np.cumsum(labels == 1, axis=1, dtype=np.int64)
     false_pos = np.cumsum(labels == 0, axis=1, dtype=np.int64)

@@ -86,6 +86,7 @@ from cvreport.data.layout import (
     laid_out,
 )
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.pair_counts import pattern_rows
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
@@ -298,15 +299,10 @@ def _record_words(
                 here = fold_of >= 0
                 code = fold_of[here].astype(np.int64) << n_models | wrong[here]
                 tally = np.bincount(code, minlength=n_folds << n_models)
-                used = np.flatnonzero(tally)
-                tallies.append(
-                    np.column_stack(
-                        [np.full_like(used, i), used >> n_models, used & full, tally[used]]
-                    )
-                )
+                tallies.append(pattern_rows(i, tally, n_models))
     loss_patterns = None
     if binary:
-        loss_patterns = np.concatenate(tallies).astype(np.int64)
+        loss_patterns = np.concatenate(tallies)
     return loss_patterns, membership_patterns(membership, n_folds)
 
 

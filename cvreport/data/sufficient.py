@@ -7,8 +7,9 @@ Every test in cvreport needs only a few small arrays, never the raw rows again:
   Dietterich (1998) and the fold variances follow from them;
 * for 0/1 losses, per (replication, fold) the ``M × M`` matrix of records that
   two models both misclassify (wrong counts on the diagonal), from which the
-  2×2 table ``n00, n01, n10, n11`` of every model pair follows (McNemar's test,
-  Dietterich 1998; the 5×2 BCV McNemar test of Wang, Li, Yang & Wang);
+  2×2 table ``n00, n01, n10, n11`` of every model pair follows
+  (:func:`cvreport.data.pair_counts.pair_tables`; McNemar's test, Dietterich
+  1998; the 5×2 BCV McNemar test of Yang, Wang, Song & Li);
 * per record, the fold it was validated in, in each replication, and the
   distinct such membership patterns with how many records share each (the
   overlap audit of Wang, Wang, Li & Yang needs only the patterns and counts).
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cvreport.data.pair_counts import co_errors_from_patterns, pair_tables, pattern_errors
 from cvreport.errors import DesignError
 
 __all__ = [
@@ -400,13 +402,12 @@ class SufficientStatistics:
         """
         if self.both_wrong is None:
             raise ValueError("2×2 counts exist only for 0/1 losses")
-        n00 = self.both_wrong[:, :, a, b]
-        wrong_a = self.both_wrong[:, :, a, a]
-        wrong_b = self.both_wrong[:, :, b, b]
-        n01 = wrong_a - n00
-        n10 = wrong_b - n00
-        n11 = self.counts[:, :, a] - n00 - n01 - n10
-        return np.stack([n00, n01, n10, n11], axis=-1)
+        return pair_tables(
+            self.both_wrong[:, :, a, b],
+            self.both_wrong[:, :, a, a],
+            self.both_wrong[:, :, b, b],
+            self.counts[:, :, a],
+        )
 
     def pair(self, a: int, b: int) -> FoldStatistics:
         """The :class:`FoldStatistics` of models ``a`` and ``b`` (positions in the model order).
@@ -519,18 +520,9 @@ def pattern_statistics(
     >>> stats.pair_counts(0, 1)[0, 0].tolist()
     [1, 1, 1, 1]
     """
-    m, n_folds, n_models = sums.shape
     both_wrong = None
     if loss_patterns is not None:
-        both_wrong = np.zeros((m, n_folds, n_models, n_models), dtype=np.int64)
-        rows = np.asarray(loss_patterns, dtype=np.int64).reshape(-1, 4)
-        bits = (rows[:, 2:3] >> np.arange(n_models, dtype=np.int64)) & 1  # (P, M) wrong flags
-        weighted = bits * rows[:, 3:4]
-        cell = rows[:, 0] * n_folds + rows[:, 1]
-        flat = both_wrong.reshape(m * n_folds, n_models, n_models)
-        for c in np.unique(cell):
-            here = cell == c
-            flat[c] = weighted[here].T @ bits[here]
+        both_wrong = co_errors_from_patterns(loss_patterns, sums.shape)
     return SufficientStatistics(
         sums=np.asarray(sums, dtype=np.float64),
         sumsq=np.asarray(sumsq, dtype=np.float64),
@@ -562,9 +554,8 @@ def counted_statistics(
     ([2.0, 2.0], [4, 4], [1, 1, 1, 1])
     """
     m, n_folds, n_models = shape
-    rows = np.asarray(loss_patterns, dtype=np.int64).reshape(-1, 4)
+    rows, wrong = pattern_errors(loss_patterns, n_models)
     cell = rows[:, 0] * n_folds + rows[:, 1]
-    wrong = (rows[:, 2:3] >> np.arange(n_models, dtype=np.int64)) & 1  # (P, M) error flags
     errors = np.zeros((m * n_folds, n_models), dtype=np.int64)
     np.add.at(errors, cell, wrong * rows[:, 3:4])
     sizes = np.zeros(m * n_folds, dtype=np.int64)

@@ -9,7 +9,8 @@ family, so that 10,000 resamples of 100,000 records take seconds:
 
 * record means: one matrix product ``W @ (values_A − values_B)``;
 * confusion-count metrics: one weighted ``bincount`` into per-row confusion matrices;
-* binary ROC AUC: each model's records are sorted once; a weighting then needs one
+* binary ROC AUC: each model's records are sorted once
+  (:class:`~cvreport.data.auc.AUCRanking`); a weighting then needs one
   cumulative sum of the negatives' weights in that order
   (U = Σ positive weight × negative weight below, ties counted ½);
 * anything else (average precision, one-vs-rest AUC, a user's function): the
@@ -44,13 +45,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from cvreport.data.auc import AUCRanking, grouped_auc
 from cvreport.data.metrics import (
     MetricSpec,
     confusion_counts,
     confusion_metric,
-    grouped_auc,
     grouped_metric_values,
-    order_keys,
     record_values,
     resolve_metric,
 )
@@ -67,15 +67,6 @@ __all__ = [
     "progress_bar",
     "rng_keyword",
 ]
-
-
-@dataclass(frozen=True)
-class _SortedFold:
-    negatives: np.ndarray  # positions of the fold's negatives, by increasing score
-    positives: np.ndarray  # positions of its positives
-    below: np.ndarray  # for each positive: negatives with a lower score
-    not_above: np.ndarray  # for each positive: negatives with a lower or equal score
-    ties: bool  # whether a positive ties with a negative
 
 
 @dataclass(frozen=True)
@@ -199,8 +190,8 @@ class PairedRecords:
             diff = np.empty((weights.shape[0], self.n_folds))
             for f in range(self.n_folds):
                 w_pos = self._positive_weights(weights, f, bounds)  # shared by both models
-                u2_a, pairs = self._weighted_u(weights, w_pos, self.x_a, f)
-                u2_b, _ = self._weighted_u(weights, w_pos, self.x_b, f)
+                u2_a, pairs = self._sorted_fold(f, self.x_a).doubled_u(weights, w_pos)
+                u2_b, _ = self._sorted_fold(f, self.x_b).doubled_u(weights, w_pos)
                 # one rounding of (U_A − U_B) / (m n): differences equal as numbers are equal
                 with np.errstate(invalid="ignore", divide="ignore"):
                     diff[:, f] = np.where(pairs > 0, (u2_a - u2_b) / (2.0 * pairs), np.nan)
@@ -275,10 +266,10 @@ class PairedRecords:
             for r in range(rows):
                 w = np.bincount(draws[r], minlength=n)
                 w_pos = np.take(w, sorted_a.positives)  # the same records for both models
-                n_pos = int(w_pos.sum())
-                pairs = n_pos * (draws.shape[1] - n_pos)  # every draw is a positive or a negative
-                u2_a, u2_b = _counted_u(w, w_pos, sorted_a), _counted_u(w, w_pos, sorted_b)
-                out[r] = (u2_a - u2_b) / (2 * pairs) if pairs else np.nan
+                u2_a, pairs = sorted_a.doubled_u(w, w_pos)
+                u2_b, _ = sorted_b.doubled_u(w, w_pos)
+                # one rounding of (U_A − U_B) / (m n): differences equal as numbers are equal
+                out[r] = (u2_a - u2_b) / (2.0 * pairs) if pairs else np.nan
             return out
         weights = np.stack([np.bincount(row, minlength=n) for row in draws])
         return self.weighted(weights)
@@ -386,9 +377,7 @@ class PairedRecords:
             out = np.empty((b, n_folds))
             for f in range(n_folds):
                 positives = self._positive_weights(weights, f, bounds)
-                u2, pairs = self._weighted_u(weights, positives, x, f)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[:, f] = np.where(pairs > 0, u2 / (2.0 * pairs), np.nan)
+                out[:, f] = self._sorted_fold(f, x).auc(weights, positives)
             return out
         return self._expanded(weights, x)
 
@@ -397,51 +386,11 @@ class PairedRecords:
         lo, hi = bounds[f], bounds[f + 1]
         return np.take(weights, lo + np.flatnonzero(self.truth[lo:hi] == self.positive), axis=1)
 
-    def _weighted_u(
-        self, weights: np.ndarray, w_pos: np.ndarray, x: np.ndarray, f: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Weighted Mann–Whitney ``2U`` and the weighted pair count ``m·n`` of fold ``f``.
-
-        U = Σ positive weight × weight of the negatives below (ties ½). The
-        negatives are sorted once; a weighting then needs one cumulative sum of
-        their weights, read at each positive's place among them. Integer weights
-        give exact integers (in float64).
-        """
-        fold = self._sorted_fold(f, x)
-        w_neg = np.take(weights, fold.negatives, axis=1)
-        cumulative = np.zeros((weights.shape[0], w_neg.shape[1] + 1), dtype=w_neg.dtype)
-        np.cumsum(w_neg, axis=1, out=cumulative[:, 1:])
-        credit = np.take(cumulative, fold.below, axis=1)
-        if fold.ties:
-            credit += np.take(cumulative, fold.not_above, axis=1)
-        # integer weights sum exactly in int64; real weights in float64
-        total = np.int64 if w_pos.dtype.kind in "iu" else np.float64
-        u2 = np.einsum("ij,ij->i", w_pos, credit, dtype=total).astype(np.float64)
-        if not fold.ties:
-            u2 *= 2.0
-        n_pos = w_pos.sum(axis=1).astype(np.float64)
-        n_neg = cumulative[:, -1].astype(np.float64)
-        return u2, n_pos * n_neg
-
-    def _sorted_fold(self, f: int, x: np.ndarray) -> _SortedFold:
+    def _sorted_fold(self, f: int, x: np.ndarray) -> AUCRanking:
         key = (f, "a" if x is self.x_a else "b")
         if key not in self._cache:
             lo, hi = self._bounds()[f : f + 2]
-            keys = order_keys(x[lo:hi])
-            is_pos = self.truth[lo:hi] == self.positive
-            negatives = np.flatnonzero(~is_pos)
-            negatives = negatives[np.argsort(keys[negatives], kind="stable")]
-            negative_keys = keys[negatives]
-            positives = np.flatnonzero(is_pos)
-            below = np.searchsorted(negative_keys, keys[positives], side="left")
-            not_above = np.searchsorted(negative_keys, keys[positives], side="right")
-            self._cache[key] = _SortedFold(
-                negatives=negatives + lo,
-                positives=positives + lo,
-                below=below,
-                not_above=not_above,
-                ties=bool(np.any(below != not_above)),
-            )
+            self._cache[key] = AUCRanking.of(self.truth[lo:hi] == self.positive, x[lo:hi], lo)
         return self._cache[key]
 
     def _expanded(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -549,21 +498,6 @@ class PairedRecords:
         within = np.where(np.isnan(within), 0.0, within) * pos_u * neg_u
         with np.errstate(invalid="ignore", divide="ignore"):
             return (u_total - removed + within) / ((m - pos_u) * (n - neg_u))
-
-
-def _counted_u(counts: np.ndarray, w_pos: np.ndarray, fold: _SortedFold) -> int:
-    """``2U`` of one resample given how often each record was drawn (``counts``, int).
-
-    ``w_pos`` holds the counts of the positives (``counts[fold.positives]``).
-    """
-    w_neg = np.take(counts, fold.negatives)
-    cumulative = np.empty(w_neg.shape[0] + 1, dtype=np.int64)
-    cumulative[0] = 0
-    np.cumsum(w_neg, out=cumulative[1:])
-    credit = np.take(cumulative, fold.below)
-    if fold.ties:
-        credit += np.take(cumulative, fold.not_above)
-    return int(np.dot(w_pos, credit)) * (1 if fold.ties else 2)
 
 
 # ---------------------------------------------------------------------------- inputs of the tests

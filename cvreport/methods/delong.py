@@ -45,6 +45,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from cvreport.data.auc import grouped_auc
 from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import NormalTestResult, normal_pvalue
@@ -77,6 +78,9 @@ def delong_components(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """AUCs and DeLong's structural components of k models, by Sun & Xu's midrank algorithm.
 
+    The AUCs are :func:`cvreport.data.auc.grouped_auc`'s, as everywhere in cvreport;
+    the components, from the midranks, have them as their means.
+
     Parameters
     ----------
     positive : array_like of bool, shape (N,)
@@ -100,6 +104,10 @@ def delong_components(
     """
     is_pos = np.asarray(positive, dtype=bool)
     s = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    k, n_records = s.shape
+    auc = grouped_auc(
+        np.repeat(np.arange(k), n_records), k, np.tile(is_pos, k), s.ravel()
+    )  # each model's scores one group
     x, y = s[:, is_pos], s[:, ~is_pos]
     m, n = x.shape[1], y.shape[1]
     ranks_all = stats.rankdata(np.concatenate([x, y], axis=1), axis=1)
@@ -107,7 +115,6 @@ def delong_components(
     ranks_y = stats.rankdata(y, axis=1)
     v10 = (ranks_all[:, :m] - ranks_x) / n
     v01 = 1.0 - (ranks_all[:, m:] - ranks_y) / m
-    auc = (ranks_all[:, :m].sum(axis=1) - m * (m + 1) / 2.0) / (m * n)
     return auc, v10, v01
 
 

@@ -8,7 +8,10 @@ into "positions", the fold of every position is a fixed template (see
 :mod:`cvreport.simulate.designs`), so every per-fold sum of the whole batch is
 one matrix product of the ``(reps, n)`` losses with the ``(n, folds)`` 0/1
 indicator of the template — a single BLAS call per batch, whatever the number of
-designs stacked into the indicator's columns.
+designs stacked into the indicator's columns. For 0/1 losses the product counts
+each fold's records both models got wrong and each model's errors, which
+:func:`cvreport.data.pair_counts.pair_tables` turns into the 2×2 tables, as it
+does for a results table.
 
 Examples
 --------
@@ -27,13 +30,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from cvreport.data.pair_counts import pair_tables
 from cvreport.data.sufficient import FoldStatistics
 from cvreport.errors import DataError
 
 __all__ = [
     "FoldStatistics",
     "code_losses",
-    "count_cells",
+    "count_errors",
     "fold_indicator",
     "fold_statistics",
     "split_columns",
@@ -70,13 +74,21 @@ def code_losses(loss_a: np.ndarray, loss_b: np.ndarray) -> np.ndarray:
     return (2 * (1 - a) + (1 - b)).astype(np.int8, copy=False)
 
 
-def count_cells(codes: np.ndarray, indicator: np.ndarray) -> np.ndarray:
-    """``(reps, 3, C)`` counts of cells n00, n01, n10 per indicator column (float32, exact)."""
+def count_errors(codes: np.ndarray, indicator: np.ndarray) -> np.ndarray:
+    """``(reps, 3, C)`` errors of both models, of A and of B per indicator column (float32, exact).
+
+    From the cells of :func:`code_losses`: both wrong is cell 0 (n00), A wrong
+    cells 0 and 1, B wrong cells 0 and 2 (the even ones).
+
+    >>> count_errors(np.array([[0, 1, 2, 3]]), np.ones((4, 1), np.float32)).tolist()
+    [[[1.0], [2.0], [2.0]]]
+    """
     reps, n = codes.shape
-    onehot = np.empty((reps, 3, n), dtype=np.float32)
-    for cell in range(3):
-        np.equal(codes, cell, out=onehot[:, cell, :], casting="unsafe")
-    return np.matmul(onehot, indicator)
+    flags = np.empty((reps, 3, n), dtype=np.float32)
+    np.equal(codes, 0, out=flags[:, 0, :], casting="unsafe")
+    np.less_equal(codes, 1, out=flags[:, 1, :], casting="unsafe")
+    np.equal(codes & 1, 0, out=flags[:, 2, :], casting="unsafe")
+    return np.matmul(flags, indicator)
 
 
 def split_columns(
@@ -87,19 +99,20 @@ def split_columns(
     K: int,
     train_sizes: np.ndarray | None = None,
 ) -> FoldStatistics:
-    """Assemble :class:`FoldStatistics` from cell counts or loss-difference sums of m*K columns.
+    """Assemble :class:`FoldStatistics` from error counts or loss-difference sums of m*K columns.
 
-    ``counts`` is ``(reps, 3, m*K)`` (cells n00, n01, n10) for 0/1 losses, else ``None``
-    and ``sums`` is the ``(reps, m*K)`` sum of per-record differences A − B;
-    ``sizes`` and ``train_sizes`` are the validation and training records of every fold.
+    ``counts`` is ``(reps, 3, m*K)`` (records both models got wrong, A's errors, B's
+    errors: :func:`count_errors`) for 0/1 losses, else ``None``, and ``sums`` is the
+    ``(reps, m*K)`` sum of per-record differences A − B; ``sizes`` and ``train_sizes`` are the
+    validation and training records of every fold. The 2×2 tables are those of
+    :func:`cvreport.data.pair_counts.pair_tables`, as for a results table.
     """
     sizes = np.asarray(sizes, dtype=np.int64).reshape(m, K)
     if train_sizes is not None:
         train_sizes = np.asarray(train_sizes, dtype=np.int64).reshape(m, K)
     if counts is not None:
-        cells = np.rint(counts).astype(np.int64).reshape(counts.shape[0], 3, m, K)
-        n11 = sizes[None] - cells.sum(axis=1)
-        tables = np.concatenate([cells, n11[:, None]], axis=1).transpose(0, 2, 3, 1)
+        errors = np.rint(counts).astype(np.int64).reshape(counts.shape[0], 3, m, K)
+        tables = pair_tables(errors[:, 0], errors[:, 1], errors[:, 2], sizes[None])
         differences = (tables[..., 1] - tables[..., 2]) / sizes
         return FoldStatistics(
             np.ascontiguousarray(differences), np.ascontiguousarray(tables), sizes, train_sizes
@@ -151,7 +164,7 @@ def fold_statistics(
     if a.ndim == 2:
         indicator = fold_indicator(template, K)
         if binary:
-            counts = count_cells(code_losses(a, b), indicator)
+            counts = count_errors(code_losses(a, b), indicator)
             return split_columns(counts, None, sizes, m, K, train)
         return split_columns(None, (a - b) @ indicator.astype(np.float64), sizes, m, K, train)
     parts = [

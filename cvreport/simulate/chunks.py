@@ -14,7 +14,7 @@ from cvreport.errors import CVReportError, DataError
 from cvreport.simulate.aggregate import (
     FoldStatistics,
     code_losses,
-    count_cells,
+    count_errors,
     fold_statistics,
     split_columns,
 )
@@ -62,7 +62,7 @@ def loss_chunk(
         indicator = stream.indicator
         assert indicator is not None
         if plan.binary:
-            columns = count_cells(shuffled, indicator)
+            columns = count_errors(shuffled, indicator)
         else:
             columns = shuffled @ indicator.astype(np.float64)
         for (design, group), where in zip(stream.members, stream.slices):
