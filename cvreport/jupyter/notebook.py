@@ -24,6 +24,7 @@ from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.errors import CVReportError, DataError
 from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.results import check_alpha
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
@@ -69,8 +70,7 @@ def build(
     """
     import nbformat
 
-    if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     tests_value: str | list[str] = tests if isinstance(tests, str) else list(tests)
     _check_tests(tests_value)
     _check_correction(correction)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvreport.errors import CVReportError
+from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,8 +115,7 @@ class Explorer:
             raise CVReportError(
                 f"output_format must be one of {tuple(FORMATS)}, got {output_format!r}"
             )
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        check_alpha(alpha)
         if correction is not None and correction not in _corrections():
             raise CVReportError(
                 f"unknown correction {correction!r}; choose one of {', '.join(_corrections())}"

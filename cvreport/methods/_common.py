@@ -14,11 +14,9 @@ Three layers meet here:
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +33,7 @@ from cvreport.errors import (
 from cvreport.results import (
     MARGIN_ALTERNATIVES,
     TestResult,
+    TTestResult,
     check_alternative,
     mirrored_alternative,
 )
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import Design, ResultsTable
     from cvreport.methods.spec import TestSpec
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "NONZERO_OVER_ZERO",
@@ -52,9 +50,7 @@ __all__ = [
     "OK",
     "ZERO_OVER_ZERO",
     "ZERO_SPREAD_RTOL",
-    "NormalTestResult",
     "TKernel",
-    "TTestResult",
     "apply_degenerate_pvalue",
     "as_array",
     "as_table",
@@ -65,14 +61,12 @@ __all__ = [
     "emit_warnings",
     "finish_result",
     "loss_alternative",
-    "normal_interval",
     "normal_pvalue",
     "pair_statistics",
     "partition_balance",
     "require_design",
     "safe_ratio",
     "sorted_contingency",
-    "t_interval",
     "t_kernel",
     "t_pvalue",
     "t_result",
@@ -194,32 +188,6 @@ def chi2_sf(statistic: Any, df: float) -> np.ndarray:
     if df == 1:
         return special.erfc(np.sqrt(x / 2.0))
     return special.chdtrc(float(df), x)
-
-
-def t_interval(
-    center: float, standard_error: float, df: float, alpha: float, alternative: str
-) -> tuple[float, float]:
-    """``center ± t quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
-    if alternative == "two-sided":
-        q = float(special.stdtrit(df, 1.0 - alpha / 2.0))
-        return (center - q * standard_error, center + q * standard_error)
-    q = float(special.stdtrit(df, 1.0 - alpha))
-    if alternative == "less":
-        return (-math.inf, center + q * standard_error)
-    return (center - q * standard_error, math.inf)
-
-
-def normal_interval(
-    center: float, standard_error: float, alpha: float, alternative: str
-) -> tuple[float, float]:
-    """``center ± z quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
-    if alternative == "two-sided":
-        q = float(special.ndtri(1.0 - alpha / 2.0))
-        return (center - q * standard_error, center + q * standard_error)
-    q = float(special.ndtri(1.0 - alpha))
-    if alternative == "less":
-        return (-math.inf, center + q * standard_error)
-    return (center - q * standard_error, math.inf)
 
 
 def normal_pvalue(statistic: Any, alternative: str) -> np.ndarray:
@@ -434,57 +402,6 @@ def t_result(
         ),
         **fields,
     )
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class TTestResult(TestResult):
-    """A Student t test whose interval is ``center ± t quantile × standard_error``.
-
-    Attributes
-    ----------
-    center : float
-        The numerator of the statistic (the quantity whose interval :meth:`conf_int` gives).
-    standard_error : float
-        The denominator of the statistic.
-    """
-
-    center: float = math.nan
-    standard_error: float = math.nan
-    distribution: str = "t"
-
-    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center")
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        df = self.df
-        if not isinstance(df, (int, float)) or df <= 0 or not math.isfinite(self.standard_error):
-            return None
-        return t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
-
-    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
-        rows = super()._summary_rows(alpha)
-        rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
-        return rows
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class NormalTestResult(TestResult):
-    """A z test whose interval is ``estimate ± z quantile × standard_error``.
-
-    Attributes
-    ----------
-    standard_error : float
-        The standard error of the estimate (no interval when it is not positive).
-    """
-
-    standard_error: float = math.nan
-    distribution: str = "normal"
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        if not (self.standard_error > 0 and self.estimate is not None):
-            return None
-        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
 
 
 def check_counts(values: Any, name: str) -> np.ndarray:

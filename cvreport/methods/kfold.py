@@ -9,7 +9,6 @@ import numpy as np
 from cvreport.errors import DataError
 from cvreport.methods._common import (
     TKernel,
-    TTestResult,
     as_array,
     as_table,
     emit_warnings,
@@ -22,7 +21,7 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
-from cvreport.results import check_alternative
+from cvreport.results import TTestResult, check_alternative
 
 if TYPE_CHECKING:
     import pandas as pd
