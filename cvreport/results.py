@@ -634,14 +634,6 @@ class TestResult(HypothesisTestResult):
         """Rows a test adds to the summary, shown before the observations and the decision."""
         return []
 
-    def summary(self, alpha: float = 0.05) -> Summary:
-        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views.
-
-        Every level in it is ``alpha``'s: the ``1 − alpha`` interval (``1 − 2 alpha``
-        against a margin) right after the estimate it is an interval of, and the
-        decision "reject H0 at α = alpha".
-        """
-        return super().summary(alpha)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

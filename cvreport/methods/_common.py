@@ -30,6 +30,7 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
+from cvreport.partitions.balance import balance_verdict
 from cvreport.results import (
     MARGIN_ALTERNATIVES,
     TestResult,
@@ -364,8 +365,6 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
     table holds per-fold scores and the partitions cannot be seen.
     """
-    from cvreport.partitions.balance import balance_verdict
-
     return balance_verdict(table)
 
 

@@ -41,6 +41,7 @@ import pandas as pd
 
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import PAIR_KERNELS
+from cvreport.reporting import interpret, selection
 from cvreport.reporting.selection import resolve_test
 
 if TYPE_CHECKING:
@@ -213,7 +214,6 @@ def context(
     """
     if frame is None:
         return None
-    from cvreport.reporting import interpret, selection
 
     rows = list(
         zip(
