@@ -635,7 +635,6 @@ class TestResult(HypothesisTestResult):
         return []
 
 
-
 @dataclass(frozen=True, kw_only=True, repr=False)
 class TTestResult(TestResult):
     """A Student t test whose interval is ``center ± t quantile × standard_error``.
