@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from cvreport import arrays, options
+from cvreport._version import __version__
 from cvreport.data.clusters import ClusterLeakageWarning, audit_clusters
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.examples import load_example
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from cvreport.reporting.multi_report import DatasetsReport
     from cvreport.reporting.report import Report, ReportExistsError, report
 
-__version__ = "0.1.0"
 
 # every test of the registry is cvreport.NAME (its table-level function)
 globals().update({_spec.name: _spec.function for _spec in _SPECS})
@@ -104,7 +104,16 @@ __all__ = [
 __all__ += [_spec.name for _spec in _SPECS]
 
 
-_REPORTING = ("Report", "ReportExistsError", "report")
+#: What :func:`__getattr__` loads on first use: name -> (module, attribute; None: the module).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "Report": ("cvreport.reporting.report", "Report"),
+    "ReportExistsError": ("cvreport.reporting.report", "ReportExistsError"),
+    "report": ("cvreport.reporting.report", "report"),
+    "DatasetsReport": ("cvreport.reporting.multi_report", "DatasetsReport"),
+    "notebook": ("cvreport.jupyter.notebook", None),
+    "explore": ("cvreport.jupyter.widgets", "explore"),
+    "simulate": ("cvreport.simulate", None),
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -113,27 +122,12 @@ def __getattr__(name: str) -> Any:
     They pull in Jinja2, ipywidgets, nbformat and the simulation engine, which a
     script that only runs tests does not need.
     """
-    if name in _REPORTING:
-        from cvreport.reporting import report as reporting
-
-        value: Any = getattr(reporting, name)
-    elif name == "DatasetsReport":
-        from cvreport.reporting.multi_report import DatasetsReport
-
-        value = DatasetsReport
-    elif name == "notebook":
-        from cvreport.jupyter import notebook
-
-        value = notebook
-    elif name == "explore":
-        from cvreport.jupyter.widgets import explore
-
-        value = explore
-    elif name == "simulate":
-        # ``from cvreport import simulate`` would call this function again
-        value = importlib.import_module("cvreport.simulate")
-    else:
+    if name not in _LAZY:
         raise AttributeError(f"module 'cvreport' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    # the heavy optional parts load here, once (``from cvreport import x`` would recurse)
+    module = importlib.import_module(module_name)
+    value: Any = module if attribute is None else getattr(module, attribute)
     globals()[name] = value
     return value
 

@@ -39,8 +39,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cvreport._version import __version__
 from cvreport.cli_checks import CommandError, check_outputs
 from cvreport.cli_checks import check_alpha as _check_alpha
+from cvreport.cli_datasets import add_datasets_command
 from cvreport.cli_inputs import (
     add_input_arguments,
     check_data_path,
@@ -52,8 +54,16 @@ from cvreport.cli_inputs import (
     require_data_and_formula,
     score_options,
 )
+from cvreport.cli_plan import add_plan_command
+from cvreport.data import examples
+from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA, with_cluster_term
+from cvreport.data.io import data_format
+from cvreport.data.table import ResultsTable
 from cvreport.errors import DataError
+from cvreport.rendering.csv_export import csv_text
+from cvreport.rendering.writer import write_texts
+from cvreport.reporting.report import FORMATS, Report
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -66,8 +76,6 @@ _FORMAT_SUFFIX = {"html": ".html", "md": ".md", "tex": ".tex"}
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cvreport`` command."""
-    from cvreport import __version__
-
     parser = argparse.ArgumentParser(
         prog=PROG,
         description=(
@@ -155,8 +163,6 @@ def build_parser() -> argparse.ArgumentParser:
     notebook.add_argument("--title", help="the notebook's heading")
     notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     notebook.set_defaults(handler=_run_notebook)
-    from cvreport.cli_datasets import add_datasets_command
-    from cvreport.cli_plan import add_plan_command
 
     add_datasets_command(commands)
     add_plan_command(commands)
@@ -182,8 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # -- report ------------------------------------------------------------------
 def _run_report(args: argparse.Namespace) -> int:
-    from cvreport.reporting.report import FORMATS, Report
-
     output = Path(args.output)
     fmt = args.format
     if fmt is None and output.suffix.lower() not in FORMATS:
@@ -216,7 +220,6 @@ def _run_report(args: argparse.Namespace) -> int:
         test_options=({"bayesian_correlated_ttest": {"rope": rope}} if rope is not None else None),
     )
     files = [(output, report.render(kind, **options)), *_tables(report, args)]
-    from cvreport.rendering.writer import write_texts
 
     written = write_texts(files, overwrite=args.overwrite)
     pairs = len(report.comparisons)
@@ -245,8 +248,6 @@ def _path(value: str | None) -> Path | None:
 
 def _tables(report: Any, args: argparse.Namespace) -> list[tuple[Path, str]]:
     """The complete tables behind a report's summaries, as CSV text safe for spreadsheets."""
-    from cvreport.rendering.csv_export import csv_text
-
     tables = []
     if args.pairs_csv:
         frame = report.overview if report.overview is not None else report.to_frame()
@@ -265,6 +266,7 @@ def _run_notebook(args: argparse.Namespace) -> int:
     import importlib
 
     try:
+        # optional: writing notebooks needs nbformat, loaded only for this command
         notebook = importlib.import_module("cvreport.jupyter.notebook")
     except ImportError as exc:
         if exc.name not in ("cvreport.jupyter.notebook", "nbformat"):
@@ -333,8 +335,6 @@ def _load_table(args: argparse.Namespace) -> ResultsTable:
 
 
 def _looks_like_data(name: str) -> bool:
-    from cvreport.data.io import data_format
-
     try:
         data_format(name)
     except DataError:
@@ -343,8 +343,6 @@ def _looks_like_data(name: str) -> bool:
 
 
 def _check_example(args: argparse.Namespace) -> None:
-    from cvreport.data.examples import EXAMPLES
-
     if args.data or _looks_like_data(args.example):
         raise CommandError("pass either DATA or --example, not both")
     if args.example not in EXAMPLES:
@@ -354,16 +352,11 @@ def _check_example(args: argparse.Namespace) -> None:
 
 
 def _example_formula() -> str:
-    from cvreport.data import examples
-
     return str(getattr(examples, "FORMULA", DEFAULT_FORMULA))
 
 
 def _example_table(name: str, formula: str | None, record: str) -> ResultsTable:
     """A bundled example; with its predictions when it has them, for per-model metrics."""
-    from cvreport.data.examples import load_example
-    from cvreport.data.table import ResultsTable
-
     frame = load_example(name)
     if formula:
         return ResultsTable.from_formula(formula, frame, record=record)

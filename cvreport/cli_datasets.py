@@ -20,7 +20,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cvreport.cli_inputs import DEFAULT_DATASETS_FORMULA, add_input_arguments
+from cvreport.cli_checks import CommandError, check_alpha, check_outputs
+from cvreport.cli_inputs import (
+    DEFAULT_DATASETS_FORMULA,
+    add_input_arguments,
+    input_paths,
+    load_datasets_table,
+)
+from cvreport.rendering.writer import write_texts
+from cvreport.reporting.multi_report import DatasetsReport
 
 __all__ = ["DEFAULT_DATASETS_FORMULA", "add_datasets_command", "run_datasets"]
 
@@ -69,11 +77,6 @@ def add_datasets_command(commands: Any) -> None:
 
 def run_datasets(args: argparse.Namespace) -> int:
     """Write the many-data-sets report."""
-    from cvreport.cli_checks import CommandError, check_alpha, check_outputs
-    from cvreport.cli_inputs import input_paths, load_datasets_table
-    from cvreport.rendering.writer import write_texts
-    from cvreport.reporting.multi_report import DatasetsReport
-
     output = Path(args.output)
     kinds = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown", ".tex": "to_latex"}
     if output.suffix.lower() not in kinds:

@@ -37,7 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvreport.cli_checks import CommandError
+from cvreport.data.datasets import DatasetsTable
+from cvreport.data.examples import load_example
 from cvreport.data.formula import DEFAULT_FORMULA
+from cvreport.data.io import check_regular_file, data_format, read_results
+from cvreport.data.metrics import resolve_metric
+from cvreport.data.table import ResultsTable
+from cvreport.errors import DataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,7 +241,6 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
                 "(e.g. --metric roc_auc)"
             )
         return formula
-    from cvreport.data.metrics import resolve_metric
 
     resolve_metric(metric)  # an unknown name: a DataError listing the known metrics
     if score and prediction:
@@ -304,9 +309,6 @@ def check_data_path(path: str | os.PathLike[str]) -> None:
     (:func:`cvreport.data.io.check_regular_file`), so every route says the same.
     A path that does not exist is left to the reader (it may be a glob).
     """
-    from cvreport.data.io import check_regular_file
-    from cvreport.errors import DataError
-
     try:
         check_regular_file(path)
     except DataError as error:
@@ -327,8 +329,6 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
 
 def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
     """Read a CSV or Parquet file (:func:`cvreport.data.io.read_results`), never a FIFO."""
-    from cvreport.data.io import data_format, read_results
-
     data_format(path)
     check_data_path(path)
     return read_results(path, sep=sep)
@@ -345,8 +345,6 @@ def _source(args: argparse.Namespace) -> Any:
 
 def load_table(args: argparse.Namespace, *, example_formula: str = DEFAULT_FORMULA) -> ResultsTable:
     """The :class:`~cvreport.data.table.ResultsTable` the flags describe (not for examples)."""
-    from cvreport.data.table import ResultsTable
-
     formula = input_formula(args, require_data_and_formula(args, example_formula))
     per_fold, ratio = score_options(args)
     source = _source(args)
@@ -368,9 +366,6 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
     The formula is built as for ``report`` (``--metric``, ``--truth``, ``--score``
     folded into it), its last block naming the data set column.
     """
-    from cvreport.data.datasets import DatasetsTable
-    from cvreport.data.examples import load_example
-
     if args.example:
         if args.data:
             raise CommandError("pass either DATA or --example, not both")

@@ -17,6 +17,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from cvreport.cli_checks import CommandError, check_alpha, check_output
+from cvreport.data.examples import load_example
+from cvreport.data.io import read_results
+from cvreport.data.table import ResultsTable
+from cvreport.planning.plan import plan
+from cvreport.rendering.writer import write_text
+from cvreport.reporting.power_curve import power_curve
+
 __all__ = ["add_plan_command", "build_plan_parser", "run_plan"]
 
 
@@ -95,9 +103,6 @@ def build_plan_parser() -> argparse.ArgumentParser:
 
 def run_plan(command: argparse.Namespace) -> int:
     """Print the plan; write the curve and the table when asked."""
-    from cvreport.cli_checks import CommandError, check_alpha, check_output
-    from cvreport.planning.plan import plan
-
     args = build_plan_parser().parse_intermixed_args(command.arguments)
     command.debug = args.debug
 
@@ -121,13 +126,9 @@ def run_plan(command: argparse.Namespace) -> int:
     )
     print(result.summary().as_text(), end="")
     if args.csv:
-        from cvreport.rendering.writer import write_text
-
         csv = result.to_frame().to_csv(index=False)
         print(f"wrote {write_text(args.csv, csv, overwrite=args.overwrite)}")
     if args.svg:
-        from cvreport.reporting.power_curve import power_curve
-
         if result.components is None:
             raise CommandError(
                 "--svg: a single hold-out split gives no variance of per-fold differences to "
@@ -141,12 +142,9 @@ def run_plan(command: argparse.Namespace) -> int:
 
 
 def _pilot(args: argparse.Namespace, error: type[Exception]) -> Any:
-    from cvreport.data.table import ResultsTable
-
     if args.example:
         if args.data:
             raise error("pass either DATA or --example, not both")
-        from cvreport.data.examples import load_example
 
         frame = load_example()
         formula = args.formula or "loss ~ model | replication + fold"
@@ -156,7 +154,6 @@ def _pilot(args: argparse.Namespace, error: type[Exception]) -> Any:
                 "give DATA and -f FORMULA (e.g. -f 'loss ~ model | replication + fold'), or "
                 "--example"
             )
-        from cvreport.data.io import read_results
 
         frame = read_results(args.data, sep=args.sep)
         formula = args.formula

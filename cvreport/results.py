@@ -1,10 +1,23 @@
-"""Result objects returned by every test, in the manner of statsmodels and scipy.stats.
+"""The result family: every object a test, an audit or a comparison over data sets returns.
 
-A result is a frozen dataclass that unpacks as ``statistic, pvalue = res``, knows
-how it was computed (``method``, ``reference``, ``design``), says what went wrong
-in ``warnings`` instead of returning a silent NaN, and renders a
-:class:`~cvreport.rendering.summary.Summary`. Rendering is imported lazily so that the
-statistics never depend on the templates.
+One base, :class:`Result`, gives every member the same face: Jupyter's rich
+display, ``__repr__``, ``to_frame(alpha)`` (one tidy row), ``summary(alpha)``
+(a :class:`~cvreport.rendering.summary.Summary` in which every level is
+``alpha``'s) and one check of ``alpha`` (:func:`check_alpha`). Below it:
+
+* :class:`HypothesisTestResult`: statistic, p-value, df, a reference
+  :class:`~cvreport.distributions.Distribution`, the alternative and
+  ``reject(alpha)``; it unpacks as ``statistic, pvalue = res`` (the Friedman
+  test, the Wilcoxon test over data sets, the overlap audit);
+* :class:`TestResult`: a test comparing model A with model B, whose estimate is
+  in the user's metric A − B and direction, with ``conf_int(alpha)`` of the
+  estimate shown beside it; :class:`TTestResult` and :class:`NormalTestResult`
+  are its t and z kinds, and every test of :mod:`cvreport.methods` returns one.
+
+The posteriors over data sets (:mod:`cvreport.multi`) are plain :class:`Result`
+members. A result says what went wrong in ``warnings`` instead of returning a
+silent NaN. Statistics build their summaries from the plain data of
+:mod:`cvreport.summary_data`; :mod:`cvreport.rendering` formats them.
 """
 
 from __future__ import annotations
@@ -13,19 +26,25 @@ import math
 import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import pandas as pd
 
+from cvreport.distributions import NORMAL, Distribution, T, as_distribution
+from cvreport.distributions import normal_interval as _normal_interval
+from cvreport.distributions import t_interval as _t_interval
 from cvreport.errors import CVReportError, IntervalUndefinedError
 from cvreport.rendering.display import SummaryDisplay
-
-if TYPE_CHECKING:
-    from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
+from cvreport.rendering.summary import Summary
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = [
     "ALTERNATIVES",
     "MARGIN_ALTERNATIVES",
+    "HypothesisTestResult",
+    "NormalTestResult",
+    "Result",
+    "TTestResult",
     "TestResult",
     "check_alpha",
     "check_alternative",
@@ -38,8 +57,6 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 MARGIN_ALTERNATIVES = ("equivalent", "non-inferior")
 
 _MIRRORED = {"two-sided": "two-sided", "less": "greater", "greater": "less"}
-# reference distributions whose statistic carries the sign of the estimate A − B
-_SIGNED_DISTRIBUTIONS = frozenset({"t", "normal", "z"})
 
 
 def mirrored_alternative(alternative: str) -> str:
@@ -78,21 +95,47 @@ def _interval_hint(design: str | None) -> str:
     return f"for an interval on the difference on this design use {names}"
 
 
-def check_alpha(alpha: float) -> float:
+def check_alpha(alpha: Any, name: str = "alpha") -> float:
     """Validate a significance level: a real number strictly between 0 and 1.
 
-    >>> check_alpha(0.01)
-    0.01
+    The one check of a level in cvreport: results, reports, audits, plans, the
+    explorer and the command line all call it.
+
+    Parameters
+    ----------
+    alpha : float
+        The level.
+    name : str
+        How the message names it (``"--alpha"`` on the command line).
+
+    Returns
+    -------
+    float
+        ``alpha`` as a float.
 
     Raises
     ------
     CVReportError
         When ``alpha`` is not a number in (0, 1).
+
+    Examples
+    --------
+    >>> check_alpha(0.01)
+    0.01
+    >>> check_alpha(1.5)
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
     """
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-        raise CVReportError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+        raise CVReportError(
+            f"{name} must be a number between 0 and 1, got {alpha!r}: "
+            f"{name} must lie strictly between 0 and 1; 0.05 is usual"
+        )
     if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        raise CVReportError(
+            f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
+        )
     return float(alpha)
 
 
@@ -121,7 +164,193 @@ def check_alternative(alternative: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class TestResult(SummaryDisplay):
+class Result(SummaryDisplay):
+    """The base of every result: display, ``to_frame(alpha)``, ``summary(alpha)``, one alpha check.
+
+    A member fills :meth:`_frame_row` (its one row of :meth:`to_frame`) and
+    :meth:`_summary_rows` (and, when it has them, :meth:`_summary_tables`); the
+    base checks ``alpha`` once and builds both. Jupyter shows the summary
+    (``_repr_html_``); ``str()`` is its text.
+
+    Attributes
+    ----------
+    method : str
+        Human-readable name of the method.
+    reference : str
+        Citation of the paper that defines it.
+    warnings : tuple of str
+        What was degenerate or doubtful, in words.
+    notes : tuple of str
+        What to keep in mind when reading it.
+
+    Examples
+    --------
+    >>> from cvreport import arrays
+    >>> res = arrays.mcnemar(12, 4)
+    >>> isinstance(res, Result), res.to_frame(0.01)["alpha"].item()
+    (True, 0.01)
+    >>> "reject H0 at α = 0.01" in res.summary(0.01).as_text()
+    True
+    """
+
+    method: str = ""
+    reference: str = ""
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    # -- tabular view ----------------------------------------------------
+    def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
+        """One tidy row, so that many results concatenate into one table.
+
+        Every decision and interval in it is at level ``alpha``.
+        """
+        return pd.DataFrame([self._frame_row(check_alpha(alpha))])
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:  # pragma: no cover - members define it
+        raise NotImplementedError
+
+    # -- summary ---------------------------------------------------------
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views.
+
+        Every level in it is ``alpha``'s: the ``1 − alpha`` interval (``1 − 2 alpha``
+        against a margin) beside the estimate it is an interval of, and the decision
+        "reject H0 at α = alpha".
+
+        Examples
+        --------
+        >>> from cvreport import arrays
+        >>> text = arrays.paired_ttest_kfold([0.02, 0.01, 0.03, 0.0, 0.02]).summary(0.01).as_text()
+        >>> "99% interval" in text and "reject H0 at α = 0.01" in text and "95%" not in text
+        True
+        """
+        alpha = check_alpha(alpha)
+        return Summary(
+            title=self._summary_title(),
+            rows=tuple(self._summary_rows(alpha)),
+            tables=tuple(self._summary_tables(alpha)),
+            warnings=self.warnings,
+            notes=self.notes,
+            reference=self.reference or None,
+            interpretation=self._interpretation(),
+        )
+
+    def _summary_title(self) -> str:
+        return self.method or type(self).__name__
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
+        return []
+
+    def _interpretation(self) -> str | None:
+        return None
+
+    def __str__(self) -> str:
+        return self.summary().as_text()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class HypothesisTestResult(Result):
+    """A test's statistic and p-value: unpacks as ``statistic, pvalue = res``.
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic (may be ``±inf`` under a documented degenerate convention).
+    pvalue : float
+        The p-value under ``alternative``.
+    df : float, tuple of float or None
+        Degrees of freedom; a ``(numerator, denominator)`` pair for F tests.
+    distribution : Distribution
+        The reference distribution: a :class:`~cvreport.distributions.Distribution`,
+        which prints as its name (``"t"``, ``"F"``, ``"chi2"``, ``"normal"``,
+        ``"binomial"``) and knows whether the statistic is signed. A name given
+        as a string becomes the known value of that name.
+    alternative : str
+        ``"two-sided"``, ``"less"`` or ``"greater"`` (see :class:`TestResult`).
+    nobs : int or None
+        Number of observations the statistic is built from.
+    test : str
+        Name of the cvreport function that produced the result.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    statistic: float
+    pvalue: float
+    df: float | tuple[float, float] | None = None
+    distribution: Distribution | str = ""
+    alternative: str = "two-sided"
+    nobs: int | None = None
+    test: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.distribution, Distribution):
+            object.__setattr__(self, "distribution", as_distribution(self.distribution))
+
+    def __iter__(self) -> Iterator[float]:
+        yield self.statistic
+        yield self.pvalue
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> float:
+        return (self.statistic, self.pvalue)[index]
+
+    def reject(self, alpha: float = 0.05) -> bool:
+        """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
+        return bool(self.pvalue <= check_alpha(alpha))
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether a degenerate-data convention was applied (see ``warnings``)."""
+        return bool(self.warnings)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        df1, df2 = self.df if isinstance(self.df, tuple) else (self.df, None)
+        return {
+            "test": self.test,
+            "method": self.method,
+            "statistic": self.statistic,
+            "df": df1,
+            "df2": df2,
+            "distribution": self.distribution,
+            "alternative": self.alternative,
+            "pvalue": self.pvalue,
+            "reject": self.reject(alpha),
+            "alpha": alpha,
+            "nobs": self.nobs,
+            "warnings": " | ".join(self.warnings),
+        }
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        rows = [
+            SummaryRow("statistic", self.statistic, "number"),
+            SummaryRow("distribution", self.distribution, "text"),
+            SummaryRow("df", self.df, "df"),
+            SummaryRow("p-value", self.pvalue, "pvalue"),
+            SummaryRow("observations", self.nobs, "value"),
+            SummaryRow(f"reject H0 at α = {alpha:g}", self.reject(alpha), "value"),
+        ]
+        return [r for r in rows if r.value is not None]
+
+    def __repr__(self) -> str:
+        df = f", df={self.df!r}" if self.df is not None else ""
+        return (
+            f"{type(self).__name__}(test={self.test!r}, statistic={self.statistic:.6g}, "
+            f"pvalue={self.pvalue:.6g}{df}, alternative={self.alternative!r})"
+        )
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class TestResult(HypothesisTestResult):
     """The outcome of one hypothesis test comparing model A with model B.
 
     Attributes
@@ -183,22 +412,9 @@ class TestResult(SummaryDisplay):
     [{'test': 'mcnemar', 'statistic': 3.0625, 'distribution': 'chi2'}]
     """
 
-    __test__ = False  # not a pytest test class
-
-    statistic: float
-    pvalue: float
-    df: float | tuple[float, float] | None = None
-    distribution: str = ""
-    alternative: str = "two-sided"
     estimate: float | None = None
-    nobs: int | None = None
-    method: str = ""
-    test: str = ""
-    reference: str = ""
     design: str | None = None
     models: tuple[str, str] | None = None
-    warnings: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
     loss_name: str = "loss"
     direction: str = "lower"
     margin: float | None = None
@@ -217,21 +433,7 @@ class TestResult(SummaryDisplay):
     #: Fields holding a difference A − B (or its sign); negated by :meth:`_negated`.
     _signed_fields: ClassVar[tuple[str, ...]] = ("estimate",)
 
-    def __iter__(self) -> Iterator[float]:
-        yield self.statistic
-        yield self.pvalue
-
-    def __len__(self) -> int:
-        return 2
-
-    def __getitem__(self, index: int) -> float:
-        return (self.statistic, self.pvalue)[index]
-
     # -- decisions -------------------------------------------------------
-    def reject(self, alpha: float = 0.05) -> bool:
-        """Whether H0 is rejected at level ``alpha`` (``pvalue <= alpha``)."""
-        return bool(self.pvalue <= check_alpha(alpha))
-
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
         """Confidence interval for the difference A − B in the metric at level ``1 - alpha``.
 
@@ -276,11 +478,6 @@ class TestResult(SummaryDisplay):
         """The level of :meth:`conf_int` at ``alpha``: ``1 − 2α`` with a margin, else ``1 − α``."""
         return 1.0 - (2.0 * alpha if self.alternative in MARGIN_ALTERNATIVES else alpha)
 
-    @property
-    def degenerate(self) -> bool:
-        """Whether a degenerate-data convention was applied (see ``warnings``)."""
-        return bool(self.warnings)
-
     def _negated(self) -> Self:
         """The result for the negated differences B − A, computed from this one.
 
@@ -294,7 +491,7 @@ class TestResult(SummaryDisplay):
 
     def _negated_changes(self) -> dict[str, Any]:
         changes = {name: _negated(getattr(self, name)) for name in self._signed_fields}
-        if str(self.distribution).split(" ")[0] in _SIGNED_DISTRIBUTIONS:
+        if as_distribution(self.distribution).signed:
             changes["statistic"] = _negated(self.statistic)
         changes["alternative"] = _MIRRORED.get(self.alternative, self.alternative)
         if self.margin is not None:  # H0: A − B ≤ −margin becomes H0: B − A ≥ margin
@@ -322,7 +519,9 @@ class TestResult(SummaryDisplay):
         (``1 − 2 alpha`` against a margin, see :meth:`interval_level`), NaN when
         the test gives no interval for it; ``alpha`` and ``reject`` are at ``alpha``.
         """
-        check_alpha(alpha)
+        return super().to_frame(alpha)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
         df1, df2 = self.df if isinstance(self.df, tuple) else (self.df, None)
         interval = self.estimate_interval(alpha)
         low, high = interval if interval is not None else (math.nan, math.nan)
@@ -359,12 +558,10 @@ class TestResult(SummaryDisplay):
                     "pvalue_upper": self.pvalue_upper,
                 }
             )
-        return pd.DataFrame([row])
+        return row
 
     # -- summary ---------------------------------------------------------
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = [
             SummaryRow(
                 "models (A vs B)", " vs ".join(self.models) if self.models else None, "text"
@@ -392,8 +589,6 @@ class TestResult(SummaryDisplay):
 
     def _interval_rows(self, alpha: float) -> list[SummaryRow]:
         """The ``1 − alpha`` interval, shown right after the estimate it is an interval of."""
-        from cvreport.rendering.summary import SummaryRow
-
         level = level_text(self.interval_level(alpha))
         return [SummaryRow(f"{level} interval", self.conf_int(alpha), "value")]
 
@@ -408,8 +603,6 @@ class TestResult(SummaryDisplay):
 
     def _margin_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         """The ``1 − 2α`` interval (beside the estimate), the margin and both one-sided tests."""
-        from cvreport.rendering.summary import SummaryRow
-
         margin = float(self.margin or 0.0)
         score = self.direction == "higher"
         rows = []
@@ -441,45 +634,64 @@ class TestResult(SummaryDisplay):
         """Rows a test adds to the summary, shown before the observations and the decision."""
         return []
 
-    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        return []
 
-    def summary(self, alpha: float = 0.05) -> Summary:
-        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views.
+@dataclass(frozen=True, kw_only=True, repr=False)
+class TTestResult(TestResult):
+    """A Student t test whose interval is ``center ± t quantile × standard_error``.
 
-        Every level in it is ``alpha``'s: the ``1 − alpha`` interval (``1 − 2 alpha``
-        against a margin) beside the estimate it is an interval of, and the decision
-        "reject H0 at α = alpha".
+    Attributes
+    ----------
+    center : float
+        The numerator of the statistic (the quantity whose interval :meth:`conf_int` gives).
+    standard_error : float
+        The denominator of the statistic.
 
-        Examples
-        --------
-        >>> from cvreport import arrays
-        >>> text = arrays.paired_ttest_kfold([0.02, 0.01, 0.03, 0.0, 0.02]).summary(0.01).as_text()
-        >>> "99% interval" in text and "reject H0 at α = 0.01" in text and "95%" not in text
-        True
-        """
-        from cvreport.rendering.summary import Summary
+    Examples
+    --------
+    >>> res = TTestResult(statistic=2.0, pvalue=0.1, df=4.0, estimate=1.0, center=1.0,
+    ...                   standard_error=0.5)
+    >>> [round(x, 4) for x in res.conf_int(0.05)], res.distribution.signed
+    ([-0.3882, 2.3882], True)
+    """
 
-        check_alpha(alpha)
-        return Summary(
-            title=self.method or type(self).__name__,
-            rows=tuple(self._summary_rows(alpha)),
-            tables=tuple(self._summary_tables(alpha)),
-            warnings=self.warnings,
-            notes=self.notes,
-            reference=self.reference or None,
-        )
+    center: float = math.nan
+    standard_error: float = math.nan
+    distribution: Distribution | str = T
 
-    def __repr__(self) -> str:
-        df = f", df={self.df!r}" if self.df is not None else ""
-        return (
-            f"{type(self).__name__}(test={self.test!r}, statistic={self.statistic:.6g}, "
-            f"pvalue={self.pvalue:.6g}{df}, alternative={self.alternative!r})"
-        )
+    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center")
 
-    def __str__(self) -> str:
-        return self.summary().as_text()
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        df = self.df
+        if not isinstance(df, (int, float)) or df <= 0 or not math.isfinite(self.standard_error):
+            return None
+        return _t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every field as a plain dict."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        rows = super()._summary_rows(alpha)
+        rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
+        return rows
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NormalTestResult(TestResult):
+    """A z test whose interval is ``estimate ± z quantile × standard_error``.
+
+    Attributes
+    ----------
+    standard_error : float
+        The standard error of the estimate (no interval when it is not positive).
+
+    Examples
+    --------
+    >>> res = NormalTestResult(statistic=2.0, pvalue=0.0455, estimate=0.2, standard_error=0.1)
+    >>> [round(x, 4) for x in res.conf_int(0.05)]
+    [0.004, 0.396]
+    """
+
+    standard_error: float = math.nan
+    distribution: Distribution | str = NORMAL
+
+    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
+        if not (self.standard_error > 0 and self.estimate is not None):
+            return None
+        return _normal_interval(self.estimate, self.standard_error, alpha, self.alternative)

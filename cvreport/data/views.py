@@ -21,10 +21,11 @@ from cvreport.data.sufficient import FoldBlock, SufficientStatistics, training_s
 from cvreport.data.validation import show
 from cvreport.errors import DataError, DesignError, describe_keys
 from cvreport.rendering.display import SummaryDisplay
+from cvreport.rendering.summary import Summary
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
     from cvreport.data.build import TableContents
-    from cvreport.rendering.summary import Summary
 
 __all__ = ["TableViews"]
 
@@ -210,8 +211,6 @@ class TableViews(SummaryDisplay):
         >>> [table.caption for table in s.tables]
         ['Mean loss per model over the folds', 'Records per validation fold']
         """
-        from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
-
         design = self._design
         if self._per_record:
             marks = "a hit" if self._metric.higher_is_better else "an error"

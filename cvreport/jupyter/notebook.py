@@ -20,10 +20,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.examples import load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
+from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
 from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.reporting.report import CORRECTIONS
+from cvreport.reporting.selection import get_spec
+from cvreport.results import check_alpha
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
@@ -69,8 +74,7 @@ def build(
     """
     import nbformat
 
-    if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     tests_value: str | list[str] = tests if isinstance(tests, str) else list(tests)
     _check_tests(tests_value)
     _check_correction(correction)
@@ -446,8 +450,6 @@ def _relative_to_notebook(source: Path, notebook: Path) -> str:
 
 def _check_tests(tests: str | list[str]) -> None:
     """Fail now, not in the notebook, on test names cvreport does not know."""
-    from cvreport.reporting.selection import get_spec
-
     names = (
         [t.strip() for t in tests.split(",") if t.strip()]
         if isinstance(tests, str) and tests not in ("recommended", "all")
@@ -463,8 +465,6 @@ def _check_tests(tests: str | list[str]) -> None:
 
 
 def _check_correction(correction: str | None) -> None:
-    from cvreport.reporting.report import CORRECTIONS
-
     if correction is not None and correction not in CORRECTIONS:
         raise CVReportError(
             f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}"
@@ -506,11 +506,7 @@ def _check(
     test_train_ratio: float | None = None,
     sep: str | None = None,
 ) -> None:
-    from cvreport.data.table import ResultsTable
-
     if str(data) == EXAMPLE:
-        from cvreport.data.examples import load_example
-
         frame = load_example()
     else:
         frame = read_results(Path(data), sep=sep)

@@ -18,7 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError
+from cvreport.reporting.report import CORRECTIONS, Report
+from cvreport.reporting.selection import specs_for
+from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,8 +118,7 @@ class Explorer:
             raise CVReportError(
                 f"output_format must be one of {tuple(FORMATS)}, got {output_format!r}"
             )
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+        check_alpha(alpha)
         if correction is not None and correction not in _corrections():
             raise CVReportError(
                 f"unknown correction {correction!r}; choose one of {', '.join(_corrections())}"
@@ -225,8 +228,6 @@ class Explorer:
     # -- rendering -------------------------------------------------------
     def build_report(self) -> Report:
         """The report for the current choices (cached, so a format change recomputes nothing)."""
-        from cvreport.reporting.report import Report
-
         pairs = self.pairs
         if pairs is not None and pairs[0][0] == pairs[0][1]:
             raise CVReportError(
@@ -377,8 +378,6 @@ def explore(
     >>> "0.01" in app.output.value
     True
     """
-    from cvreport.data.table import ResultsTable
-
     if isinstance(table, str):
         if data is None:
             raise CVReportError(f"the formula {table!r} needs data=, the long-format results")
@@ -400,15 +399,11 @@ def explore(
 
 def _available_tests(table: ResultsTable) -> dict[str, str]:
     """The tests that fit the table's design: function name -> label, in the report's order."""
-    from cvreport.reporting.selection import specs_for
-
     specs = specs_for(table.design.kind, binary=table.is_binary, per_record=table.per_record)
     return {spec.name: spec.label for spec in specs}
 
 
 def _corrections() -> tuple[str, ...]:
-    from cvreport.reporting.report import CORRECTIONS
-
     return tuple(CORRECTIONS)
 
 

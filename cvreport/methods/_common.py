@@ -15,11 +15,9 @@ Three layers meet here:
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -32,9 +30,11 @@ from cvreport.errors import (
     PartitionWarning,
     describe_keys,
 )
+from cvreport.partitions.balance import balance_verdict
 from cvreport.results import (
     MARGIN_ALTERNATIVES,
     TestResult,
+    TTestResult,
     check_alternative,
     mirrored_alternative,
 )
@@ -42,8 +42,6 @@ from cvreport.results import (
 if TYPE_CHECKING:
     from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import ResultsTable
-    from cvreport.methods.spec import TestSpec
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "NONZERO_OVER_ZERO",
@@ -52,9 +50,7 @@ __all__ = [
     "OK",
     "ZERO_OVER_ZERO",
     "ZERO_SPREAD_RTOL",
-    "NormalTestResult",
     "TKernel",
-    "TTestResult",
     "apply_degenerate_pvalue",
     "as_array",
     "as_table",
@@ -65,13 +61,11 @@ __all__ = [
     "emit_warnings",
     "finish_result",
     "loss_alternative",
-    "normal_interval",
     "normal_pvalue",
     "pair_statistics",
     "partition_balance",
     "safe_ratio",
     "sorted_contingency",
-    "t_interval",
     "t_kernel",
     "t_pvalue",
     "t_result",
@@ -178,32 +172,6 @@ def chi2_sf(statistic: Any, df: float) -> np.ndarray:
     if df == 1:
         return special.erfc(np.sqrt(x / 2.0))
     return special.chdtrc(float(df), x)
-
-
-def t_interval(
-    center: float, standard_error: float, df: float, alpha: float, alternative: str
-) -> tuple[float, float]:
-    """``center ± t quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
-    if alternative == "two-sided":
-        q = float(special.stdtrit(df, 1.0 - alpha / 2.0))
-        return (center - q * standard_error, center + q * standard_error)
-    q = float(special.stdtrit(df, 1.0 - alpha))
-    if alternative == "less":
-        return (-math.inf, center + q * standard_error)
-    return (center - q * standard_error, math.inf)
-
-
-def normal_interval(
-    center: float, standard_error: float, alpha: float, alternative: str
-) -> tuple[float, float]:
-    """``center ± z quantile × standard_error``; one-sided for ``"less"``/``"greater"`` as in scipy."""
-    if alternative == "two-sided":
-        q = float(special.ndtri(1.0 - alpha / 2.0))
-        return (center - q * standard_error, center + q * standard_error)
-    q = float(special.ndtri(1.0 - alpha))
-    if alternative == "less":
-        return (-math.inf, center + q * standard_error)
-    return (center - q * standard_error, math.inf)
 
 
 def normal_pvalue(statistic: Any, alternative: str) -> np.ndarray:
@@ -380,15 +348,21 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
     Yang et al. §4). Returns ``(True | False | None, explanation)``; ``None`` when the
     table holds per-fold scores and the partitions cannot be seen.
     """
-    from cvreport.partitions.balance import balance_verdict
-
     return balance_verdict(table)
 
 
 # -- a generic t result ------------------------------------------------------------
+class NamedTest(Protocol):
+    """What a result reads of its test's spec (a :class:`~cvreport.methods.spec.TestSpec`)."""
+
+    name: str
+    method: str
+    reference: str
+
+
 def t_result(
     result: type[T],
-    spec: TestSpec,
+    spec: NamedTest,
     kernel: TKernel,
     alternative: str,
     *,
@@ -418,57 +392,6 @@ def t_result(
         ),
         **fields,
     )
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class TTestResult(TestResult):
-    """A Student t test whose interval is ``center ± t quantile × standard_error``.
-
-    Attributes
-    ----------
-    center : float
-        The numerator of the statistic (the quantity whose interval :meth:`conf_int` gives).
-    standard_error : float
-        The denominator of the statistic.
-    """
-
-    center: float = math.nan
-    standard_error: float = math.nan
-    distribution: str = "t"
-
-    _signed_fields: ClassVar[tuple[str, ...]] = ("estimate", "center")
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        df = self.df
-        if not isinstance(df, (int, float)) or df <= 0 or not math.isfinite(self.standard_error):
-            return None
-        return t_interval(self.center, self.standard_error, float(df), alpha, self.alternative)
-
-    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
-        rows = super()._summary_rows(alpha)
-        rows.insert(3, SummaryRow("standard error", self.standard_error, "number"))
-        return rows
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class NormalTestResult(TestResult):
-    """A z test whose interval is ``estimate ± z quantile × standard_error``.
-
-    Attributes
-    ----------
-    standard_error : float
-        The standard error of the estimate (no interval when it is not positive).
-    """
-
-    standard_error: float = math.nan
-    distribution: str = "normal"
-
-    def _conf_int(self, alpha: float) -> tuple[float, float] | None:
-        if not (self.standard_error > 0 and self.estimate is not None):
-            return None
-        return normal_interval(self.estimate, self.standard_error, alpha, self.alternative)
 
 
 def check_counts(values: Any, name: str) -> np.ndarray:

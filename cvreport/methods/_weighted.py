@@ -56,6 +56,7 @@ from cvreport.data.metrics import (
 )
 from cvreport.data.predictions import positive_code
 from cvreport.errors import DataError
+from cvreport.methods.delong import delong_components
 
 __all__ = [
     "PairedRecords",
@@ -482,8 +483,6 @@ class PairedRecords:
         return out
 
     def _auc_jackknife(self, x: np.ndarray, units: np.ndarray, n_units: int) -> np.ndarray:
-        from cvreport.methods.delong import delong_components
-
         positive = self.truth == self.positive
         auc, v10, v01 = delong_components(positive, x[None, :])
         m, n = int(positive.sum()), int((~positive).sum())

@@ -55,10 +55,11 @@ from cvreport.methods.resampled_t import (
 )
 from cvreport.methods.spec import TestSpec, flat_split_differences
 from cvreport.results import TestResult, check_alternative, level_text
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import Summary, SummaryRow
+    from cvreport.rendering.summary import Summary
 
 __all__ = [
     "BAYESIAN_CORRELATED_T",
@@ -260,8 +261,6 @@ class BayesianCorrelatedTTestResult(TestResult):
         )
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         a, b = self.models if self.models else ("A", "B")
         low, high = self.credible_interval(alpha)
         below, above = "δ < −rope", "δ > rope"

@@ -14,7 +14,6 @@ Schuirmann, D. J. (1987). Journal of Pharmacokinetics and Biopharmaceutics
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, Any
 
 from numpy.typing import ArrayLike
@@ -23,7 +22,7 @@ from cvreport.errors import CVReportError
 from cvreport.methods.equivalence import bootstrap_with_margin, check_margin
 from cvreport.methods.resampling import paired_bootstrap_test, paired_bootstrap_test_array
 from cvreport.methods.resampling_results import BootstrapTestResult
-from cvreport.results import MARGIN_ALTERNATIVES
+from cvreport.results import MARGIN_ALTERNATIVES, check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -45,7 +44,7 @@ def _bootstrap_options(
             "the other alternatives use paired_bootstrap_test"
         )
     value = check_margin(alternative, margin)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 0.5:
+    if not check_alpha(alpha) < 0.5:
         raise CVReportError(f"alpha must lie strictly between 0 and 0.5, got {alpha!r}")
     options["alternative"] = "two-sided"
     options["confidence_level"] = 1.0 - 2.0 * float(alpha)

@@ -36,13 +36,13 @@ from numpy.typing import ArrayLike
 
 from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import NormalTestResult, normal_pvalue
+from cvreport.methods._common import normal_pvalue
 from cvreport.methods.spec import TestSpec, record_spec
-from cvreport.results import check_alternative
+from cvreport.results import NormalTestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = ["ClusteredTestResult", "clustered_paired_test", "clustered_paired_test_array"]
 
@@ -74,8 +74,6 @@ class ClusteredTestResult(NormalTestResult):
     design_effect: float = math.nan
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow("cluster-robust standard error", self.standard_error, "number"),
             SummaryRow("naive standard error", self.naive_standard_error, "number"),

@@ -49,10 +49,10 @@ from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin, margin_or_base
 from cvreport.methods.spec import TestSpec, kfold_record_differences
 from cvreport.results import TestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "CV_INTERVAL",
@@ -213,8 +213,6 @@ class CVIntervalResult(TestResult):
         return (self.estimate - half, self.estimate + half)
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow(f"σ̂ (variance = {self.variance!r})", self.std_dev, "number"),
             SummaryRow("records n", self.n_records, "value"),

@@ -48,14 +48,14 @@ from scipy import stats
 from cvreport.data.auc import grouped_auc
 from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import NormalTestResult, normal_pvalue
+from cvreport.methods._common import normal_pvalue
 from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.spec import TestSpec, record_spec
-from cvreport.results import check_alternative
+from cvreport.results import NormalTestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "DeLongResult",
@@ -144,8 +144,6 @@ class DeLongResult(NormalTestResult):
     _estimate_words: ClassVar[str] = ""
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow("AUC of A", self.auc_a, "number"),
             SummaryRow("AUC of B", self.auc_b, "number"),

@@ -190,7 +190,7 @@ def with_margin(
 
     Examples
     --------
-    >>> from cvreport.methods._common import TTestResult
+    >>> from cvreport.results import TTestResult
     >>> two_sided = TTestResult(statistic=0.5, pvalue=0.6, df=9.0, estimate=0.001,
     ...                         center=0.001, standard_error=0.002)
     >>> res = with_margin(two_sided, "equivalent", 0.005, estimate=0.001,

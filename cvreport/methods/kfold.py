@@ -9,7 +9,6 @@ import numpy as np
 from cvreport.errors import DataError
 from cvreport.methods._common import (
     TKernel,
-    TTestResult,
     as_array,
     t_kernel,
     t_result,
@@ -17,6 +16,7 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
+from cvreport.results import TTestResult
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -38,12 +38,12 @@ from cvreport.methods.spec import (
     kfold_discordant,
 )
 from cvreport.results import TestResult
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "MCNEMAR",
@@ -214,8 +214,6 @@ class McNemarResult(TestResult):
     variant: str = "corrected"
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = super()._summary_rows(alpha)
         rows.insert(2, SummaryRow("b = n01 (A wrong, B right)", self.b, "value"))
         rows.insert(3, SummaryRow("c = n10 (A right, B wrong)", self.c, "value"))
@@ -243,8 +241,6 @@ class McNemarKFoldResult(TestResult):
     fold_labels: tuple[str, ...] = ()
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        from cvreport.rendering.summary import SummaryTable
-
         rows = tuple(
             (fold, float(b), float(c), float(s))
             for fold, b, c, s in zip(self.fold_labels, self.b, self.c, self.fold_statistics)

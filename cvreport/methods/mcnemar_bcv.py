@@ -26,12 +26,12 @@ from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import balance_warning, finish_balanced, mx2_spec
 from cvreport.methods.spec import TestSpec, mx2_tables
 from cvreport.results import TestResult
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 __all__ = [
     "MCNEMAR_5X2BCV",
@@ -158,8 +158,6 @@ class BCVMcNemarResult(TestResult):
         return self.posterior("r").prob_above_half
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = super()._summary_rows(alpha)
         rows.append(SummaryRow("ρ1, ρ2", (self.rho1, self.rho2), "value"))
         rows.append(SummaryRow("compression factor t", self.factor, "number"))
@@ -172,8 +170,6 @@ class BCVMcNemarResult(TestResult):
         return rows
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        from cvreport.rendering.summary import SummaryTable
-
         tables = [
             SummaryTable(
                 caption="Mean and effective 2×2 tables (n00 both wrong, n01 only A wrong, "

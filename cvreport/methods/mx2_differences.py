@@ -19,18 +19,17 @@ import pandas as pd
 
 from cvreport.errors import DataError, describe_keys
 from cvreport.methods._common import (
-    TTestResult,
     as_array,
     finish_result,
     partition_balance,
     zero_spread,
 )
 from cvreport.methods.spec import TestSpec, mx2_differences
-from cvreport.results import TestResult, check_alpha, level_text
+from cvreport.results import TestResult, TTestResult, check_alpha, level_text
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
     from cvreport.data.table import Design, ResultsTable
-    from cvreport.rendering.summary import SummaryRow, SummaryTable
 
 R = TypeVar("R", bound=TestResult)
 
@@ -88,7 +87,6 @@ def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:
 
 
 def difference_tables(self: Any) -> list[SummaryTable]:
-    from cvreport.rendering.summary import SummaryTable
 
     if not self.differences:
         return []
@@ -296,8 +294,6 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
 
     def _interval_rows(self, alpha: float) -> list[SummaryRow]:
         """p_1^(1), then its interval: the interval the test inverts is about p_1^(1)."""
-        from cvreport.rendering.summary import SummaryRow
-
         level = level_text(self.interval_level(alpha))
         return [
             SummaryRow("p₁⁽¹⁾ (A − B on the first split)", self.center, "number"),
@@ -314,8 +310,6 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         return frame
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = super()._summary_rows(alpha)
         total = len(self.alternative_statistics) * 2
         rows.append(
@@ -328,8 +322,6 @@ class PairedTTest5x2cvResult(Mx2TTestResult):
         return rows
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        from cvreport.rendering.summary import SummaryTable
-
         rows = tuple(
             (rep, fold, float(d), float(t), float(p), bool(p <= alpha))
             for rep, d_row, t_row, p_row in zip(

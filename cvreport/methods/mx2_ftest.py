@@ -34,13 +34,13 @@ from cvreport.methods.mx2_differences import (
 )
 from cvreport.methods.spec import TestSpec
 from cvreport.results import TestResult
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.sufficient import FoldStatistics
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "CALIBRATED_DF1_PAPER",
@@ -189,8 +189,6 @@ class CalibratedFTest5x2cvResult(FTest5x2cvResult):
     balanced: bool | None = None
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         rows = super()._summary_rows(alpha)
         rows.append(SummaryRow("ρ1 (within replication)", self.rho1, "number"))
         if self.rho2 is not None:

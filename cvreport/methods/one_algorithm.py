@@ -23,7 +23,6 @@ from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods._common import (
     OK,
     TKernel,
-    TTestResult,
     as_array,
     finish_result,
     normal_pvalue,
@@ -33,13 +32,13 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.kfold import sample_standard_error
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
-from cvreport.results import TestResult, check_alternative
+from cvreport.results import TestResult, TTestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "BINOMIAL",
@@ -196,7 +195,6 @@ class OneModelTestResult(TestResult):
 
 
 def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
-    from cvreport.rendering.summary import SummaryRow
 
     out = []
     for row in rows:

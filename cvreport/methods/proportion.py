@@ -31,10 +31,10 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import TestSpec, holdout_error_rates
 from cvreport.results import TestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "PROPORTION",
@@ -124,8 +124,6 @@ class ProportionTestResult(TestResult):
     pooled_error: float = math.nan
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow("error rate A", self.error_a, "number"),
             SummaryRow("error rate B", self.error_b, "number"),

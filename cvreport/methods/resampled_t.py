@@ -22,17 +22,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
-    TTestResult,
     describe_degenerate,
     t_kernel,
     zero_spread,
 )
-from cvreport.results import check_alternative
+from cvreport.results import TTestResult, check_alternative
+from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
     from cvreport.methods.spec import TestSpec
-    from cvreport.rendering.summary import SummaryRow
 
 __all__ = [
     "NOTE_ANTI_CONSERVATIVE",
@@ -234,8 +233,6 @@ class ResampledTTestResult(TTestResult):
     variance_factor: float = math.nan
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow("splits J", self.n_splits, "value"),
             SummaryRow("std. dev. of split differences", self.std_dev, "number"),

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
 
 from cvreport.results import TestResult
-
-if TYPE_CHECKING:
-    from cvreport.rendering.summary import SummaryRow
+from cvreport.summary_data import SummaryRow
 
 __all__ = ["BootstrapTestResult", "PermutationTestResult"]
 
@@ -80,8 +77,6 @@ class BootstrapTestResult(TestResult):
         return low, high
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
             SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
@@ -119,8 +114,6 @@ class PermutationTestResult(TestResult):
     distribution: str = "permutation"
 
     def _extra_rows(self) -> list[SummaryRow]:
-        from cvreport.rendering.summary import SummaryRow
-
         extra = [
             SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
             SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),

@@ -32,7 +32,6 @@ from cvreport.multi.effect_sizes import pairwise_effect_sizes
 from cvreport.multi.friedman import (
     CriticalDifference,
     FriedmanResult,
-    _check_alpha,
     critical_difference,
     friedman_test,
     nemenyi_cliques,
@@ -40,6 +39,7 @@ from cvreport.multi.friedman import (
 from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS, pairwise_wilcoxon
 from cvreport.multi.per_dataset import PerDatasetTests, per_dataset_tests
 from cvreport.multi.ranks import score_matrix
+from cvreport.results import check_alpha
 
 __all__ = ["DatasetsAnalysis", "compare_datasets"]
 
@@ -209,7 +209,7 @@ def compare_datasets(
     >>> result.wilcoxon[["b", "r_minus", "better"]].values.tolist()
     [['old', 28.0, 'new'], ['base', 28.0, 'new']]
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if isinstance(data, DatasetsTable):
         metric = data.metric
         if direction is not None and direction != metric.direction:

@@ -46,6 +46,8 @@ from cvreport.data.metric import Direction
 from cvreport.errors import CVReportError
 from cvreport.multi.pairwise import _advantage, paired_scores
 from cvreport.multi.ranks import _check_direction, score_matrix
+from cvreport.results import Result
+from cvreport.summary_data import SummaryRow
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -77,9 +79,14 @@ BENAVOLI_REFERENCE = (
 )
 
 
-@dataclass(frozen=True, repr=False)
-class BayesianSignedRankResult:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class BayesianSignedRankResult(Result):
     """Posterior probabilities that A is better, that A and B are equivalent, that B is better.
+
+    A member of the result family (:class:`~cvreport.results.Result`):
+    ``summary(alpha)``, ``to_frame(alpha)`` and the notebook display show the three
+    probabilities, the rope and the Monte Carlo error. A posterior takes no
+    decision at a level, so ``alpha`` is only checked.
 
     Attributes
     ----------
@@ -115,7 +122,6 @@ class BayesianSignedRankResult:
     mc_standard_error: float
     models: tuple[Any, Any]
     n_datasets: int
-    warnings: tuple[str, ...] = ()
     method: str = "Bayesian signed-rank test"
     reference: str = BENAVOLI_REFERENCE
 
@@ -123,6 +129,38 @@ class BayesianSignedRankResult:
     def probabilities(self) -> tuple[float, float, float]:
         """(P(A better), P(equivalent), P(B better))."""
         return (self.p_a_better, self.p_equivalent, self.p_b_better)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        a, b = self.models
+        return {
+            "method": self.method,
+            "model_a": a,
+            "model_b": b,
+            "p_a_better": self.p_a_better,
+            "p_equivalent": self.p_equivalent,
+            "p_b_better": self.p_b_better,
+            "rope": self.rope,
+            "prior_strength": self.prior_strength,
+            "n_samples": self.n_samples,
+            "seed": self.seed,
+            "mc_standard_error": self.mc_standard_error,
+            "n_datasets": self.n_datasets,
+            "warnings": " | ".join(self.warnings),
+        }
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        a, b = self.models
+        return [
+            SummaryRow("models (A vs B)", f"{a} vs {b}", "text"),
+            SummaryRow("data sets (N)", self.n_datasets, "value"),
+            SummaryRow(f"P({a} better)", self.p_a_better, "number"),
+            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "number"),
+            SummaryRow(f"P({b} better)", self.p_b_better, "number"),
+            SummaryRow("prior strength s", self.prior_strength, "number"),
+            SummaryRow("posterior draws", self.n_samples, "value"),
+            SummaryRow("seed", self.seed, "value"),
+            SummaryRow("Monte Carlo standard error", self.mc_standard_error, "number"),
+        ]
 
     def __repr__(self) -> str:
         a, b = self.models

@@ -27,7 +27,6 @@ Nemenyi, P. (1963). Distribution-free multiple comparisons. PhD thesis, Princeto
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +34,11 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.metric import Direction
+from cvreport.distributions import CHI2, Distribution
 from cvreport.errors import CVReportError
 from cvreport.multi.ranks import rank_scores, score_matrix
+from cvreport.results import HypothesisTestResult, check_alpha
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = [
     "CriticalDifference",
@@ -56,12 +58,6 @@ IMAN_DAVENPORT_REFERENCE = (
 )
 
 
-def _check_alpha(alpha: float) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-    return float(alpha)
-
-
 def small_sample_warnings(n_datasets: int, what: str) -> list[str]:
     """Words on what a small number of data sets does to ``what``."""
     if n_datasets < 5:
@@ -73,9 +69,13 @@ def small_sample_warnings(n_datasets: int, what: str) -> list[str]:
     return []
 
 
-@dataclass(frozen=True, repr=False)
-class FriedmanResult:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class FriedmanResult(HypothesisTestResult):
     """The Friedman test with Iman and Davenport's F (unpacks as ``statistic, pvalue``).
+
+    A member of the result family (:class:`~cvreport.results.HypothesisTestResult`):
+    ``summary(alpha)``, ``to_frame(alpha)`` and the notebook display show both
+    statistics, the decision of the F at ``alpha`` and the average ranks.
 
     Attributes
     ----------
@@ -103,9 +103,9 @@ class FriedmanResult:
         Where the test's assumptions fail, in words.
     """
 
-    statistic: float
-    pvalue: float
     df: int
+    distribution: Distribution | str = CHI2
+    test: str = "friedman_test"
     f_statistic: float
     f_pvalue: float
     f_df: tuple[int, int]
@@ -116,17 +116,58 @@ class FriedmanResult:
     n_datasets: int
     n_models: int
     direction: str
-    warnings: tuple[str, ...] = ()
     method: str = "Friedman test with Iman–Davenport F"
     reference: str = DEMSAR_REFERENCE + " " + IMAN_DAVENPORT_REFERENCE
 
-    def __iter__(self) -> Iterator[float]:
-        yield self.statistic
-        yield self.pvalue
-
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether the Iman–Davenport F rejects equal average ranks at ``alpha``."""
-        return bool(self.f_pvalue <= _check_alpha(alpha))
+        return bool(self.f_pvalue <= check_alpha(alpha))
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "method": self.method,
+            "statistic": self.statistic,
+            "df": self.df,
+            "distribution": self.distribution,
+            "pvalue": self.pvalue,
+            "f_statistic": self.f_statistic,
+            "f_df": self.f_df[0],
+            "f_df2": self.f_df[1],
+            "f_pvalue": self.f_pvalue,
+            "reject": self.reject(alpha),
+            "alpha": alpha,
+            "n_datasets": self.n_datasets,
+            "n_models": self.n_models,
+            "direction": self.direction,
+            "tie_correction": self.tie_correction,
+            "warnings": " | ".join(self.warnings),
+        }
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        corrected = " (tie-corrected)" if self.tie_correction else ""
+        return [
+            SummaryRow("models (k)", self.n_models, "value"),
+            SummaryRow("data sets (N)", self.n_datasets, "value"),
+            SummaryRow("better", f"{self.direction} score", "text"),
+            SummaryRow(f"χ²_F{corrected}", self.statistic, "number"),
+            SummaryRow("df", self.df, "df"),
+            SummaryRow("p-value (χ²)", self.pvalue, "pvalue"),
+            SummaryRow("Iman–Davenport F_F", self.f_statistic, "number"),
+            SummaryRow("df of F_F", self.f_df, "df"),
+            SummaryRow("p-value (F)", self.f_pvalue, "pvalue"),
+            SummaryRow(f"reject H0 at α = {alpha:g} (F)", self.reject(alpha), "value"),
+        ]
+
+    def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
+        return [
+            SummaryTable(
+                "Average ranks (1 = best)",
+                ("model", "average rank"),
+                tuple((str(model), float(rank)) for model, rank in self.average_ranks.items()),
+                ("text", "number"),
+            )
+        ]
 
     def __repr__(self) -> str:
         return (
@@ -387,7 +428,7 @@ def critical_difference(
     """
     from scipy import stats
 
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     ranks = pd.Series(average_ranks, dtype=float).sort_values(kind="mergesort")
     k = len(ranks)
     if k < 2:

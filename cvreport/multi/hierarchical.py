@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,16 +55,28 @@ from scipy import stats
 
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
+from cvreport.results import Result
+from cvreport.summary_data import SummaryRow
 
 __all__ = ["HierarchicalResult", "hierarchical_test", "hierarchical_test_array"]
 
+CORANI_REFERENCE = (
+    "Corani, G., Benavoli, A., Demšar, J., Mangili, F., Zaffalon, M. (2017). Statistical "
+    "comparison of classifiers through Bayesian hierarchical modelling. Machine Learning "
+    "106:1817–1837."
+)
 SIGMA_FLOOR = 1e-3  # lower bound of σ_i, in units of the mean within-data-set sd
 _PRIOR = {"alpha": (1.0, 2.0), "beta": (0.01, 0.1), "upper_sigma": 1000.0}
 
 
-@dataclass(frozen=True, repr=False)
-class HierarchicalResult:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class HierarchicalResult(Result):
     """The posterior of the hierarchical test, across data sets and per data set.
+
+    A member of the result family (:class:`~cvreport.results.Result`):
+    ``summary(alpha)``, ``to_frame(alpha)`` and the notebook display show the
+    three probabilities, the sampler's health and the per-data-set posteriors.
+    A posterior takes no decision at a level, so ``alpha`` is only checked.
 
     Attributes
     ----------
@@ -108,32 +120,46 @@ class HierarchicalResult:
     mc_standard_error: float
     divergences: int
     models: tuple[Any, Any]
-    notes: tuple[str, ...] = field(default=())
+    method: str = "Hierarchical Bayesian test"
+    reference: str = CORANI_REFERENCE
 
     @property
     def probabilities(self) -> tuple[float, float, float]:
         """(P(A better), P(equivalent), P(B better)) for a new data set."""
         return (self.p_a_better, self.p_equivalent, self.p_b_better)
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One row: the models, the three probabilities, the rope and the sampler's settings."""
+        return super().to_frame(alpha)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
         a, b = self.models
-        return pd.DataFrame(
-            [
-                {
-                    "a": a,
-                    "b": b,
-                    "p_a_better": self.p_a_better,
-                    "p_equivalent": self.p_equivalent,
-                    "p_b_better": self.p_b_better,
-                    "rope": self.rope,
-                    "rho": self.rho,
-                    "draws": self.n_samples * self.chains,
-                    "mc_standard_error": self.mc_standard_error,
-                    "divergences": self.divergences,
-                }
-            ]
-        )
+        return {
+            "a": a,
+            "b": b,
+            "p_a_better": self.p_a_better,
+            "p_equivalent": self.p_equivalent,
+            "p_b_better": self.p_b_better,
+            "rope": self.rope,
+            "rho": self.rho,
+            "draws": self.n_samples * self.chains,
+            "mc_standard_error": self.mc_standard_error,
+            "divergences": self.divergences,
+        }
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        a, b = self.models
+        return [
+            SummaryRow("models (A vs B)", f"{a} vs {b}", "text"),
+            SummaryRow("data sets", len(self.per_dataset), "value"),
+            SummaryRow(f"P({a} better)", self.p_a_better, "number"),
+            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "number"),
+            SummaryRow(f"P({b} better)", self.p_b_better, "number"),
+            SummaryRow("correlation of two folds (ρ)", self.rho, "number"),
+            SummaryRow("draws", self.n_samples * self.chains, "value"),
+            SummaryRow("Monte Carlo standard error", self.mc_standard_error, "number"),
+            SummaryRow("divergent transitions", self.divergences, "value"),
+        ]
 
     def __repr__(self) -> str:
         a, b = self.models

@@ -33,7 +33,7 @@ JMLR 17(5):1–10.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +41,12 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.metric import Direction
+from cvreport.distributions import WILCOXON, Distribution
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods.wilcoxon import sign_flip_pvalues
 from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
+from cvreport.results import HypothesisTestResult
+from cvreport.summary_data import SummaryRow
 
 __all__ = [
     "BERGMANN_HOMMEL_MAX_MODELS",
@@ -62,9 +65,13 @@ WILCOXON_REFERENCE = (
 )
 
 
-@dataclass(frozen=True, repr=False)
-class WilcoxonResult:
+@dataclass(frozen=True, kw_only=True, repr=False)
+class WilcoxonResult(HypothesisTestResult):
     """A Wilcoxon signed-rank test of B against A over data sets (unpacks as statistic, pvalue).
+
+    A member of the result family (:class:`~cvreport.results.HypothesisTestResult`):
+    ``summary(alpha)``, ``to_frame(alpha)`` and the notebook display show the rank
+    sums, the wins and the decision at ``alpha``.
 
     Attributes
     ----------
@@ -86,8 +93,8 @@ class WilcoxonResult:
         Where the test's assumptions fail, in words.
     """
 
-    statistic: float
-    pvalue: float
+    distribution: Distribution | str = WILCOXON
+    test: str = "wilcoxon_signed_rank"
     r_plus: float
     r_minus: float
     n_datasets: int
@@ -95,19 +102,52 @@ class WilcoxonResult:
     wins_a: int
     wins_b: int
     ties: int
-    warnings: tuple[str, ...] = ()
     method: str = "Wilcoxon signed-rank test"
     reference: str = WILCOXON_REFERENCE
 
-    def __iter__(self) -> Iterator[float]:
-        yield self.statistic
-        yield self.pvalue
-
     def reject(self, alpha: float = 0.05) -> bool:
         """Whether the two-sided test rejects equal performance at ``alpha``."""
-        if not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        return bool(self.pvalue <= alpha)
+        return super().reject(alpha)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        a, b = self.models
+        return {
+            "test": self.test,
+            "method": self.method,
+            "model_a": a,
+            "model_b": b,
+            "statistic": self.statistic,
+            "r_plus": self.r_plus,
+            "r_minus": self.r_minus,
+            "distribution": self.distribution,
+            "alternative": self.alternative,
+            "pvalue": self.pvalue,
+            "reject": self.reject(alpha),
+            "alpha": alpha,
+            "n_datasets": self.n_datasets,
+            "wins_a": self.wins_a,
+            "wins_b": self.wins_b,
+            "ties": self.ties,
+            "warnings": " | ".join(self.warnings),
+        }
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        a, b = self.models
+        return [
+            SummaryRow("models (A vs B)", f"{a} vs {b}", "text"),
+            SummaryRow("data sets (N)", self.n_datasets, "value"),
+            SummaryRow(f"R+ (ranks where {b} is better)", self.r_plus, "number"),
+            SummaryRow(f"R− (ranks where {a} is better)", self.r_minus, "number"),
+            SummaryRow("T = min(R+, R−)", self.statistic, "number"),
+            SummaryRow("alternative", self.alternative, "text"),
+            SummaryRow("p-value", self.pvalue, "pvalue"),
+            SummaryRow(
+                f"wins of {a} / ties / wins of {b}",
+                f"{self.wins_a} / {self.ties} / {self.wins_b}",
+                "text",
+            ),
+            SummaryRow(f"reject H0 at α = {alpha:g}", self.reject(alpha), "value"),
+        ]
 
     def __repr__(self) -> str:
         a, b = self.models

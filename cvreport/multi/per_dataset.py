@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.distributions import as_distribution
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -33,9 +34,8 @@ from cvreport.errors import (
 from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.recommendation import recommendation
 from cvreport.methods.registry import get_spec
-from cvreport.multi.friedman import _check_alpha
 from cvreport.partitions.audit import audit_overlap
-from cvreport.results import _SIGNED_DISTRIBUTIONS
+from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.datasets import DatasetsTable
@@ -209,8 +209,8 @@ def _score_sign(test: str, table: ResultsTable) -> float:
     if not table.higher_is_better:
         return 1.0
     fields = getattr(get_spec(test, in_report=True).result, "__dataclass_fields__", {})
-    distribution = str(getattr(fields.get("distribution"), "default", ""))
-    return -1.0 if distribution.split(" ")[0] in _SIGNED_DISTRIBUTIONS else 1.0
+    distribution = as_distribution(getattr(fields.get("distribution"), "default", ""))
+    return -1.0 if distribution.signed else 1.0
 
 
 def _kernel_statistics(
@@ -371,7 +371,7 @@ def per_dataset_tests(
     >>> int(tests.win_tie_loss().to_numpy().sum()) == 4 * 10
     True
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if correction is not None and str(correction).lower() == "none":
         correction = None
     if not table.tables:

@@ -37,14 +37,14 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.table_input import as_table
-from cvreport.errors import CVReportError, DesignError
+from cvreport.errors import DesignError
 from cvreport.partitions.audit_summary import summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.partitions.splits import block_regularized_signs
 from cvreport.rendering.formatting import format_number
-from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
-from cvreport.results import TestResult
+from cvreport.results import HypothesisTestResult, check_alpha
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -105,10 +105,13 @@ _PAIR_COLUMNS = ("replication_a", "replication_b", "n", "overlap", "expected", "
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class OverlapAudit(TestResult):
+class OverlapAudit(HypothesisTestResult):
     """The overlap audit of a results table's partitions.
 
-    Unpacks as ``z_max, pvalue = audit``. ``pvalue`` is ``P(Z_max ≥ observed)``
+    A member of the result family as a test of the partitions
+    (:class:`~cvreport.results.HypothesisTestResult`): it compares no two models,
+    so it has no estimate, models or metric. Unpacks as ``z_max, pvalue = audit``.
+    ``pvalue`` is ``P(Z_max ≥ observed)``
     under random partitioning, the ``C(m, 2)`` pairs treated as independent
     (the model behind Wang, Li & Li (2015)'s Tables 5–8, docs/methods.md).
 
@@ -150,6 +153,7 @@ class OverlapAudit(TestResult):
     (9.7504, 0.693)
     """
 
+    design: str = ""
     verdict: str = ""
     meaning: str = ""
     cv_design: str = ""
@@ -180,26 +184,29 @@ class OverlapAudit(TestResult):
         return tuple(PairOverlap(*row) for row in self.pairs.itertuples(index=False, name=None))
 
     def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
-        """One tidy row: design, ``Z_max``, p-value and verdict."""
-        return pd.DataFrame(
-            [
-                {
-                    "test": self.test,
-                    "method": self.method,
-                    "design": self.design,
-                    "cv_design": self.cv_design,
-                    "n_records": self.n_records,
-                    "m": self.m,
-                    "K": self.K,
-                    "expected_overlap": self.expected_overlap,
-                    "z_max": self.z_max,
-                    "expected_zmax": self.expected_zmax,
-                    "pvalue": self.pvalue,
-                    "verdict": self.verdict,
-                    "warnings": " | ".join(self.warnings),
-                }
-            ]
-        )
+        """One tidy row: design, ``Z_max``, p-value and verdict.
+
+        The verdict's own threshold is :attr:`alpha`, fixed when the audit ran;
+        the ``alpha`` given here is only checked.
+        """
+        return super().to_frame(alpha)
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "method": self.method,
+            "design": self.design,
+            "cv_design": self.cv_design,
+            "n_records": self.n_records,
+            "m": self.m,
+            "K": self.K,
+            "expected_overlap": self.expected_overlap,
+            "z_max": self.z_max,
+            "expected_zmax": self.expected_zmax,
+            "pvalue": self.pvalue,
+            "verdict": self.verdict,
+            "warnings": " | ".join(self.warnings),
+        }
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         rows = [
@@ -226,17 +233,8 @@ class OverlapAudit(TestResult):
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         return summary_tables(self)
 
-    def summary(self, alpha: float = 0.05) -> Any:
-        """A :class:`~cvreport.rendering.summary.Summary` with text, Markdown, HTML and LaTeX views."""
-        return Summary(
-            title=self.method,
-            rows=tuple(self._summary_rows()),
-            tables=tuple(self._summary_tables()),
-            warnings=self.warnings,
-            notes=self.notes,
-            reference=self.reference or None,
-            interpretation=self.meaning,
-        )
+    def _interpretation(self) -> str | None:
+        return self.meaning
 
     def __repr__(self) -> str:
         return (
@@ -579,8 +577,7 @@ def audit_overlap(
     """
     table = as_table(table, data)
     table.require_records("the overlap audit")
-    if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    alpha = check_alpha(alpha)
     design = table.design
     m, K = int(design.m), int(design.K)
     if m < 2:
@@ -673,7 +670,6 @@ def audit_overlap(
         design=recognised,
         warnings=tuple(warnings_),
         notes=tuple(notes),
-        loss_name=str(getattr(table, "loss_name", "loss")),
         verdict=verdict,
         meaning=_meaning(verdict, recognised, z_max, pvalue, K),
         cv_design=design.describe(),

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from cvreport.rendering.summary import SummaryTable
+from cvreport.summary_data import SummaryTable
 
 __all__ = ["SHOWN_PAIRS", "histogram", "summary_tables", "worst_pairs"]
 

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from cvreport.errors import CVReportError
+from cvreport.results import check_alpha
 
 __all__ = [
     "REFERENCE",
@@ -509,8 +510,7 @@ def overlap_quantile(
     >>> overlap_quantile(1024, 11, 0.2), overlap_quantile(1024, 11, 0.1)
     (22, 24)
     """
-    if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     dist = overlap_distribution(n)
     sf = np.asarray(
         zmax_sf(dist.values, n, m, method=method, n_sim=n_sim, random_state=random_state)

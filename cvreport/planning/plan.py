@@ -33,9 +33,10 @@ from cvreport.planning.designs import (
     parse_design,
 )
 from cvreport.planning.limits import describe_limits, limit_power
-from cvreport.planning.power import check_effect, check_level, check_power
+from cvreport.planning.power import check_effect, check_power
 from cvreport.planning.result import COLUMNS, SIZE_TOLERANCE, PlanResult, Recommendation
 from cvreport.planning.search import DEFAULT_FOLDS, default_designs, inputs_at, search_designs
+from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -107,7 +108,7 @@ def plan_from_components(
     """
     effect = check_effect(effect)
     target = check_power(power)
-    alpha = check_level(alpha)
+    alpha = check_alpha(alpha)
     planned = _planned_tests(components, discordance)
     if not planned:
         raise DesignError(
@@ -327,7 +328,7 @@ def plan(
     table = as_pilot_table(pilot_table)
     effect = check_effect(effect)
     check_power(power)
-    check_level(alpha)
+    check_alpha(alpha)
     pair = table.resolve_pair(a, b)
     discordance = estimate_discordance(table, *pair)
     design = table.design

@@ -34,11 +34,11 @@ from scipy import special, stats
 
 from cvreport.errors import CVReportError, DataError
 from cvreport.planning.components import VarianceComponents
+from cvreport.results import check_alpha
 
 __all__ = [
     "REFERENCE_CONNOR",
     "check_effect",
-    "check_level",
     "check_power",
     "corrected_t_power",
     "ftest_5x2_power",
@@ -51,13 +51,6 @@ REFERENCE_CONNOR = (
 )
 
 _NODES = 256  # quadrature nodes per dimension of ftest_5x2_power
-
-
-def check_level(alpha: float) -> float:
-    """``alpha`` itself, or a :class:`CVReportError` unless 0 < alpha < 1."""
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-    return float(alpha)
 
 
 def check_power(power: float) -> float:
@@ -138,7 +131,7 @@ def corrected_t_power(
     0.564504
     """
     effect = check_effect(effect)
-    alpha = check_level(alpha)
+    alpha = check_alpha(alpha)
     K = components.K
     J = m * K
     if m < 1 or J < 2:
@@ -216,7 +209,7 @@ def ftest_5x2_power(
     0.556
     """
     effect = check_effect(effect)
-    alpha = check_level(alpha)
+    alpha = check_alpha(alpha)
     if components.K != 2:
         raise CVReportError(f"the 5×2cv F tests need components at K = 2, got K = {components.K}")
     if m < 1:
@@ -274,7 +267,7 @@ def mcnemar_power(effect: float, discordance: float, n: int, *, alpha: float = 0
     0.7904
     """
     effect = check_effect(effect)
-    alpha = check_level(alpha)
+    alpha = check_alpha(alpha)
     if not 0 < discordance <= 1:
         raise DataError(f"the discordance rate must lie in (0, 1], got {discordance!r}")
     if effect > discordance:

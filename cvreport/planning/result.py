@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from cvreport.planning.components import Discordance, VarianceComponents
 from cvreport.planning.designs import CandidateDesign
 from cvreport.rendering.display import SummaryDisplay
-
-if TYPE_CHECKING:
-    from cvreport.rendering.summary import Summary
+from cvreport.rendering.summary import Summary
+from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = ["COLUMNS", "SIZE_TOLERANCE", "PlanResult", "Recommendation"]
 
@@ -133,8 +132,6 @@ class PlanResult(SummaryDisplay):
 
     def summary(self) -> Summary:
         """Printable summary: the smallest designs, every power, the assumptions and limits."""
-        from cvreport.rendering.summary import Summary, SummaryRow, SummaryTable
-
         a, b = self.models
         rows = [
             SummaryRow("models", f"{a} vs {b}", "text"),

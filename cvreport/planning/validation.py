@@ -42,6 +42,7 @@ from cvreport.methods.mx2_ftest import (
 from cvreport.methods.resampled_t import corrected_resampled_ttest_kernel
 from cvreport.planning.components import VarianceComponents
 from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign, parse_design
+from cvreport.simulate import EpsilonScenario, draw, get_design
 
 __all__ = [
     "CHECK_COLUMNS",
@@ -258,8 +259,6 @@ def check_epsilon(
     pandas.DataFrame
         Columns :data:`CHECK_COLUMNS`.
     """
-    from cvreport.simulate import EpsilonScenario, draw, get_design
-
     names = list(designs)
     rows = []
     for index, delta in enumerate(deltas):

@@ -15,7 +15,8 @@ The idea is linearmodels' ``_SummaryStr`` mixin. Its two kinds:
 
 Examples
 --------
->>> from cvreport.rendering.summary import Summary, SummaryRow
+>>> from cvreport.rendering.summary import Summary
+>>> from cvreport.summary_data import SummaryRow
 >>> class Shown(SummaryDisplay):
 ...     def summary(self):
 ...         return Summary("A test", rows=(SummaryRow("p-value", 0.0801, "pvalue"),))

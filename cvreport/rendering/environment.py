@@ -2,19 +2,23 @@
 
 The templates live in the top-level ``templates/`` folder of the project. A
 wheel ships them inside the package (``cvreport/templates``); an editable
-install or a plain checkout finds them beside the package.
+install or a plain checkout finds them beside the package. Jinja2 itself is
+imported when the first environment is built, so importing this module (and
+every module that renders) costs nothing until something is rendered.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 import markupsafe
 
 from cvreport.rendering import formatting
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["html_environment", "latex_environment", "templates_dir", "text_environment"]
 
@@ -35,6 +39,8 @@ def _environment(**options: Any) -> jinja2.Environment:
 
     ``options`` are the format's own settings (escaping, delimiters, newlines).
     """
+    import jinja2  # loaded on the first render, not when cvreport is imported
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
@@ -77,6 +83,8 @@ def _printable(text: str) -> str:
 @lru_cache(maxsize=1)
 def html_environment() -> jinja2.Environment:
     """Environment for HTML templates: autoescaped, strict about undefined names."""
+    import jinja2  # loaded on the first render, not when cvreport is imported
+
     return _environment(
         autoescape=jinja2.select_autoescape(["html", "html.j2"]),
         finalize=_without_bidi_controls,

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.rendering.formatting import format_number, format_pvalue, strip_xml_forbidden
+from cvreport.results import check_alpha
 
 __all__ = ["PValuePoint", "difference_plot", "nice_ticks", "pvalue_plot"]
 
@@ -324,8 +325,7 @@ def pvalue_plot(
     >>> "α = 0.05" in svg
     True
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     floor = min(floor, alpha / 10)
     log_low = math.floor(math.log10(floor))
     # one row per point, plus a heading row where the group changes

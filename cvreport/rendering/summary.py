@@ -1,6 +1,8 @@
 """A printable summary of one result, in the manner of statsmodels' ``Summary``.
 
-A :class:`Summary` holds raw values with a kind (number, p-value, df, text);
+A :class:`Summary` holds raw values with a kind (number, p-value, df, text), the
+plain :class:`~cvreport.summary_data.SummaryRow` and
+:class:`~cvreport.summary_data.SummaryTable` of :mod:`cvreport.summary_data`;
 the packaged templates turn them into text, Markdown, HTML or LaTeX through the
 shared formatting filters, so every format shows the same digits.
 """
@@ -13,30 +15,10 @@ from typing import Any
 
 from cvreport.rendering import formatting
 from cvreport.rendering.display import SummaryDisplay, display_bundle
+from cvreport.rendering.environment import html_environment, latex_environment, text_environment
+from cvreport.summary_data import SummaryRow, SummaryTable
 
-__all__ = ["Summary", "SummaryRow", "SummaryTable", "display_bundle"]
-
-
-@dataclass(frozen=True)
-class SummaryRow:
-    """One labelled value; ``kind`` is ``number``, ``pvalue``, ``df``, ``text`` or ``value``."""
-
-    label: str
-    value: Any
-    kind: str = "value"
-
-
-@dataclass(frozen=True)
-class SummaryTable:
-    """A small table inside a summary: a caption, column names and rows of raw cells."""
-
-    caption: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-    kinds: tuple[str, ...] = ()
-
-    def kind_of(self, j: int) -> str:
-        return self.kinds[j] if j < len(self.kinds) else "value"
+__all__ = ["Summary", "display_bundle"]
 
 
 @dataclass(frozen=True)
@@ -72,8 +54,6 @@ class Summary(SummaryDisplay):
 
     def as_text(self) -> str:
         """Plain text with aligned columns."""
-        from cvreport.rendering.environment import text_environment  # jinja2 loads on first render
-
         labels = [r.label for r in self.rows]
         values = [formatting.format_by_kind(r.value, r.kind) for r in self.rows]
         width = max([len(x) for x in labels] + [10])
@@ -107,20 +87,14 @@ class Summary(SummaryDisplay):
 
     def as_markdown(self) -> str:
         """GitHub-flavoured Markdown."""
-        from cvreport.rendering.environment import text_environment  # jinja2 loads on first render
-
         return text_environment().get_template("summary.md.j2").render(self._context())
 
     def as_html(self) -> str:
         """An HTML fragment (escaped), suitable for notebooks and reports."""
-        from cvreport.rendering.environment import html_environment  # jinja2 loads on first render
-
         return html_environment().get_template("summary.html.j2").render(self._context())
 
     def as_latex(self) -> str:
         """A LaTeX fragment using booktabs."""
-        from cvreport.rendering.environment import latex_environment  # jinja2 loads on first render
-
         return latex_environment().get_template("summary.tex.j2").render(self._context())
 
     def summary(self) -> Summary:

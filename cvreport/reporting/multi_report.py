@@ -37,13 +37,16 @@ from typing import Any
 
 import pandas as pd
 
+from cvreport._version import __version__
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.multi.bayesian import posterior_points
 from cvreport.rendering import formatting
+from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.rendering.cd_tikz import cd_text, cd_tikz
 from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.environment import html_environment, latex_environment, text_environment
 from cvreport.rendering.simplex import simplex_plot
 from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
 
@@ -528,8 +531,6 @@ class DatasetsReport(ReportDisplay):
 
     def cd_svg(self, *, figure_id: str = "cvr-cd") -> str:
         """The critical-difference diagram (Nemenyi cliques) as inline SVG."""
-        from cvreport.rendering.cd_diagram import cd_diagram
-
         result = self.analysis
         return cd_diagram(
             result.nemenyi.average_ranks,
@@ -545,8 +546,6 @@ class DatasetsReport(ReportDisplay):
     # -- rendering ---------------------------------------------------------
     def to_html(self, *, standalone: bool = True) -> str:
         """The report as a standalone HTML page (or a fragment for a notebook)."""
-        from cvreport.rendering.environment import html_environment
-
         name = "multi_report.html.j2" if standalone else "multi_report_fragment.html.j2"
         return (
             html_environment()
@@ -556,8 +555,6 @@ class DatasetsReport(ReportDisplay):
 
     def to_markdown(self) -> str:
         """The report in GitHub-flavoured Markdown (the diagram is in the HTML report)."""
-        from cvreport.rendering.environment import text_environment
-
         return (
             text_environment()
             .get_template("multi_report.md.j2")
@@ -566,8 +563,6 @@ class DatasetsReport(ReportDisplay):
 
     def to_latex(self, *, standalone: bool = True, placement: str = "htbp") -> str:
         """The report in LaTeX with a booktabs table (``standalone=False``: a fragment)."""
-        from cvreport.rendering.environment import latex_environment
-
         return (
             latex_environment()
             .get_template("multi_report.tex.j2")
@@ -613,8 +608,6 @@ class DatasetsReport(ReportDisplay):
         CVReportError
             For an unknown ``layout`` or ``span``.
         """
-        from cvreport.rendering.environment import latex_environment
-
         return (
             latex_environment()
             .get_template("datasets_table.tex.j2")
@@ -641,8 +634,6 @@ class DatasetsReport(ReportDisplay):
         -------
         str
         """
-        from cvreport.rendering.environment import latex_environment
-
         return (
             latex_environment()
             .get_template("cd_diagram.tex.j2")
@@ -758,6 +749,4 @@ def _p(pvalue: float) -> str:
 
 
 def _version() -> str:
-    from cvreport import __version__
-
     return __version__

@@ -44,6 +44,7 @@ import pandas as pd
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.spec import TestSpec
+from cvreport.reporting import interpret, selection
 from cvreport.reporting.selection import get_spec
 
 if TYPE_CHECKING:
@@ -216,7 +217,6 @@ def context(
     """
     if frame is None:
         return None
-    from cvreport.reporting import interpret, selection
 
     rows = list(
         zip(

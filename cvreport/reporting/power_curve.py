@@ -21,9 +21,10 @@ from cvreport.planning.components import (
     estimate_components,
 )
 from cvreport.planning.curve import power_by_replications
-from cvreport.planning.power import check_effect, check_level, check_power
+from cvreport.planning.power import check_effect, check_power
 from cvreport.rendering.power_figure import power_figure
 from cvreport.rendering.writer import write_text
+from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -132,7 +133,7 @@ def power_curve(
     """
     effect = check_effect(effect)
     target = check_power(power)
-    alpha = check_level(alpha)
+    alpha = check_alpha(alpha)
     if isinstance(pilot_table, VarianceComponents):
         components = pilot_table
     else:

@@ -62,7 +62,7 @@ from cvreport.rendering.writer import OutputExistsError, format_from_suffix, wri
 from cvreport.reporting import analysis, overview, selection, view
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
 from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
-from cvreport.results import TestResult
+from cvreport.results import TestResult, check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -189,9 +189,7 @@ class Report(ReportDisplay):
                 "Report(ResultsTable.from_formula(...))"
             )
         self.table = table
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        self.alpha = float(alpha)
+        self.alpha = check_alpha(alpha)
         self.correction = _check_correction(correction)
         self.pairs = self._resolve_pairs(pairs)
         self.title = title or _default_title(self.pairs)

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
+from cvreport.results import check_alpha
 from cvreport.simulate.chunks import (
     chunk_statistics,
     probe_binary,
@@ -94,8 +95,7 @@ def _run_chunk(
 def _check_run_arguments(reps: int, alpha: float, chunk_size: int, n_jobs: int) -> None:
     if int(reps) != reps or reps < 1:
         raise CVReportError(f"reps must be a positive integer, got {reps!r}")
-    if not 0 < alpha < 1:
-        raise CVReportError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     if int(chunk_size) != chunk_size or chunk_size < 1:
         raise CVReportError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if int(n_jobs) != n_jobs or n_jobs < 1:

@@ -28,12 +28,15 @@ from typing import Any
 
 import pandas as pd
 
+from cvreport._version import __version__
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import get_spec
 from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.environment import html_environment, text_environment
 from cvreport.rendering.formatting import format_number
 from cvreport.rendering.writer import format_from_suffix, write_text
 from cvreport.simulate.engine import COLUMNS
+from cvreport.simulate.figures import power_curve_plot
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
 
 __all__ = ["CalibrationReport", "calibration_report"]
@@ -157,8 +160,6 @@ class CalibrationReport(ReportDisplay):
         curve = None
         wide: dict[str, Any] | None = None
         if len(values) > 1:
-            from cvreport.simulate.figures import power_curve_plot
-
             labels = {
                 (t, d): f"{_label(t)} ({d})"
                 for t, d in self.frame[["test", "design"]].drop_duplicates().itertuples(index=False)
@@ -241,15 +242,11 @@ class CalibrationReport(ReportDisplay):
     # -- outputs ------------------------------------------------------------
     def to_html(self, *, standalone: bool = True) -> str:
         """A standalone HTML page (inline CSS and SVG), or a fragment for notebooks."""
-        from cvreport.rendering.environment import html_environment
-
         template = html_environment().get_template("calibration.html.j2")
         return template.render(**self.context(), standalone=standalone)
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown (the figure becomes a table of rates by parameter)."""
-        from cvreport.rendering.environment import text_environment
-
         return text_environment().get_template("calibration.md.j2").render(**self.context())
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -265,8 +262,6 @@ class CalibrationReport(ReportDisplay):
 
 
 def _version() -> str:
-    from cvreport import __version__
-
     return __version__
 
 
