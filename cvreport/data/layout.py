@@ -20,9 +20,11 @@ Two routes lead to the same blocks:
   counted only for an irregular table, or when integer labels leave gaps in
   their range. For 0/1 losses the cells are counted by pattern (which models
   got each record wrong, and which fold each record was in), which is all the
-  sufficient statistics need; real-valued losses are summed, with their squares,
-  per fold straight from the cells. Either way the fold blocks are laid out from
-  the cells only when a per-record accessor asks for them.
+  sufficient statistics need; real-valued losses are not scattered but summed,
+  with their squares, per (replication, fold, model) in the same pass over the
+  rows (in record order from a cube of the losses only where two models' sums
+  may be equal). Either way the fold blocks are laid out from the cells only
+  when a per-record accessor asks for them.
 
 The blocked route gives up (returns ``None``) at the first irregularity and
 leaves the diagnosis to the regrouping route, which raises the precise error
