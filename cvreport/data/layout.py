@@ -494,15 +494,17 @@ def _may_be_equal(sums: np.ndarray, sumsq: np.ndarray, counts: np.ndarray, depth
     loss going through at most ``depth`` additions, so each is within
     ``γ = depth·u / (1 − depth·u)`` times the sum of the absolute values of its exact
     value (Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §4.2). The sum
-    of absolute losses is bounded by ``sqrt(n · Σ x²)`` (Cauchy–Schwarz). Two models
-    whose losses on a fold are the same numbers, in any order, have equal exact sums,
-    so their computed ones differ by less than twice the bound: they are reported
-    here (with a safety factor of two), never missed.
+    of absolute losses is bounded by ``sqrt(n · Σ x²)`` (Cauchy–Schwarz), where a square
+    below the smallest normal number may have been rounded to zero. Two models whose
+    losses on a fold are the same numbers, in any order, have equal exact sums, so
+    their computed ones differ by less than twice the bound: they are reported here
+    (with a safety factor of two), never missed.
     """
     u = 2.0**-53
     gamma = depth * u / (1.0 - depth * u)
-    squares = sumsq / (1.0 - gamma) * (1.0 + 8 * u)  # at least Σ fl(x²), hence Σ x²·(1 − u)
-    absolute = np.sqrt(counts * squares / (1.0 - u)) * (1.0 + 8 * u)  # at least Σ |x|
+    squares = sumsq / (1.0 - gamma) * (1.0 + 8 * u)  # at least Σ fl(x²)
+    exact_squares = squares / (1.0 - u) + counts * 2.0**-1022  # at least Σ x²
+    absolute = np.sqrt(counts * exact_squares) * (1.0 + 8 * u)  # at least Σ |x|
 
     def apart(a: np.ndarray) -> np.ndarray:
         """``(m, K, M, M)``: the value of model ``a`` minus that of model ``b``."""

@@ -188,16 +188,20 @@ def test_models_with_equal_losses_get_equal_sums_whatever_the_order_of_the_rows(
     n_records=st.integers(2, 300),
     n_models=st.integers(2, 4),
     chunk=st.sampled_from([8, 64, 1 << 16]),
+    scale=st.sampled_from([1.0, 1e-170, 1e100]),  # 1e-170: the squares fall below float range
     seed=st.integers(0, 2**32 - 1),
 )
-def test_copied_models_are_never_missed_by_the_rounding_bound(n_records, n_models, chunk, seed):
+def test_copied_models_are_never_missed_by_the_rounding_bound(
+    n_records, n_models, chunk, scale, seed
+):
     rng = np.random.default_rng(seed)
     records = np.arange(n_records)
     folds = records % 2
-    first = _spread_losses(rng, n_records)
+    first = scale * _spread_losses(rng, n_records)
     parts = []
     for k in range(n_models):
-        loss = first if k < 2 else _spread_losses(rng, n_records)  # model 1 copies model 0
+        # model 1 copies model 0
+        loss = first if k < 2 else scale * _spread_losses(rng, n_records)
         parts.append(
             pd.DataFrame({"fold": folds, "model": f"m{k}", "record": records, "loss": loss})
         )
