@@ -484,7 +484,7 @@ def _summable(grid: tuple[int, int, int, int]) -> bool:
     replications, folds and models) the per-chunk sums would outweigh the chunk.
     """
     m, n_folds, n_models, _ = grid
-    return m * n_folds * n_models <= _CHUNK // 8
+    return m * n_folds * n_models <= min(_CHUNK // 8, np.iinfo(np.int16).max)
 
 
 def _may_be_equal(sums: np.ndarray, sumsq: np.ndarray, counts: np.ndarray, depth: int) -> bool:
@@ -623,11 +623,12 @@ def _scatter(
             cube_flat[slot] = loss[start:stop]
             continue
         assert sums is not None and sumsq is not None
-        cell = rep_codes[start:stop].astype(np.intp)  # (replication, fold, model) of each row
-        cell *= n_folds
-        cell += fold_codes[start:stop]
-        cell *= n_models
-        cell += model_codes[start:stop]
+        # the (replication, fold, model) cell of each row, in int16 (few cells: _summable)
+        cell16 = rep_codes[start:stop].astype(np.int16)
+        cell16 *= np.int16(n_folds * n_models)
+        cell16 += fold_codes[start:stop].astype(np.int16) * np.int16(n_models)
+        cell16 += model_codes[start:stop]
+        cell = cell16.astype(np.intp)
         x = loss[start:stop]
         sums += np.bincount(cell, weights=x, minlength=n_cells)
         sumsq += np.bincount(cell, weights=x * x, minlength=n_cells)
