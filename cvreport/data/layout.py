@@ -106,8 +106,8 @@ class RecordLayout:
         statistics without laying out the blocks. ``None`` otherwise.
     summed : SufficientStatistics or None
         For real-valued losses regrouped from rows in any order: the sufficient
-        statistics, summed from the scattered losses without laying out the
-        blocks. ``None`` otherwise.
+        statistics, summed per (replication, fold, model) as the rows' folds are
+        scattered, without laying out the blocks. ``None`` otherwise.
     blocks : tuple of FoldBlock
         One block per (replication, fold), in (replication, fold) order.
     membership : numpy.ndarray
