@@ -497,8 +497,8 @@ def _may_be_equal(sums: np.ndarray, sumsq: np.ndarray, counts: np.ndarray, depth
     of absolute losses is bounded by ``sqrt(n · Σ x²)`` (Cauchy–Schwarz), where a square
     below the smallest normal number may have been rounded to zero. Two models whose
     losses on a fold are the same numbers, in any order, have equal exact sums, so
-    their computed ones differ by less than twice the bound: they are reported here
-    (with a safety factor of two), never missed.
+    their computed ones differ by at most the sum of their two bounds: they are
+    reported here (with a safety factor of four), never missed.
     """
     u = 2.0**-53
     gamma = depth * u / (1.0 - depth * u)
