@@ -20,9 +20,11 @@ Two routes lead to the same blocks:
   counted only for an irregular table, or when integer labels leave gaps in
   their range. For 0/1 losses the cells are counted by pattern (which models
   got each record wrong, and which fold each record was in), which is all the
-  sufficient statistics need; real-valued losses are summed, with their squares,
-  per fold straight from the cells. Either way the fold blocks are laid out from
-  the cells only when a per-record accessor asks for them.
+  sufficient statistics need; real-valued losses are not scattered but summed,
+  with their squares, per (replication, fold, model) in the same pass over the
+  rows (in record order from a cube of the losses only where two models' sums
+  may be equal). Either way the fold blocks are laid out from the cells only
+  when a per-record accessor asks for them.
 
 The blocked route gives up (returns ``None``) at the first irregularity and
 leaves the diagnosis to the regrouping route, which raises the precise error
@@ -105,8 +107,8 @@ class RecordLayout:
         statistics without laying out the blocks. ``None`` otherwise.
     summed : SufficientStatistics or None
         For real-valued losses regrouped from rows in any order: the sufficient
-        statistics, summed from the scattered losses without laying out the
-        blocks. ``None`` otherwise.
+        statistics, summed per (replication, fold, model) as the rows' folds are
+        scattered, without laying out the blocks. ``None`` otherwise.
     blocks : tuple of FoldBlock
         One block per (replication, fold), in (replication, fold) order.
     membership : numpy.ndarray
@@ -347,8 +349,10 @@ def _regrouped_layout(
     grid = (len(replications), len(folds), n_models, len(record_labels))
 
     # scattered first: when the cells turn out regular, each record's fold is all the
-    # design check needs, and the rows' (replication, fold, model) cells are never counted
-    scattered = _scatter(loss, row_codes, grid, binary)
+    # design check needs, and the rows' (replication, fold, model) cells are never counted;
+    # real-valued losses are summed per cell on the way (when the cells are few)
+    sum_cells = not binary and _summable(grid)
+    scattered = _scatter(loss, row_codes, grid, binary, sum_cells=sum_cells)
     sizes = None if scattered is None else _fold_sizes(scattered, len(folds))
     if sizes is not None and sizes.any(axis=1).all() and sizes.any(axis=0).all():
         present = np.broadcast_to((sizes > 0)[:, :, None], (*sizes.shape, n_models))
@@ -366,7 +370,8 @@ def _regrouped_layout(
             present = present[used_reps][:, used_folds]
             check_design_grid(present[:, :, model_order], replications, folds, models, names.model)
             grid = (len(replications), len(folds), n_models, len(record_labels))
-            scattered = _scatter(loss, row_codes, grid, binary)
+            sum_cells = not binary and _summable(grid)
+            scattered = _scatter(loss, row_codes, grid, binary, sum_cells=sum_cells)
         else:
             check_design_grid(present[:, :, model_order], replications, folds, models, names.model)
         if scattered is None:
@@ -374,7 +379,12 @@ def _regrouped_layout(
             diagnose(row_codes, labels, names, loss)
     assert scattered is not None
     n_folds = len(folds)
-    cube, fold_of, slots, packed = scattered
+    cube, fold_of, slots, packed = (
+        scattered.cube,
+        scattered.fold_of,
+        scattered.slots,
+        scattered.packed,
+    )
     if slots.record is not None:  # only the records that occur were numbered
         record_labels = record_labels.take(slots.seen_records)
     n_records = slots.n_records
@@ -385,19 +395,40 @@ def _regrouped_layout(
     records = record_labels.take(np.arange(n_records) if kept is None else kept)
     in_use = by_replication if kept is None else by_replication[:, kept]
     if not binary:
-        # real-valued losses: every fold's sums and sums of squares are summed from the
-        # cube (models in code order, reordered in the small result); the blocks are laid
-        # out, models reordered, only if a per-record accessor asks for them
-        sums, sumsq = (a[:, :, model_order] for a in _cube_sums(cube, fold_of, slots, n_folds))
-        counts = np.repeat(_fold_sizes(scattered, n_folds), n_models).reshape(sums.shape)
-        summed = pattern_statistics(
-            sums, sumsq, counts, None, membership_patterns(in_use.T, n_folds)
-        )
+        # real-valued losses: every fold's sums and sums of squares, summed per cell in the
+        # order of the rows; where two models' sums on a fold are close enough that their
+        # exact sums may be equal, summed again from the cube in record order (two models
+        # with the same loss on every record get the same sums). Models in code order,
+        # reordered in the small result; the blocks are laid out, models reordered, only
+        # if a per-record accessor asks for them
         order = model_order if reordered else None
-        lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept, order)
+        sizes = _fold_sizes(scattered, n_folds)
+        counts = np.repeat(sizes, n_models).reshape((*sizes.shape, n_models))
+        if cube is None and not _may_be_equal(
+            scattered.sums, scattered.sumsq, counts, scattered.depth
+        ):
+            sums, sumsq = scattered.sums, scattered.sumsq
+            sparse = slots.rep is not None
+            lay_out = partial(_scattered_blocks, loss, row_codes, grid, kept, order, sparse)
+        else:
+            if cube is None:
+                rescattered = _scatter(loss, row_codes, grid, binary, sparse=slots.rep is not None)
+                assert rescattered is not None and rescattered.cube is not None
+                cube = rescattered.cube
+            sums, sumsq = _cube_sums(cube, fold_of, slots, n_folds)
+            lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept, order)
+        assert sums is not None and sumsq is not None
+        summed = pattern_statistics(
+            sums[:, :, model_order],
+            sumsq[:, :, model_order],
+            counts,
+            None,
+            membership_patterns(in_use.T, n_folds),
+        )
         return RecordLayout(
             replications, folds, models, records, binary, "regrouped", lay_out, summed=summed
         )
+    assert cube is not None
     if reordered:
         cube = cube[model_order]
     lay_out = partial(_cube_blocks, cube, fold_of, slots, n_folds, packed, kept)
@@ -427,20 +458,113 @@ def _cell_counts(row_codes: Sequence[np.ndarray], shape: tuple[int, int, int]) -
     return counts.reshape(shape)
 
 
+@dataclass(frozen=True, eq=False)
+class _Scattered:
+    """What :func:`_scatter` found: the regrouping cube, each slot's fold, the slots.
+
+    ``cube`` holds the ``(M, n_slots)`` losses (models in code order; ``fold * 2 + loss``
+    in one byte when ``packed``), ``None`` when the losses were summed per
+    (replication, fold, model) cell instead (``sums``, ``sumsq``: ``(m, K, M)``, in the
+    order of the rows, each chunk's sums added in turn; ``depth``: the most additions
+    any loss went through, which bounds their rounding error).
+    """
+
+    cube: np.ndarray | None
+    fold_of: np.ndarray
+    slots: _Slots
+    packed: bool
+    sums: np.ndarray | None = None
+    sumsq: np.ndarray | None = None
+    depth: int = 0
+
+
+def _summable(grid: tuple[int, int, int, int]) -> bool:
+    """Whether real-valued losses are summed per (replication, fold, model) cell while scattered.
+
+    Each chunk of rows is summed into every cell at once; with many cells (many
+    replications, folds and models) the per-chunk sums would outweigh the chunk.
+    """
+    m, n_folds, n_models, _ = grid
+    return m * n_folds * n_models <= min(_CHUNK // 8, np.iinfo(np.int16).max)
+
+
+def _may_be_equal(sums: np.ndarray, sumsq: np.ndarray, counts: np.ndarray, depth: int) -> bool:
+    """Whether two models on some fold may have equal exact sums and sums of squares.
+
+    ``sums`` and ``sumsq`` (``(m, K, M)``) were summed in the order of the rows, each
+    loss going through at most ``depth`` additions, so each is within
+    ``γ = depth·u / (1 − depth·u)`` times the sum of the absolute values of its exact
+    value (Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §4.2). The sum
+    of absolute losses is bounded by ``sqrt(n · Σ x²)`` (Cauchy–Schwarz), where a square
+    below the smallest normal number may have been rounded to zero. Two models whose
+    losses on a fold are the same numbers, in any order, have equal exact sums, so
+    their computed ones differ by at most the sum of their two bounds: they are
+    reported here (with a safety factor of four), never missed.
+    """
+    u = 2.0**-53
+    gamma = depth * u / (1.0 - depth * u)
+    squares = sumsq / (1.0 - gamma) * (1.0 + 8 * u)  # at least Σ fl(x²)
+    exact_squares = squares / (1.0 - u) + counts * 2.0**-1022  # at least Σ x²
+    absolute = np.sqrt(counts * exact_squares) * (1.0 + 8 * u)  # at least Σ |x|
+
+    def apart(a: np.ndarray) -> np.ndarray:
+        """``(m, K, M, M)``: the value of model ``a`` minus that of model ``b``."""
+        return a[:, :, :, None] - a[:, :, None, :]
+
+    def together(a: np.ndarray) -> np.ndarray:
+        return a[:, :, :, None] + a[:, :, None, :]
+
+    close = np.abs(apart(sums)) <= 4.0 * gamma * together(absolute)
+    close &= np.abs(apart(sumsq)) <= 4.0 * gamma * together(squares)
+    close &= (counts > 0)[:, :, :, None]
+    n_models = sums.shape[2]
+    close[:, :, np.arange(n_models), np.arange(n_models)] = False
+    return bool(close.any())
+
+
+def _scattered_blocks(
+    loss: np.ndarray,
+    row_codes: Sequence[np.ndarray],
+    grid: tuple[int, int, int, int],
+    kept: np.ndarray | None,
+    model_order: np.ndarray | None,
+    sparse: bool,
+) -> tuple[tuple[FoldBlock, ...], np.ndarray]:
+    """Fold blocks and membership of real-valued losses summed without a cube: scattered now.
+
+    ``sparse``: the slots as they were numbered when the rows were first scattered.
+    """
+    scattered = _scatter(loss, row_codes, grid, False, sparse=sparse)
+    assert scattered is not None and scattered.cube is not None  # these rows passed before
+    return _cube_blocks(
+        scattered.cube,
+        scattered.fold_of,
+        scattered.slots,
+        grid[1],
+        scattered.packed,
+        kept,
+        model_order,
+    )
+
+
 def _scatter(
     loss: np.ndarray,
     row_codes: Sequence[np.ndarray],
     grid: tuple[int, int, int, int],
     binary: bool,
-) -> tuple[np.ndarray, np.ndarray, _Slots, bool] | None:
-    """Scatter each row's loss, with its fold, to its (model, replication, record) cell.
+    *,
+    sum_cells: bool = False,
+    sparse: bool | None = None,
+) -> _Scattered | None:
+    """Scatter each row's fold, and its loss, to its (model, replication, record) cell.
 
-    ``grid`` is the number of replication, fold, model and record codes.
-    Returns ``(cube, fold_of, slots, packed)``: the ``(M, n_slots)`` losses (models in
-    code order; ``fold * 2 + loss`` in one byte when ``packed``), each slot's fold
-    (-1: empty) and where the slots sit. ``None`` unless every cell of an occupied slot
-    was written once and the models of each slot agree on its fold (else a duplicate,
-    a missing model or a record in two folds).
+    ``grid`` is the number of replication, fold, model and record codes. With
+    ``sum_cells`` (real-valued losses) the losses are not scattered: they and their
+    squares are summed per (replication, fold, model) cell in the same pass over the
+    rows, and only the folds are scattered. ``None`` unless every cell of an occupied
+    slot was written once and the models of each slot agree on its fold (else a
+    duplicate, a missing model or a record in two folds). ``sparse``: whether the slots
+    number only the occupied (replication, record) cells (``None``: when they are few).
     """
     rep_codes, fold_codes, model_codes, record_codes = row_codes
     m, n_folds, n_models, n_records = grid
@@ -448,7 +572,9 @@ def _scatter(
     # one slot per (replication, record): dense when the table fills most of them
     slots = _Slots(m, n_records)
     inverse: np.ndarray | None = None
-    if m * n_records * n_models > 2 * n_rows + _DENSE_SLACK:
+    if sparse is None:
+        sparse = m * n_records * n_models > 2 * n_rows + _DENSE_SLACK
+    if sparse:
         pairs, inverse = np.unique(
             rep_codes.astype(np.int64) * n_records + record_codes, return_inverse=True
         )
@@ -462,7 +588,12 @@ def _scatter(
 
     # chunk by chunk, so that the intp cell indices stay in cache
     packed = binary and n_folds <= 63
-    fold_flat = None
+    summing = sum_cells and not binary
+    n_cells = m * n_folds * n_models
+    sums = np.zeros(n_cells) if summing else None
+    sumsq = np.zeros(n_cells) if summing else None
+    cube: np.ndarray | None = None
+    fold_flat = cube_flat = None
     if packed:  # fold and 0/1 loss share a byte (fold * 2 + loss): one scatter, little traffic
         cube = np.full((n_models, n_slots), -1, dtype=np.int8)
     else:
@@ -470,9 +601,10 @@ def _scatter(
             (n_models, n_slots), -1, dtype=np.result_type(fold_codes.dtype, np.int8)
         )
         fold_flat = fold_cube.reshape(-1)
-        # zeros (not empty): the sums of the real-valued cube read every slot
-        cube = np.zeros((n_models, n_slots), dtype=np.int8 if binary else np.float64)
-    cube_flat = cube.reshape(-1)
+        if not summing:  # zeros (not empty): the sums of the real-valued cube read every slot
+            cube = np.zeros((n_models, n_slots), dtype=np.int8 if binary else np.float64)
+    if cube is not None:
+        cube_flat = cube.reshape(-1)
     for start in range(0, n_rows, _CHUNK):
         stop = start + _CHUNK
         if inverse is None:
@@ -486,20 +618,40 @@ def _scatter(
             value = fold_codes[start:stop].astype(np.int8) * np.int8(2)
             value += loss[start:stop].astype(np.int8)
             cube_flat[slot] = value
-        else:
-            fold_flat[slot] = fold_codes[start:stop]
+            continue
+        fold_flat[slot] = fold_codes[start:stop]
+        if cube_flat is not None:
             cube_flat[slot] = loss[start:stop]
+            continue
+        assert sums is not None and sumsq is not None
+        # the (replication, fold, model) cell of each row, in int16 (few cells: _summable)
+        cell16 = rep_codes[start:stop].astype(np.int16)
+        cell16 *= np.int16(n_folds * n_models)
+        cell16 += fold_codes[start:stop].astype(np.int16) * np.int16(n_models)
+        cell16 += model_codes[start:stop]
+        cell = cell16.astype(np.intp)
+        x = loss[start:stop]
+        sums += np.bincount(cell, weights=x, minlength=n_cells)
+        sumsq += np.bincount(cell, weights=x * x, minlength=n_cells)
     del inverse
     if packed:
+        assert cube is not None
         fold_cube = cube >> 1
     if np.count_nonzero(fold_cube >= 0) != n_rows or not (fold_cube == fold_cube[0]).all():
         return None
-    return cube, fold_cube[0], slots, packed
+    if sums is None or sumsq is None:
+        return _Scattered(cube, fold_cube[0], slots, packed)
+    shape = (m, n_folds, n_models)
+    # a loss goes through at most one addition per row of its chunk, then one per chunk
+    depth = min(n_rows, _CHUNK) + -(-n_rows // _CHUNK)
+    return _Scattered(
+        None, fold_cube[0], slots, False, sums.reshape(shape), sumsq.reshape(shape), depth
+    )
 
 
-def _fold_sizes(scattered: tuple[np.ndarray, np.ndarray, _Slots, bool], n_folds: int) -> np.ndarray:
+def _fold_sizes(scattered: _Scattered, n_folds: int) -> np.ndarray:
     """``(m, K)`` records of each fold, from the fold of every slot."""
-    _, fold_of, slots, _ = scattered
+    fold_of, slots = scattered.fold_of, scattered.slots
     sizes = np.zeros((slots.m, n_folds), dtype=np.int64)
     for i in range(slots.m):
         low, high = slots.span(i)
