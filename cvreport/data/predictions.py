@@ -26,6 +26,7 @@ from cvreport.data.clusters import attach_clusters
 from cvreport.data.formula import parse_formula
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
+from cvreport.data.direction import Provenance
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,
@@ -206,7 +207,7 @@ def build_metric_table(
                 loss_name=spec.name,
                 source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
                 metric=shown,
-                direction_note="the metric's own",
+                direction_note=Provenance.METRIC,
             )
         )
     else:
@@ -260,8 +261,8 @@ def build_metric_table(
                     direction=spec.metric.direction,
                     test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
                     score_name=spec.name,
-                    direction_note="the metric's own",
-                    test_train_ratio_note="inferred from the fold sizes",
+                    direction_note=Provenance.METRIC,
+                    test_train_ratio_note=Provenance.FOLD_SIZES,
                     source=(
                         f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
                         f"DataFrame: {where}"
