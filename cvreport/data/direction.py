@@ -75,6 +75,8 @@ class Provenance(StrEnum):
     "inferred: '!=' marks a wrong prediction, an error"
     >>> Provenance.of("").inferred, Provenance.FOLD_SIZES.inferred
     (False, True)
+    >>> Provenance.of("read from the file's header").words
+    "inferred: read from the file's header"
     """
 
     GIVEN = "given"
@@ -87,9 +89,20 @@ class Provenance(StrEnum):
         "is read as a loss; pass direction='higher' (--direction higher) if it is a score"
     )
     FOLD_SIZES = "inferred from the fold sizes"
+    PREDICTIONS = "predictions give 0/1 errors"
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+    @classmethod
+    def _missing_(cls, value: object) -> Provenance | None:
+        """Any other note is an inference explained by the note itself."""
+        if not isinstance(value, str) or not value:
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "INFERRED"
+        member._value_ = value
+        return member
 
     @classmethod
     def of(cls, note: str | None) -> Provenance:

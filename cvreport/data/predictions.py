@@ -23,10 +23,10 @@ import pandas as pd
 
 from cvreport.data.build import TableContents, fold_score_contents, record_contents
 from cvreport.data.clusters import attach_clusters
+from cvreport.data.direction import Provenance
 from cvreport.data.formula import parse_formula
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
-from cvreport.data.direction import Provenance
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import (
     MetricSpec,

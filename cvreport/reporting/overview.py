@@ -41,7 +41,9 @@ import pandas as pd
 
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import PAIR_KERNELS
-from cvreport.reporting.selection import resolve_test
+from cvreport.methods.registry import get_spec
+from cvreport.methods.spec import TestSpec
+from cvreport.reporting import analysis, interpret
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -83,13 +85,12 @@ def _fold_means(table: ResultsTable) -> np.ndarray:
     return out
 
 
-def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) -> tuple:
-    function = resolve_test(test)
+def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, Any]]) -> tuple:
     statistic = np.full(len(pairs), np.nan)
     pvalue = np.full(len(pairs), np.nan)
     for index, (a, b) in enumerate(pairs):
         try:
-            result = function(table, a, b)
+            result = analysis.run_test(spec, table, a, b, {})
         except CVReportError:
             continue
         statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
@@ -98,7 +99,7 @@ def _pair_by_pair(table: ResultsTable, test: str, pairs: list[tuple[Any, Any]]) 
 
 def pair_overview(
     table: ResultsTable,
-    test: str,
+    test: TestSpec | str,
     *,
     alpha: float = 0.05,
     correction: str | None = "holm",
@@ -109,8 +110,9 @@ def pair_overview(
     Parameters
     ----------
     table : ResultsTable
-    test : str
-        The test to run on every pair, e.g. the design's recommended one.
+    test : TestSpec or str
+        The test to run on every pair, e.g. the design's recommended one (its spec, or
+        its function's name).
     alpha : float
         Level of the ``significant`` column.
     correction : str or None
@@ -131,6 +133,7 @@ def pair_overview(
     (the same numbers as calling the test on each pair); see the module
     documentation.
     """
+    spec = test if isinstance(test, TestSpec) else get_spec(test, in_report=True)
     models = list(table.models)
     if pairs is None:
         pairs = [
@@ -144,13 +147,13 @@ def pair_overview(
     overall = np.nanmean(means.reshape(len(models), -1), axis=1)
     if table.higher_is_better:
         overall = -overall  # the table holds the negated score; show the score
-    kernel = PAIR_KERNELS.get(test)
+    kernel = PAIR_KERNELS.get(spec.name)
     if kernel is not None:
         result = kernel(means[first] - means[second], table)
         statistic = np.asarray(result.statistic, dtype=np.float64)
         pvalue = np.asarray(result.pvalue, dtype=np.float64)
     else:
-        statistic, pvalue = _pair_by_pair(table, test, pairs)
+        statistic, pvalue = _pair_by_pair(table, spec, pairs)
     adjusted = pvalue.copy()
     finite = np.isfinite(pvalue)
     if correction is not None and finite.sum() > 1:
@@ -169,7 +172,7 @@ def pair_overview(
                 0.0,
                 overall[first] - overall[second],
             ),
-            "test": test,
+            "test": spec.name,
             "statistic": statistic,
             "pvalue": pvalue,
             "adjusted": adjusted,
@@ -208,12 +211,10 @@ def context(
 ) -> dict[str, Any] | None:
     """What the templates show of an overview: every row for HTML, the first rows for text.
 
-    ``label`` names the test as the detailed sections do (default: its label in
-    :mod:`cvreport.reporting.selection`).
+    ``label`` names the test as the detailed sections do (default: its spec's method).
     """
     if frame is None:
         return None
-    from cvreport.reporting import interpret, selection
 
     rows = list(
         zip(
@@ -231,7 +232,7 @@ def context(
     return {
         "total": len(frame),
         "models": len(models),
-        "test": label or (selection.get_spec(test).method if test else ""),
+        "test": label or (get_spec(test).method if test else ""),
         "correction_name": interpret.correction_name(correction) if correction else None,
         "significant": int(frame["significant"].sum()),
         "rows": rows,
