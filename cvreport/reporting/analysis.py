@@ -344,7 +344,7 @@ class _Runner:
 
 
 def _shown_statistic(result: TestResult) -> float | None:
-    statistic = _float_or_none(result.statistic)
+    statistic = float_or_none(result.statistic)
     return 0.0 if statistic == 0 else statistic
 
 
@@ -354,8 +354,8 @@ def _shown(
     """The estimate the interval is centred on, and the interval."""
     # a test whose interval is about another quantity than the estimate says which
     label = result.interval_about or "mean difference"
-    centre = _float_or_none(getattr(result, "center", None)) if result.interval_about else None
-    shown = centre if centre is not None else _float_or_none(result.estimate)
+    centre = float_or_none(getattr(result, "center", None)) if result.interval_about else None
+    shown = centre if centre is not None else float_or_none(result.estimate)
     shown_interval = None
     if interval is not None and all(_finite(v) for v in interval):
         low, high = float(interval[0]), float(interval[1])
@@ -545,7 +545,7 @@ def _infinite(value: Any) -> bool:
         return False
 
 
-def _float_or_none(value: Any) -> float | None:
+def float_or_none(value: Any) -> float | None:
     if value is None:
         return None
     try:
@@ -556,7 +556,7 @@ def _float_or_none(value: Any) -> float | None:
 
 def _posterior(result: TestResult) -> Posterior | None:
     """Read the three probabilities from a Bayesian result, whatever its attribute names."""
-    rope = _float_or_none(getattr(result, "rope", None))
+    rope = float_or_none(getattr(result, "rope", None))
     for names in (
         ("prob_a_better", "prob_equivalent", "prob_b_better"),
         ("p_a_better", "p_equivalent", "p_b_better"),

@@ -1,11 +1,11 @@
 """The report: every applicable test for every pair of models, the audit, and what it all means.
 
-:class:`Report` collects result objects (it computes no statistic itself: the
-tests come from :mod:`cvreport.methods`, the audit from :mod:`cvreport.partitions.audit`)
-through :mod:`~cvreport.reporting.analysis` (run two-sided, adjust, read) and
-:mod:`~cvreport.reporting.view` (the plain context) and renders it through the
-packaged Jinja2 templates as a standalone HTML page, GitHub-flavoured Markdown or
-LaTeX (booktabs). Every number shown is in the table's metric and direction
+:class:`Report` renders an :class:`~cvreport.reporting.analyse.Analysis` (it
+computes no statistic itself: :func:`~cvreport.reporting.analyse.analyse` runs the
+tests of :mod:`cvreport.methods` and the audit of :mod:`cvreport.partitions.audit`
+once, and :mod:`~cvreport.reporting.view` turns the value into a plain context)
+through the packaged Jinja2 templates as a standalone HTML page, GitHub-flavoured
+Markdown or LaTeX (booktabs). Every number shown is in the table's metric and direction
 (:attr:`Report.metric`): estimates and intervals are metric(A) − metric(B).
 Sections:
 
@@ -101,9 +101,11 @@ class Report(ReportDisplay):
 
     Parameters
     ----------
-    table : ResultsTable or str
+    table : ResultsTable, Analysis or str
         The results, or a formula such as ``"loss ~ model | replication + fold"``
-        together with ``data``.
+        together with ``data``, or an analysis already run
+        (:func:`~cvreport.reporting.analyse.analyse`; the other arguments but
+        ``title`` then do not apply, see :meth:`from_analysis`).
     pairs : sequence of (str, str), optional
         The pairs of models to compare, as (A, B). Default: every pair, in the
         order the models first appear.
@@ -129,7 +131,9 @@ class Report(ReportDisplay):
 
     Attributes
     ----------
-    comparisons : list of Comparison
+    analysis : Analysis
+        The frozen value the report renders; every attribute below reads it.
+    comparisons : tuple of Comparison
         Per pair, the outcomes (result plus adjusted p-value, decision, reading)
         and the tests that could not run.
     results : list of TestResult

@@ -18,8 +18,7 @@ from cvreport.data.design import DesignKind
 from cvreport.methods.registry import get_spec
 from cvreport.rendering import figures
 from cvreport.reporting import interpret, overview, references
-from cvreport.reporting.analysis import Comparison, TestOutcome
-from cvreport.reporting.analysis import _float_or_none as float_or_none
+from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none
 from cvreport.results import level_text
 
 if TYPE_CHECKING:
@@ -44,7 +43,7 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
     ``title`` is the report's heading and ``figure_prefix`` keeps the ids of its
     figures apart from another report's on the same page.
     """
-    from cvreport import __version__
+    from cvreport import __version__  # the package imports reporting lazily
 
     outcomes = analysis.outcomes
     audit = _audit_context(analysis)
