@@ -90,6 +90,7 @@ class Provenance(StrEnum):
     )
     FOLD_SIZES = "inferred from the fold sizes"
     PREDICTIONS = "predictions give 0/1 errors"
+    LARGER_LABEL = "the larger of the sorted class labels"
 
     def __repr__(self) -> str:
         return repr(self.value)

@@ -70,6 +70,8 @@ class RecordPredictions:
         The class labels, sorted; codes index them.
     positive : int
         Code of the positive class.
+    positive_source : Provenance
+        Whether the positive class was given (``pos_label``) or is the larger label.
     frame : pandas.DataFrame
         One row per input row: ``replication, fold, model, record`` labels,
         ``truth`` and ``prediction`` codes (−1 where there is none), ``cluster``
@@ -81,6 +83,7 @@ class RecordPredictions:
     classes: pd.Index
     positive: int
     frame: pd.DataFrame
+    positive_source: Provenance = Provenance.GIVEN
 
     @property
     def score_columns(self) -> list[str]:
@@ -288,6 +291,7 @@ def build_metric_table(
         frame=_record_frame(
             data, model, replication, fold, record, truth_codes, prediction_codes, scores, cluster
         ),
+        positive_source=Provenance.LARGER_LABEL if pos_label is None else Provenance.GIVEN,
     )
     return table
 

@@ -504,7 +504,8 @@ def _positive_class(table: Any) -> Setting | None:
     kept = getattr(table, "_record_predictions", None)
     if kept is None or not getattr(kept.spec, "binary_only", False):
         return None
-    return Setting(str(kept.classes[kept.positive]))
+    source = getattr(kept, "positive_source", Provenance.GIVEN)
+    return Setting(str(kept.classes[kept.positive]), source)
 
 
 # -- descriptive statistics -------------------------------------------------------

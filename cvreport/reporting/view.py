@@ -153,6 +153,9 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "direction_note": "" if facts.direction is None else str(facts.direction.source),
         "direction_provenance": None if facts.direction is None else facts.direction.words,
         "positive_class": None if facts.positive_class is None else facts.positive_class.value,
+        "positive_class_provenance": None
+        if facts.positive_class is None
+        else facts.positive_class.words,
         "per_record": facts.per_record,
         "binary": facts.binary,
         "pairs": [f"{a} vs {b}" for a, b in analysis.pairs],
