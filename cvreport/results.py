@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Self
 
 import pandas as pd
 
+from cvreport.data.design import DesignKind
 from cvreport.distributions import NORMAL, Distribution, T, as_distribution
 from cvreport.distributions import normal_interval as _normal_interval
 from cvreport.distributions import t_interval as _t_interval
@@ -78,21 +79,11 @@ def _negated(value: Any) -> Any:
 
 
 def _interval_hint(design: str | None) -> str:
-    """Tests that give an interval on the difference and run on this design (by its description)."""
-    text = (design or "").lower()
-    if text.startswith("hold-out"):
-        return "no test of cvreport gives one for a single hold-out split"
-    if text.startswith("repeated hold-out"):
-        names = "corrected_resampled_ttest"
-    elif "×2 " in text:
-        names = "blocked_ttest_3x2cv or corrected_repeated_kfold_ttest"
-    elif "×" in text:
-        names = "corrected_repeated_kfold_ttest"
-    elif "-fold" in text:
-        names = "corrected_repeated_kfold_ttest or cv_confidence_interval"
-    else:
+    """Tests that give an interval on the difference and run on this design."""
+    kind = DesignKind.from_description(design)
+    if kind is None:
         return "use a t-based test of the table's design for an interval on the difference"
-    return f"for an interval on the difference on this design use {names}"
+    return kind.interval_hint
 
 
 def check_alpha(alpha: Any, name: str = "alpha") -> float:

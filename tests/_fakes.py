@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ from cvreport.errors import DataError, DesignError
 from cvreport.results import TestResult
 
 report_module = importlib.import_module("cvreport.reporting.report")
+analyse_module = importlib.import_module("cvreport.reporting.analyse")
+analysis_module = importlib.import_module("cvreport.reporting.analysis")
 
 
 # -- 0/1 losses ------------------------------------------------------------------------
@@ -202,7 +204,25 @@ def with_audit(monkeypatch: pytest.MonkeyPatch, design: str | None) -> None:
             raise DesignError("no audit for this table")
         return FakeAudit(design)
 
-    monkeypatch.setattr(report_module, "_audit", audit)
+    monkeypatch.setattr(analyse_module, "_audit", audit)
+
+
+def route_tests(
+    monkeypatch: pytest.MonkeyPatch, resolve: Callable[[str], Any], passed: tuple[str, ...] = ()
+) -> None:
+    """Route the report's tests to stand-ins: ``resolve(name)`` gives ``run(table, a, b)``.
+
+    The stand-in gets the options the user gave, and of the report's defaults
+    (``alternative``, ``rope``) those named in ``passed``.
+    """
+
+    def run_test(spec: Any, table: Any, a: str, b: str, options: Mapping[str, Any]) -> Any:
+        given = {
+            k: v for k, v in options.items() if k in passed or k not in ("alternative", "rope")
+        }
+        return resolve(spec.name)(table, a, b, **given)
+
+    monkeypatch.setattr(analysis_module, "run_test", run_test)
 
 
 # -- Chromium and pdflatex ---------------------------------------------------------------

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from cvreport.reporting import selection
 from cvreport.results import TestResult
-from tests._fakes import CHROMIUM_ARGS, browser_unavailable, make_result
+from tests._fakes import CHROMIUM_ARGS, browser_unavailable, make_result, route_tests
 
 
 @pytest.fixture(scope="module")
@@ -46,5 +45,5 @@ def fake_tests(monkeypatch: pytest.MonkeyPatch) -> dict[Any, Any]:
 
         return run
 
-    monkeypatch.setattr(selection, "resolve_test", resolve)
+    route_tests(monkeypatch, resolve)
     return pvalues

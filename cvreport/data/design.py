@@ -9,22 +9,131 @@ supervised classification learning algorithms. Neural Computation 10(7).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["DESIGN_KINDS", "Design", "design_kind", "size_range"]
-
-DESIGN_KINDS = ("holdout", "repeated_holdout", "kfold", "mx2", "repeated_kfold")
+__all__ = ["DESIGN_KINDS", "Design", "DesignKind", "design_kind", "size_range"]
 
 
-def design_kind(m: int, n_folds: int) -> str:
+class DesignKind(StrEnum):
+    """The kind of a cross-validation design, with its names and the tests that give intervals.
+
+    A ``str`` (``DesignKind.KFOLD == "kfold"``), so a kind compares, hashes, prints and
+    formats as its plain name; ``repr`` shows that name too, so reprs of designs and
+    reports read as before.
+
+    Examples
+    --------
+    >>> kind = design_kind(5, 2)
+    >>> kind == "mx2", kind.short, kind.words
+    (True, 'm×2', 'm×2 cross-validation')
+    >>> kind.title(m=5, K=2)
+    '5×2 cross-validation'
+    >>> DesignKind.HOLDOUT.interval_hint
+    'no test of cvreport gives one for a single hold-out split'
+    """
+
+    HOLDOUT = "holdout"
+    REPEATED_HOLDOUT = "repeated_holdout"
+    KFOLD = "kfold"
+    MX2 = "mx2"
+    REPEATED_KFOLD = "repeated_kfold"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @property
+    def short(self) -> str:
+        """The kind in two words, as the docs table of tests names it (``"K-fold"``)."""
+        return _SHORT[self]
+
+    @property
+    def words(self) -> str:
+        """The kind in a phrase, as a report's text names it (``"a single hold-out split"``)."""
+        return _WORDS[self]
+
+    def title(self, *, m: int, K: int) -> str:
+        """The design's name with its sizes, e.g. ``"10-fold cross-validation"``."""
+        return _TITLES[self].format(m=m, K=K)
+
+    @property
+    def interval_tests(self) -> tuple[str, ...]:
+        """The tests that give an interval on the difference A − B on this kind of design."""
+        return _INTERVAL_TESTS[self]
+
+    @property
+    def interval_hint(self) -> str:
+        """Where to find an interval on the difference for a result that has none."""
+        if not self.interval_tests:
+            return "no test of cvreport gives one for a single hold-out split"
+        names = " or ".join(self.interval_tests)
+        return f"for an interval on the difference on this design use {names}"
+
+    @classmethod
+    def from_description(cls, text: str | None) -> DesignKind | None:
+        """The kind a design description names: :meth:`Design.describe`'s, or the array
+        functions' ("hold-out (one validation fold)", "10-fold cross-validation (...)");
+        None when the text names none.
+
+        >>> DesignKind.from_description("5×2 cross-validation (m = 5, K = 2)")
+        'mx2'
+        """
+        text = (text or "").lower()
+        if text.startswith("hold-out"):
+            return cls.HOLDOUT
+        if text.startswith("repeated hold-out"):
+            return cls.REPEATED_HOLDOUT
+        if "×2 " in text:
+            return cls.MX2
+        if "×" in text:
+            return cls.REPEATED_KFOLD
+        if "-fold" in text:
+            return cls.KFOLD
+        return None
+
+
+_SHORT = {
+    DesignKind.HOLDOUT: "hold-out",
+    DesignKind.REPEATED_HOLDOUT: "repeated hold-out",
+    DesignKind.KFOLD: "K-fold",
+    DesignKind.REPEATED_KFOLD: "repeated K-fold",
+    DesignKind.MX2: "m×2",
+}
+_WORDS = {
+    DesignKind.HOLDOUT: "a single hold-out split",
+    DesignKind.REPEATED_HOLDOUT: "repeated hold-out splits",
+    DesignKind.KFOLD: "one run of K-fold cross-validation",
+    DesignKind.REPEATED_KFOLD: "repeated K-fold cross-validation",
+    DesignKind.MX2: "m×2 cross-validation",
+}
+_TITLES = {
+    DesignKind.HOLDOUT: "hold-out validation",
+    DesignKind.REPEATED_HOLDOUT: "repeated hold-out validation",
+    DesignKind.KFOLD: "{K}-fold cross-validation",
+    DesignKind.MX2: "{m}×2 cross-validation",
+    DesignKind.REPEATED_KFOLD: "{m}×{K} cross-validation",
+}
+_INTERVAL_TESTS: dict[DesignKind, tuple[str, ...]] = {
+    DesignKind.HOLDOUT: (),
+    DesignKind.REPEATED_HOLDOUT: ("corrected_resampled_ttest",),
+    DesignKind.KFOLD: ("corrected_repeated_kfold_ttest", "cv_confidence_interval"),
+    DesignKind.REPEATED_KFOLD: ("corrected_repeated_kfold_ttest",),
+    DesignKind.MX2: ("blocked_ttest_3x2cv", "corrected_repeated_kfold_ttest"),
+}
+
+DESIGN_KINDS = tuple(DesignKind)
+
+
+def design_kind(m: int, n_folds: int) -> DesignKind:
+    """The kind of a design of ``m`` replications of ``n_folds`` validation folds."""
     if n_folds == 1:
-        return "holdout" if m == 1 else "repeated_holdout"
+        return DesignKind.HOLDOUT if m == 1 else DesignKind.REPEATED_HOLDOUT
     if n_folds == 2 and m >= 2:
-        return "mx2"
-    return "kfold" if m == 1 else "repeated_kfold"
+        return DesignKind.MX2
+    return DesignKind.KFOLD if m == 1 else DesignKind.REPEATED_KFOLD
 
 
 def size_range(sizes: tuple[int, ...]) -> str:
@@ -38,7 +147,7 @@ class Design:
 
     Attributes
     ----------
-    kind : str
+    kind : DesignKind
         ``"holdout"`` (one split), ``"repeated_holdout"`` (J splits of one
         validation set each), ``"kfold"`` (one run of K-fold CV),
         ``"mx2"`` (m ≥ 2 replications of 2-fold CV) or ``"repeated_kfold"``.
@@ -68,7 +177,7 @@ class Design:
     (True, False)
     """
 
-    kind: str
+    kind: DesignKind
     m: int
     K: int
     n_records: int | None
@@ -77,6 +186,9 @@ class Design:
     replications: tuple[Any, ...]
     folds: tuple[Any, ...]
     sizes: tuple[int, ...] | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", DesignKind(self.kind))  # a plain name becomes the value
 
     @property
     def fold_sizes(self) -> pd.DataFrame:
@@ -116,13 +228,7 @@ class Design:
 
     def describe(self) -> str:
         """A short sentence naming the design, e.g. for reports and error messages."""
-        name = {
-            "holdout": "hold-out validation",
-            "repeated_holdout": "repeated hold-out validation",
-            "kfold": f"{self.K}-fold cross-validation",
-            "mx2": f"{self.m}×2 cross-validation",
-            "repeated_kfold": f"{self.m}×{self.K} cross-validation",
-        }[self.kind]
+        name = DesignKind(self.kind).title(m=self.m, K=self.K)
         if self.kind == "holdout":
             counts = []
         elif self.kind == "repeated_holdout":

@@ -27,6 +27,8 @@ Examples
 >>> metric, how = resolve_metric("auc", np.array([0.9, 0.8]), per_record=False)
 >>> metric, how
 (Metric(name='auc', direction='higher', unit=''), 'by its name')
+>>> how.words
+"inferred from the metric's name"
 >>> resolve_metric("auc", np.array([0.9]), direction="lower", per_record=False)
 Traceback (most recent call last):
 ...
@@ -37,6 +39,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -45,7 +49,99 @@ from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.validation import is_binary
 from cvreport.errors import DataError
 
-__all__ = ["DEFAULT_DIRECTION", "check_direction", "name_direction", "resolve_metric"]
+__all__ = [
+    "DEFAULT_DIRECTION",
+    "Provenance",
+    "Setting",
+    "check_direction",
+    "name_direction",
+    "resolve_metric",
+]
+
+
+class Provenance(StrEnum):
+    """Where a setting of a table came from: given by the user, or inferred, and from what.
+
+    A ``str`` whose value is the table's note (``table.direction_note``,
+    ``table.test_train_ratio_note``), so notes written as plain text compare equal
+    (and ``repr`` shows that note); :attr:`words` is what a report prints after the
+    setting.
+
+    Examples
+    --------
+    >>> Provenance.of("given").words, Provenance.NAME.words
+    ('as given', "inferred from the metric's name")
+    >>> Provenance.ERROR_MARK.words
+    "inferred: '!=' marks a wrong prediction, an error"
+    >>> Provenance.of("").inferred, Provenance.FOLD_SIZES.inferred
+    (False, True)
+    >>> Provenance.of("read from the file's header").words
+    "inferred: read from the file's header"
+    """
+
+    GIVEN = "given"
+    NAME = "by its name"
+    METRIC = "the metric's own"
+    ERROR_MARK = "'!=' marks a wrong prediction, an error"
+    HIT_MARK = "'==' marks a right prediction, a hit"
+    DEFAULT = (
+        "the default: neither its name nor a direction said which way is better, so it "
+        "is read as a loss; pass direction='higher' (--direction higher) if it is a score"
+    )
+    FOLD_SIZES = "inferred from the fold sizes"
+    PREDICTIONS = "predictions give 0/1 errors"
+    LARGER_LABEL = "the larger of the sorted class labels"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @classmethod
+    def _missing_(cls, value: object) -> Provenance | None:
+        """Any other note is an inference explained by the note itself."""
+        if not isinstance(value, str) or not value:
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = "INFERRED"
+        member._value_ = value
+        return member
+
+    @classmethod
+    def of(cls, note: str | None) -> Provenance:
+        """The provenance a table's note names (no note: given)."""
+        return cls.GIVEN if not note else cls(note)
+
+    @property
+    def inferred(self) -> bool:
+        """Whether the setting was inferred rather than given."""
+        return self is not Provenance.GIVEN
+
+    @property
+    def words(self) -> str:
+        """What a report prints after the setting: "as given" or how it was inferred."""
+        if self is Provenance.GIVEN:
+            return "as given"
+        if self in (Provenance.NAME, Provenance.METRIC):
+            return "inferred from the metric's name"
+        if self in (Provenance.DEFAULT, Provenance.FOLD_SIZES):
+            return self.value
+        return f"inferred: {self.value}"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of an analysis (the direction, n2/n1, the positive class) and its provenance.
+
+    >>> Setting("higher", Provenance.NAME).words
+    "inferred from the metric's name"
+    """
+
+    value: Any
+    source: Provenance = Provenance.GIVEN
+
+    @property
+    def words(self) -> str:
+        """Where the value came from, in words."""
+        return self.source.words
 
 DEFAULT_DIRECTION: Direction = "lower"
 """The direction of a column whose name says nothing and for which none was given: a loss."""
@@ -128,7 +224,7 @@ def resolve_metric(
     model_means: np.ndarray | None = None,
     flag: str = "direction",
     binary: bool | None = None,
-) -> tuple[Metric, str]:
+) -> tuple[Metric, Provenance]:
     """The metric of a results column and, in words, how its direction was decided.
 
     Parameters
@@ -151,9 +247,9 @@ def resolve_metric(
     Returns
     -------
     metric : Metric
-    how : str
-        Why this direction: ``"given"``, ``"by its name"``, what ``!=``/``==`` marks, or
-        the default's explanation.
+    how : Provenance
+        Why this direction: given, by its name, what ``!=``/``==`` marks, or the default
+        (a ``str`` whose value explains it).
 
     Raises
     ------
@@ -175,21 +271,13 @@ def resolve_metric(
                 "name decide"
             )
         chosen: Direction = direction
-        how = "given"
+        how = Provenance.GIVEN
     elif by_name is not None:
-        chosen, how = by_name, "by its name"
+        chosen, how = by_name, Provenance.NAME
         if comparison_columns(name) is not None:
-            how = (
-                "'!=' marks a wrong prediction, an error"
-                if by_name == "lower"
-                else "'==' marks a right prediction, a hit"
-            )
+            how = Provenance.ERROR_MARK if by_name == "lower" else Provenance.HIT_MARK
     else:
-        chosen = DEFAULT_DIRECTION
-        how = (
-            "the default: neither its name nor a direction said which way is better, so it "
-            "is read as a loss; pass direction='higher' (--direction higher) if it is a score"
-        )
+        chosen, how = DEFAULT_DIRECTION, Provenance.DEFAULT
         if by_values is not None and by_values != chosen:
             raise DataError(_values_message(name, chosen, by_values, flag))
     metric_name = str(name)

@@ -23,6 +23,7 @@ import pandas as pd
 
 from cvreport.data.build import TableContents, fold_score_contents, record_contents
 from cvreport.data.clusters import attach_clusters
+from cvreport.data.direction import Provenance
 from cvreport.data.formula import parse_formula
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
@@ -69,6 +70,8 @@ class RecordPredictions:
         The class labels, sorted; codes index them.
     positive : int
         Code of the positive class.
+    positive_source : Provenance
+        Whether the positive class was given (``pos_label``) or is the larger label.
     frame : pandas.DataFrame
         One row per input row: ``replication, fold, model, record`` labels,
         ``truth`` and ``prediction`` codes (−1 where there is none), ``cluster``
@@ -80,6 +83,7 @@ class RecordPredictions:
     classes: pd.Index
     positive: int
     frame: pd.DataFrame
+    positive_source: Provenance = Provenance.GIVEN
 
     @property
     def score_columns(self) -> list[str]:
@@ -206,7 +210,7 @@ def build_metric_table(
                 loss_name=spec.name,
                 source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
                 metric=shown,
-                direction_note="the metric's own",
+                direction_note=Provenance.METRIC,
             )
         )
     else:
@@ -260,8 +264,8 @@ def build_metric_table(
                     direction=spec.metric.direction,
                     test_train_ratio=_test_train_ratio(layout.blocks, shape, len(layout.records)),
                     score_name=spec.name,
-                    direction_note="the metric's own",
-                    test_train_ratio_note="inferred from the fold sizes",
+                    direction_note=Provenance.METRIC,
+                    test_train_ratio_note=Provenance.FOLD_SIZES,
                     source=(
                         f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
                         f"DataFrame: {where}"
@@ -287,6 +291,7 @@ def build_metric_table(
         frame=_record_frame(
             data, model, replication, fold, record, truth_codes, prediction_codes, scores, cluster
         ),
+        positive_source=Provenance.LARGER_LABEL if pos_label is None else Provenance.GIVEN,
     )
     return table
 

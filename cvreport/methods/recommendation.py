@@ -1,6 +1,10 @@
-"""Which tests to recommend for a cross-validation design, and why.
+"""Which tests to recommend for a design and a metric, and why: one recommender.
 
-The recommendation follows the literature:
+:func:`recommendation` takes the design kind, what the audit found of the
+partitions, the losses (0/1 or real, per record or per fold) and the metric
+(a mean of per-record values or not, clustered records) and returns
+:class:`~cvreport.methods.spec.TestSpec` objects, never names. The advice
+follows the literature:
 
 - balanced or block-regularized 5×2 partitions: the calibrated 5×2cv F test
   (Wang, Li and Li 2017) and, for 0/1 losses, the 5×2 BCV McNemar test
@@ -11,37 +15,85 @@ The recommendation follows the literature:
 - repeated hold-out: the corrected resampled t test (Nadeau and Bengio 2003);
 - one hold-out split: McNemar's test (Dietterich 1998).
 
-Every name it returns is a test of :mod:`cvreport.methods.registry`
-(tests/methods/test_contract.py checks that each fits the design it is
-recommended for).
+The metric changes the advice:
+
+* a metric that is a **mean of per-record values** (0/1 error, accuracy, log
+  loss, Brier score) keeps the design's usual tests: they are built on exactly
+  such means;
+* a metric that is **not** (AUC, F1, MCC, balanced accuracy, ...) has no
+  per-record value to average. Within cross-validation it is computed once per
+  fold, and the fold-level test of the design decides (the corrected t tests
+  account for the training-set overlap). On **one test set** there is a single
+  value per model, so the comparison rests on the records: DeLong's test for
+  the AUC, whose variance is known in closed form (DeLong et al. 1988), and the
+  paired bootstrap for any other metric (Koehn 2004; Berg-Kirkpatrick et al. 2012);
+* **clustered records** on one test set are not independent: the
+  cluster-robust standard error of the paired difference for a record mean
+  (Miller 2024), the bootstrap over whole clusters otherwise.
+
+tests/methods/test_contract.py checks that each recommended test fits the
+design it is recommended for.
 
 Examples
 --------
->>> recommended_names("mx2", partitions="balanced", binary=True, per_record=True)
-('calibrated_ftest_5x2cv', 'mcnemar_5x2bcv')
+>>> advice = recommendation("mx2", partitions="balanced", binary=True, per_record=True)
+>>> [spec.name for spec in advice.tests]
+['calibrated_ftest_5x2cv', 'mcnemar_5x2bcv']
+>>> recommendation("holdout", binary=False, per_record=False, metric="roc_auc",
+...                decomposable=False).names
+('delong_test',)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cvreport.errors import CVReportError, describe_keys
-from cvreport.methods.spec import DESIGN_KINDS
+from cvreport.methods.clustered import CLUSTERED
+from cvreport.methods.corrected import CORRECTED_RESAMPLED_T
+from cvreport.methods.corrected_kfold import CORRECTED_REPEATED_KFOLD_T
+from cvreport.methods.delong import DELONG
+from cvreport.methods.kfold import PAIRED_T_KFOLD
+from cvreport.methods.mcnemar import MCNEMAR
+from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
+from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
+from cvreport.methods.resampling import PAIRED_BOOTSTRAP
+from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 
-__all__ = ["Recommendation", "recommendation", "recommended_names"]
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
 
+__all__ = ["Recommendation", "recommendation", "recommendation_for", "recommended_names"]
 
 @dataclass(frozen=True)
 class Recommendation:
     """The tests recommended for a design, in order of preference, with the reason.
 
-    ``fallbacks`` are tried, in order, when a recommended test cannot run on the
-    table (e.g. per-fold scores without training-set sizes).
+    Attributes
+    ----------
+    tests : tuple of TestSpec
+        The recommended tests.
+    reason : str
+        Why, in plain words with the papers.
+    fallback_tests : tuple of TestSpec
+        Tried, in order, when a recommended test cannot run on the table (e.g.
+        per-fold scores without training-set sizes).
     """
 
-    names: tuple[str, ...]
+    tests: tuple[TestSpec, ...]
     reason: str
-    fallbacks: tuple[str, ...] = ()
+    fallback_tests: tuple[TestSpec, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The recommended tests' function names (for display)."""
+        return tuple(spec.name for spec in self.tests)
+
+    @property
+    def fallbacks(self) -> tuple[str, ...]:
+        """The fallbacks' function names (for display)."""
+        return tuple(spec.name for spec in self.fallback_tests)
 
 
 def recommendation(
@@ -50,22 +102,156 @@ def recommendation(
     partitions: str | None = None,
     binary: bool,
     per_record: bool,
+    metric: str | None = None,
+    decomposable: bool = True,
+    clustered: bool = False,
 ) -> Recommendation:
-    """The recommended tests for a design and the reason, in plain words.
+    """The recommended tests for a design and a metric, and the reason, in plain words.
 
     Parameters
     ----------
     kind : str
-        ``table.design.kind``.
+        ``table.design.kind`` (a :class:`~cvreport.data.design.DesignKind`).
     partitions : str or None
         For m×2 designs, the partition design the overlap audit recognised:
         ``"balanced"``, ``"block-regularized"`` or ``"random"`` (None when unknown).
     binary, per_record : bool
         Whether the losses are 0/1 and kept per record.
+    metric : str or None
+        The metric's name when the table was built from predictions with a metric
+        or has clustered records (the reason then names it); None for a table of
+        losses.
+    decomposable : bool
+        Whether the metric is a mean of per-record values (0/1 error, log loss) or
+        not (AUC, F1).
+    clustered : bool
+        Whether the records come in clusters.
+
+    Returns
+    -------
+    Recommendation
+
+    Raises
+    ------
+    CVReportError
+        For an unknown design kind.
+
+    Examples
+    --------
+    >>> advice = recommendation("kfold", binary=False, per_record=False, metric="f1",
+    ...                         decomposable=False)
+    >>> advice.names, advice.fallbacks
+    (('corrected_repeated_kfold_ttest',), ('paired_ttest_kfold',))
+    >>> advice.reason.split(". ")[0]
+    'f1 is not a mean of per-record values, so it is computed once per fold and the fold-level test of the design compares the per-fold values'
     """
+    if kind not in DESIGN_KINDS:
+        raise CVReportError(
+            f"unknown design kind {kind!r}; expected one of {describe_keys(DESIGN_KINDS)}"
+        )
+    if metric is None and not clustered:
+        return _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
+    one_test_set = kind == "holdout"
+    if one_test_set and clustered:
+        if decomposable:
+            return Recommendation(
+                (CLUSTERED,),
+                f"The records come in clusters, so they are not independent: the paired "
+                f"difference in {metric} gets a cluster-robust standard error, which the naive "
+                "one understates when records of a cluster succeed or fail together "
+                "(Miller 2024).",
+                (PAIRED_BOOTSTRAP,),
+            )
+        return Recommendation(
+            (PAIRED_BOOTSTRAP,),
+            f"{metric} is not a mean of per-record values and the records come in clusters: "
+            "the paired bootstrap resamples whole clusters, which keeps their dependence "
+            "(Miller 2024; Koehn 2004).",
+        )
+    if decomposable:
+        base = _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
+        return Recommendation(
+            base.tests,
+            f"{metric} is a mean of per-record values, so the design's usual tests apply. "
+            + base.reason,
+            base.fallback_tests,
+        )
+    if one_test_set:
+        if metric == "roc_auc":
+            return Recommendation(
+                (DELONG,),
+                "On one test set the AUCs of two models scored on the same records are "
+                "correlated; DeLong's test estimates that covariance in closed form from the "
+                "placement of each positive among the negatives (DeLong, DeLong & "
+                "Clarke-Pearson 1988).",
+                (PAIRED_BOOTSTRAP,),
+            )
+        return Recommendation(
+            (PAIRED_BOOTSTRAP,),
+            f"{metric} is not a mean of per-record values, so on one test set its sampling "
+            "variability comes from resampling the records with both models' predictions "
+            "kept together: the paired bootstrap (Koehn 2004; Berg-Kirkpatrick et al. 2012).",
+        )
+    base = _design_recommendation(kind, partitions, binary=False, per_record=False)
+    return Recommendation(
+        base.tests,
+        f"{metric} is not a mean of per-record values, so it is computed once per fold and the "
+        "fold-level test of the design compares the per-fold values. " + base.reason,
+        base.fallback_tests,
+    )
+
+
+def recommendation_for(table: ResultsTable, *, partitions: str | None = None) -> Recommendation:
+    """:func:`recommendation` for a results table: its design, losses, metric and clusters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from cvreport.data.table import ResultsTable
+    >>> df = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "record": list(range(6)) * 2,
+    ...                    "y": [1, 1, 1, 0, 0, 0] * 2,
+    ...                    "p": [0.9, 0.8, 0.3, 0.4, 0.2, 0.1, 0.7, 0.4, 0.6, 0.5, 0.3, 0.2]})
+    >>> t = ResultsTable.from_predictions(df, truth="y", score="p", metric="roc_auc",
+    ...                                   replication=None, fold=None)
+    >>> recommendation_for(t).names
+    ('delong_test',)
+    """
+    kept = getattr(table, "_record_predictions", None)
+    clustered = getattr(table, "_record_clusters", None) is not None
+    metric = None
+    if kept is not None:
+        metric = kept.spec.name
+    elif clustered:
+        metric = str(table.loss_name)
+    return recommendation(
+        table.design.kind,
+        partitions=partitions,
+        binary=bool(table.is_binary),
+        per_record=bool(table.per_record),
+        metric=metric,
+        decomposable=kept is None or bool(kept.spec.decomposable),
+        clustered=clustered,
+    )
+
+
+def recommended_names(
+    kind: str, *, partitions: str | None = None, binary: bool, per_record: bool
+) -> tuple[str, ...]:
+    """Names of the recommended tests (see :func:`recommendation`).
+
+    >>> recommended_names("mx2", partitions="balanced", binary=True, per_record=True)
+    ('calibrated_ftest_5x2cv', 'mcnemar_5x2bcv')
+    """
+    return recommendation(kind, partitions=partitions, binary=binary, per_record=per_record).names
+
+
+def _design_recommendation(
+    kind: str, partitions: str | None, *, binary: bool, per_record: bool
+) -> Recommendation:
+    """The design's usual tests for a mean of per-record losses (or per-fold scores)."""
     if kind == "mx2":
         if partitions in ("balanced", "block-regularized"):
-            names = ["calibrated_ftest_5x2cv"]
+            tests = [CALIBRATED_F_5X2CV]
             reason = (
                 f"The partitions are {partitions}: every two training sets of different "
                 "replications share the same number of records, which is what the calibrated "
@@ -73,59 +259,48 @@ def recommendation(
                 "correlation between replications (Wang, Li and Li 2017)"
             )
             if binary and per_record:
-                names.append("mcnemar_5x2bcv")
+                tests.append(MCNEMAR_5X2BCV)
                 reason += (
                     "; with 0/1 losses the 5×2 BCV McNemar test compresses the ten correlated "
                     "2×2 tables into one effective table and keeps a small type I error with "
                     "good power (Yang, Wang, Song and Li)"
                 )
-            return Recommendation(tuple(names), reason + ".")
+            return Recommendation(tuple(tests), reason + ".")
         known = (
             "The partitions look random"
             if partitions == "random"
             else "The partition design could not be audited"
         )
         return Recommendation(
-            ("combined_ftest_5x2cv",),
+            (COMBINED_F_5X2CV,),
             f"{known}, so the calibration for balanced partitions does not apply; Alpaydın's "
             "combined 5×2cv F test uses all ten fold differences and, unlike the 5×2cv t test, "
             "does not depend on which fold comes first (Alpaydın 1999).",
         )
     if kind in ("kfold", "repeated_kfold"):
         return Recommendation(
-            ("corrected_repeated_kfold_ttest",),
+            (CORRECTED_REPEATED_KFOLD_T,),
             "In K-fold cross-validation the training sets overlap, so the fold differences are "
             "correlated; the corrected t test widens the variance by the ratio of validation to "
             "training size to account for it (Nadeau and Bengio 2003; Bouckaert and Frank 2004).",
-            fallbacks=("paired_ttest_kfold",) if kind == "kfold" else (),
+            (PAIRED_T_KFOLD,) if kind == "kfold" else (),
         )
     if kind == "repeated_holdout":
         return Recommendation(
-            ("corrected_resampled_ttest",),
+            (CORRECTED_RESAMPLED_T,),
             "Repeated hold-out splits overlap; the corrected resampled t test accounts for the "
             "overlap that makes the plain resampled t test reject far too often "
             "(Nadeau and Bengio 2003).",
         )
-    if kind == "holdout":
-        if binary and per_record:
-            return Recommendation(
-                ("mcnemar",),
-                "With a single hold-out split and 0/1 losses, McNemar's test compares the "
-                "records on which exactly one model errs; it has a type I error close to α "
-                "(Dietterich 1998).",
-            )
+    if binary and per_record:
         return Recommendation(
-            (),
-            "A single hold-out split of non-0/1 losses fits none of cvreport's tests; record "
-            "per-record 0/1 losses for McNemar's test, or repeat the split.",
+            (MCNEMAR,),
+            "With a single hold-out split and 0/1 losses, McNemar's test compares the "
+            "records on which exactly one model errs; it has a type I error close to α "
+            "(Dietterich 1998).",
         )
-    raise CVReportError(
-        f"unknown design kind {kind!r}; expected one of {describe_keys(DESIGN_KINDS)}"
+    return Recommendation(
+        (),
+        "A single hold-out split of non-0/1 losses fits none of cvreport's tests; record "
+        "per-record 0/1 losses for McNemar's test, or repeat the split.",
     )
-
-
-def recommended_names(
-    kind: str, *, partitions: str | None = None, binary: bool, per_record: bool
-) -> tuple[str, ...]:
-    """Names of the recommended tests (see :func:`recommendation`)."""
-    return recommendation(kind, partitions=partitions, binary=binary, per_record=per_record).names

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+from cvreport.data.design import DesignKind
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.bayesian import BAYESIAN_CORRELATED_T
 from cvreport.methods.clustered import CLUSTERED
@@ -99,15 +100,6 @@ def specs_for(kind: str, *, binary: bool, per_record: bool) -> list[TestSpec]:
     ]
 
 
-_DESIGN_SHORT = {
-    "holdout": "hold-out",
-    "repeated_holdout": "repeated hold-out",
-    "kfold": "K-fold",
-    "repeated_kfold": "repeated K-fold",
-    "mx2": "m×2",
-}
-
-
 def markdown_table() -> str:
     """The table of tests at the top of docs/methods.md, written from :data:`SPECS`.
 
@@ -125,7 +117,7 @@ def markdown_table() -> str:
         elif not spec.designs:
             design = "records of one table (chosen by metric)"
         else:
-            design = ", ".join(_DESIGN_SHORT[kind] for kind in spec.designs)
+            design = ", ".join(DesignKind(kind).short for kind in spec.designs)
         needs = [
             word
             for word, flag in (

@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -237,6 +238,13 @@ class TestSpec:
                 f"{self.name} needs {self.requirement}, but the table holds {design.describe()}; "
                 "choose a test that fits this design (see docs/methods.md)"
             )
+
+    @property
+    def keywords(self) -> frozenset[str]:
+        """The options the public function takes beside the table and the pair (``alternative``,
+        ``rope``, ...)."""
+        parameters = inspect.signature(self.function).parameters
+        return frozenset(parameters) - {"table", "a", "b", "data"}
 
     @property
     def simulated(self) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from cvreport.data.direction import Setting
 from cvreport.data.metric import Metric
 from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
 from cvreport.results import MARGIN_ALTERNATIVES, level_text
@@ -27,7 +28,6 @@ __all__ = [
     "bayesian_sentence",
     "correction_name",
     "decision_sentence",
-    "direction_provenance",
     "direction_sentence",
     "disagreement_cause",
     "disagreement_sentence",
@@ -65,28 +65,6 @@ _CORRECTION_NAMES = {
     "fdr_tsbh": "the two-stage Benjamini–Hochberg false discovery rate",
     "fdr_tsbky": "the two-stage Benjamini–Krieger–Yekutieli false discovery rate",
 }
-
-
-_NAMED_DIRECTIONS = ("by its name", "the metric's own")
-
-
-def direction_provenance(note: str) -> str:
-    """Where the direction of the metric came from, in words: given, or how it was inferred.
-
-    ``note`` is the table's ``direction_note``.
-
-    >>> direction_provenance("given"), direction_provenance("by its name")
-    ('as given', "inferred from the metric's name")
-    >>> direction_provenance("'!=' marks a wrong prediction, an error")
-    "inferred: '!=' marks a wrong prediction, an error"
-    """
-    if not note or note == "given":
-        return "as given"
-    if note in _NAMED_DIRECTIONS:
-        return "inferred from the metric's name"
-    if note.startswith("the default"):
-        return note
-    return f"inferred: {note}"
 
 
 def correction_name(method: str) -> str:
@@ -738,7 +716,7 @@ def general_caveats(
     n_pairs: int,
     correction: str | None,
     metric: Metric,
-    direction_note: str,
+    direction: Setting | None,
     per_record: bool,
     rope: float | None = None,
     rope_given: bool = False,
@@ -763,10 +741,10 @@ def general_caveats(
                 f"{n_pairs} pairs of models are compared without a multiplicity correction: "
                 "the chance that at least one comparison raises a false alarm exceeds α."
             )
-    if direction_note and direction_note != "given":
+    if direction is not None and direction.source.inferred:
         caveats.append(
             f"The values are read as {metric.name}, where {metric.better_word} is better "
-            f"({direction_provenance(direction_note)})."
+            f"({direction.words})."
         )
     if rope is not None and not rope_given:
         caveats.append(

@@ -43,9 +43,9 @@ import pandas as pd
 
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import all_pairs
+from cvreport.methods.registry import get_spec
 from cvreport.methods.spec import TestSpec
-from cvreport.reporting import interpret, selection
-from cvreport.reporting.selection import get_spec
+from cvreport.reporting import analysis, interpret
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -92,7 +92,7 @@ def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, An
     pvalue = np.full(len(pairs), np.nan)
     for index, (a, b) in enumerate(pairs):
         try:
-            result = spec.run(table, a, b, alternative=None)  # the test's own default
+            result = analysis.run_test(spec, table, a, b, {"alternative": None})  # the test's own default
         except CVReportError:
             continue
         statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
@@ -113,8 +113,8 @@ def pair_overview(
     ----------
     table : ResultsTable
     test : TestSpec or str
-        The test to run on every pair, e.g. the design's recommended one (its
-        spec, or the name of a test the report runs).
+        The test to run on every pair, e.g. the design's recommended one (its spec, or
+        its function's name).
     alpha : float
         Level of the ``significant`` column.
     correction : str or None
@@ -135,7 +135,7 @@ def pair_overview(
     (the same numbers as calling the test on each pair); see the module
     documentation.
     """
-    spec = get_spec(test) if isinstance(test, str) else test
+    spec = test if isinstance(test, TestSpec) else get_spec(test, in_report=True)
     models = list(table.models)
     if pairs is None:
         pairs = [
@@ -212,8 +212,7 @@ def context(
 ) -> dict[str, Any] | None:
     """What the templates show of an overview: every row for HTML, the first rows for text.
 
-    ``label`` names the test as the detailed sections do (default: its label in
-    :mod:`cvreport.reporting.selection`).
+    ``label`` names the test as the detailed sections do (default: its spec's method).
     """
     if frame is None:
         return None
@@ -234,7 +233,7 @@ def context(
     return {
         "total": len(frame),
         "models": len(models),
-        "test": label or (selection.get_spec(test).method if test else ""),
+        "test": label or (get_spec(test).method if test else ""),
         "correction_name": interpret.correction_name(correction) if correction else None,
         "significant": int(frame["significant"].sum()),
         "rows": rows,

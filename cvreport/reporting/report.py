@@ -1,11 +1,11 @@
 """The report: every applicable test for every pair of models, the audit, and what it all means.
 
-:class:`Report` collects result objects (it computes no statistic itself: the
-tests come from :mod:`cvreport.methods`, the audit from :mod:`cvreport.partitions.audit`)
-through :mod:`~cvreport.reporting.analysis` (run two-sided, adjust, read) and
-:mod:`~cvreport.reporting.view` (the plain context) and renders it through the
-packaged Jinja2 templates as a standalone HTML page, GitHub-flavoured Markdown or
-LaTeX (booktabs). Every number shown is in the table's metric and direction
+:class:`Report` renders an :class:`~cvreport.reporting.analyse.Analysis` (it
+computes no statistic itself: :func:`~cvreport.reporting.analyse.analyse` runs the
+tests of :mod:`cvreport.methods` and the audit of :mod:`cvreport.partitions.audit`
+once, and :mod:`~cvreport.reporting.view` turns the value into a plain context)
+through the packaged Jinja2 templates as a standalone HTML page, GitHub-flavoured
+Markdown or LaTeX (booktabs). Every number shown is in the table's metric and direction
 (:attr:`Report.metric`): estimates and intervals are metric(A) − metric(B).
 Sections:
 
@@ -52,17 +52,17 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cvreport.data.metric import Metric
-from cvreport.errors import (
-    CVReportError,
-    DataError,
-    describe_keys,
-)
+from cvreport.data.table_input import as_table
+from cvreport.errors import CVReportError, DataError
+from cvreport.methods.recommendation import Recommendation
 from cvreport.rendering.display import ReportDisplay
+from cvreport.rendering.environment import html_environment, latex_environment, text_environment
 from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
-from cvreport.reporting import analysis, overview, selection, view
+from cvreport.reporting import view
+from cvreport.reporting.analyse import CORRECTIONS, Analysis, Plan, analyse
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
 from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
-from cvreport.results import TestResult, check_alpha
+from cvreport.results import TestResult
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -80,19 +80,6 @@ __all__ = [
     "TestOutcome",
     "report",
 ]
-
-CORRECTIONS = (
-    "holm",
-    "bonferroni",
-    "holm-sidak",
-    "sidak",
-    "simes-hochberg",
-    "hommel",
-    "fdr_bh",
-    "fdr_by",
-    "none",
-)
-"""Multiplicity corrections accepted by :class:`Report` (statsmodels ``multipletests`` methods)."""
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
 """File suffixes :meth:`Report.save` recognises, and the format each one means."""
@@ -116,9 +103,11 @@ class Report(ReportDisplay):
 
     Parameters
     ----------
-    table : ResultsTable or str
+    table : ResultsTable, Analysis or str
         The results, or a formula such as ``"loss ~ model | replication + fold"``
-        together with ``data``.
+        together with ``data``, or an analysis already run
+        (:func:`~cvreport.reporting.analyse.analyse`; the other arguments but
+        ``title`` then do not apply, see :meth:`from_analysis`).
     pairs : sequence of (str, str), optional
         The pairs of models to compare, as (A, B). Default: every pair, in the
         order the models first appear.
@@ -144,7 +133,9 @@ class Report(ReportDisplay):
 
     Attributes
     ----------
-    comparisons : list of Comparison
+    analysis : Analysis
+        The frozen value the report renders; every attribute below reads it.
+    comparisons : tuple of Comparison
         Per pair, the outcomes (result plus adjusted p-value, decision, reading)
         and the tests that could not run.
     results : list of TestResult
@@ -168,7 +159,7 @@ class Report(ReportDisplay):
 
     def __init__(
         self,
-        table: ResultsTable | str,
+        table: ResultsTable | Analysis | str,
         *,
         pairs: Sequence[tuple[str, str]] | None = None,
         tests: str | Sequence[str] = "recommended",
@@ -178,174 +169,120 @@ class Report(ReportDisplay):
         title: str | None = None,
         test_options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        if isinstance(table, str) or data is not None:
-            from cvreport.methods._common import as_table
-
-            table = as_table(table, data)
-        if isinstance(table, pd.DataFrame):
-            raise DataError(
-                "Report needs a ResultsTable or a formula with data=, got a DataFrame: pass "
-                "Report('loss ~ model | replication + fold', data=df) or "
-                "Report(ResultsTable.from_formula(...))"
-            )
-        self.table = table
-        self.alpha = check_alpha(alpha)
-        self.correction = _check_correction(correction)
-        self.pairs = self._resolve_pairs(pairs)
-        self.title = title or _default_title(self.pairs)
-        design = self.table.design
-        self.design = design
-        self.audit, self.audit_note = self._run_audit()
-        self.partitions: str | None = getattr(self.audit, "design", None)
-        from cvreport.reporting.metric_choice import metric_recommendation
-
-        self.recommendation = metric_recommendation(
-            self.table, partitions=self.partitions
-        ) or selection.recommendation(
-            design.kind,
-            partitions=self.partitions,
-            binary=bool(self.table.is_binary),
-            per_record=bool(self.table.per_record),
-        )
-        if not isinstance(tests, str):
-            try:
-                # a tuple, an array or a generator of names
-                tests = [str(t) if isinstance(t, str) else t for t in tests]
-            except TypeError:
-                raise CVReportError(
-                    f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
-                ) from None
-        self.tests = tests
-        self.test_names = self._resolve_tests(tests)
-        self.test_options = {
-            selection.get_spec(name).name: dict(options)
-            for name, options in (test_options or {}).items()
-        }
-        # many models: every pair in one overview, details for the best model's pairs
-        self.overview: pd.DataFrame | None = None
-        if pairs is None and len(self.pairs) > overview.DETAIL_LIMIT and self.recommendation.names:
-            self.overview = overview.pair_overview(
-                self.table,
-                self.recommendation.names[0],
-                alpha=self.alpha,
-                correction=self.correction,
-            )
-            self.pairs = overview.detailed_pairs(self.table)
-        self.analysis = analysis.Analysis(
-            self.table,
-            self.pairs,
-            self.test_names,
-            self.recommendation,
-            fallback=self.tests in ("recommended", "all"),
-            alpha=self.alpha,
-            correction=self.correction,
-            test_options=self.test_options,
-        )
-        self.comparisons = self.analysis.comparisons
+        if isinstance(table, Analysis):
+            analysis = table
+        else:
+            if isinstance(table, str) or data is not None:
+                table = as_table(table, data)
+            if isinstance(table, pd.DataFrame):
+                raise DataError(
+                    "Report needs a ResultsTable or a formula with data=, got a DataFrame: pass "
+                    "Report('loss ~ model | replication + fold', data=df) or "
+                    "Report(ResultsTable.from_formula(...))"
+                )
+            plan = Plan(pairs, tests, alpha, correction, test_options)
+            analysis = analyse(table, plan)
+        self.analysis = analysis
+        self.title = title or _default_title(analysis.pairs)
         self._context_cache: dict[str, Any] | None = None
         self.figure_prefix = (
             "cvr"
             + hashlib.sha1(
-                repr((self.title, self.pairs, self.test_names, self.alpha)).encode()
+                repr(
+                    (self.title, list(analysis.pairs), analysis.test_names, analysis.alpha)
+                ).encode()
             ).hexdigest()[:6]
         )
 
-    # -- setup -----------------------------------------------------------
-    def _resolve_pairs(self, pairs: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
-        models = list(self.table.models)
-        if pairs is None:
-            if len(models) < 2:
-                raise DataError(
-                    f"a report compares models, but the table holds only {describe_keys(models)}"
-                )
-            return [
-                (models[i], models[j])
-                for i in range(len(models))
-                for j in range(i + 1, len(models))
-            ]
-        if isinstance(pairs, str):
-            raise CVReportError(f"pairs must be a list of (A, B) pairs, got the string {pairs!r}")
-        if len(pairs) == 2 and all(
-            isinstance(p, str) or not hasattr(p, "__len__") for p in pairs
-        ):  # one pair given bare, e.g. pairs=("a", "b")
-            raise CVReportError(
-                f"pairs must be a list of (A, B) pairs, got {pairs!r}; for one pair write "
-                f"pairs=[{tuple(pairs)!r}]"
-            )
-        resolved: list[tuple[str, str]] = []
-        for pair in pairs:
-            if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
-                raise CVReportError(
-                    f"each pair must be two model names (A, B), got {pair!r}; "
-                    f"the models are {describe_keys(models)}"
-                )
-            a, b = self.table.resolve_pair(pair[0], pair[1])
-            if a == b:
-                raise CVReportError(f"a pair needs two different models, got {a!r} twice")
-            if (b, a) in resolved:
-                raise CVReportError(
-                    f"the pair ({a!r}, {b!r}) repeats ({b!r}, {a!r}) reversed; compare each pair "
-                    "once (a reversed pair is the same comparison and would be counted twice "
-                    "in the multiplicity correction)"
-                )
-            if (a, b) not in resolved:
-                resolved.append((a, b))
-        if not resolved:
-            raise CVReportError("pairs is empty; pass None to compare every pair of models")
-        return resolved
+    @classmethod
+    def from_analysis(cls, analysis: Analysis, *, title: str | None = None) -> Report:
+        """The report of an :class:`~cvreport.reporting.analyse.Analysis` (nothing is rerun).
 
-    def _resolve_tests(self, tests: str | Sequence[str]) -> list[str]:
-        design = self.table.design
-        binary, per_record = bool(self.table.is_binary), bool(self.table.per_record)
-        if not isinstance(tests, str) and not all(isinstance(t, str) for t in tests):
-            raise CVReportError(
-                f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
-            )
-        if isinstance(tests, str):
-            if tests == "recommended":
-                return list(self.recommendation.names)
-            if tests == "all":
-                # every test "recommended" would run (its fallbacks included), then the rest
-                fitting = [
-                    s.name
-                    for s in selection.specs_for(design.kind, binary=binary, per_record=per_record)
-                ]
-                first = [*self.recommendation.names, *self.recommendation.fallbacks]
-                return list(dict.fromkeys([*first, *fitting]))
-            tests = [t.strip() for t in tests.split(",") if t.strip()]
-        names: list[str] = []
-        for name in tests:
-            try:
-                selection.get_spec(name)  # raises with the known names
-            except CVReportError as exc:
-                raise CVReportError(f"{exc}; or pass tests='recommended' or tests='all'") from exc
-            if name not in names:
-                names.append(name)
-        if not names:
-            raise CVReportError(
-                "no test named; pass tests='recommended', 'all' or a list of test names"
-            )
-        return names
+        Examples
+        --------
+        >>> import cvreport
+        >>> from cvreport.reporting.analyse import analyse
+        >>> table = cvreport.ResultsTable.from_formula(
+        ...     "loss ~ model | replication + fold", cvreport.load_example())
+        >>> result = analyse(table, pairs=[("logistic_regression", "decision_tree")])
+        >>> Report.from_analysis(result).to_markdown() == Report(
+        ...     table, pairs=[("logistic_regression", "decision_tree")]).to_markdown()
+        True
+        """
+        return cls(analysis, title=title)
 
-    def _run_audit(self) -> tuple[Any, str | None]:
-        design = self.table.design
-        if not (design.kind in ("mx2", "repeated_kfold") and design.m >= 2):
-            return None, None
-        if not self.table.has_records:
-            return None, (
-                "The overlap audit needs per-record losses (which record was in which fold); "
-                "only per-fold scores were given."
-            )
-        try:
-            return _audit(self.table), None
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            return None, f"The overlap audit is not available in this installation ({exc})."
-        except CVReportError as exc:
-            if design.kind == "mx2":
-                return None, f"The overlap audit could not run: {exc}"
-            return None, None
+    # -- what the report holds (read from its analysis) ------------------
+    @property
+    def table(self) -> Any:
+        """The table analysed."""
+        return self.analysis.table
 
-    # -- what the report holds ------------------------------------------
+    @property
+    def design(self) -> Any:
+        """The table's cross-validation design."""
+        return self.analysis.design
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of the decisions."""
+        return self.analysis.alpha
+
+    @property
+    def correction(self) -> str | None:
+        """The multiplicity correction across pairs (None for none)."""
+        return self.analysis.correction
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The pairs detailed, as (A, B)."""
+        return list(self.analysis.pairs)
+
+    @property
+    def tests(self) -> str | list[str]:
+        """The tests asked for, as given."""
+        tests = self.analysis.tests
+        return tests if isinstance(tests, str) else list(tests)
+
+    @property
+    def test_names(self) -> list[str]:
+        """The names of the tests run on every pair."""
+        return self.analysis.test_names
+
+    @property
+    def test_options(self) -> dict[str, dict[str, Any]]:
+        """The options given per test."""
+        return {name: dict(options) for name, options in self.analysis.test_options.items()}
+
+    @property
+    def recommendation(self) -> Recommendation:
+        """The tests recommended for the design and the metric, with the reason."""
+        return self.analysis.recommendation
+
+    @property
+    def audit(self) -> Any:
+        """The overlap audit (m×2 and repeated K-fold designs with per-record losses) or None."""
+        return self.analysis.audit
+
+    @property
+    def audit_note(self) -> str | None:
+        """Why there is no audit, when that needs saying."""
+        return self.analysis.audit_note
+
+    @property
+    def partitions(self) -> str | None:
+        """The m×2 partition design the audit recognised."""
+        return self.analysis.partitions
+
+    @property
+    def overview(self) -> pd.DataFrame | None:
+        """Every pair in one table, when there are too many pairs to detail."""
+        return self.analysis.overview
+
+    @property
+    def comparisons(self) -> tuple[Comparison, ...]:
+        """Per pair, the outcomes and the tests that could not run."""
+        return self.analysis.comparisons
+
     @property
     def metric(self) -> Metric:
         """The table's metric: every number the report shows is in its units and direction."""
@@ -359,17 +296,17 @@ class Report(ReportDisplay):
     @property
     def results(self) -> list[TestResult]:
         """Every result object, pair by pair, in the order shown."""
-        return [o.result for c in self.comparisons for o in c.outcomes]
+        return self.analysis.results
 
     @property
     def outcomes(self) -> list[TestOutcome]:
         """Every :class:`TestOutcome`, pair by pair."""
-        return [o for c in self.comparisons for o in c.outcomes]
+        return self.analysis.outcomes
 
     @property
     def skipped(self) -> list[SkippedTest]:
         """Tests that were asked for but could not run, with the reason."""
-        return [s for c in self.comparisons for s in c.skipped]
+        return self.analysis.skipped
 
     def to_frame(self) -> pd.DataFrame:
         """One tidy row per test and pair, with the adjusted p-value and the stated decision.
@@ -407,7 +344,9 @@ class Report(ReportDisplay):
 
     def _context(self) -> dict[str, Any]:
         if self._context_cache is None:
-            self._context_cache = view.build_context(self)
+            self._context_cache = view.build_context(
+                self.analysis, title=self.title, figure_prefix=self.figure_prefix
+            )
         return self._context_cache
 
     # -- rendering -------------------------------------------------------
@@ -558,16 +497,6 @@ def report(
 
 
 # -- helpers ------------------------------------------------------------------
-def _check_correction(correction: str | None) -> str | None:
-    if correction is None or correction == "none":
-        return None
-    if correction not in CORRECTIONS:
-        raise CVReportError(
-            f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}"
-        )
-    return correction
-
-
 def _default_title(pairs: Sequence[tuple[Any, Any]]) -> str:
     if len(pairs) == 1:
         return f"Comparison of {pairs[0][0]} and {pairs[0][1]}"
@@ -577,13 +506,6 @@ def _default_title(pairs: Sequence[tuple[Any, Any]]) -> str:
 
 def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else float(value)
-
-
-def _audit(table: Any) -> Any:
-    """Run the overlap audit (a seam for tests)."""
-    from cvreport.partitions.audit import audit_overlap
-
-    return audit_overlap(table)
 
 
 _RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -605,21 +527,15 @@ def _format_kind(format: str) -> str:
 
 
 def _render_html(context: Mapping[str, Any], *, standalone: bool) -> str:
-    from cvreport.rendering.environment import html_environment
-
     name = "report.html.j2" if standalone else "report_fragment.html.j2"
     return html_environment().get_template(name).render(context)
 
 
 def _render_markdown(context: Mapping[str, Any]) -> str:
-    from cvreport.rendering.environment import text_environment
-
     return text_environment().get_template("report.md.j2").render(context)
 
 
 def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) -> str:
-    from cvreport.rendering.environment import latex_environment
-
     # a standalone document keeps each table where it belongs (float's [H]);
     # a fragment leaves placement to the paper
     placement = "H" if standalone else "htbp"

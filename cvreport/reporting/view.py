@@ -1,8 +1,9 @@
 """The view model of a report: a plain dict of numbers, strings and lists the templates render.
 
-Built once from a :class:`~cvreport.reporting.report.Report` whose analysis has
-run; nothing here computes a statistic (means and intervals come from
-:mod:`cvreport.reporting.analysis`, figures are drawn by :mod:`cvreport.rendering.figures`).
+Built once from an :class:`~cvreport.reporting.analyse.Analysis` value and the
+render options (the title, the prefix of the figures' ids); nothing here computes
+a statistic (the numbers come from the analysis, figures are drawn by
+:mod:`cvreport.rendering.figures`).
 Every number is in the user's metric and direction.
 """
 
@@ -13,12 +14,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport._version import __version__
+from cvreport.data.design import DesignKind
+from cvreport.methods.registry import get_spec
+from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
-from cvreport.reporting import analysis, interpret, overview, references, selection
+from cvreport.reporting import interpret, overview, references
+from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none
 from cvreport.results import level_text
 
 if TYPE_CHECKING:
-    from cvreport.reporting.report import Report
+    from cvreport.reporting.analyse import Analysis
 
 __all__ = ["build_context"]
 
@@ -33,59 +39,66 @@ _AUDIT_COLUMNS = {
 }
 
 
-def build_context(report: Report) -> dict[str, Any]:
-    """The report as a plain dict (what the templates render)."""
-    from cvreport import __version__
+def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict[str, Any]:
+    """The report of an analysis as a plain dict (what the templates render).
 
-    outcomes = report.outcomes
-    audit = _audit_context(report)
+    ``title`` is the report's heading and ``figure_prefix`` keeps the ids of its
+    figures apart from another report's on the same page.
+    """
+    outcomes = analysis.outcomes
+    audit = _audit_context(analysis)
     return {
-        "title": report.title,
+        "title": title,
         "version": __version__,
-        "alpha": report.alpha,
-        "alpha_text": f"{report.alpha:g}",
-        "level_text": level_text(1 - report.alpha)
+        "alpha": analysis.alpha,
+        "alpha_text": f"{analysis.alpha:g}",
+        "level_text": level_text(1 - analysis.alpha)
         + (  # a test against a margin shows its 1 − 2α interval (Schuirmann 1987)
-            f" ({level_text(1 - 2 * report.alpha)} against a margin)"
+            f" ({level_text(1 - 2 * analysis.alpha)} against a margin)"
             if any(o.result.margin is not None for o in outcomes)
             else ""
         ),
-        "correction": report.correction,
-        "correction_name": interpret.correction_name(report.correction)
-        if report.correction
+        "correction": analysis.correction,
+        "correction_name": interpret.correction_name(analysis.correction)
+        if analysis.correction
         else None,
         "any_adjusted": any(o.adjusted is not None for o in outcomes),
-        "data": _data_context(report),
+        "data": _data_context(analysis),
         "audit": audit,
-        "model_losses": analysis.model_summaries(report.table),
-        "metrics": analysis.confusion_metrics(report.table),
+        "model_losses": [dict(row) for row in analysis.model_summaries],
+        "metrics": analysis.confusion,
         "recommendation": {
-            "names": list(report.recommendation.names),
-            "labels": [_test_name(report, n) for n in report.recommendation.names],
-            "reason": report.recommendation.reason,
-            "tests_option": report.tests if isinstance(report.tests, str) else list(report.tests),
+            "names": list(analysis.recommendation.names),
+            "labels": [_test_name(analysis, n) for n in analysis.recommendation.names],
+            "reason": analysis.recommendation.reason,
+            "tests_option": analysis.tests
+            if isinstance(analysis.tests, str)
+            else list(analysis.tests),
         },
-        "bottom_line": _bottom_line(report),
-        "overview": _overview(report),
-        "all_pairs": overview.context(report.overview, report.correction, _all_pairs_label(report)),
-        "pairs": [_pair_context(report, i, c) for i, c in enumerate(report.comparisons)],
-        "pvalue_figure": _pvalue_figure(report),
-        "caveats": _caveats(report, audit),
-        "references": _references(report, audit),
-        "design_kind": report.design.kind,
+        "bottom_line": _bottom_line(analysis),
+        "overview": _overview(analysis),
+        "all_pairs": overview.context(analysis.overview, analysis.correction, _all_pairs_label(analysis)),
+        "pairs": [
+            _pair_context(analysis, i, c, figure_prefix)
+            for i, c in enumerate(analysis.comparisons)
+        ],
+        "pvalue_figure": _pvalue_figure(analysis, figure_prefix),
+        "caveats": _caveats(analysis, audit),
+        "references": _references(analysis, audit),
+        "design_kind": analysis.design.kind,
     }
 
 
-def _test_name(report: Report, name: str) -> str:
+def _test_name(analysis: Analysis, name: str) -> str:
     """A test as every heading of the report names it: the method its result gives."""
-    methods = (o.method for o in report.outcomes if o.name == name)
-    return next(methods, analysis.label_of(name))
+    methods = (o.method for o in analysis.outcomes if o.name == name)
+    return next(methods, get_spec(name).method)
 
 
-def _data_context(report: Report) -> dict[str, Any]:
-    table = report.table
-    design = table.design
-    metric = report.metric
+def _data_context(analysis: Analysis) -> dict[str, Any]:
+    facts = analysis.facts
+    design = analysis.design
+    metric = analysis.metric
     sizes = design.fold_sizes
     fold_sizes: dict[str, Any] | None = None
     fold_size_summary = None
@@ -109,52 +122,52 @@ def _data_context(report: Report) -> dict[str, Any]:
             fold_size_summary = f"{low}" if low == high else f"{low} to {high}"
         else:
             fold_sizes = None  # per-fold scores: the sizes are unknown
-    compared = {m for pair in report.pairs for m in pair}
-    n_table = len(table.models)
+    compared = {m for pair in analysis.pairs for m in pair}
+    n_table = len(facts.models)
     models_text = (
         f"{n_table} models"
         if len(compared) == n_table
         else f"{len(compared)} of the table's {n_table} models compared"
     )
     return {
-        "models": [str(m) for m in table.models],
+        "models": [str(m) for m in facts.models],
         "n_models": len(compared),
         "models_text": models_text,
         "design": design.describe(),
         "kind": design.kind,
-        "kind_text": selection.DESIGN_WORDS.get(design.kind, design.kind),
+        "kind_text": _kind_words(design.kind),
         "m": int(design.m),
         "K": int(design.K),
         "n_records": None if design.n_records is None else int(design.n_records),
         "fold_sizes": fold_sizes,
         "fold_size_summary": fold_size_summary,
         "complete": bool(getattr(design, "complete", True)),
-        "source": str(getattr(table, "source", "") or ""),
-        "formula": getattr(table, "formula", None),
-        "loss_name": str(table.loss_name),
+        "source": facts.source,
+        "formula": facts.formula,
+        "loss_name": facts.loss_name,
         "measure": metric.name,
         # the per-model column: a mean over folds, or the one value of one test set
-        **_value_words(metric.name, one_value=not report.analysis.measure.startswith("mean")),
+        **_value_words(metric.name, one_value=not analysis.measure.startswith("mean")),
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
-        "direction_note": str(getattr(table, "direction_note", "") or ""),
-        "direction_provenance": interpret.direction_provenance(
-            str(getattr(table, "direction_note", "") or "")
-        ),
-        "positive_class": positive_class(table),
-        "per_record": bool(table.per_record),
-        "binary": bool(table.is_binary),
-        "pairs": [f"{a} vs {b}" for a, b in report.pairs],
+        "direction_note": "" if facts.direction is None else str(facts.direction.source),
+        "direction_provenance": None if facts.direction is None else facts.direction.words,
+        "positive_class": None if facts.positive_class is None else facts.positive_class.value,
+        "positive_class_provenance": None
+        if facts.positive_class is None
+        else facts.positive_class.words,
+        "per_record": facts.per_record,
+        "binary": facts.binary,
+        "pairs": [f"{a} vs {b}" for a, b in analysis.pairs],
     }
 
 
-def positive_class(table: Any) -> str | None:
-    """The positive class of a binary metric (F1, precision, recall, AUC) the table was
-    computed with, as a label; None when the metric does not depend on one."""
-    kept = getattr(table, "_record_predictions", None)
-    if kept is None or not getattr(kept.spec, "binary_only", False):
-        return None
-    return str(kept.classes[kept.positive])
+def _kind_words(kind: str) -> str:
+    """The design kind in a phrase ("one run of K-fold cross-validation")."""
+    try:
+        return DesignKind(kind).words
+    except ValueError:
+        return str(kind)
 
 
 def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
@@ -172,16 +185,16 @@ def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
     }
 
 
-def _audit_context(report: Report) -> dict[str, Any] | None:
-    audit = report.audit
+def _audit_context(analysis: Analysis) -> dict[str, Any] | None:
+    audit = analysis.audit
     if audit is None:
-        return {"available": False, "note": report.audit_note} if report.audit_note else None
-    z_max = analysis._float_or_none(getattr(audit, "z_max", None))
-    pvalue = analysis._float_or_none(getattr(audit, "pvalue", None))
+        return {"available": False, "note": analysis.audit_note} if analysis.audit_note else None
+    z_max = float_or_none(getattr(audit, "z_max", None))
+    pvalue = float_or_none(getattr(audit, "pvalue", None))
     verdict = getattr(audit, "verdict", None)
     return {
         "available": True,
-        "partitions": report.partitions,
+        "partitions": analysis.partitions,
         "z_max": z_max,
         "pvalue": pvalue,
         "verdict": None if verdict is None else str(verdict),
@@ -195,13 +208,13 @@ def _audit_context(report: Report) -> dict[str, Any] | None:
     }
 
 
-def _bottom_line(report: Report) -> list[dict[str, Any]]:
+def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
     """Per pair: the verdicts of the recommended tests (or of all tests run), then the direction."""
     lines = []
-    for comparison in report.comparisons:
+    for comparison in analysis.comparisons:
         shown = comparison.recommended or comparison.outcomes
         if not shown:
-            reason = "; ".join(s.reason for s in comparison.skipped) or report.recommendation.reason
+            reason = "; ".join(s.reason for s in comparison.skipped) or analysis.recommendation.reason
             lines.append({"pair": comparison.label, "text": f"No test could be run: {reason}"})
             continue
         clauses = [o.headline for o in shown if o.posterior is None]
@@ -211,35 +224,35 @@ def _bottom_line(report: Report) -> list[dict[str, Any]]:
             a=comparison.a,
             b=comparison.b,
             estimate=_mean_difference(comparison),
-            metric=report.metric,
-            measure=report.analysis.measure,
+            metric=analysis.metric,
+            measure=analysis.measure,
         )
         lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
     return lines
 
 
-def _mean_difference(comparison: analysis.Comparison) -> float | None:
+def _mean_difference(comparison: Comparison) -> float | None:
     for outcome in comparison.outcomes:
         if outcome.estimate_label == "mean difference" and outcome.shown_estimate is not None:
             return outcome.shown_estimate
     return None
 
 
-def _all_pairs_label(report: Report) -> str | None:
+def _all_pairs_label(analysis: Analysis) -> str | None:
     """The all-pairs test as the detailed sections name it."""
-    if report.overview is None or report.overview.empty:
+    if analysis.overview is None or analysis.overview.empty:
         return None
-    test = str(report.overview["test"].iloc[0])
-    methods = (o.method for c in report.comparisons for o in c.outcomes if o.name == test)
+    test = str(analysis.overview["test"].iloc[0])
+    methods = (o.method for c in analysis.comparisons for o in c.outcomes if o.name == test)
     return next(methods, None)
 
 
-def _overview(report: Report) -> list[dict[str, Any]] | None:
+def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
     """One row per pair (shown when several pairs are compared): the deciding test's verdict."""
-    if len(report.comparisons) < 2:
+    if len(analysis.comparisons) < 2:
         return None
     rows = []
-    for comparison in report.comparisons:
+    for comparison in analysis.comparisons:
         deciding = next(
             (o for o in comparison.recommended if o.reject is not None),
             next((o for o in comparison.outcomes if o.reject is not None), None),
@@ -247,10 +260,10 @@ def _overview(report: Report) -> list[dict[str, Any]] | None:
         rows.append(
             {
                 "pair": comparison.label,
-                "anchor": f"pair-{report.comparisons.index(comparison) + 1}",
+                "anchor": f"pair-{analysis.comparisons.index(comparison) + 1}",
                 "test": deciding.method if deciding else None,
                 "estimate": _mean_difference(comparison),
-                "pvalue": analysis._float_or_none(deciding.result.pvalue) if deciding else None,
+                "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
                 "adjusted": deciding.adjusted if deciding else None,
                 "reject": deciding.reject if deciding else None,
             }
@@ -258,7 +271,9 @@ def _overview(report: Report) -> list[dict[str, Any]] | None:
     return rows
 
 
-def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -> dict[str, Any]:
+def _pair_context(
+    analysis: Analysis, index: int, comparison: Comparison, figure_prefix: str
+) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     bayes: list[dict[str, Any]] = []
     caveats: list[dict[str, str]] = []
@@ -282,9 +297,9 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
             "distribution": result.distribution,
             "alternative": result.alternative,
             "hypothesis": interpret.hypothesis_sentence(
-                result.alternative, comparison.a, comparison.b, report.metric, result.margin
+                result.alternative, comparison.a, comparison.b, analysis.metric, result.margin
             ),
-            "pvalue": analysis._float_or_none(result.pvalue),
+            "pvalue": float_or_none(result.pvalue),
             "adjusted": outcome.adjusted,
             "reject": outcome.reject,
             "estimate": outcome.shown_estimate,
@@ -319,8 +334,8 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
         )
         caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
     counts = None
-    if report.design.kind == "holdout":
-        counts = analysis.holdout_counts(report.table, comparison.a, comparison.b)
+    if analysis.design.kind == "holdout":
+        counts = analysis.holdout_counts[index]
     return {
         "index": index,
         "anchor": f"pair-{index + 1}",
@@ -336,12 +351,14 @@ def _pair_context(report: Report, index: int, comparison: analysis.Comparison) -
         "disagreement": comparison.disagreement,
         "fallback_note": comparison.fallback_note,
         "counts": counts,
-        "figure": None if report.design.kind == "holdout" else _difference_figure(report, index),
+        "figure": None
+        if analysis.design.kind == "holdout"
+        else _difference_figure(analysis, index, figure_prefix),
         "any_adjusted": any(r["adjusted"] is not None for r in rows),
     }
 
 
-def band_outcome(comparison: analysis.Comparison) -> analysis.TestOutcome | None:
+def band_outcome(comparison: Comparison) -> TestOutcome | None:
     """The test whose interval shades the per-fold figure: the first recommended test with
     an interval about the mean difference, or None (no other test's interval is drawn)."""
     return next(
@@ -356,21 +373,21 @@ def band_outcome(comparison: analysis.Comparison) -> analysis.TestOutcome | None
     )
 
 
-def _difference_figure(report: Report, index: int) -> str | None:
-    comparison = report.comparisons[index]
-    differences = analysis.mean_differences(report.table, comparison.a, comparison.b)
+def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> str | None:
+    comparison = analysis.comparisons[index]
+    differences = analysis.differences[index]
     if differences is None:
         return None
     mean = _mean_difference(comparison)
     band = band_outcome(comparison)
     interval = band.shown_interval if band else None
     interval_label = (
-        f"{level_text(band.result.interval_level(report.alpha))} interval of the recommended "
+        f"{level_text(band.result.interval_level(analysis.alpha))} interval of the recommended "
         f"{band.method}"
         if band
         else "interval"
     )
-    metric = report.metric
+    metric = analysis.metric
     xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
     return figures.difference_plot(
         differences,
@@ -379,17 +396,17 @@ def _difference_figure(report: Report, index: int) -> str | None:
         interval=interval,
         interval_label=interval_label,
         xlabel=xlabel,
-        figure_id=f"{report.figure_prefix}-diff-{index + 1}",
+        figure_id=f"{figure_prefix}-diff-{index + 1}",
         measure=metric.name,
         right_of_zero=f"{comparison.a} had the higher {metric.name} "
         f"({metric.better_word} is better)",
     )
 
 
-def _pvalue_figure(report: Report) -> str | None:
+def _pvalue_figure(analysis: Analysis, figure_prefix: str) -> str | None:
     points = []
-    several = len(report.comparisons) > 1
-    for comparison in report.comparisons:
+    several = len(analysis.comparisons) > 1
+    for comparison in analysis.comparisons:
         for outcome in comparison.outcomes:
             if not outcome.has_pvalue or outcome.reject is None:
                 continue
@@ -406,46 +423,46 @@ def _pvalue_figure(report: Report) -> str | None:
         return None
     return figures.pvalue_plot(
         points,
-        alpha=report.alpha,
-        title=f"p-values against α = {report.alpha:g}",
-        figure_id=f"{report.figure_prefix}-pvalues",
+        alpha=analysis.alpha,
+        title=f"p-values against α = {analysis.alpha:g}",
+        figure_id=f"{figure_prefix}-pvalues",
     )
 
 
-def _caveats(report: Report, audit: dict[str, Any] | None) -> list[str]:
-    table = report.table
-    ropes = [o.posterior.rope for o in report.outcomes if o.posterior is not None]
+def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
+    facts = analysis.facts
+    ropes = [o.posterior.rope for o in analysis.outcomes if o.posterior is not None]
     caveats = interpret.general_caveats(
-        n_models=len(table.models),
-        n_pairs=len(report.comparisons),
-        correction=report.correction,
-        metric=report.metric,
-        direction_note=str(getattr(table, "direction_note", "") or ""),
-        per_record=bool(table.per_record),
-        has_records=bool(getattr(table, "has_records", table.per_record)),
+        n_models=len(facts.models),
+        n_pairs=len(analysis.comparisons),
+        correction=analysis.correction,
+        metric=analysis.metric,
+        direction=facts.direction,
+        per_record=facts.per_record,
+        has_records=facts.has_records,
         rope=ropes[0] if ropes else None,
-        rope_given=report.analysis.rope_given,
+        rope_given=analysis.rope_given,
     )
     if audit and audit.get("available") and audit.get("poor"):
         caveats.insert(0, audit["reading"])
-    if report.partitions in ("balanced", "block-regularized") and report.design.kind == "mx2":
+    if analysis.partitions in ("balanced", "block-regularized") and analysis.design.kind == "mx2":
         caveats.append(
             "The calibrated F test and the BCV McNemar test are built for balanced or "
             "block-regularized partitions; their calibration does not carry over to random "
             "partitions."
         )
-    if not report.recommendation.names:
-        caveats.append(report.recommendation.reason)
+    if not analysis.recommendation.names:
+        caveats.append(analysis.recommendation.reason)
     return caveats
 
 
-def _references(report: Report, audit: dict[str, Any] | None) -> list[str]:
-    cited = [o.result.reference for o in report.outcomes if o.result.reference]
+def _references(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
+    cited = [o.result.reference for o in analysis.outcomes if o.result.reference]
     if audit and audit.get("available"):
         cited.extend(str(audit["reference"]).split("\n"))
-    if any(o.adjusted is not None for o in report.outcomes) and report.correction == "holm":
+    if any(o.adjusted is not None for o in analysis.outcomes) and analysis.correction == "holm":
         cited.append(references.HOLM_REFERENCE)
-    bayesian = any(o.posterior is not None for o in report.outcomes)
+    bayesian = any(o.posterior is not None for o in analysis.outcomes)
     if bayesian and not any("Benavoli" in c for c in cited):
         cited.append(references.BENAVOLI_REFERENCE)  # the default rope's source
     return references.bibliography(cited)
@@ -459,8 +476,6 @@ def _audit_pairs(audit: Any) -> dict[str, Any] | None:
     frame = pairs if isinstance(pairs, pd.DataFrame) else pd.DataFrame(list(pairs))
     if frame.empty:
         return None
-    from cvreport.partitions import audit_summary
-
     total = len(frame)
     bins = audit_summary.histogram(frame) if total > audit_summary.SHOWN_PAIRS else None
     frame = audit_summary.worst_pairs(frame)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import cvreport
-from cvreport.reporting.metric_choice import metric_recommendation
+from cvreport.methods.recommendation import recommendation, recommendation_for
 
 
 def _frame(folds: int, seed: int = 0) -> pd.DataFrame:
@@ -74,8 +74,8 @@ def _table(folds: int, **kwargs) -> cvreport.ResultsTable:
     ],
 )
 def test_recommendation_fits_the_metric(folds, kwargs, names, words):
-    choice = metric_recommendation(_table(folds, **kwargs))
-    assert choice is not None and choice.names == names
+    choice = recommendation_for(_table(folds, **kwargs))
+    assert choice.names == names
     assert words in choice.reason
 
 
@@ -85,7 +85,8 @@ def test_a_plain_loss_table_keeps_todays_recommendation():
         replication=None,
         fold=None,
     )
-    assert metric_recommendation(table) is None
+    plain = recommendation(table.design.kind, binary=True, per_record=True)
+    assert recommendation_for(table) == plain
 
 
 def test_the_report_runs_the_recommended_metric_test():

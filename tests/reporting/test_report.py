@@ -29,6 +29,7 @@ from tests._fakes import (
     IntervalResult,
     PosteriorResult,
     make_result,
+    route_tests,
     with_audit,
 )
 
@@ -486,7 +487,7 @@ def test_real_example_report_runs_real_tests() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the report shows them; here only numbers matter
             function = getattr(methods, outcome.name)
-            options = report.analysis.options_for(outcome.name, function)
+            options = report.analysis.options_for(outcome.name)
             direct = function(table, outcome.a, outcome.b, **options)
         assert outcome.result.statistic == pytest.approx(direct.statistic, nan_ok=True)
         assert outcome.result.pvalue == pytest.approx(direct.pvalue)
@@ -508,7 +509,7 @@ def test_test_options_reach_the_test_and_bad_ones_fail_clearly(
 
         return run
 
-    monkeypatch.setattr(selection, "resolve_test", resolve)
+    route_tests(monkeypatch, resolve, passed=("rope",))
     options = {"bayesian_correlated_ttest": {"rope": 0.02}}
     report = Report(FakeTable(), tests=["bayesian_correlated_ttest"], test_options=options)
     assert seen == {"bayesian_correlated_ttest": 0.02}

@@ -28,7 +28,6 @@ from cvreport.rendering.formatting import (
     format_number,
     format_pvalue,
 )
-from cvreport.reporting import selection
 from cvreport.results import TestResult
 from tests._fakes import (
     FakeTable,
@@ -38,6 +37,7 @@ from tests._fakes import (
     declared_packages,
     make_result,
     pdflatex_or_skip,
+    route_tests,
     with_audit,
 )
 
@@ -311,7 +311,7 @@ def _rich_report(monkeypatch: pytest.MonkeyPatch) -> Any:
 
         return run
 
-    monkeypatch.setattr(selection, "resolve_test", resolve)
+    route_tests(monkeypatch, resolve)
     return Report(FakeTable((SCRIPT, SPECIALS, "plain")), tests="all")
 
 

@@ -1,0 +1,610 @@
+"""An analysis is a value: :func:`analyse` runs everything a report says, once.
+
+``analyse(table, plan)`` audits the partitions, asks the one recommender
+(:func:`cvreport.methods.recommendation.recommendation_for`) which tests fit
+the design and the metric, runs the tests on every pair, adjusts the p-values
+across pairs, reads each result, and computes the descriptive statistics (from
+:mod:`cvreport.data`). It returns a frozen :class:`Analysis`; the view model
+(:mod:`cvreport.reporting.view`) and the :class:`~cvreport.reporting.report.Report`
+render that value and compute nothing themselves.
+
+Examples
+--------
+>>> import cvreport
+>>> table = cvreport.ResultsTable.from_formula(
+...     "loss ~ model | replication + fold", cvreport.load_example())
+>>> result = analyse(table, Plan(pairs=(("logistic_regression", "decision_tree"),)))
+>>> [(o.name, round(o.result.pvalue, 3)) for o in result.outcomes]
+[('combined_ftest_5x2cv', 0.027)]
+>>> result.recommendation.names, result.direction.words
+(('combined_ftest_5x2cv',), "inferred from the metric's name")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from cvreport.data.design import Design
+from cvreport.data.direction import Provenance, Setting
+from cvreport.data.metric import Metric
+from cvreport.data.metrics import confusion_counts, confusion_metric
+from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.methods.recommendation import Recommendation, recommendation_for
+from cvreport.methods.registry import get_spec, specs_for
+from cvreport.methods.spec import TestSpec
+from cvreport.partitions.audit import audit_overlap
+from cvreport.reporting import interpret, overview
+from cvreport.reporting.analysis import (
+    Comparison,
+    SkippedTest,
+    TestOutcome,
+    compare_pairs,
+    options_for,
+)
+from cvreport.results import TestResult, check_alpha
+
+if TYPE_CHECKING:
+    from cvreport.data.table import ResultsTable
+
+__all__ = ["CORRECTIONS", "Analysis", "Plan", "TableFacts", "analyse"]
+
+CORRECTIONS = (
+    "holm",
+    "bonferroni",
+    "holm-sidak",
+    "sidak",
+    "simes-hochberg",
+    "hommel",
+    "fdr_bh",
+    "fdr_by",
+    "none",
+)
+"""Multiplicity corrections accepted by :func:`analyse` (statsmodels ``multipletests`` methods)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to analyse: the pairs, the tests, the level, the correction and the tests' options.
+
+    Attributes
+    ----------
+    pairs : sequence of (str, str) or None
+        The pairs of models to compare, as (A, B); None: every pair, in the order the
+        models first appear (above :data:`~cvreport.reporting.overview.DETAIL_LIMIT`
+        pairs, an overview of all and details for the best model's pairs).
+    tests : "recommended", "all" or sequence of str
+        ``"all"`` is always a superset of ``"recommended"`` (fallbacks included).
+    alpha : float
+        Significance level of the decisions.
+    correction : str or None
+        Multiplicity correction across pairs (:data:`CORRECTIONS`).
+    test_options : mapping of str to mapping
+        Keyword arguments for individual tests, e.g. ``{"bayesian_correlated_ttest":
+        {"rope": 0.02}}``.
+    """
+
+    pairs: Sequence[tuple[str, str]] | None = None
+    tests: str | Sequence[str] = "recommended"
+    alpha: float = 0.05
+    correction: str | None = "holm"
+    test_options: Mapping[str, Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What the analysis says about the table itself (the report's "data" section).
+
+    Attributes
+    ----------
+    models : tuple of str
+        Every model of the table, in order.
+    loss_name, source : str
+        The results column, and where the numbers came from.
+    formula : str or None
+    per_record, binary, has_records : bool
+        Per-record losses, 0/1 losses, and whether the records' folds are known.
+    direction : Setting or None
+        Which way is better, and where that came from (given, the metric's name, ...);
+        None when the table does not say.
+    test_train_ratio : Setting or None
+        n2/n1 when the table carries one, and where it came from (given, the fold sizes).
+    positive_class : Setting or None
+        The positive class of a binary metric (F1, precision, recall, AUC).
+    """
+
+    models: tuple[Any, ...]
+    loss_name: str
+    source: str
+    formula: str | None
+    per_record: bool
+    binary: bool
+    has_records: bool
+    direction: Setting | None
+    test_train_ratio: Setting | None = None
+    positive_class: Setting | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything a report says, computed once: a frozen value that rendering only reads.
+
+    Attributes
+    ----------
+    table : ResultsTable
+        The table analysed (kept for callers; the view model does not read it).
+    facts : TableFacts
+    design : Design
+    metric : Metric
+        Every number is in its units and direction: estimates are metric(A) − metric(B).
+    measure : str
+        What is compared, in words ("mean per-fold roc_auc", ...).
+    pairs : tuple of (str, str)
+        The pairs detailed.
+    tests : str or tuple of str
+        The tests asked for, as given (``"recommended"``, ``"all"`` or names).
+    specs : tuple of TestSpec
+        The tests run on every pair, in order (fallbacks may join them).
+    recommendation : Recommendation
+    comparisons : tuple of Comparison
+        Per pair: the outcomes (result, raw and adjusted p-value, decision, reading)
+        and the tests that could not run.
+    audit : OverlapAudit or None
+    audit_note : str or None
+        Why there is no audit, when that needs saying.
+    overview : pandas.DataFrame or None
+        Every pair in one table when there are too many to detail.
+    model_summaries : tuple of dict
+        Mean, SD, min and max of each model's metric over the folds.
+    confusion : dict or None
+        Accuracy, balanced accuracy and macro precision/recall/F1 per model.
+    differences : tuple of (pandas.DataFrame or None)
+        Per pair, the per-fold differences metric(A) − metric(B).
+    holdout_counts : tuple of (dict or None)
+        Per pair, McNemar's counts on a hold-out split of 0/1 losses.
+    alpha : float
+    correction : str or None
+    test_options : mapping
+        The options the user gave per test.
+    """
+
+    table: Any = field(repr=False)
+    facts: TableFacts
+    design: Design
+    metric: Metric
+    measure: str
+    pairs: tuple[tuple[str, str], ...]
+    tests: str | tuple[str, ...]
+    specs: tuple[TestSpec, ...]
+    recommendation: Recommendation
+    comparisons: tuple[Comparison, ...]
+    audit: Any
+    audit_note: str | None
+    overview: pd.DataFrame | None
+    model_summaries: tuple[dict[str, Any], ...]
+    confusion: dict[str, Any] | None
+    differences: tuple[pd.DataFrame | None, ...]
+    holdout_counts: tuple[dict[str, int] | None, ...]
+    alpha: float
+    correction: str | None
+    test_options: Mapping[str, Mapping[str, Any]]
+
+    @property
+    def direction(self) -> Setting | None:
+        """Which way is better, with its provenance."""
+        return self.facts.direction
+
+    @property
+    def partitions(self) -> str | None:
+        """The m×2 partition design the audit recognised (None without an audit)."""
+        return getattr(self.audit, "design", None)
+
+    @property
+    def test_names(self) -> list[str]:
+        """The names of the tests asked for (for display)."""
+        return [spec.name for spec in self.specs]
+
+    @property
+    def rope_given(self) -> bool:
+        """Whether the user gave the Bayesian test's region of practical equivalence."""
+        return any(
+            "rope" in options and get_spec(name).bayesian
+            for name, options in self.test_options.items()
+        )
+
+    @property
+    def outcomes(self) -> list[TestOutcome]:
+        """Every outcome, pair by pair."""
+        return [o for c in self.comparisons for o in c.outcomes]
+
+    @property
+    def results(self) -> list[TestResult]:
+        """Every result object, pair by pair."""
+        return [o.result for o in self.outcomes]
+
+    @property
+    def skipped(self) -> list[SkippedTest]:
+        """Tests that were asked for but could not run, with the reason."""
+        return [s for c in self.comparisons for s in c.skipped]
+
+    def options_for(self, name: str) -> dict[str, Any]:
+        """The keyword arguments the test ``name`` ran with (the user's, two-sided, the rope)."""
+        return options_for(get_spec(name), self.test_options)
+
+
+def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> Analysis:
+    """Analyse a results table: audit, recommend, test every pair, adjust, read, describe.
+
+    Parameters
+    ----------
+    table : ResultsTable
+    plan : Plan, optional
+        What to analyse; or give its fields as keywords (``pairs=``, ``tests=``,
+        ``alpha=``, ``correction=``, ``test_options=``).
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    CVReportError
+        Bad pairs, tests, level, correction or test options (the message says which).
+    DataError
+        A table with fewer than two models.
+
+    Examples
+    --------
+    >>> import cvreport
+    >>> table = cvreport.ResultsTable.from_formula(
+    ...     "loss ~ model | replication + fold", cvreport.load_example("bcv"))
+    >>> result = analyse(table, pairs=[("logistic_regression", "naive_bayes")])
+    >>> result.partitions, [spec.name for spec in result.recommendation.tests]
+    ('block-regularized', ['calibrated_ftest_5x2cv', 'mcnemar_5x2bcv'])
+    """
+    if plan is None:
+        plan = Plan(**options)
+    elif options:
+        raise CVReportError(f"give the plan or its fields, not both (got {sorted(options)})")
+    alpha = check_alpha(plan.alpha)
+    correction = _check_correction(plan.correction)
+    pairs = _resolve_pairs(table, plan.pairs)
+    tests = _normalise_tests(plan.tests)
+    test_options = {
+        get_spec(name, in_report=True).name: dict(given)
+        for name, given in (plan.test_options or {}).items()
+    }
+    design = table.design
+    metric = metric_of(table)
+    audit, audit_note = _run_audit(table)
+    advice = recommendation_for(table, partitions=getattr(audit, "design", None))
+    specs = _resolve_tests(table, tests, advice)
+    # many models: every pair in one overview, details for the best model's pairs
+    frame = None
+    if plan.pairs is None and len(pairs) > overview.DETAIL_LIMIT and advice.tests:
+        frame = overview.pair_overview(
+            table, advice.tests[0], alpha=alpha, correction=correction
+        )
+        pairs = overview.detailed_pairs(table)
+    measure = interpret.measure_words(
+        metric,
+        per_record=bool(getattr(table, "per_record", True)),
+        n_folds=int(design.m * design.K) if design is not None else 2,
+    )
+    comparisons = compare_pairs(
+        table,
+        pairs,
+        specs,
+        advice,
+        fallback=tests in ("recommended", "all"),
+        alpha=alpha,
+        correction=correction,
+        test_options=test_options,
+        metric=metric,
+        measure=measure,
+    )
+    holdout = getattr(design, "kind", None) == "holdout"
+    return Analysis(
+        table=table,
+        facts=_table_facts(table),
+        design=design,
+        metric=metric,
+        measure=measure,
+        pairs=tuple(pairs),
+        tests=tests,
+        specs=tuple(specs),
+        recommendation=advice,
+        comparisons=comparisons,
+        audit=audit,
+        audit_note=audit_note,
+        overview=frame,
+        model_summaries=tuple(model_summaries(table)),
+        confusion=confusion_metrics(table),
+        differences=tuple(None if holdout else mean_differences(table, a, b) for a, b in pairs),
+        holdout_counts=tuple(holdout_counts(table, a, b) if holdout else None for a, b in pairs),
+        alpha=alpha,
+        correction=correction,
+        test_options=MappingProxyType(test_options),
+    )
+
+
+# -- the plan, checked ----------------------------------------------------------------
+def _check_correction(correction: str | None) -> str | None:
+    if correction is None or correction == "none":
+        return None
+    if correction not in CORRECTIONS:
+        raise CVReportError(
+            f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}"
+        )
+    return correction
+
+
+def _resolve_pairs(
+    table: ResultsTable, pairs: Sequence[tuple[str, str]] | None
+) -> list[tuple[str, str]]:
+    models = list(table.models)
+    if pairs is None:
+        if len(models) < 2:
+            raise DataError(
+                f"a report compares models, but the table holds only {describe_keys(models)}"
+            )
+        return [
+            (models[i], models[j]) for i in range(len(models)) for j in range(i + 1, len(models))
+        ]
+    if isinstance(pairs, str):
+        raise CVReportError(f"pairs must be a list of (A, B) pairs, got the string {pairs!r}")
+    if len(pairs) == 2 and all(
+        isinstance(p, str) or not hasattr(p, "__len__") for p in pairs
+    ):  # one pair given bare, e.g. pairs=("a", "b")
+        raise CVReportError(
+            f"pairs must be a list of (A, B) pairs, got {pairs!r}; for one pair write "
+            f"pairs=[{tuple(pairs)!r}]"
+        )
+    resolved: list[tuple[str, str]] = []
+    for pair in pairs:
+        if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise CVReportError(
+                f"each pair must be two model names (A, B), got {pair!r}; "
+                f"the models are {describe_keys(models)}"
+            )
+        a, b = table.resolve_pair(pair[0], pair[1])
+        if a == b:
+            raise CVReportError(f"a pair needs two different models, got {a!r} twice")
+        if (b, a) in resolved:
+            raise CVReportError(
+                f"the pair ({a!r}, {b!r}) repeats ({b!r}, {a!r}) reversed; compare each pair "
+                "once (a reversed pair is the same comparison and would be counted twice "
+                "in the multiplicity correction)"
+            )
+        if (a, b) not in resolved:
+            resolved.append((a, b))
+    if not resolved:
+        raise CVReportError("pairs is empty; pass None to compare every pair of models")
+    return resolved
+
+
+def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
+    if isinstance(tests, str):
+        if tests in ("recommended", "all"):
+            return tests
+        return tuple(t.strip() for t in tests.split(",") if t.strip())
+    try:
+        # a tuple, an array or a generator of names
+        listed = [str(t) if isinstance(t, str) else t for t in tests]
+    except TypeError:
+        raise CVReportError(
+            f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
+        ) from None
+    if not all(isinstance(t, str) for t in listed):
+        raise CVReportError(
+            f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
+        )
+    return tuple(listed)
+
+
+def _resolve_tests(
+    table: ResultsTable, tests: str | tuple[str, ...], advice: Recommendation
+) -> list[TestSpec]:
+    if tests == "recommended":
+        return list(advice.tests)
+    if tests == "all":
+        # every test "recommended" would run (its fallbacks included), then the rest
+        fitting = specs_for(
+            table.design.kind, binary=bool(table.is_binary), per_record=bool(table.per_record)
+        )
+        return list(dict.fromkeys([*advice.tests, *advice.fallback_tests, *fitting]))
+    specs: list[TestSpec] = []
+    for name in tests:
+        try:
+            spec = get_spec(name, in_report=True)  # raises with the known names
+        except CVReportError as exc:
+            raise CVReportError(f"{exc}; or pass tests='recommended' or tests='all'") from exc
+        if spec not in specs:
+            specs.append(spec)
+    if not specs:
+        raise CVReportError(
+            "no test named; pass tests='recommended', 'all' or a list of test names"
+        )
+    return specs
+
+
+def _run_audit(table: ResultsTable) -> tuple[Any, str | None]:
+    design = table.design
+    if not (design.kind in ("mx2", "repeated_kfold") and design.m >= 2):
+        return None, None
+    if not table.has_records:
+        return None, (
+            "The overlap audit needs per-record losses (which record was in which fold); "
+            "only per-fold scores were given."
+        )
+    try:
+        return _audit(table), None
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        return None, f"The overlap audit is not available in this installation ({exc})."
+    except CVReportError as exc:
+        if design.kind == "mx2":
+            return None, f"The overlap audit could not run: {exc}"
+        return None, None
+
+
+def _audit(table: Any) -> Any:
+    """Run the overlap audit (a seam for tests)."""
+    return audit_overlap(table)
+
+
+# -- what the table says about itself ---------------------------------------------------
+def metric_of(table: Any) -> Metric:
+    """The table's :class:`Metric`; from ``loss_name``/``higher_is_better`` for a stand-in table."""
+    metric = getattr(table, "metric", None)
+    if isinstance(metric, Metric):
+        return metric
+    higher = bool(getattr(table, "higher_is_better", False))
+    name = str(getattr(table, "loss_name", "loss"))
+    if getattr(table, "is_binary", False) and not higher:
+        name = "error rate"
+    return Metric(name, "higher" if higher else "lower")
+
+
+def _table_facts(table: Any) -> TableFacts:
+    metric = metric_of(table)
+    ratio = getattr(table, "test_train_ratio", None)
+    return TableFacts(
+        models=tuple(table.models),
+        loss_name=str(table.loss_name),
+        source=str(getattr(table, "source", "") or ""),
+        formula=getattr(table, "formula", None),
+        per_record=bool(table.per_record),
+        binary=bool(table.is_binary),
+        has_records=bool(getattr(table, "has_records", table.per_record)),
+        direction=_setting(metric.direction, getattr(table, "direction_note", None)),
+        test_train_ratio=None
+        if ratio is None
+        else Setting(float(ratio), Provenance.of(getattr(table, "test_train_ratio_note", None))),
+        positive_class=_positive_class(table),
+    )
+
+
+def _setting(value: Any, note: str | None) -> Setting | None:
+    """A setting with the provenance the table notes; None when the table notes none."""
+    return Setting(value, Provenance.of(note)) if note else None
+
+
+def _positive_class(table: Any) -> Setting | None:
+    """The positive class of a binary metric (F1, precision, recall, AUC) the table was
+    computed with; None when the metric does not depend on one."""
+    kept = getattr(table, "_record_predictions", None)
+    if kept is None or not getattr(kept.spec, "binary_only", False):
+        return None
+    source = getattr(kept, "positive_source", Provenance.GIVEN)
+    return Setting(str(kept.classes[kept.positive]), source)
+
+
+# -- descriptive statistics -------------------------------------------------------
+def _to_metric(table: Any, losses: np.ndarray) -> np.ndarray:
+    convert = getattr(table, "to_metric", None)
+    if callable(convert):
+        return np.asarray(convert(losses), dtype=float)
+    return -losses if metric_of(table).higher_is_better else losses
+
+
+def model_summaries(table: ResultsTable) -> list[dict[str, Any]]:
+    """Mean, SD, min and max over the folds of each model's metric (a score as given)."""
+    errors = table.fold_errors()
+    rows = []
+    for model in table.models:
+        losses = errors.loc[errors["model"] == model, "loss"].to_numpy(dtype=float)
+        values = _to_metric(table, losses)
+        rows.append(
+            {
+                "model": str(model),
+                "mean": float(values.mean()) if values.size else None,
+                "sd": float(values.std(ddof=1)) if values.size > 1 else None,
+                "min": float(values.min()) if values.size else None,
+                "max": float(values.max()) if values.size else None,
+                "folds": int(values.size),
+            }
+        )
+    return rows
+
+
+def mean_differences(table: ResultsTable, a: str, b: str) -> pd.DataFrame | None:
+    """Per-fold differences metric(A) − metric(B), or None when the table cannot give them."""
+    try:
+        return table.differences(a, b)
+    except CVReportError:
+        return None
+
+
+def holdout_counts(table: ResultsTable, a: str, b: str) -> dict[str, int] | None:
+    """McNemar's b (A wrong, B right) and c (A right, B wrong) summed over the folds."""
+    if not (getattr(table, "per_record", False) and getattr(table, "is_binary", False)):
+        return None
+    contingency = getattr(table, "contingency", None)
+    if not callable(contingency):
+        return None
+    try:
+        counts = contingency(a, b)
+    except CVReportError:
+        return None
+    return {
+        "both_wrong": int(counts["n00"].sum()),
+        "b": int(counts["n01"].sum()),
+        "c": int(counts["n10"].sum()),
+        "both_right": int(counts["n11"].sum()),
+    }
+
+
+_CONFUSION_COLUMNS = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "balanced_accuracy",
+    "precision": "precision_macro",
+    "recall": "recall_macro",
+    "f1": "f1_macro",
+}
+
+
+def confusion_metrics(table: ResultsTable) -> dict[str, Any] | None:
+    """Accuracy, balanced accuracy and macro precision/recall/F1 per model, pooled over folds.
+
+    From the kept truth and predictions (tables from
+    :meth:`~cvreport.data.table.ResultsTable.from_predictions` or a formula
+    ``{prediction != truth} ~ …``), computed by :mod:`cvreport.data.metrics` from each
+    model's confusion matrix with scikit-learn's definitions: macro averages over the
+    classes seen in the truth or the predictions, 0 for a class never predicted,
+    balanced accuracy the mean recall over the classes in the truth.
+    """
+    predictions = getattr(table, "predictions", None)
+    frame = predictions() if callable(predictions) else None
+    if frame is None or len(frame) == 0:
+        return None
+    classes = sorted(
+        pd.unique(pd.concat([frame["truth"], frame["prediction"]]).astype(object)).tolist(),
+        key=str,
+    )
+    index = pd.Index(classes, dtype=object)
+    models = pd.Index(list(table.models), dtype=object)
+    groups = models.get_indexer(frame["model"].astype(object))
+    kept = groups >= 0
+    counts = confusion_counts(
+        groups[kept],
+        len(models),
+        index.get_indexer(frame["truth"].astype(object))[kept],
+        index.get_indexer(frame["prediction"].astype(object))[kept],
+        len(classes),
+    )
+    values = {key: confusion_metric(name, counts) for key, name in _CONFUSION_COLUMNS.items()}
+    rows = []
+    for position, model in enumerate(models):
+        n = int(counts[position].sum())
+        if not n:
+            continue
+        rows.append(
+            {"model": str(model), "n": n}
+            | {key: float(column[position]) for key, column in values.items()}
+        )
+    return {"classes": [str(c) for c in classes], "rows": rows}
