@@ -314,14 +314,15 @@ def margin_or_base(
     alternative: str,
     margin: Any,
     *,
-    direction: str,
-    standard_error: Callable[[R], float],
-    df: Callable[[R], float | None],
+    direction: str = "lower",
+    standard_error: Callable[[R], float] = lambda result: result.standard_error,
+    df: Callable[[R], float | None] = lambda result: None,
 ) -> R:
     """Run a test with the base alternative and, under a margin, turn it into the TOST result.
 
     ``run(base_alternative)`` returns the two-sided result on the scale where
-    ``direction`` holds; ``standard_error`` and ``df`` read them from it.
+    ``direction`` holds (losses by default); ``standard_error`` and ``df`` read them
+    from it (by default its ``standard_error`` and a normal reference, ``df`` None).
     """
     value = check_margin(alternative, margin)
     result = run(base_alternative(alternative))

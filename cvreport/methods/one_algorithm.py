@@ -296,10 +296,7 @@ def binomial_test_array(
     ----------
     errors, n : int
         Records the model misclassified, of ``n`` scored.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -340,10 +337,7 @@ def normal_test_array(
     ----------
     errors, n : int
         Records the model misclassified, of ``n`` scored.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -397,10 +391,7 @@ def ttest_error_array(
     ----------
     fold_errors : array_like, shape (K,)
         The model's error rate on each validation fold.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -526,10 +517,7 @@ def binomial_test(
 
     Raises
     ------
-    DesignError
-        For per-fold-score tables.
-    DataError
-        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
+    {one_model_count_raises}
 
     Examples
     --------
@@ -567,10 +555,7 @@ def normal_test(
 
     Raises
     ------
-    DesignError
-        For per-fold-score tables.
-    DataError
-        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
+    {one_model_count_raises}
 
     Examples
     --------

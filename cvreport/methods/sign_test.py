@@ -216,13 +216,7 @@ def sign_test(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> import cvreport
-    >>> df = pd.DataFrame({"replication": 0, "fold": list(range(6)) * 2,
-    ...                    "model": ["A"] * 6 + ["B"] * 6,
-    ...                    "loss": [0.20, 0.22, 0.18, 0.25, 0.21, 0.19,
-    ...                             0.24, 0.23, 0.22, 0.27, 0.26, 0.20]})
-    >>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_kfold_scores}
     >>> res = cvreport.sign_test(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)
