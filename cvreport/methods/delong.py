@@ -360,6 +360,10 @@ def delong_test(
     margin : float, optional
         With "equivalent" or "non-inferior" only: a positive AUC difference.
 
+    Returns
+    -------
+    DeLongResult
+
     Raises
     ------
     DesignError

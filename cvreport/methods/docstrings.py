@@ -147,6 +147,34 @@ DesignError
     For per-fold-score tables.
 DataError
     When the losses are not 0/1 or ``model`` is ambiguous or unknown.""",
+    "sign_references": """\
+References
+----------
+Dixon & Mood (1946), JASA 41(236):557–566; for comparing classifiers, Demšar (2006),
+JMLR 7:1–30, section 3.1.4.""",
+    "wilcoxon_references": """\
+References
+----------
+Wilcoxon (1945), Biometrics Bulletin 1(6):80–83; for comparing classifiers, Demšar
+(2006), JMLR 7:1–30, section 3.1.3.""",
+    "example_predictions": """\
+>>> import pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> df = pd.DataFrame({"model": ["A"] * 40 + ["B"] * 40, "record": list(range(40)) * 2,
+...                    "y": [0, 1] * 40,
+...                    "yhat": [0, 1] * 18 + [1, 0] * 2 + [0, 1] * 12 + [1, 0] * 8})""",
+    "example_prediction_arrays": """\
+>>> y = [0, 1] * 20
+>>> a = [0, 1] * 18 + [1, 0] * 2
+>>> b = [0, 1] * 12 + [1, 0] * 8""",
+    "bootstrap_references": """\
+References
+----------
+Koehn (2004); Berg-Kirkpatrick, Burkett & Klein (2012); Efron (1987).""",
+    "permutation_references": """\
+References
+----------
+Noreen (1989); Yeh (2000).""",
     # example data, named ``df`` (and ``t``, a table of fold scores), for the Examples
     "example_holdout": """\
 >>> import numpy as np, pandas as pd

@@ -152,6 +152,7 @@ def _sign_test(d: np.ndarray, alternative: str) -> SignTestResult:
     )
 
 
+@fill_doc
 def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> SignTestResult:
     """The sign test from the K per-fold differences p_k (A − B).
 
@@ -175,6 +176,8 @@ def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> Sign
     ------
     DataError
         Unless ``differences`` is a 1-D array of finite numbers.
+
+    {sign_references}
 
     Examples
     --------
@@ -213,6 +216,8 @@ def sign_test(
     ------
     DesignError
         Unless the table is a K-fold design (one replication, K ≥ 2 folds).
+
+    {sign_references}
 
     Examples
     --------

@@ -239,6 +239,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     )
 
 
+@fill_doc
 def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") -> WilcoxonResult:
     """The Wilcoxon signed-rank test from the K per-fold differences p_k (A − B).
 
@@ -260,6 +261,8 @@ def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") ->
     ------
     DataError
         Unless ``differences`` is a 1-D array of finite numbers.
+
+    {wilcoxon_references}
 
     Examples
     --------
@@ -298,6 +301,8 @@ def wilcoxon_kfold(
     ------
     DesignError
         Unless the table is a K-fold design (one replication, K ≥ 2 folds).
+
+    {wilcoxon_references}
 
     Examples
     --------
