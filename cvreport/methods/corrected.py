@@ -87,9 +87,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# layer 1: kernels
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 1: kernels
 
 
 def paired_ttest_resampled_kernel(
@@ -105,9 +103,7 @@ def paired_ttest_resampled_kernel(
     return corrected_resampled_ttest_kernel(differences, 0.0, alternative)
 
 
-# --------------------------------------------------------------------------------------
-# results
-# --------------------------------------------------------------------------------------
+# ================================================================ results
 
 
 def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
@@ -119,9 +115,7 @@ def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     return p
 
 
-# --------------------------------------------------------------------------------------
-# layer 2: array-level functions
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 2: array-level functions
 def _paired_ttest_resampled(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
@@ -241,9 +235,7 @@ def corrected_resampled_ttest_array(
     )
 
 
-# --------------------------------------------------------------------------------------
-# layer 3: table-level functions
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 3: table-level functions
 
 
 @fill_doc

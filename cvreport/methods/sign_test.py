@@ -22,8 +22,7 @@ from scipy import stats
 from cvreport.errors import DataError
 from cvreport.methods._common import OK, ZERO_OVER_ZERO
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences
-from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
+from cvreport.methods.kfold import kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -229,24 +228,16 @@ def sign_test(
     return SIGN_TEST.run(table, a, b, alternative=alternative, data=data)
 
 
-SIGN_TEST = TestSpec(
+SIGN_TEST = kfold_spec(
     name="sign_test",
     label="Sign test",
     method="Sign test over K-fold differences",
     reference=REF_SIGN,
-    designs=("kfold",),
-    requirement=KFOLD_REQUIREMENT,
     function=sign_test,
     result=SignTestResult,
     statistic="number of positive p_k among the n non-zero ones (the smaller count two-sided)",
     distribution="Binomial(n, 1/2) (exact)",
     array_function=sign_test_array,
     kernel=sign_test_kernel,
-    inputs=kfold_differences,
     build=_sign_test,
-    check_inputs=check_fold_differences,
-    caution=(
-        "like the K-fold t test it treats the folds as independent although their training "
-        "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
-    ),
 )

@@ -24,8 +24,7 @@ from cvreport.methods._common import (
     ZERO_OVER_ZERO,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences
-from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
+from cvreport.methods.kfold import kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -314,24 +313,16 @@ def wilcoxon_kfold(
     return WILCOXON_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
-WILCOXON_KFOLD = TestSpec(
+WILCOXON_KFOLD = kfold_spec(
     name="wilcoxon_kfold",
     label="Wilcoxon signed-rank test",
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
-    designs=("kfold",),
-    requirement=KFOLD_REQUIREMENT,
     function=wilcoxon_kfold,
     result=WilcoxonResult,
     statistic="rank sum W+ (min(W+, W−) two-sided) of the non-zero p_k",
     distribution="Wilcoxon signed-rank (exact for small K)",
     array_function=wilcoxon_kfold_array,
     kernel=wilcoxon_kfold_kernel,
-    inputs=kfold_differences,
     build=_wilcoxon,
-    check_inputs=check_fold_differences,
-    caution=(
-        "like the K-fold t test it treats the folds as independent although their training "
-        "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
-    ),
 )
