@@ -151,9 +151,11 @@ def _two_one_sided(
     *,
     statistic: bool = True,
 ) -> R:
-    """``result`` with the two one-sided ``(statistic, pvalue)`` against ``margin``; its own
-    p-value (and, with ``statistic``, statistic) is the binding test's, or for
-    "non-inferior" the one in the user's direction."""
+    """``result`` with the two one-sided ``(statistic, pvalue)`` against ``margin``.
+
+    Its own p-value (and, with ``statistic``, its statistic) is the binding test's,
+    or for "non-inferior" the one in the user's direction.
+    """
     if alternative == "non-inferior":
         chosen = lower if direction == "higher" else upper
     else:

@@ -291,8 +291,10 @@ def corrected_or_margin(
     margin: float | None,
     what: str,
 ) -> ResampledTTestResult:
-    """A corrected t test ``spec`` on ``inputs()`` (differences, n2/n1); under a margin,
-    the two one-sided tests with the same corrected standard error."""
+    """A corrected t test ``spec`` on ``inputs()``, the differences and n2/n1.
+
+    Under a margin, the two one-sided tests with the same corrected standard error.
+    """
 
     def run(base: str) -> ResampledTTestResult:
         check_alternative(base)
