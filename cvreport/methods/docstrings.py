@@ -175,6 +175,11 @@ Koehn (2004); Berg-Kirkpatrick, Burkett & Klein (2012); Efron (1987).""",
 References
 ----------
 Noreen (1989); Yeh (2000).""",
+    "prediction_table_raises": """\
+DesignError
+    A table not built from predictions.
+CVReportError
+    An option out of range or of the wrong type, or a misspelt option name.""",
     # example data, named ``df`` (and ``t``, a table of fold scores), for the Examples
     "example_holdout": """\
 >>> import numpy as np, pandas as pd

@@ -590,10 +590,7 @@ def paired_bootstrap_test(
 
     Raises
     ------
-    DesignError
-        A table not built from predictions.
-    CVReportError
-        An option out of range or of the wrong type, or a misspelt option name.
+    {prediction_table_raises}
     DataError
         A metric undefined on some resamples.
 
@@ -645,10 +642,7 @@ def paired_permutation_test(
 
     Raises
     ------
-    DesignError
-        A table not built from predictions.
-    CVReportError
-        An option out of range or of the wrong type, or a misspelt option name.
+    {prediction_table_raises}
 
     {permutation_references}
 
