@@ -180,6 +180,9 @@ DesignError
     A table not built from predictions.
 CVReportError
     An option out of range or of the wrong type, or a misspelt option name.""",
+    "mx2_design_raises": """\
+DesignError
+    Unless the table is an m×2 design.""",
     # example data, named ``df`` (and ``t``, a table of fold scores), for the Examples
     "example_holdout": """\
 >>> import numpy as np, pandas as pd

@@ -384,8 +384,7 @@ def paired_ttest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     Examples
     --------
@@ -426,8 +425,7 @@ def blocked_ttest_3x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     {blocked_3x2_references}
 
@@ -476,8 +474,7 @@ def combined_ttest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     References
     ----------
