@@ -34,9 +34,10 @@ changes; a batch of swaps is then one matrix product.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -578,12 +579,16 @@ def rng_keyword() -> str:
     return "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
 
 
-def progress_bar(total: int, enabled: bool | None, work: float, what: str) -> Any:
+@contextlib.contextmanager
+def progress_bar(total: int, enabled: bool | None, work: float, what: str) -> Iterator[Any]:
+    """A tqdm bar of ``total`` resamples while the block runs, or None for short runs."""
     if enabled is False or (enabled is None and work < 5e8):
-        return None
+        yield None
+        return
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=what, unit="resample")
+    with tqdm(total=total, desc=what, unit="resample") as bar:
+        yield bar
 
 
 def default_batch(n: int, n_resamples: int) -> int:

@@ -78,9 +78,7 @@ REFERENCE = (
 )
 
 
-# --------------------------------------------------------------------------------------
-# layer 1: the kernel
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 1: the kernel
 class BayesianKernel(NamedTuple):
     """Elementwise posterior summaries; arrays have the batch shape ``...``.
 
@@ -175,9 +173,7 @@ def bayesian_correlated_ttest_kernel(
     )
 
 
-# --------------------------------------------------------------------------------------
-# the result
-# --------------------------------------------------------------------------------------
+# ================================================================ the result
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
 class BayesianCorrelatedTTestResult(TestResult):
     """Posterior of the mean difference δ = A − B of the metric under the correlated t model.
@@ -299,9 +295,7 @@ class BayesianCorrelatedTTestResult(TestResult):
         return frame
 
 
-# --------------------------------------------------------------------------------------
-# layer 2: the array-level function
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 2: the array-level function
 def _check_rope(rope: float) -> float:
     try:
         w = float(rope)
@@ -437,9 +431,7 @@ def bayesian_correlated_ttest_array(
     )
 
 
-# --------------------------------------------------------------------------------------
-# layer 3: the table-level function
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 3: the table-level function
 
 
 @fill_doc

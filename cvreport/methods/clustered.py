@@ -180,6 +180,12 @@ def clustered_paired_test_array(
     -------
     ClusteredTestResult
 
+    Raises
+    ------
+    DataError
+        Differences and clusters of different lengths, a missing cluster label, fewer
+        than 2 clusters, or a NaN or infinite difference.
+
     References
     ----------
     Miller (2024), arXiv:2411.00640, section 2; Cameron & Miller (2015).
@@ -241,12 +247,31 @@ def clustered_paired_test(
     (``cluster=``). The estimate is in the metric's own units and direction,
     metric(A) − metric(B).
 
+    Parameters
+    ----------
+    table : ResultsTable
+        One hold-out split with per-record values and a cluster column.
+    a, b : model labels, optional
+        Model A and model B; default to the two models when there are exactly two.
+    alternative : {"two-sided", "less", "greater"}
+        About metric(A) − metric(B).
+    small_sample_correction : bool
+        As :func:`clustered_paired_test_array`.
+
+    Returns
+    -------
+    ClusteredTestResult
+
     Raises
     ------
     DesignError
         A table of per-fold values, without clusters, or with more than one
         validation set (cross-validation: use the fold-level tests, after checking
         that no cluster straddles two folds).
+
+    References
+    ----------
+    Miller (2024), arXiv:2411.00640, section 2; Cameron & Miller (2015).
 
     Examples
     --------

@@ -45,7 +45,7 @@ from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest_kernel,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import check_margin, margin_or_base
+from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
@@ -53,6 +53,7 @@ from cvreport.methods.resampled_t import (
     ResampledTTestKernel,
     ResampledTTestResult,
     check_ratio,
+    corrected_or_margin,
     corrected_resampled_ttest_kernel,
     prepare_splits,
     resampled_result,
@@ -86,14 +87,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# helpers shared by the modules of this family
-# --------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------
-# layer 1: kernels
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 1: kernels
 
 
 def paired_ttest_resampled_kernel(
@@ -109,9 +103,7 @@ def paired_ttest_resampled_kernel(
     return corrected_resampled_ttest_kernel(differences, 0.0, alternative)
 
 
-# --------------------------------------------------------------------------------------
-# results
-# --------------------------------------------------------------------------------------
+# ================================================================ results
 
 
 def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
@@ -123,9 +115,7 @@ def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     return p
 
 
-# --------------------------------------------------------------------------------------
-# layer 2: array-level functions
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 2: array-level functions
 def _paired_ttest_resampled(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
@@ -133,11 +123,9 @@ def _paired_ttest_resampled(
     p = _split_vector(differences, "paired_ttest_resampled")
     return resampled_result(
         paired_ttest_resampled_kernel(p, alternative),
+        PAIRED_T_RESAMPLED,
         ratio=None,
         alternative=alternative,
-        method="Resampled paired t test",
-        test="paired_ttest_resampled",
-        reference=REFERENCE_RESAMPLED,
         notes=(NOTE_ANTI_CONSERVATIVE,),
         what="split differences",
     )
@@ -187,29 +175,15 @@ def _corrected_resampled(
     margin: float | None = None,
 ) -> ResampledTTestResult:
     """The test on internal loss differences; under a margin, the two one-sided tests."""
-
-    def run(base: str) -> ResampledTTestResult:
-        check_alternative(base)
-        p = _split_vector(differences, "corrected_resampled_ttest")
-        ratio = check_ratio(test_train_ratio)
-        return resampled_result(
-            corrected_resampled_ttest_kernel(p, ratio, base),
-            ratio=ratio,
-            alternative=base,
-            method="Corrected resampled t test",
-            test="corrected_resampled_ttest",
-            reference=REFERENCE_NADEAU_BENGIO,
-            notes=(),
-            what="split differences",
-        )
-
-    return margin_or_base(
-        run,
+    return corrected_or_margin(
+        CORRECTED_RESAMPLED_T,
+        lambda: (
+            _split_vector(differences, "corrected_resampled_ttest"),
+            check_ratio(test_train_ratio),
+        ),
         alternative,
         margin,
-        direction="lower",
-        standard_error=lambda result: result.standard_error,
-        df=lambda result: float(result.df),
+        what="split differences",
     )
 
 
@@ -244,10 +218,7 @@ def corrected_resampled_ttest_array(
     ------
     {array_raises}
 
-    References
-    ----------
-    Nadeau & Bengio (2003), Machine Learning 52(3):239–281; against a margin,
-    Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
+    {corrected_resampled_references}
 
     Examples
     --------
@@ -264,9 +235,7 @@ def corrected_resampled_ttest_array(
     )
 
 
-# --------------------------------------------------------------------------------------
-# layer 3: table-level functions
-# --------------------------------------------------------------------------------------
+# ================================================================ layer 3: table-level functions
 
 
 @fill_doc
@@ -305,11 +274,7 @@ def paired_ttest_resampled(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A", "B"] * 4, "replication": [1, 1, 2, 2, 3, 3, 4, 4],
-    ...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
-    >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
+    {example_holdout_scores}
     >>> res = paired_ttest_resampled(t, "A", "B")
     >>> round(res.estimate, 6), round(res.statistic, 6)
     (0.01, 1.095445)
@@ -353,21 +318,13 @@ def corrected_resampled_ttest(
     DesignError
         Unless the design is repeated hold-out (K = 1, m >= 2); for K-fold CV use
         :func:`corrected_repeated_kfold_ttest`, the same correction over folds.
-    CVReportError
-        A margin that is missing, not positive or NaN, or given with another alternative.
+    {margin_raises}
 
-    References
-    ----------
-    Nadeau & Bengio (2003), Machine Learning 52(3):239–281; against a margin,
-    Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
+    {corrected_resampled_references}
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A", "B"] * 4, "replication": [1, 1, 2, 2, 3, 3, 4, 4],
-    ...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
-    >>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)
+    {example_holdout_scores}
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
     0.632456
     """

@@ -19,18 +19,17 @@ from cvreport.methods._common import (
     as_array,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import check_margin, margin_or_base
+from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
     ResampledTTestKernel,
     ResampledTTestResult,
     check_ratio,
+    corrected_or_margin,
     corrected_resampled_ttest_kernel,
     prepare_splits,
-    resampled_result,
 )
 from cvreport.methods.spec import TestSpec, corrected_fold_differences
-from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -83,8 +82,7 @@ def _corrected_repeated_kfold(
 ) -> ResampledTTestResult:
     """The test on internal loss differences; under a margin, the two one-sided tests."""
 
-    def run(base: str) -> ResampledTTestResult:
-        check_alternative(base)
+    def inputs() -> tuple[np.ndarray, float]:
         p = as_array(differences, "differences")
         if p.ndim == 1:
             p = p[np.newaxis, :]
@@ -99,25 +97,10 @@ def _corrected_repeated_kfold(
                 f"corrected_repeated_kfold_ttest needs k >= 2 folds per repetition, got k = "
                 f"{k}; for repeated hold-out splits use corrected_resampled_ttest"
             )
-        ratio = 1.0 / (k - 1) if test_train_ratio is None else check_ratio(test_train_ratio)
-        return resampled_result(
-            corrected_repeated_kfold_ttest_kernel(p, ratio, base),
-            ratio=ratio,
-            alternative=base,
-            method="Corrected repeated k-fold CV t test",
-            test="corrected_repeated_kfold_ttest",
-            reference=REFERENCE_BOUCKAERT_FRANK,
-            notes=(),
-            what="fold differences",
-        )
+        return p, 1.0 / (k - 1) if test_train_ratio is None else check_ratio(test_train_ratio)
 
-    return margin_or_base(
-        run,
-        alternative,
-        margin,
-        direction="lower",
-        standard_error=lambda result: result.standard_error,
-        df=lambda result: float(result.df),
+    return corrected_or_margin(
+        CORRECTED_REPEATED_KFOLD_T, inputs, alternative, margin, what="fold differences"
     )
 
 
@@ -151,10 +134,7 @@ def corrected_repeated_kfold_ttest_array(
     ------
     {array_raises}
 
-    References
-    ----------
-    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12; against a margin, Schuirmann
-    (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
+    {corrected_kfold_references}
 
     Examples
     --------
@@ -204,13 +184,9 @@ def corrected_repeated_kfold_ttest(
     DesignError
         Unless the design has K >= 2 folds per replication (K-fold, m×2 or
         repeated K-fold CV); for repeated hold-out use :func:`corrected_resampled_ttest`.
-    CVReportError
-        A margin that is missing, not positive or NaN, or given with another alternative.
+    {margin_raises}
 
-    References
-    ----------
-    Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12; against a margin, Schuirmann
-    (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.
+    {corrected_kfold_references}
 
     Examples
     --------

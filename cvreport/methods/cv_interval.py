@@ -256,9 +256,7 @@ def _cv_interval(
         lambda base: _cv_interval_test(differences, folds, replications, variance, base, repeated),
         alternative,
         margin,
-        direction="lower",
         standard_error=lambda result: result.std_error,
-        df=lambda result: None,
     )
 
 
@@ -495,8 +493,7 @@ def cv_confidence_interval(
         For per-fold score tables (the method needs per-record losses), hold-out
         designs, repeated K-fold without ``repeated="average"``, or folds that do
         not partition the records.
-    CVReportError
-        A margin that is missing, not positive or NaN, or given with another alternative.
+    {margin_raises}
 
     References
     ----------

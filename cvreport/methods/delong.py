@@ -49,6 +49,7 @@ from cvreport.data.auc import grouped_auc
 from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import normal_pvalue
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.results import NormalTestResult, check_alternative
@@ -181,8 +182,6 @@ def _delong(
         alternative,
         margin,
         direction="higher",
-        standard_error=lambda result: result.standard_error,
-        df=lambda result: None,
     )
 
 
@@ -247,6 +246,7 @@ def _delong_test(
     )
 
 
+@fill_doc
 def delong_test_array(
     truth: ArrayLike,
     score_a: ArrayLike,
@@ -286,8 +286,7 @@ def delong_test_array(
     ------
     DataError
         A truth that is not binary, fewer than 2 records of a class, or non-finite scores.
-    CVReportError
-        A margin that is missing, not positive or NaN, or given with another alternative.
+    {margin_raises}
 
     References
     ----------
@@ -339,6 +338,7 @@ def _truth_and_scores(
     return _binary_truth(truth, pos_label), score_a, score_b
 
 
+@fill_doc
 def delong_test(
     table: ResultsTable,
     a: Any = None,
@@ -360,13 +360,16 @@ def delong_test(
     margin : float, optional
         With "equivalent" or "non-inferior" only: a positive AUC difference.
 
+    Returns
+    -------
+    DeLongResult
+
     Raises
     ------
     DesignError
         A table without scores, or with more than one validation fold (use
         :func:`delong_tests_per_fold`, or the fold-level tests on per-fold AUCs).
-    CVReportError
-        A margin that is missing, not positive or NaN, or given with another alternative.
+    {margin_raises}
 
     References
     ----------

@@ -86,6 +86,103 @@ differences : array_like, shape (m, 2) or (2m,)
 DataError
     When an input is not numeric, holds a missing or infinite value, or has the
     wrong shape; the message says which.""",
+    "margin_raises": """\
+CVReportError
+    A margin that is missing, not positive or NaN, or given with another alternative.""",
+    "mcnemar_references": """\
+References
+----------
+McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+proportions or percentages. Psychometrika 12(2):153–157. Edwards, A. L. (1948).
+Psychometrika 13(3):185–187. Dietterich, T. G. (1998). Approximate statistical tests
+for comparing supervised classification learning algorithms. Neural Computation
+10(7):1895–1923.""",
+    "example_kfold_scores": """\
+>>> import pandas as pd
+>>> import cvreport
+>>> df = pd.DataFrame({"replication": 0, "fold": list(range(6)) * 2,
+...                    "model": ["A"] * 6 + ["B"] * 6,
+...                    "loss": [0.20, 0.22, 0.18, 0.25, 0.21, 0.19,
+...                             0.24, 0.23, 0.22, 0.27, 0.26, 0.20]})
+>>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", direction="lower")""",
+    "one_model_target": """\
+p0 : float
+    The target error rate, strictly between 0 and 1.
+alternative : {"greater", "less", "two-sided"}
+    "greater" (default): H1 the error exceeds ``p0``.""",
+    "blocked_3x2_references": """\
+References
+----------
+Wang, Y., Wang, R., Jia, H., Li, J. (2014). Blocked 3×2 cross-validated t-test for
+comparing supervised classification learning algorithms. Neural Computation
+26(1):208–235.""",
+    "example_holdout_scores": """\
+>>> import pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> df = pd.DataFrame({"model": ["A", "B"] * 4, "replication": [1, 1, 2, 2, 3, 3, 4, 4],
+...                    "fold": 1, "accuracy": [0.80, 0.78, 0.75, 0.76, 0.82, 0.79, 0.81, 0.81]})
+>>> t = ResultsTable.from_fold_scores(df, score="accuracy", test_train_ratio=0.5)""",
+    "bcv_mcnemar_references": """\
+References
+----------
+Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+test for comparing two classification algorithms, eqs. 6–15 and Lemma 2.""",
+    "corrected_kfold_references": """\
+References
+----------
+Bouckaert & Frank (2004), PAKDD, LNCS 3056:3–12; against a margin, Schuirmann
+(1987), J. Pharmacokinet. Biopharm. 15(6):657–680.""",
+    "corrected_resampled_references": """\
+References
+----------
+Nadeau & Bengio (2003), Machine Learning 52(3):239–281; against a margin,
+Schuirmann (1987), J. Pharmacokinet. Biopharm. 15(6):657–680.""",
+    "kfold_mcnemar_references": """\
+References
+----------
+Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
+test for comparing two classification algorithms, eq. 5.""",
+    "one_model_count_raises": """\
+DesignError
+    For per-fold-score tables.
+DataError
+    When the losses are not 0/1 or ``model`` is ambiguous or unknown.""",
+    "sign_references": """\
+References
+----------
+Dixon & Mood (1946), JASA 41(236):557–566; for comparing classifiers, Demšar (2006),
+JMLR 7:1–30, section 3.1.4.""",
+    "wilcoxon_references": """\
+References
+----------
+Wilcoxon (1945), Biometrics Bulletin 1(6):80–83; for comparing classifiers, Demšar
+(2006), JMLR 7:1–30, section 3.1.3.""",
+    "example_predictions": """\
+>>> import pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> df = pd.DataFrame({"model": ["A"] * 40 + ["B"] * 40, "record": list(range(40)) * 2,
+...                    "y": [0, 1] * 40,
+...                    "yhat": [0, 1] * 18 + [1, 0] * 2 + [0, 1] * 12 + [1, 0] * 8})""",
+    "example_prediction_arrays": """\
+>>> y = [0, 1] * 20
+>>> a = [0, 1] * 18 + [1, 0] * 2
+>>> b = [0, 1] * 12 + [1, 0] * 8""",
+    "bootstrap_references": """\
+References
+----------
+Koehn (2004); Berg-Kirkpatrick, Burkett & Klein (2012); Efron (1987).""",
+    "permutation_references": """\
+References
+----------
+Noreen (1989); Yeh (2000).""",
+    "prediction_table_raises": """\
+DesignError
+    A table not built from predictions.
+CVReportError
+    An option out of range or of the wrong type, or a misspelt option name.""",
+    "mx2_design_raises": """\
+DesignError
+    Unless the table is an m×2 design.""",
     # example data, named ``df`` (and ``t``, a table of fold scores), for the Examples
     "example_holdout": """\
 >>> import numpy as np, pandas as pd

@@ -141,16 +141,37 @@ def _tost_statistics(
     return ratio[0], ratio[1], code
 
 
-def _chosen(
+def _two_one_sided(
+    result: R,
     alternative: str,
+    margin: float,
     direction: str,
     lower: tuple[float, float],
     upper: tuple[float, float],
-) -> tuple[float, float]:
-    """``(statistic, pvalue)``: the binding one-sided test, or the one in the user's direction."""
+    *,
+    statistic: bool = True,
+) -> R:
+    """``result`` with the two one-sided ``(statistic, pvalue)`` against ``margin``.
+
+    Its own p-value (and, with ``statistic``, its statistic) is the binding test's,
+    or for "non-inferior" the one in the user's direction.
+    """
     if alternative == "non-inferior":
-        return lower if direction == "higher" else upper
-    return lower if lower[1] >= upper[1] else upper
+        chosen = lower if direction == "higher" else upper
+    else:
+        chosen = lower if lower[1] >= upper[1] else upper
+    return dataclasses.replace(
+        result,
+        alternative=alternative,
+        margin=margin,
+        pvalue=chosen[1],
+        statistic_lower=lower[0],
+        pvalue_lower=lower[1],
+        statistic_upper=upper[0],
+        pvalue_upper=upper[1],
+        notes=(*result.notes, NOTE_TOST),
+        **({"statistic": chosen[0]} if statistic else {}),
+    )
 
 
 def with_margin(
@@ -213,19 +234,7 @@ def with_margin(
     p_high = float(apply_degenerate_pvalue(np.asarray(p_high), code[1]))
     lower = (float(low_stat), p_low)
     upper = (float(high_stat), p_high)
-    statistic, pvalue = _chosen(alternative, direction, lower, upper)
-    return dataclasses.replace(
-        result,
-        alternative=alternative,
-        margin=margin,
-        statistic=statistic,
-        pvalue=pvalue,
-        statistic_lower=lower[0],
-        pvalue_lower=lower[1],
-        statistic_upper=upper[0],
-        pvalue_upper=upper[1],
-        notes=(*result.notes, NOTE_TOST),
-    )
+    return _two_one_sided(result, alternative, margin, direction, lower, upper)
 
 
 # -- the paired bootstrap ------------------------------------------------------------------
@@ -295,17 +304,8 @@ def bootstrap_with_margin(result: R, alternative: str, margin: float) -> R:
     p_high = _bootstrap_tail(-dist, above, -z0, -acceleration)
     lower = (observed + margin, p_low)
     upper = (observed - margin, p_high)
-    _, pvalue = _chosen(alternative, result.direction, lower, upper)
-    return dataclasses.replace(
-        result,
-        alternative=alternative,
-        margin=margin,
-        pvalue=pvalue,
-        statistic_lower=lower[0],
-        pvalue_lower=lower[1],
-        statistic_upper=upper[0],
-        pvalue_upper=upper[1],
-        notes=(*result.notes, NOTE_TOST),
+    return _two_one_sided(
+        result, alternative, margin, result.direction, lower, upper, statistic=False
     )
 
 
@@ -314,14 +314,15 @@ def margin_or_base(
     alternative: str,
     margin: Any,
     *,
-    direction: str,
-    standard_error: Callable[[R], float],
-    df: Callable[[R], float | None],
+    direction: str = "lower",
+    standard_error: Callable[[R], float] = lambda result: result.standard_error,
+    df: Callable[[R], float | None] = lambda result: None,
 ) -> R:
     """Run a test with the base alternative and, under a margin, turn it into the TOST result.
 
     ``run(base_alternative)`` returns the two-sided result on the scale where
-    ``direction`` holds; ``standard_error`` and ``df`` read them from it.
+    ``direction`` holds (losses by default); ``standard_error`` and ``df`` read them
+    from it (by default its ``standard_error`` and a normal reference, ``df`` None).
     """
     value = check_margin(alternative, margin)
     result = run(base_alternative(alternative))

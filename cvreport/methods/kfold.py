@@ -182,12 +182,30 @@ def paired_ttest_kfold(
     return PAIRED_T_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
-PAIRED_T_KFOLD = TestSpec(
+#: The caution of the rank tests over K-fold differences.
+KFOLD_RANK_CAUTION = (
+    "like the K-fold t test it treats the folds as independent although their training "
+    "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
+)
+
+
+def kfold_spec(**facts: Any) -> TestSpec:
+    """The spec of a test over the K per-fold differences of one K-fold run."""
+    defaults = {
+        "designs": ("kfold",),
+        "requirement": KFOLD_REQUIREMENT,
+        "inputs": kfold_differences,
+        "check_inputs": check_fold_differences,
+        "caution": KFOLD_RANK_CAUTION,
+    }
+    return TestSpec(**(defaults | facts))
+
+
+PAIRED_T_KFOLD = kfold_spec(
     name="paired_ttest_kfold",
     label="K-fold paired t test",
     method="K-fold cross-validated paired t test",
     reference=REF_KFOLD_T,
-    designs=("kfold",),
     requirement=f"{KFOLD_REQUIREMENT}; for repeated K-fold use corrected_repeated_kfold_ttest",
     function=paired_ttest_kfold,
     result=TTestResult,
@@ -195,9 +213,7 @@ PAIRED_T_KFOLD = TestSpec(
     distribution="t(K − 1)",
     array_function=paired_ttest_kfold_array,
     kernel=paired_ttest_kfold_kernel,
-    inputs=kfold_differences,
     build=_paired_ttest_kfold,
-    check_inputs=check_fold_differences,
     caution=(
         "the folds share most of their training data, so the fold differences are "
         "correlated and the test rejects a true null hypothesis too often "

@@ -344,13 +344,7 @@ def mcnemar_array(
     ------
     {array_raises}
 
-    References
-    ----------
-    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
-    proportions or percentages. Psychometrika 12(2):153–157. Edwards, A. L. (1948).
-    Psychometrika 13(3):185–187. Dietterich, T. G. (1998). Approximate statistical tests
-    for comparing supervised classification learning algorithms. Neural Computation
-    10(7):1895–1923.
+    {mcnemar_references}
 
     Examples
     --------
@@ -448,10 +442,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     ------
     {array_raises}
 
-    References
-    ----------
-    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
-    test for comparing two classification algorithms, eq. 5.
+    {kfold_mcnemar_references}
 
     Examples
     --------
@@ -503,13 +494,7 @@ def mcnemar(
     DataError
         When the losses are not 0/1.
 
-    References
-    ----------
-    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
-    proportions or percentages. Psychometrika 12(2):153–157. Edwards, A. L. (1948).
-    Psychometrika 13(3):185–187. Dietterich, T. G. (1998). Approximate statistical tests
-    for comparing supervised classification learning algorithms. Neural Computation
-    10(7):1895–1923.
+    {mcnemar_references}
 
     Examples
     --------
@@ -550,10 +535,7 @@ def mcnemar_kfold(
         Unless the table is a K-fold design (one replication, K ≥ 2 folds) with
         per-record losses.
 
-    References
-    ----------
-    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
-    test for comparing two classification algorithms, eq. 5.
+    {kfold_mcnemar_references}
 
     Examples
     --------

@@ -329,10 +329,7 @@ def mcnemar_5x2bcv_array(
     ------
     {array_raises}
 
-    References
-    ----------
-    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
-    test for comparing two classification algorithms, eqs. 6–15 and Lemma 2.
+    {bcv_mcnemar_references}
 
     Examples
     --------
@@ -389,10 +386,7 @@ def mcnemar_5x2bcv(
     DataError
         When the losses are not 0/1.
 
-    References
-    ----------
-    Yang, J., Wang, R., Song, Y., Li, J. Block-regularized 5×2 cross-validated McNemar's
-    test for comparing two classification algorithms, eqs. 6–15 and Lemma 2.
+    {bcv_mcnemar_references}
 
     Examples
     --------

@@ -281,11 +281,7 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     ------
     {array_raises}
 
-    References
-    ----------
-    Wang, Y., Wang, R., Jia, H., Li, J. (2014). Blocked 3×2 cross-validated t-test for
-    comparing supervised classification learning algorithms. Neural Computation
-    26(1):208–235.
+    {blocked_3x2_references}
 
     Examples
     --------
@@ -388,8 +384,7 @@ def paired_ttest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     Examples
     --------
@@ -430,14 +425,9 @@ def blocked_ttest_3x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
-    References
-    ----------
-    Wang, Y., Wang, R., Jia, H., Li, J. (2014). Blocked 3×2 cross-validated t-test for
-    comparing supervised classification learning algorithms. Neural Computation
-    26(1):208–235.
+    {blocked_3x2_references}
 
     Examples
     --------
@@ -484,8 +474,7 @@ def combined_ttest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     References
     ----------

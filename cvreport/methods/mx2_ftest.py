@@ -427,8 +427,7 @@ def combined_ftest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     Examples
     --------
@@ -479,8 +478,7 @@ def calibrated_ftest_5x2cv(
 
     Raises
     ------
-    DesignError
-        Unless the table is an m×2 design.
+    {mx2_design_raises}
 
     Examples
     --------

@@ -248,7 +248,6 @@ def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
 
 def _count_result(
     spec: TestSpec,
-    kernel: OneModelKernel,
     x: float,
     n: float,
     p0: float,
@@ -256,7 +255,8 @@ def _count_result(
     distribution: str,
     notes: tuple[str, ...] = (),
 ) -> OneModelTestResult:
-    """The result of a test of X errors out of N records against ``p0``."""
+    """The result of a test ``spec`` of X errors out of N records against ``p0``."""
+    kernel = spec.kernel(x, n, p0, alternative)
     return OneModelTestResult(
         statistic=float(kernel.statistic),
         pvalue=float(kernel.pvalue),
@@ -277,9 +277,7 @@ def _count_result(
 
 
 def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    p0 = _check_p0(p0)
-    kernel = binomial_test_kernel(x, n, p0, alternative)
-    return _count_result(BINOMIAL, kernel, x, n, p0, alternative, "binomial")
+    return _count_result(BINOMIAL, x, n, _check_p0(p0), alternative, "binomial")
 
 
 @fill_doc
@@ -296,10 +294,7 @@ def binomial_test_array(
     ----------
     errors, n : int
         Records the model misclassified, of ``n`` scored.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -321,13 +316,12 @@ def binomial_test_array(
 
 def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
     p0 = _check_p0(p0)
-    kernel = normal_test_kernel(x, n, p0, alternative)
     notes: tuple[str, ...] = ()
     if n * p0 < 5 or n * (1 - p0) < 5:
         notes = (
             "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
         )
-    return _count_result(NORMAL, kernel, x, n, p0, alternative, "normal", notes)
+    return _count_result(NORMAL, x, n, p0, alternative, "normal", notes)
 
 
 @fill_doc
@@ -340,10 +334,7 @@ def normal_test_array(
     ----------
     errors, n : int
         Records the model misclassified, of ``n`` scored.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -397,10 +388,7 @@ def ttest_error_array(
     ----------
     fold_errors : array_like, shape (K,)
         The model's error rate on each validation fold.
-    p0 : float
-        The target error rate, strictly between 0 and 1.
-    alternative : {"greater", "less", "two-sided"}
-        "greater" (default): H1 the error exceeds ``p0``.
+    {one_model_target}
 
     Returns
     -------
@@ -526,10 +514,7 @@ def binomial_test(
 
     Raises
     ------
-    DesignError
-        For per-fold-score tables.
-    DataError
-        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
+    {one_model_count_raises}
 
     Examples
     --------
@@ -567,10 +552,7 @@ def normal_test(
 
     Raises
     ------
-    DesignError
-        For per-fold-score tables.
-    DataError
-        When the losses are not 0/1 or ``model`` is ambiguous or unknown.
+    {one_model_count_raises}
 
     Examples
     --------
@@ -639,37 +621,39 @@ def _one_model_spec(**facts: Any) -> TestSpec:
     )
 
 
-BINOMIAL = _one_model_spec(
+def _count_spec(**facts: Any) -> TestSpec:
+    """The spec of a test of X errors out of N records: per-record 0/1 losses."""
+    return _one_model_spec(
+        result=OneModelTestResult,
+        check_inputs=_check_count_pair,
+        prepare=_count_inputs,
+        needs_binary=True,
+        needs_per_record=True,
+        **facts,
+    )
+
+
+BINOMIAL = _count_spec(
     name="binomial_test",
     label="Binomial test of the error rate",
     method="Binomial test of the error rate against p0",
     function=binomial_test,
-    result=OneModelTestResult,
     statistic="X errors of N",
     distribution="Bin(N, p0)",
     array_function=binomial_test_array,
     kernel=binomial_test_kernel,
     build=_binomial_test,
-    check_inputs=_check_count_pair,
-    prepare=_count_inputs,
-    needs_binary=True,
-    needs_per_record=True,
 )
-NORMAL = _one_model_spec(
+NORMAL = _count_spec(
     name="normal_test",
     label="Normal test of the error rate",
     method="Normal approximation test of the error rate against p0",
     function=normal_test,
-    result=OneModelTestResult,
     statistic="(X/N − p0) / sqrt(p0(1 − p0)/N)",
     distribution="N(0, 1)",
     array_function=normal_test_array,
     kernel=normal_test_kernel,
     build=_normal_test,
-    check_inputs=_check_count_pair,
-    prepare=_count_inputs,
-    needs_binary=True,
-    needs_per_record=True,
 )
 TTEST_ERROR = _one_model_spec(
     name="ttest_error",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -26,6 +27,7 @@ from cvreport.methods._common import (
     t_kernel,
     zero_spread,
 )
+from cvreport.methods.equivalence import margin_or_base
 from cvreport.results import TTestResult, check_alternative
 from cvreport.summary_data import SummaryRow
 
@@ -247,14 +249,12 @@ class ResampledTTestResult(TTestResult):
 
 def resampled_result(
     kernel: ResampledTTestKernel,
+    spec: TestSpec,
     *,
     ratio: float | None,
     alternative: str,
-    method: str,
-    test: str,
-    reference: str,
-    notes: tuple[str, ...],
     what: str,
+    notes: tuple[str, ...] = (),
 ) -> ResampledTTestResult:
     n_splits = round(kernel.df) + 1
     warnings = describe_degenerate(
@@ -270,9 +270,9 @@ def resampled_result(
         alternative=alternative,
         estimate=float(kernel.estimate),
         nobs=n_splits,
-        method=method,
-        test=test,
-        reference=reference,
+        method=spec.method,
+        test=spec.name,
+        reference=spec.reference,
         warnings=warnings,
         notes=notes,
         center=float(kernel.estimate),
@@ -282,6 +282,27 @@ def resampled_result(
         test_train_ratio=ratio,
         variance_factor=float(kernel.variance_factor),
     )
+
+
+def corrected_or_margin(
+    spec: TestSpec,
+    inputs: Callable[[], tuple[NDArray[np.float64], float]],
+    alternative: str,
+    margin: float | None,
+    what: str,
+) -> ResampledTTestResult:
+    """A corrected t test ``spec`` on ``inputs()``, the differences and n2/n1.
+
+    Under a margin, the two one-sided tests with the same corrected standard error.
+    """
+
+    def run(base: str) -> ResampledTTestResult:
+        check_alternative(base)
+        differences, ratio = inputs()
+        kernel = spec.kernel(differences, ratio, base)
+        return resampled_result(kernel, spec, ratio=ratio, alternative=base, what=what)
+
+    return margin_or_base(run, alternative, margin, df=lambda result: float(result.df))
 
 
 def prepare_splits(

@@ -64,6 +64,7 @@ from cvreport.methods._weighted import (
     progress_bar,
     rng_keyword,
 )
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampling_draws import bootstrap_draws, kept_units, prefetched
 from cvreport.methods.resampling_options import (
     check_bootstrap_options,
@@ -76,6 +77,7 @@ from cvreport.methods.spec import record_spec
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
+    from cvreport.methods.spec import TestSpec
 
 __all__ = [
     "paired_bootstrap_test",
@@ -167,6 +169,33 @@ def _bootstrap_distribution(
     return per_fold.mean(axis=1)
 
 
+def _shared_fields(
+    prep: Prepared, spec: TestSpec, alternative: str, notes: list[str]
+) -> dict[str, Any]:
+    """The fields the bootstrap and the permutation results fill alike."""
+    paired = prep.paired
+    observed = paired.observed()
+    metric_a, metric_b = paired.metric_values()
+    if paired.n_folds > 1:
+        notes.append(NOTE_WITHIN_FOLDS)
+    return {
+        "statistic": observed,
+        "alternative": alternative,
+        "estimate": observed,
+        "nobs": paired.n,
+        "method": spec.method,
+        "test": spec.name,
+        "reference": spec.reference,
+        "notes": tuple(notes),
+        "loss_name": paired.spec.name,
+        "direction": paired.spec.metric.direction,
+        "metric_a": metric_a,
+        "metric_b": metric_b,
+        "units": "clusters" if prep.clustered else "records",
+        "n_units": prep.n_units,
+    }
+
+
 def _run_bootstrap(
     prep: Prepared,
     *,
@@ -180,13 +209,9 @@ def _run_bootstrap(
 ) -> BootstrapTestResult:
     paired = prep.paired
     observed = paired.observed()
-    metric_a, metric_b = paired.metric_values()
-    bar = progress_bar(n_resamples, progress, float(n_resamples) * paired.n, "paired bootstrap")
-    try:
+    work = float(n_resamples) * paired.n
+    with progress_bar(n_resamples, progress, work, "paired bootstrap") as bar:
         dist = _bootstrap_distribution(prep, rng, n_resamples, batch, bar)
-    finally:
-        if bar is not None:
-            bar.close()
     notes = [NOTE_DIRECTION]
     z0 = a_hat = math.nan
     used = method
@@ -199,8 +224,6 @@ def _run_bootstrap(
         else:
             jackknife = paired.jackknife(prep.units, prep.n_units)
             z0, a_hat = _bca_parameters(dist, observed, jackknife)
-    if paired.n_folds > 1:
-        notes.append(NOTE_WITHIN_FOLDS)
     warnings: tuple[str, ...] = ()
     if not np.isfinite(dist).all():
         raise DataError(
@@ -213,31 +236,19 @@ def _run_bootstrap(
             "differ in a way the metric sees; the interval has zero width.",
         )
     return BootstrapTestResult(
-        statistic=observed,
+        **_shared_fields(prep, PAIRED_BOOTSTRAP, alternative, notes),
         pvalue=_bootstrap_pvalue(dist, observed, alternative),
-        alternative=alternative,
-        estimate=observed,
-        nobs=paired.n,
-        method="Paired bootstrap test",
-        test="paired_bootstrap_test",
-        reference=REFERENCE_BOOTSTRAP,
         warnings=warnings,
-        notes=tuple(notes),
-        loss_name=paired.spec.name,
-        direction=paired.spec.metric.direction,
-        metric_a=metric_a,
-        metric_b=metric_b,
         standard_error=float(np.std(dist, ddof=1)),
         n_resamples=n_resamples,
         interval_method=used,
-        units="clusters" if prep.clustered else "records",
-        n_units=prep.n_units,
         bias_correction=z0,
         acceleration=a_hat,
         bootstrap_distribution=dist,
     )
 
 
+@fill_doc
 @options_checked
 def paired_bootstrap_test_array(
     truth: ArrayLike,
@@ -303,15 +314,11 @@ def paired_bootstrap_test_array(
     DataError
         Inputs of different lengths, or a metric undefined on some resamples.
 
-    References
-    ----------
-    Koehn (2004); Berg-Kirkpatrick, Burkett & Klein (2012); Efron (1987).
+    {bootstrap_references}
 
     Examples
     --------
-    >>> y = [0, 1] * 20
-    >>> a = [0, 1] * 18 + [1, 0] * 2
-    >>> b = [0, 1] * 12 + [1, 0] * 8
+    {example_prediction_arrays}
     >>> res = paired_bootstrap_test_array(y, a, b, metric="f1", n_resamples=999, random_state=0)
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
@@ -418,48 +425,25 @@ def _run_permutation(
     rng: np.random.Generator,
     progress: bool | None,
 ) -> PermutationTestResult:
-    paired = prep.paired
-    observed = paired.observed()
-    metric_a, metric_b = paired.metric_values()
     n_units = prep.n_units
-    exact = n_units < 63 and n_resamples >= 2**n_units
-    if exact:
+    if n_units < 63 and n_resamples >= 2**n_units:  # exact: every swap pattern
         null, pvalue = _scipy_permutation(prep, rng, n_resamples, alternative)
     else:
-        work = float(n_resamples) * paired.n
-        bar = progress_bar(n_resamples, progress, work, "paired permutation")
-        try:
+        work = float(n_resamples) * prep.paired.n
+        with progress_bar(n_resamples, progress, work, "paired permutation") as bar:
             null = _permutation_distribution(prep, rng, n_resamples, bar)
-        finally:
-            if bar is not None:
-                bar.close()
-        pvalue = _permutation_pvalue(null, observed, alternative, exact=False)
-    notes = [NOTE_DIRECTION]
-    if paired.n_folds > 1:
-        notes.append(NOTE_WITHIN_FOLDS)
+        pvalue = _permutation_pvalue(null, prep.paired.observed(), alternative, exact=False)
     if not np.isfinite(null).all():
-        raise DataError(f"{paired.spec.name} is undefined on some permuted samples")
+        raise DataError(f"{prep.paired.spec.name} is undefined on some permuted samples")
     return PermutationTestResult(
-        statistic=observed,
+        **_shared_fields(prep, PAIRED_PERMUTATION, alternative, [NOTE_DIRECTION]),
         pvalue=pvalue,
-        alternative=alternative,
-        estimate=observed,
-        nobs=paired.n,
-        method="Paired permutation test (approximate randomization)",
-        test="paired_permutation_test",
-        reference=REFERENCE_PERMUTATION,
-        notes=tuple(notes),
-        loss_name=paired.spec.name,
-        direction=paired.spec.metric.direction,
-        metric_a=metric_a,
-        metric_b=metric_b,
         n_resamples=int(null.shape[0]),
-        units="clusters" if prep.clustered else "records",
-        n_units=n_units,
         null_distribution=null,
     )
 
 
+@fill_doc
 @options_checked
 def paired_permutation_test_array(
     truth: ArrayLike,
@@ -506,15 +490,11 @@ def paired_permutation_test_array(
     DataError
         Inputs of different lengths.
 
-    References
-    ----------
-    Noreen (1989); Yeh (2000).
+    {permutation_references}
 
     Examples
     --------
-    >>> y = [0, 1] * 20
-    >>> a = [0, 1] * 18 + [1, 0] * 2
-    >>> b = [0, 1] * 12 + [1, 0] * 8
+    {example_prediction_arrays}
     >>> res = paired_permutation_test_array(y, a, b, n_resamples=999, random_state=0)
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
@@ -575,6 +555,7 @@ def _finish(result: Any, table: ResultsTable, models: tuple[str, str]) -> Any:
     return dataclasses.replace(result, models=models, design=table.design.describe())
 
 
+@fill_doc
 def paired_bootstrap_test(
     table: ResultsTable,
     a: Any = None,
@@ -603,13 +584,21 @@ def paired_bootstrap_test(
         ``n_resamples``, ``confidence_level``, ``method``, ``alternative``,
         ``random_state``, ``batch``, ``progress`` of :func:`paired_bootstrap_test_array`.
 
+    Returns
+    -------
+    BootstrapTestResult
+
+    Raises
+    ------
+    {prediction_table_raises}
+    DataError
+        A metric undefined on some resamples.
+
+    {bootstrap_references}
+
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 40 + ["B"] * 40, "record": list(range(40)) * 2,
-    ...                    "y": [0, 1] * 40,
-    ...                    "yhat": [0, 1] * 18 + [1, 0] * 2 + [0, 1] * 12 + [1, 0] * 8})
+    {example_predictions}
     >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="f1",
     ...                                   replication=None, fold=None)
     >>> res = paired_bootstrap_test(t, n_resamples=999, random_state=0)
@@ -623,6 +612,7 @@ def paired_bootstrap_test(
     return _finish(result, table, models)
 
 
+@fill_doc
 def paired_permutation_test(
     table: ResultsTable,
     a: Any = None,
@@ -646,13 +636,19 @@ def paired_permutation_test(
     **options
         ``n_resamples``, ``alternative``, ``random_state``, ``batch``, ``progress``.
 
+    Returns
+    -------
+    PermutationTestResult
+
+    Raises
+    ------
+    {prediction_table_raises}
+
+    {permutation_references}
+
     Examples
     --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 40 + ["B"] * 40, "record": list(range(40)) * 2,
-    ...                    "y": [0, 1] * 40,
-    ...                    "yhat": [0, 1] * 18 + [1, 0] * 2 + [0, 1] * 12 + [1, 0] * 8})
+    {example_predictions}
     >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="accuracy",
     ...                                   replication=None, fold=None)
     >>> round(paired_permutation_test(t, n_resamples=999, random_state=0).estimate, 4)

@@ -22,8 +22,7 @@ from scipy import stats
 from cvreport.errors import DataError
 from cvreport.methods._common import OK, ZERO_OVER_ZERO
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences
-from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
+from cvreport.methods.kfold import kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -152,6 +151,7 @@ def _sign_test(d: np.ndarray, alternative: str) -> SignTestResult:
     )
 
 
+@fill_doc
 def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> SignTestResult:
     """The sign test from the K per-fold differences p_k (A − B).
 
@@ -175,6 +175,8 @@ def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> Sign
     ------
     DataError
         Unless ``differences`` is a 1-D array of finite numbers.
+
+    {sign_references}
 
     Examples
     --------
@@ -214,15 +216,11 @@ def sign_test(
     DesignError
         Unless the table is a K-fold design (one replication, K ≥ 2 folds).
 
+    {sign_references}
+
     Examples
     --------
-    >>> import pandas as pd
-    >>> import cvreport
-    >>> df = pd.DataFrame({"replication": 0, "fold": list(range(6)) * 2,
-    ...                    "model": ["A"] * 6 + ["B"] * 6,
-    ...                    "loss": [0.20, 0.22, 0.18, 0.25, 0.21, 0.19,
-    ...                             0.24, 0.23, 0.22, 0.27, 0.26, 0.20]})
-    >>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_kfold_scores}
     >>> res = cvreport.sign_test(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)
@@ -230,24 +228,16 @@ def sign_test(
     return SIGN_TEST.run(table, a, b, alternative=alternative, data=data)
 
 
-SIGN_TEST = TestSpec(
+SIGN_TEST = kfold_spec(
     name="sign_test",
     label="Sign test",
     method="Sign test over K-fold differences",
     reference=REF_SIGN,
-    designs=("kfold",),
-    requirement=KFOLD_REQUIREMENT,
     function=sign_test,
     result=SignTestResult,
     statistic="number of positive p_k among the n non-zero ones (the smaller count two-sided)",
     distribution="Binomial(n, 1/2) (exact)",
     array_function=sign_test_array,
     kernel=sign_test_kernel,
-    inputs=kfold_differences,
     build=_sign_test,
-    check_inputs=check_fold_differences,
-    caution=(
-        "like the K-fold t test it treats the folds as independent although their training "
-        "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
-    ),
 )

@@ -24,8 +24,7 @@ from cvreport.methods._common import (
     ZERO_OVER_ZERO,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import check_fold_differences
-from cvreport.methods.spec import KFOLD_REQUIREMENT, TestSpec, kfold_differences
+from cvreport.methods.kfold import kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -239,6 +238,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     )
 
 
+@fill_doc
 def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") -> WilcoxonResult:
     """The Wilcoxon signed-rank test from the K per-fold differences p_k (A − B).
 
@@ -260,6 +260,8 @@ def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") ->
     ------
     DataError
         Unless ``differences`` is a 1-D array of finite numbers.
+
+    {wilcoxon_references}
 
     Examples
     --------
@@ -299,15 +301,11 @@ def wilcoxon_kfold(
     DesignError
         Unless the table is a K-fold design (one replication, K ≥ 2 folds).
 
+    {wilcoxon_references}
+
     Examples
     --------
-    >>> import pandas as pd
-    >>> import cvreport
-    >>> df = pd.DataFrame({"replication": 0, "fold": list(range(6)) * 2,
-    ...                    "model": ["A"] * 6 + ["B"] * 6,
-    ...                    "loss": [0.20, 0.22, 0.18, 0.25, 0.21, 0.19,
-    ...                             0.24, 0.23, 0.22, 0.27, 0.26, 0.20]})
-    >>> table = cvreport.ResultsTable.from_fold_scores(df, score="loss", direction="lower")
+    {example_kfold_scores}
     >>> res = cvreport.wilcoxon_kfold(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)
@@ -315,24 +313,16 @@ def wilcoxon_kfold(
     return WILCOXON_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
-WILCOXON_KFOLD = TestSpec(
+WILCOXON_KFOLD = kfold_spec(
     name="wilcoxon_kfold",
     label="Wilcoxon signed-rank test",
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
-    designs=("kfold",),
-    requirement=KFOLD_REQUIREMENT,
     function=wilcoxon_kfold,
     result=WilcoxonResult,
     statistic="rank sum W+ (min(W+, W−) two-sided) of the non-zero p_k",
     distribution="Wilcoxon signed-rank (exact for small K)",
     array_function=wilcoxon_kfold_array,
     kernel=wilcoxon_kfold_kernel,
-    inputs=kfold_differences,
     build=_wilcoxon,
-    check_inputs=check_fold_differences,
-    caution=(
-        "like the K-fold t test it treats the folds as independent although their training "
-        "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
-    ),
 )
