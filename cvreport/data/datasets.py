@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.data.engines import EngineSource, resolve_source
+from cvreport.data.backends import Backend, backend_for
 from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric, direction_from_name
-from cvreport.data.predictions import metric_call
+from cvreport.data.roles import Roles, metric_call
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
 
@@ -139,29 +139,6 @@ def _direction(
             f"direction='higher' (a score) or direction='lower' (a loss) {how}"
         )
     return default
-
-
-def _in_memory(data: Any) -> pd.DataFrame:
-    """A pandas DataFrame of ``data`` (any frame or path the tables read)."""
-    if isinstance(data, pd.DataFrame):
-        return data
-    source = resolve_source(data, "pandas")
-    return source.to_pandas() if isinstance(source, EngineSource) else source
-
-
-def _check_dataset_column(data: pd.DataFrame, dataset: str, named_by: str) -> None:
-    if dataset not in data:
-        raise DataError(
-            f"the data set column {dataset!r} {named_by} is not in the data (columns "
-            f"{describe_keys(data.columns, 12)})"
-        )
-    labels = data[dataset]
-    if labels.isna().any():
-        rows = list(data.index[labels.isna()][:5])
-        raise DataError(
-            f"the data set column {dataset!r} is missing on {int(labels.isna().sum())} "
-            f"row(s) (first rows {rows}); every row must name its data set"
-        )
 
 
 def _agree(direction: Direction | None, metric: Metric) -> None:
@@ -346,8 +323,8 @@ class DatasetsTable:
         inner, named_cluster = split_cluster_term(term.inner)
         cluster = named_cluster or cluster
         term = replace(term, inner=inner)
-        data = _in_memory(data)
-        _check_dataset_column(data, term.dataset, f"of the formula {formula!r}")
+        backend = backend_for(data)
+        backend.check_dataset_column(term.dataset, f"of the formula {formula!r}")
         call = metric_call(term.inner)
         if call is not None:
             if per_fold:
@@ -358,40 +335,28 @@ class DatasetsTable:
                     "dataset' with per_fold=True)"
                 )
             _agree(direction, call.spec.metric)
-            table = cls._from_parts(
-                data,
-                term.dataset,
-                lambda part: ResultsTable.from_formula(
-                    term.inner, part, record=record, cluster=cluster
-                ),
-            )
+            roles = Roles.from_formula(term.inner, record=record, cluster=cluster)
+            table = cls._from_parts(backend, term.dataset, lambda part, name: roles)
             table._formula = formula
             return table
         parsed = parse_formula(term.inner)
-        one_per_dataset = not parsed.blocks and not per_fold and record not in data
+        one_per_dataset = not parsed.blocks and not per_fold and record not in backend.columns
         if one_per_dataset:
-            return cls._from_dataset_scores(data, parsed, term.dataset, direction)
+            # one score per data set and model: small by nature
+            return cls._from_dataset_scores(backend.to_memory(), parsed, term.dataset, direction)
         chosen = _direction(
             direction, parsed.response, "higher" if per_fold else "lower", "to from_formula"
         )
+        roles = Roles.from_formula(
+            term.inner, record=record, per_fold=per_fold, direction=chosen, cluster=cluster
+        )
 
-        def build(part: pd.DataFrame, name: Any) -> ResultsTable:
-            ratio = (
-                test_train_ratio.get(name)
-                if isinstance(test_train_ratio, Mapping)
-                else test_train_ratio
-            )
-            return ResultsTable.from_formula(
-                term.inner,
-                part,
-                record=record,
-                per_fold=per_fold,
-                direction=chosen,
-                test_train_ratio=ratio,
-                cluster=cluster,
-            )
+        def roles_of(part: Backend, name: Any) -> Roles:
+            if not isinstance(test_train_ratio, Mapping):
+                return replace(roles, test_train_ratio=test_train_ratio)
+            return replace(roles, test_train_ratio=test_train_ratio.get(name))
 
-        table = cls._from_parts(data, term.dataset, build, named=True)
+        table = cls._from_parts(backend, term.dataset, roles_of)
         table._formula = formula
         return table
 
@@ -464,40 +429,37 @@ class DatasetsTable:
         >>> multi.level, multi.metric.name, multi.metric.direction, multi.means().shape
         ('fold', 'roc_auc', 'higher', (2, 2))
         """
-        data = _in_memory(data)
-        _check_dataset_column(data, dataset, "named by dataset=")
-        keywords: dict[str, Any] = {
-            "truth": truth,
-            "prediction": prediction,
-            "score": score,
-            "metric": metric,
-            "model": model,
-            "replication": replication,
-            "fold": fold,
-            "record": record,
-            "direction": direction,
-            "cluster": cluster,
-            "pos_label": pos_label,
-            "engine": engine,
-        }
-        return cls._from_parts(
-            data, dataset, lambda part: ResultsTable.from_predictions(part, **keywords)
+        backend = backend_for(data)
+        backend.check_dataset_column(dataset, "named by dataset=")
+        roles = Roles.of_predictions(
+            truth=truth,
+            prediction=prediction,
+            model=model,
+            replication=replication,
+            fold=fold,
+            record=record,
+            direction=direction,
+            metric=metric,
+            score=score,
+            cluster=cluster,
+            pos_label=pos_label,
         )
+        return cls._from_parts(backend, dataset, lambda part, name: roles, engine=engine)
 
     @classmethod
     def _from_parts(
         cls,
-        data: pd.DataFrame,
+        backend: Backend,
         dataset: str,
-        build: Callable[..., ResultsTable],
+        roles_of: Callable[[Backend, Any], Roles],
         *,
-        named: bool = False,
+        engine: str | None = None,
     ) -> DatasetsTable:
-        """One table per data set, built by ``build(part)`` (``build(part, name)`` if ``named``)."""
+        """One table per data set: the rows of each, with the roles ``roles_of(part, name)``."""
         tables: dict[Any, ResultsTable] = {}
-        for name, part in data.groupby(dataset, sort=False):
+        for name, part in backend.datasets(dataset):
             try:
-                tables[name] = build(part, name) if named else build(part)
+                tables[name] = ResultsTable._from_roles(roles_of(part, name), part, engine)
             except CVReportError as error:
                 raise _named(name, error) from error
         if not tables:
