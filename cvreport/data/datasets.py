@@ -270,8 +270,9 @@ class DatasetsTable:
             :meth:`from_predictions` builds it); see the module.
         data : DataFrame or path
             Long format, all data sets stacked: a pandas frame, or any frame or
-            path :func:`~cvreport.data.engines.resolve_source` reads (brought into
-            pandas).
+            path :func:`~cvreport.data.engines.resolve_source` reads. Outside
+            pandas each data set's rows are filtered and aggregated in the
+            frame's engine (:mod:`cvreport.data.backends.engine`).
         record : str
             The record column, for per-record losses.
         per_fold : bool
@@ -395,7 +396,9 @@ class DatasetsTable:
         data : DataFrame or path
             Long format, one row per (dataset, replication, fold, model, record):
             a pandas frame, or any frame or path
-            :func:`~cvreport.data.engines.resolve_source` reads (brought into pandas).
+            :func:`~cvreport.data.engines.resolve_source` reads (each data set's
+            rows filtered in the frame's engine; only the columns a metric reads
+            come into pandas).
         truth, prediction, score, metric, model, replication, fold, record, direction, cluster, pos_label, engine
             As in :meth:`ResultsTable.from_predictions
             <cvreport.data.table.ResultsTable.from_predictions>`.

@@ -26,7 +26,7 @@ import pandas as pd
 from cvreport.data.backends.engine import EngineBackend
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import TableContents
-from cvreport.data.engines import EngineSource, resolve_source
+from cvreport.data.engines import EngineSource, check_engine, resolve_source
 from cvreport.data.roles import Roles
 
 __all__ = ["Backend", "EngineBackend", "MemoryBackend", "backend_for"]
@@ -88,7 +88,7 @@ def backend_for(data: Any, engine: str | None = None) -> Backend:
     if isinstance(data, MemoryBackend):
         data = data.frame
     elif isinstance(data, EngineBackend):
-        resolve_source(pd.DataFrame(), engine)  # the engine's name is checked all the same
+        check_engine(engine)  # the rows stay in their engine; the name is checked all the same
         return data
     source = resolve_source(data, engine)
     if isinstance(source, EngineSource):
