@@ -337,7 +337,7 @@ class DatasetsTable:
                 )
             _agree(direction, call.spec.metric)
             roles = Roles.from_formula(term.inner, record=record, cluster=cluster)
-            table = cls._from_parts(backend, term.dataset, lambda part, name: roles)
+            table = cls._from_parts(backend, replace(roles, dataset=term.dataset))
             table._formula = formula
             return table
         parsed = parse_formula(term.inner)
@@ -351,13 +351,9 @@ class DatasetsTable:
         roles = Roles.from_formula(
             term.inner, record=record, per_fold=per_fold, direction=chosen, cluster=cluster
         )
-
-        def roles_of(part: Backend, name: Any) -> Roles:
-            if not isinstance(test_train_ratio, Mapping):
-                return replace(roles, test_train_ratio=test_train_ratio)
-            return replace(roles, test_train_ratio=test_train_ratio.get(name))
-
-        table = cls._from_parts(backend, term.dataset, roles_of)
+        table = cls._from_parts(
+            backend, replace(roles, dataset=term.dataset), ratios=test_train_ratio
+        )
         table._formula = formula
         return table
 
@@ -447,22 +443,27 @@ class DatasetsTable:
             cluster=cluster,
             pos_label=pos_label,
         )
-        return cls._from_parts(backend, dataset, lambda part, name: roles, engine=engine)
+        return cls._from_parts(backend, replace(roles, dataset=dataset), engine=engine)
 
     @classmethod
     def _from_parts(
         cls,
         backend: Backend,
-        dataset: str,
-        roles_of: Callable[[Backend, Any], Roles],
+        roles: Roles,
         *,
+        ratios: Mapping[Any, float] | float | None = None,
         engine: str | None = None,
     ) -> DatasetsTable:
-        """One table per data set: the rows of each, with the roles ``roles_of(part, name)``."""
+        """One table per data set: the rows of each, with ``roles`` (whose ``dataset`` is the block).
+
+        ``ratios`` is the validation over training size of every data set, or of each by name.
+        """
         tables: dict[Any, ResultsTable] = {}
-        for name, part in backend.datasets(dataset):
+        for name, part in backend.datasets(str(roles.dataset)):
+            ratio = ratios.get(name) if isinstance(ratios, Mapping) else ratios
             try:
-                tables[name] = ResultsTable._from_roles(roles_of(part, name), part, engine)
+                part_roles = roles if ratio is None else replace(roles, test_train_ratio=ratio)
+                tables[name] = ResultsTable._from_roles(part_roles, part, engine)
             except CVReportError as error:
                 raise _named(name, error) from error
         if not tables:

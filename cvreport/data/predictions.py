@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from cvreport.data.build import ClusterRows, TableContents, fold_score_contents, record_contents
+from cvreport.data.build import (
+    ClusterRows,
+    TableContents,
+    fold_score_contents,
+    key_or_constant,
+    record_contents,
+)
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
@@ -351,12 +357,6 @@ def _test_train_ratio(blocks: Sequence[Any], shape: tuple[int, int, int], n: int
     return float(sizes.sum() / train.sum())
 
 
-def _constant(data: pd.DataFrame, column: str | None) -> pd.Series:
-    if column is None:
-        return pd.Series(np.ones(data.shape[0], dtype=np.int64), index=data.index)
-    return data[column]
-
-
 def _kept_columns(
     data: pd.DataFrame,
     model: str,
@@ -368,8 +368,8 @@ def _kept_columns(
     cluster: str | None,
 ) -> dict[str, pd.Series]:
     kept = {
-        "replication": _constant(data, replication),
-        "fold": _constant(data, fold),
+        "replication": key_or_constant(data, replication),
+        "fold": key_or_constant(data, fold),
         "model": data[model],
         "record": data[record],
         "truth": data[truth],
@@ -394,8 +394,8 @@ def _record_frame(
 ) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
-            "replication": _constant(data, replication).to_numpy(),
-            "fold": _constant(data, fold).to_numpy(),
+            "replication": key_or_constant(data, replication).to_numpy(),
+            "fold": key_or_constant(data, fold).to_numpy(),
             "model": data[model].to_numpy(),
             "record": data[record].to_numpy(),
             "truth": truth,
