@@ -162,7 +162,8 @@ class EngineBackend:
         nw = narwhals()
         self.source.check_plain([dataset])
         with self.source.errors():
-            counted = self.source.frame.select(nw.col(dataset).is_null().sum().alias("n"))
+            missing = nw.col(dataset).is_null().cast(nw.Int64).sum().alias("n")
+            counted = self.source.frame.select(missing)
             n_missing = int(counted.collect().to_pandas()["n"].iloc[0])
         if n_missing:
             MemoryBackend(self.source.to_pandas([dataset])).check_dataset_column(dataset, named_by)
