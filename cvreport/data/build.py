@@ -2,10 +2,9 @@
 
 Every constructor of :class:`~cvreport.data.table.ResultsTable` ends in one
 :class:`TableContents`: the labels, the sufficient statistics, the design and
-where the numbers came from. A pandas DataFrame is laid out here, in memory
-(:mod:`cvreport.data.layout`); any other frame, or a path of files, is
-summarised by the engine that holds it (:mod:`cvreport.data.engines`), which
-returns the same contents.
+where the numbers came from. A backend builds it (:mod:`cvreport.data.backends`):
+the in-memory one with the functions here and :mod:`cvreport.data.layout`, the
+engine one with the engine's aggregations (:mod:`cvreport.data.pushdown`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ every replication, each model's loss — or, for
 on construction (typed errors that name the offending columns and keys), its
 design is detected (:class:`Design`), and its sufficient statistics
 (:mod:`cvreport.data.sufficient`) are computed in the same pass and cached; every
-test reads only those.
+test reads only those. Every constructor is the same three steps: the columns'
+roles are resolved once (:mod:`cvreport.data.roles`), the backend of the data is
+found (:func:`cvreport.data.backends.backend_for`: in memory for pandas, else
+the frame's engine), and the table adopts the contents that backend builds.
 
 Labels keep the user's values (0-based, 1-based or strings). Replications and
 folds are ordered by their sorted labels — the *first* replication is the one
