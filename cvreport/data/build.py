@@ -2,10 +2,9 @@
 
 Every constructor of :class:`~cvreport.data.table.ResultsTable` ends in one
 :class:`TableContents`: the labels, the sufficient statistics, the design and
-where the numbers came from. A pandas DataFrame is laid out here, in memory
-(:mod:`cvreport.data.layout`); any other frame, or a path of files, is
-summarised by the engine that holds it (:mod:`cvreport.data.engines`), which
-returns the same contents.
+where the numbers came from. A backend builds it (:mod:`cvreport.data.backends`):
+the in-memory one with the functions here and :mod:`cvreport.data.layout`, the
+engine one with the engine's aggregations (:mod:`cvreport.data.pushdown`).
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from cvreport.data.validation import loss_values
 from cvreport.errors import DataError, describe_keys
 
 __all__ = [
+    "ClusterRows",
     "TableContents",
     "as_loss",
     "check_ratio",
@@ -48,6 +48,27 @@ __all__ = [
     "score_offset",
     "truth_and_prediction",
 ]
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterRows:
+    """The rows that name each record's cluster, read when the table is made.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Rows holding the ``record`` and ``cluster`` columns.
+    record, cluster : str
+        Their names.
+    membership : tuple of (numpy.ndarray, numpy.ndarray), optional
+        Record labels and their ``(n, m)`` fold positions, when the table's own
+        statistics do not hold them (a metric computed per fold).
+    """
+
+    frame: pd.DataFrame
+    record: str
+    cluster: str
+    membership: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def labels_of(index: pd.Index) -> tuple[Any, ...]:
@@ -91,6 +112,10 @@ class TableContents:
     kept: tuple[pd.Series, ...] = ()
     layout: Callable[[], RecordLayout] | None = field(default=None, repr=False)
     fetch_predictions: Callable[[], pd.DataFrame] | None = field(default=None, repr=False)
+    #: each record's truth and prediction or scores, for a metric computed from predictions
+    record_predictions: Any = field(default=None, repr=False)
+    #: the cluster role's rows, checked and audited once the table is made
+    clusters: ClusterRows | None = field(default=None, repr=False)
 
 
 def record_design(

@@ -149,11 +149,13 @@ def attach_clusters(
     record: str,
     cluster: str,
     membership: tuple[pd.Index, np.ndarray] | None = None,
+    stacklevel: int = 4,
 ) -> None:
     """Keep each record's cluster on ``table`` and warn if a cluster straddles folds.
 
     ``membership`` (record labels, ``(n, m)`` fold positions) is read from the
-    table when it holds per-record losses.
+    table when it holds per-record losses; ``stacklevel`` points the warning at
+    the user's call.
 
     Raises
     ------
@@ -180,7 +182,7 @@ def attach_clusters(
         records, folds = membership
         audit = audit_clusters(folds, mapping.reindex(records).to_numpy(), table.replications)
         if not audit.ok:
-            warnings.warn(audit.message(), ClusterLeakageWarning, stacklevel=4)
+            warnings.warn(audit.message(), ClusterLeakageWarning, stacklevel=stacklevel)
 
 
 def record_clusters(table: ResultsTable, what: str) -> pd.Series:

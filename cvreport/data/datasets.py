@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.data.engines import EngineSource, resolve_source
+from cvreport.data.backends import Backend, backend_for
 from cvreport.data.formula import evaluate_response, parse_formula, split_cluster_term
 from cvreport.data.metric import Direction, Metric, direction_from_name
-from cvreport.data.predictions import metric_call
+from cvreport.data.roles import Roles, metric_call
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
 
@@ -139,29 +139,6 @@ def _direction(
             f"direction='higher' (a score) or direction='lower' (a loss) {how}"
         )
     return default
-
-
-def _in_memory(data: Any) -> pd.DataFrame:
-    """A pandas DataFrame of ``data`` (any frame or path the tables read)."""
-    if isinstance(data, pd.DataFrame):
-        return data
-    source = resolve_source(data, "pandas")
-    return source.to_pandas() if isinstance(source, EngineSource) else source
-
-
-def _check_dataset_column(data: pd.DataFrame, dataset: str, named_by: str) -> None:
-    if dataset not in data:
-        raise DataError(
-            f"the data set column {dataset!r} {named_by} is not in the data (columns "
-            f"{describe_keys(data.columns, 12)})"
-        )
-    labels = data[dataset]
-    if labels.isna().any():
-        rows = list(data.index[labels.isna()][:5])
-        raise DataError(
-            f"the data set column {dataset!r} is missing on {int(labels.isna().sum())} "
-            f"row(s) (first rows {rows}); every row must name its data set"
-        )
 
 
 def _agree(direction: Direction | None, metric: Metric) -> None:
@@ -293,8 +270,9 @@ class DatasetsTable:
             :meth:`from_predictions` builds it); see the module.
         data : DataFrame or path
             Long format, all data sets stacked: a pandas frame, or any frame or
-            path :func:`~cvreport.data.engines.resolve_source` reads (brought into
-            pandas).
+            path :func:`~cvreport.data.engines.resolve_source` reads. Outside
+            pandas each data set's rows are filtered and aggregated in the
+            frame's engine (:mod:`cvreport.data.backends.engine`).
         record : str
             The record column, for per-record losses.
         per_fold : bool
@@ -346,8 +324,8 @@ class DatasetsTable:
         inner, named_cluster = split_cluster_term(term.inner)
         cluster = named_cluster or cluster
         term = replace(term, inner=inner)
-        data = _in_memory(data)
-        _check_dataset_column(data, term.dataset, f"of the formula {formula!r}")
+        backend = backend_for(data)
+        backend.check_dataset_column(term.dataset, f"of the formula {formula!r}")
         call = metric_call(term.inner)
         if call is not None:
             if per_fold:
@@ -358,40 +336,24 @@ class DatasetsTable:
                     "dataset' with per_fold=True)"
                 )
             _agree(direction, call.spec.metric)
-            table = cls._from_parts(
-                data,
-                term.dataset,
-                lambda part: ResultsTable.from_formula(
-                    term.inner, part, record=record, cluster=cluster
-                ),
-            )
+            roles = Roles.from_formula(term.inner, record=record, cluster=cluster)
+            table = cls._from_parts(backend, replace(roles, dataset=term.dataset))
             table._formula = formula
             return table
         parsed = parse_formula(term.inner)
-        one_per_dataset = not parsed.blocks and not per_fold and record not in data
+        one_per_dataset = not parsed.blocks and not per_fold and record not in backend.columns
         if one_per_dataset:
-            return cls._from_dataset_scores(data, parsed, term.dataset, direction)
+            # one score per data set and model: small by nature
+            return cls._from_dataset_scores(backend.to_memory(), parsed, term.dataset, direction)
         chosen = _direction(
             direction, parsed.response, "higher" if per_fold else "lower", "to from_formula"
         )
-
-        def build(part: pd.DataFrame, name: Any) -> ResultsTable:
-            ratio = (
-                test_train_ratio.get(name)
-                if isinstance(test_train_ratio, Mapping)
-                else test_train_ratio
-            )
-            return ResultsTable.from_formula(
-                term.inner,
-                part,
-                record=record,
-                per_fold=per_fold,
-                direction=chosen,
-                test_train_ratio=ratio,
-                cluster=cluster,
-            )
-
-        table = cls._from_parts(data, term.dataset, build, named=True)
+        roles = Roles.from_formula(
+            term.inner, record=record, per_fold=per_fold, direction=chosen, cluster=cluster
+        )
+        table = cls._from_parts(
+            backend, replace(roles, dataset=term.dataset), ratios=test_train_ratio
+        )
         table._formula = formula
         return table
 
@@ -430,7 +392,9 @@ class DatasetsTable:
         data : DataFrame or path
             Long format, one row per (dataset, replication, fold, model, record):
             a pandas frame, or any frame or path
-            :func:`~cvreport.data.engines.resolve_source` reads (brought into pandas).
+            :func:`~cvreport.data.engines.resolve_source` reads (each data set's
+            rows filtered in the frame's engine; only the columns a metric reads
+            come into pandas).
         truth, prediction, score, metric, model, replication, fold, record, direction, cluster, pos_label, engine
             As in :meth:`ResultsTable.from_predictions
             <cvreport.data.table.ResultsTable.from_predictions>`.
@@ -464,40 +428,42 @@ class DatasetsTable:
         >>> multi.level, multi.metric.name, multi.metric.direction, multi.means().shape
         ('fold', 'roc_auc', 'higher', (2, 2))
         """
-        data = _in_memory(data)
-        _check_dataset_column(data, dataset, "named by dataset=")
-        keywords: dict[str, Any] = {
-            "truth": truth,
-            "prediction": prediction,
-            "score": score,
-            "metric": metric,
-            "model": model,
-            "replication": replication,
-            "fold": fold,
-            "record": record,
-            "direction": direction,
-            "cluster": cluster,
-            "pos_label": pos_label,
-            "engine": engine,
-        }
-        return cls._from_parts(
-            data, dataset, lambda part: ResultsTable.from_predictions(part, **keywords)
+        backend = backend_for(data)
+        backend.check_dataset_column(dataset, "named by dataset=")
+        roles = Roles.of_predictions(
+            truth=truth,
+            prediction=prediction,
+            model=model,
+            replication=replication,
+            fold=fold,
+            record=record,
+            direction=direction,
+            metric=metric,
+            score=score,
+            cluster=cluster,
+            pos_label=pos_label,
         )
+        return cls._from_parts(backend, replace(roles, dataset=dataset), engine=engine)
 
     @classmethod
     def _from_parts(
         cls,
-        data: pd.DataFrame,
-        dataset: str,
-        build: Callable[..., ResultsTable],
+        backend: Backend,
+        roles: Roles,
         *,
-        named: bool = False,
+        ratios: Mapping[Any, float] | float | None = None,
+        engine: str | None = None,
     ) -> DatasetsTable:
-        """One table per data set, built by ``build(part)`` (``build(part, name)`` if ``named``)."""
+        """One table per data set: the rows of each, with ``roles`` (whose ``dataset`` is the block).
+
+        ``ratios`` is the validation over training size of every data set, or of each by name.
+        """
         tables: dict[Any, ResultsTable] = {}
-        for name, part in data.groupby(dataset, sort=False):
+        for name, part in backend.datasets(str(roles.dataset)):
+            ratio = ratios.get(name) if isinstance(ratios, Mapping) else ratios
             try:
-                tables[name] = build(part, name) if named else build(part)
+                part_roles = roles if ratio is None else replace(roles, test_train_ratio=ratio)
+                tables[name] = ResultsTable._from_roles(part_roles, part, engine)
             except CVReportError as error:
                 raise _named(name, error) from error
         if not tables:

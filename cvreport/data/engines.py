@@ -38,6 +38,7 @@ __all__ = [
     "ENGINES",
     "EngineSource",
     "as_pandas_text",
+    "check_engine",
     "engine_error",
     "narwhals",
     "nested_columns_error",
@@ -467,6 +468,25 @@ def _kind(native: Any, frame: Any) -> str:
     return f"{names.get(module, module)} {type(native).__name__}"
 
 
+def check_engine(engine: str | None) -> str:
+    """The engine asked for, by its lower-case name (``"auto"`` for ``None``).
+
+    Raises
+    ------
+    DataError
+        A name that is not one of :data:`ENGINES`.
+
+    Examples
+    --------
+    >>> check_engine(None), check_engine("DuckDB")
+    ('auto', 'duckdb')
+    """
+    engine = "auto" if engine is None else str(engine).lower()
+    if engine not in ENGINES:
+        raise DataError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    return engine
+
+
 def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | EngineSource:
     """Where the table's rows are: a pandas DataFrame (in memory) or another engine.
 
@@ -497,9 +517,7 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     >>> resolve_source(frame) is frame
     True
     """
-    engine = "auto" if engine is None else str(engine).lower()
-    if engine not in ENGINES:
-        raise DataError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    engine = check_engine(engine)
     if _is_path(data):
         return _scan_paths(data, engine)
     if isinstance(data, pd.DataFrame):

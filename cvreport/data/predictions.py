@@ -13,7 +13,6 @@ predictions, scores and clusters are kept for the tests that need the records
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -21,10 +20,14 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from cvreport.data.build import TableContents, fold_score_contents, record_contents
-from cvreport.data.clusters import attach_clusters
+from cvreport.data.build import (
+    ClusterRows,
+    TableContents,
+    fold_score_contents,
+    key_or_constant,
+    record_contents,
+)
 from cvreport.data.direction import Provenance
-from cvreport.data.formula import parse_formula
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_record_layout
 from cvreport.data.metric import Metric
@@ -35,7 +38,7 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
-from cvreport.data.pushdown import metric_frame
+from cvreport.data.roles import MetricCall, Roles, metric_call
 from cvreport.data.sufficient import membership_patterns
 from cvreport.data.validation import require_columns
 from cvreport.errors import DataError, DesignError, describe_keys
@@ -47,8 +50,8 @@ __all__ = [
     "FoldRecords",
     "MetricCall",
     "RecordPredictions",
-    "build_metric_table",
     "metric_call",
+    "metric_contents",
     "record_pairs",
 ]
 
@@ -107,29 +110,18 @@ def _class_codes(
     return codes[:n], (codes[n:] if prediction is not None else None), pd.Index(classes)
 
 
-def build_metric_table(
-    cls: type[ResultsTable],
-    data: pd.DataFrame,
-    *,
-    metric: str | Any,
-    truth: str,
-    prediction: str | None,
-    score: str | Sequence[str] | Mapping[Any, str] | None,
-    model: str,
-    replication: str | None,
-    fold: str | None,
-    record: str,
-    cluster: str | None = None,
-    pos_label: Any = None,
-    direction: str | None = None,
-) -> ResultsTable:
-    """The table of ``metric`` from per-record predictions (see :meth:`ResultsTable.from_predictions`).
+def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
+    """The contents of a metric from per-record predictions (see :meth:`ResultsTable.from_predictions
+    <cvreport.data.table.ResultsTable.from_predictions>`).
 
-    ``direction`` is needed only for a function whose name does not tell it;
+    ``roles.direction`` is needed only for a function whose name does not tell it;
     for a named metric it must agree with the metric's own.
     """
+    truth, prediction, score = str(roles.truth), roles.prediction, roles.score
+    model, replication, fold = roles.model, roles.replication, roles.fold
+    record, cluster, direction = str(roles.record), roles.cluster, roles.direction
     spec = resolve_metric(
-        metric,
+        roles.metric,
         direction=direction,
         needs="score" if score is not None else None,
     )
@@ -138,7 +130,7 @@ def build_metric_table(
             f"direction={direction!r} contradicts the metric {spec.name!r}, for which "
             f"{spec.metric.direction} is better; leave direction out"
         )
-    roles: dict[str, str | None] = {
+    named: dict[str, str | None] = {
         "truth": truth,
         "model": model,
         "replication": replication,
@@ -147,7 +139,7 @@ def build_metric_table(
         "cluster": cluster,
         "prediction": prediction,
     }
-    require_columns(data, roles, _HOW_TO_NAME)
+    require_columns(data, named, _HOW_TO_NAME)
     if spec.needs == "prediction" and prediction is None:
         raise DataError(f"metric {spec.name!r} needs predicted labels: name them with prediction=")
     if spec.needs == "score" and score is None:
@@ -156,7 +148,7 @@ def build_metric_table(
             "column of the positive class with score=, or one column per class"
         )
     truth_codes, prediction_codes, classes = _class_codes(data, truth, prediction)
-    positive = positive_code(classes, pos_label)
+    positive = positive_code(classes, roles.pos_label)
     scores = score_matrix(data, score, classes) if score is not None else None
     check_predictions(
         spec,
@@ -198,20 +190,18 @@ def build_metric_table(
         shown = Metric(spec.name, spec.metric.direction, "proportion" if proportion else "")
         # the internal loss: 0/1 hits become 0/1 errors (McNemar's tests apply), a loss stays
         losses = 1.0 - values if spec.metric.higher_is_better else values
-        table = cls._from_contents(
-            record_contents(
-                data,
-                None,
-                losses,
-                model=model,
-                replication=replication,
-                fold=fold,
-                record=record,
-                loss_name=spec.name,
-                source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
-                metric=shown,
-                direction_note=Provenance.METRIC,
-            )
+        contents = record_contents(
+            data,
+            None,
+            losses,
+            model=model,
+            replication=replication,
+            fold=fold,
+            record=record,
+            loss_name=spec.name,
+            source=f"per-record {spec.name} from predictions in a {n_rows:,}-row DataFrame: {where}",
+            metric=shown,
+            direction_note=Provenance.METRIC,
         )
     else:
         rep_codes, reps = _codes(data, replication, "replication", "sorted")
@@ -252,7 +242,7 @@ def build_metric_table(
                 frame.loc[undefined, ["replication", "fold", "model"]].itertuples(index=False)
             )
             raise undefined_groups_error(spec, [tuple(key) for key in keys])
-        table = cls._from_contents(
+        contents = replace(
             with_records(
                 layout,
                 fold_score_contents(
@@ -271,29 +261,43 @@ def build_metric_table(
                         f"DataFrame: {where}"
                     ),
                 ),
-            )
+            ),
+            n_rows=n_rows,
         )
-        table._n_rows = n_rows
+    clusters = None
     if cluster is not None:
-        attach_clusters(
-            table, data, record, cluster, (layout.records.to_numpy(), layout.membership)
-        )
-    # the report's confusion table reads these; a table of scores only has no predicted labels
-    table._prediction_columns = (
-        None
-        if prediction is None
-        else _kept_columns(data, model, replication, fold, record, truth, prediction, cluster)
-    )
-    table._record_predictions = RecordPredictions(  # type: ignore[attr-defined]
-        spec=spec,
-        classes=classes,
-        positive=positive,
-        frame=_record_frame(
-            data, model, replication, fold, record, truth_codes, prediction_codes, scores, cluster
+        membership = (layout.records.to_numpy(), layout.membership)
+        clusters = ClusterRows(data, record, cluster, membership)
+    return replace(
+        contents,
+        formula=roles.formula,
+        clusters=clusters,
+        # the report's confusion table reads these; a table of scores only has no predicted labels
+        prediction_columns=(
+            None
+            if prediction is None
+            else _kept_columns(data, model, replication, fold, record, truth, prediction, cluster)
         ),
-        positive_source=Provenance.LARGER_LABEL if pos_label is None else Provenance.GIVEN,
+        record_predictions=RecordPredictions(
+            spec=spec,
+            classes=classes,
+            positive=positive,
+            frame=_record_frame(
+                data,
+                model,
+                replication,
+                fold,
+                record,
+                truth_codes,
+                prediction_codes,
+                scores,
+                cluster,
+            ),
+            positive_source=(
+                Provenance.LARGER_LABEL if roles.pos_label is None else Provenance.GIVEN
+            ),
+        ),
     )
-    return table
 
 
 def with_records(layout: RecordLayout, contents: TableContents) -> TableContents:
@@ -333,124 +337,6 @@ def with_records(layout: RecordLayout, contents: TableContents) -> TableContents
     )
 
 
-_METRIC_CALL = re.compile(
-    r"^\s*(\w+)\s*\(\s*([^,()\s](?:[^,()]*[^,()\s])?)\s*,\s*([^()\s](?:[^()]*[^()\s])?)\s*\)\s*~(.*)$",
-    re.S,
-)  # each argument starts and ends with a non-space: no backtracking over runs of spaces
-
-
-@dataclass(frozen=True)
-class MetricCall:
-    """The left side ``metric(truth, columns)`` of a metric formula, and what follows ``~``.
-
-    Attributes
-    ----------
-    spec : MetricSpec
-        The named metric.
-    truth : str
-        The truth column.
-    columns : list of str
-        The predicted labels, or the score columns (one, or one per class joined by ``+``).
-    rest : str
-        The formula after ``~`` (model and blocks).
-    """
-
-    spec: MetricSpec
-    truth: str
-    columns: list[str]
-    rest: str
-
-    @property
-    def prediction(self) -> str | None:
-        """The column of predicted labels, for a metric that reads labels."""
-        return self.columns[0] if self.spec.needs == "prediction" else None
-
-    @property
-    def score(self) -> str | list[str] | None:
-        """The score column(s), for a metric that reads scores."""
-        if self.spec.needs != "score":
-            return None
-        return self.columns[0] if len(self.columns) == 1 else self.columns
-
-
-def metric_call(formula: Any) -> MetricCall | None:
-    """The metric call of ``"metric(truth, prediction or scores) ~ ..."``, else ``None``.
-
-    ``None`` when the left side is not a call of a metric name, so the formula
-    is read as a loss formula.
-
-    Examples
-    --------
-    >>> call = metric_call("roc_auc(y, proba) ~ model | replication + fold")
-    >>> call.spec.name, call.truth, call.score, call.rest
-    ('roc_auc', 'y', 'proba', ' model | replication + fold')
-    >>> metric_call("{pred != y} ~ model | fold") is None
-    True
-    """
-    match = _METRIC_CALL.match(formula) if isinstance(formula, str) else None
-    if match is None:
-        return None
-    name, truth, argument, rest = match.groups()
-    try:
-        spec = resolve_metric(name)
-    except DataError:
-        return None
-    return MetricCall(spec, truth, [c.strip() for c in argument.split("+")], rest)
-
-
-def per_fold_metric_error(formula: str, call: MetricCall) -> DataError:
-    """The refusal of ``per_fold=True`` for a metric computed from per-record predictions."""
-    return DataError(
-        f"the left side of {formula!r} computes {call.spec.name} from per-record "
-        "predictions, so it is not one score per fold; leave per_fold out (or give "
-        "the per-fold scores as a column: 'auc ~ model | replication + fold' with per_fold=True)"
-    )
-
-
-def metric_formula(
-    cls: type[ResultsTable],
-    formula: str,
-    data: Any,
-    *,
-    record: str,
-    cluster: str | None,
-    engine: str | None = None,
-) -> ResultsTable | None:
-    """A table for ``"metric(truth, prediction or scores) ~ model | replication + fold"``.
-
-    Returns ``None`` when the left side is not a call of a metric name, so the
-    formula is read as a loss formula. Several score columns (one per class) are
-    joined with ``+``: ``"roc_auc_ovr(y, p_a + p_b + p_c) ~ model | fold"``.
-    ``data`` is any source :meth:`ResultsTable.from_predictions` takes; only the
-    columns the metric reads leave its engine (:func:`cvreport.data.pushdown.metric_frame`).
-    """
-
-    call = metric_call(formula)
-    if call is None:
-        return None
-    parsed = parse_formula(f"{call.truth} ~{call.rest}")
-    replication, fold = parsed.replication_and_fold
-
-    data = metric_frame(
-        data,
-        engine,
-        [call.truth, *call.columns, parsed.model, replication, fold, record, cluster],
-    )
-    return build_metric_table(
-        cls,
-        data,
-        metric=call.spec,
-        truth=call.truth,
-        prediction=call.prediction,
-        score=call.score,
-        model=parsed.model,
-        replication=replication,
-        fold=fold,
-        record=record,
-        cluster=cluster,
-    )
-
-
 def _score_names(score: str | Sequence[str] | Mapping[Any, str] | None) -> list[str] | None:
     if score is None:
         return None
@@ -478,12 +364,6 @@ def _test_train_ratio(blocks: Sequence[Any], shape: tuple[int, int, int], n: int
     return float(sizes.sum() / train.sum())
 
 
-def _constant(data: pd.DataFrame, column: str | None) -> pd.Series:
-    if column is None:
-        return pd.Series(np.ones(data.shape[0], dtype=np.int64), index=data.index)
-    return data[column]
-
-
 def _kept_columns(
     data: pd.DataFrame,
     model: str,
@@ -495,8 +375,8 @@ def _kept_columns(
     cluster: str | None,
 ) -> dict[str, pd.Series]:
     kept = {
-        "replication": _constant(data, replication),
-        "fold": _constant(data, fold),
+        "replication": key_or_constant(data, replication),
+        "fold": key_or_constant(data, fold),
         "model": data[model],
         "record": data[record],
         "truth": data[truth],
@@ -521,8 +401,8 @@ def _record_frame(
 ) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
-            "replication": _constant(data, replication).to_numpy(),
-            "fold": _constant(data, fold).to_numpy(),
+            "replication": key_or_constant(data, replication).to_numpy(),
+            "fold": key_or_constant(data, fold).to_numpy(),
             "model": data[model].to_numpy(),
             "record": data[record].to_numpy(),
             "truth": truth,

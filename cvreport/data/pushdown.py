@@ -75,7 +75,6 @@ from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
     narwhals,
-    resolve_source,
     response_expression,
 )
 from cvreport.data.formula import ParsedFormula
@@ -104,7 +103,6 @@ __all__ = [
     "engine_column",
     "engine_contents",
     "formula_contents",
-    "metric_frame",
     "prediction_contents",
 ]
 
@@ -756,29 +754,3 @@ def prediction_contents(
         return contents
     fetch = _prediction_fetcher(source, model, replication, fold, record, truth, prediction)
     return replace(contents, fetch_predictions=fetch)
-
-
-def metric_frame(data: Any, engine: str | None, columns: Sequence[str | None]) -> Any:
-    """The columns a metric computed from predictions reads, as a pandas DataFrame.
-
-    A pandas frame is returned as it is; any other source brings only ``columns``
-    (the truth, predictions or scores and the keys) out of its engine. When one of
-    them is absent, the columns of no row come back, so that the in-memory
-    validation names the missing column among those the data has.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"model": ["a"], "y": [1], "p": [0.5], "other": [0]})
-    >>> metric_frame(frame, None, ["y", "p", "model"]) is frame
-    True
-    """
-    source = resolve_source(data, engine)
-    if not isinstance(source, EngineSource):
-        return source
-    wanted = [c for c in dict.fromkeys(columns) if c is not None]
-    present = set(source.columns)
-    if all(c in present for c in wanted):
-        source.check_plain(wanted)
-        return source.to_pandas(wanted)
-    with source.errors():
-        return as_pandas_text(source.frame.head(0).collect().to_pandas())

@@ -6,7 +6,10 @@ every replication, each model's loss — or, for
 on construction (typed errors that name the offending columns and keys), its
 design is detected (:class:`Design`), and its sufficient statistics
 (:mod:`cvreport.data.sufficient`) are computed in the same pass and cached; every
-test reads only those.
+test reads only those. Every constructor is the same three steps: the columns'
+roles are resolved once (:mod:`cvreport.data.roles`), the backend of the data is
+found (:func:`cvreport.data.backends.backend_for`: in memory for pandas, else
+the frame's engine), and the table adopts the contents that backend builds.
 
 Labels keep the user's values (0-based, 1-based or strings). Replications and
 folds are ordered by their sorted labels — the *first* replication is the one
@@ -21,64 +24,38 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from cvreport.data.build import (
-    TableContents,
-    as_loss,
-    fold_score_contents,
-    labels_of,
-    misclassified,
-    prediction_frame,
-    record_contents,
-    record_metric,
-    records_repeat_across,
-    truth_and_prediction,
-)
+from cvreport.data.backends import backend_for
+from cvreport.data.build import TableContents, labels_of
 from cvreport.data.clusters import attach_clusters
 from cvreport.data.design import DESIGN_KINDS, Design
-from cvreport.data.direction import check_direction, comparison_columns
-from cvreport.data.engines import EngineSource, resolve_source
-from cvreport.data.formula import (
-    evaluate_response,
-    parse_formula,
-    split_cluster_term,
-    with_cluster_term,
-)
 from cvreport.data.metric import Direction, Metric
-from cvreport.data.predictions import (
-    build_metric_table,
-    metric_call,
-    metric_formula,
-    per_fold_metric_error,
-)
-from cvreport.data.pushdown import (
-    engine_column,
-    engine_contents,
-    formula_contents,
-    metric_frame,
-    prediction_contents,
-)
+from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
-from cvreport.data.validation import (
-    column_is_binary,
-    loss_values,
-    require_columns,
-    require_named_columns,
-)
 from cvreport.data.views import TableViews
-from cvreport.errors import DataError, describe_keys
+from cvreport.errors import describe_keys
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
-_HOW_TO_NAME = (
-    "Name the columns with the keywords (loss=, model=, replication=, fold=, record=) or a "
-    "formula such as 'loss ~ model | replication + fold'."
-)
+
+def _user_stacklevel() -> int:
+    """The stack level, seen from a warning two calls below the caller, of the user's call.
+
+    A constructor reaches :meth:`ResultsTable._adopt_contents` through a few of
+    the package's own calls; the warning points at the first frame outside them.
+    """
+    frame = sys._getframe(2)  # the caller of _adopt_contents
+    level = 3
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("cvreport."):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 class ResultsTable(TableViews):
@@ -155,77 +132,45 @@ class ResultsTable(TableViews):
         engine: str | None = None,
         cluster: str | None = None,
     ) -> None:
-        wanted = check_direction(direction)
-        roles = {
-            "loss": loss,
-            "model": model,
-            "replication": replication,
-            "fold": fold,
-            "record": record,
-        }
-        source = resolve_source(data, engine)
-        if isinstance(source, EngineSource):
-            require_named_columns(source.columns, roles, _HOW_TO_NAME)
-            columns = [c for c in roles.values() if c is not None]
-            self._adopt(
-                engine_contents(
-                    source,
-                    response=engine_column(source, loss),
-                    model=model,
-                    replication=replication,
-                    fold=fold,
-                    record=record,
-                    loss_name=str(loss),
-                    describe=lambda n: (
-                        f"columns of a {n:,}-row {source.kind}: loss {loss!r}, model {model!r}, "
-                        f"replication {replication!r}, fold {fold!r}, record {record!r}"
-                    ),
-                    explain=lambda frame: (
-                        ResultsTable(
-                            frame,
-                            direction=wanted,
-                            **roles,  # type: ignore[arg-type]
-                        )._contents
-                    ),
-                    needed=columns,
-                    direction=wanted,
-                )
-            )
-            return
-        data = source
-        require_columns(data, roles, _HOW_TO_NAME)
-        series = data[loss]
-        values = loss_values(series, f"loss column {loss!r}")
-        binary = column_is_binary(series, values)  # checked once: 0/1 values stay 0/1 as losses
-        metric, how = record_metric(str(loss), values, data[model], wanted, binary=binary)
-        self._adopt(
-            record_contents(
-                data,
-                series,
-                as_loss(values, metric),
-                binary=binary,
-                metric=metric,
-                direction_note=how,
-                model=model,
-                replication=replication,
-                fold=fold,
-                record=record,
-                loss_name=str(loss),
-                source=(
-                    f"columns of a {data.shape[0]:,}-row DataFrame: loss {loss!r}, model {model!r}, "
-                    f"replication {replication!r}, fold {fold!r}, record {record!r}"
-                ),
-            )
+        roles = Roles.of_losses(
+            loss=loss,
+            model=model,
+            replication=replication,
+            fold=fold,
+            record=record,
+            direction=direction,
+            cluster=cluster,
         )
-        if cluster is not None:
-            attach_clusters(self, data, record, cluster)
+        self._adopt_contents(backend_for(data, engine).contents(roles))
+
+    @classmethod
+    def _from_roles(cls, roles: Roles, data: Any, engine: str | None = None) -> ResultsTable:
+        """The table of ``roles`` read from ``data`` (the end of every constructor)."""
+        return cls._from_contents(backend_for(data, engine).contents(roles))
 
     @classmethod
     def _from_contents(cls, contents: TableContents) -> ResultsTable:
-        """The table of already built contents (the end of every constructor)."""
+        """The table of already built contents."""
         table = cls.__new__(cls)
-        table._adopt(contents)
+        table._adopt_contents(contents)
         return table
+
+    def _adopt_contents(self, contents: TableContents) -> None:
+        """Adopt the contents; then the records a metric keeps, and the cluster role."""
+        clusters = contents.clusters
+        self._adopt(contents)
+        if contents.record_predictions is not None:
+            self._record_predictions = contents.record_predictions
+        if clusters is not None:
+            self._contents = replace(contents, clusters=None)  # the rows are not kept
+            attach_clusters(
+                self,
+                clusters.frame,
+                clusters.record,
+                clusters.cluster,
+                clusters.membership,
+                stacklevel=_user_stacklevel(),
+            )
 
     # ------------------------------------------------------------------ constructors
 
@@ -294,122 +239,16 @@ class ResultsTable(TableViews):
         >>> table.loss_name, table.models, table.design.kind
         ('pred != truth', ('a', 'b'), 'holdout')
         """
-        given = formula
-        formula, named_cluster = split_cluster_term(formula)
-        cluster = named_cluster or cluster
-        if cluster is not None and named_cluster is None:
-            given = with_cluster_term(given, cluster)  # the table's formula names every role
-        if cluster is not None and per_fold:
-            raise DataError(
-                f"cluster {cluster!r} groups records, but per_fold=True gives one score per "
-                "fold and no records to group; give the per-record results to use clusters, "
-                "or leave the cluster out"
-            )
-        if per_fold and metric_call(formula) is not None:
-            raise per_fold_metric_error(given, metric_call(formula))
-
-        from_metric = metric_formula(
-            cls, formula, data, record=record, cluster=cluster, engine=engine
+        roles = Roles.from_formula(
+            formula,
+            record=record,
+            per_fold=per_fold,
+            direction=direction,
+            higher_is_better=higher_is_better,
+            test_train_ratio=test_train_ratio,
+            cluster=cluster,
         )
-        if from_metric is not None:
-            from_metric._formula = given
-            return from_metric
-        parsed = parse_formula(formula)
-        wanted = check_direction(direction, higher_is_better)
-        roles: dict[str, str | None] = {"model": parsed.model}
-        roles.update(zip(("replication", "fold"), parsed.blocks))
-        how_to_fix = f"The formula {formula!r} names them."
-        source = resolve_source(data, engine)
-        if isinstance(source, EngineSource) and per_fold:
-            source = source.to_pandas()  # one score per fold: small by nature
-        columns = source.columns if isinstance(source, EngineSource) else list(source.columns)
-        if not per_fold:
-            roles["record"] = record
-            if record not in columns:
-                how_to_fix += (
-                    " If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
-                    "(--per-fold on the command line); otherwise name the record column with "
-                    "record=... (--record)."
-                )
-        if isinstance(source, EngineSource):
-            require_named_columns(columns, roles, how_to_fix)
-            if parsed.response_is_column and parsed.response not in columns:
-                evaluate_response(parsed, source.to_pandas(columns[:1]).iloc[:0])
-            table = cls._from_contents(
-                replace(
-                    formula_contents(
-                        source,
-                        formula,
-                        parsed,
-                        record=record,
-                        direction=wanted,
-                        explain=lambda frame: (
-                            cls.from_formula(
-                                formula, frame, record=record, direction=wanted
-                            )._contents
-                        ),
-                    ),
-                    formula=given,
-                )
-            )
-            if cluster is not None:  # only the record and cluster columns leave the engine
-                wanted_columns = [c for c in (record, cluster) if c in columns]
-                attach_clusters(table, source.to_pandas(wanted_columns), record, cluster)
-            return table
-        data = source
-        require_columns(data, roles, how_to_fix)
-        response = evaluate_response(parsed, data)
-        replication, fold = parsed.replication_and_fold
-        if len(parsed.blocks) == 1 and not per_fold and records_repeat_across(data, fold, record):
-            replication, fold = fold, None
-        n_rows = data.shape[0]
-        if per_fold:
-            contents = fold_score_contents(
-                data,
-                response,
-                model=parsed.model,
-                replication=replication,
-                fold=fold,
-                direction=wanted,
-                test_train_ratio=test_train_ratio,
-                score_name=parsed.response,
-                source=f"formula {formula!r} on a {n_rows:,}-row DataFrame of per-fold scores",
-            )
-        else:
-            values = loss_values(response, f"loss {parsed.response!r}")
-            binary = column_is_binary(response, values)
-            metric, how = record_metric(
-                parsed.response, values, data[parsed.model], wanted, binary=binary
-            )
-            contents = record_contents(
-                data,
-                response,
-                as_loss(values, metric),
-                binary=binary,
-                metric=metric,
-                direction_note=how,
-                model=parsed.model,
-                replication=replication,
-                fold=fold,
-                record=record,
-                loss_name=parsed.response,
-                source=(
-                    f"formula {formula!r} on a {n_rows:,}-row DataFrame (record column {record!r})"
-                ),
-            )
-            compared = comparison_columns(parsed.response)
-            if compared is not None and compared[0] in data and compared[2] in data:
-                truth, prediction = truth_and_prediction(compared[0], compared[2])
-                contents = replace(
-                    contents,
-                    prediction_columns=prediction_frame(
-                        data, parsed.model, replication, fold, record, truth, prediction
-                    ),
-                )
-        table = cls._from_contents(replace(contents, formula=given))
-        if cluster is not None and not per_fold:
-            attach_clusters(table, data, record, cluster)
-        return table
+        return cls._from_roles(roles, data, engine)
 
     @classmethod
     def from_predictions(
@@ -454,87 +293,20 @@ class ResultsTable(TableViews):
         >>> table.fold_errors()["loss"].tolist()
         [0.5, 0.5]
         """
-        roles = {
-            "truth": truth,
-            "prediction": prediction,
-            "model": model,
-            "replication": replication,
-            "fold": fold,
-            "record": record,
-        }
-        if metric is not None or score is not None or cluster is not None:
-            scores = (
-                [score]
-                if isinstance(score, str)
-                else list(score.values() if isinstance(score, Mapping) else score or [])
-            )
-            frame = metric_frame(data, engine, [*roles.values(), *scores, cluster])
-            return build_metric_table(
-                cls,
-                frame,
-                metric=metric or ("accuracy" if direction == "higher" else "zero_one_loss"),
-                truth=truth,
-                prediction=prediction,
-                score=score,
-                model=model,
-                replication=replication,
-                fold=fold,
-                record=record,
-                cluster=cluster,
-                pos_label=pos_label,
-                direction=check_direction(direction),
-            )
-        if prediction is None:
-            raise DataError("name the column of predicted labels with prediction=")
-        wanted = check_direction(direction)
-        shown = Metric(
-            "accuracy" if wanted == "higher" else "error rate", wanted or "lower", "proportion"
-        )
-        how = "given" if wanted else "predictions give 0/1 errors"
-        loss_name = f"{prediction} {'==' if shown.higher_is_better else '!='} {truth}"
-        source = resolve_source(data, engine)
-        if isinstance(source, EngineSource):
-            require_named_columns(source.columns, roles, _HOW_TO_NAME)
-            return cls._from_contents(
-                prediction_contents(
-                    source,
-                    roles,
-                    lambda frame: (
-                        cls.from_predictions(
-                            frame,
-                            direction=wanted,
-                            **roles,  # type: ignore[arg-type]
-                        )._contents
-                    ),
-                    metric=shown,
-                    direction_note=how,
-                    loss_name=loss_name,
-                )
-            )
-        data = source
-        require_columns(data, roles, _HOW_TO_NAME)
-        loss = misclassified(data[truth], data[prediction], truth, prediction, data.index)
-        contents = record_contents(
-            data,
-            None,
-            loss,
-            metric=shown,
-            direction_note=how,
+        roles = Roles.of_predictions(
+            truth=truth,
+            prediction=prediction,
             model=model,
             replication=replication,
             fold=fold,
             record=record,
-            loss_name=loss_name,
-            source=(
-                f"predictions {prediction!r} and truth {truth!r} of a {data.shape[0]:,}-row "
-                "DataFrame: "
-                f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
-            ),
+            direction=direction,
+            metric=metric,
+            score=score,
+            cluster=cluster,
+            pos_label=pos_label,
         )
-        prediction_columns = prediction_frame(
-            data, model, replication, fold, record, truth, prediction
-        )
-        return cls._from_contents(replace(contents, prediction_columns=prediction_columns))
+        return cls._from_roles(roles, data, engine)
 
     @classmethod
     def from_fold_scores(
@@ -578,28 +350,16 @@ class ResultsTable(TableViews):
         >>> table.differences("a", "b").round(2).to_numpy().tolist()  # auc(a) − auc(b)
         [[0.05, -0.04]]
         """
-        roles = {"score": score, "model": model, "replication": replication, "fold": fold}
-        source = resolve_source(data, engine)
-        if isinstance(source, EngineSource):
-            require_named_columns(source.columns, roles, _HOW_TO_NAME)
-            source = source.to_pandas()  # one score per fold: small by nature
-        data = source
-        require_columns(data, roles, _HOW_TO_NAME)
-        contents = fold_score_contents(
-            data,
-            data[score],
+        roles = Roles.of_fold_scores(
+            score=score,
             model=model,
             replication=replication,
             fold=fold,
-            direction=check_direction(direction, higher_is_better),
+            direction=direction,
+            higher_is_better=higher_is_better,
             test_train_ratio=test_train_ratio,
-            score_name=str(score),
-            source=(
-                f"per-fold scores in column {score!r} of a {data.shape[0]:,}-row DataFrame: "
-                f"model {model!r}, replication {replication!r}, fold {fold!r}"
-            ),
         )
-        return cls._from_contents(contents)
+        return cls._from_roles(roles, data, engine)
 
     # ------------------------------------------------------------------ descriptors
 

@@ -251,3 +251,44 @@ def test_the_engine_keyword_reaches_each_datasets_table():
     )
     with pytest.raises(DataError, match="data set 'small': unknown engine 'spreadsheet'"):
         DatasetsTable.from_predictions(df, truth="y", prediction="pred", engine="spreadsheet")
+
+
+@pytest.mark.parametrize("source", ["parquet", "duckdb", "polars_lazy"])
+def test_many_datasets_on_an_engine_are_aggregated_there_not_in_pandas(example, tmp_path, source):
+    from cvreport.data import engines
+
+    formula = "loss ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, example)
+    path = tmp_path / "multi.parquet"
+    example.to_parquet(path)
+    if source == "parquet":
+        data: object = str(path)
+    elif source == "duckdb":
+        duckdb = pytest.importorskip("duckdb")
+        data = duckdb.connect().read_parquet(str(path))
+    else:
+        pl = pytest.importorskip("polars")
+        data = pl.scan_parquet(path)
+    fetched: list[object] = []
+    original = engines.EngineSource.to_pandas
+
+    def spy(self: object, columns: object = None) -> pd.DataFrame:
+        fetched.append(columns)
+        return original(self, columns)  # type: ignore[arg-type]
+
+    engines.EngineSource.to_pandas = spy  # type: ignore[method-assign]
+    try:
+        got = DatasetsTable.from_formula(formula, data)
+    finally:
+        engines.EngineSource.to_pandas = original  # type: ignore[method-assign]
+    assert fetched == []  # no row of the results came into pandas
+    assert got.datasets == expected.datasets and got.models == expected.models
+    np.testing.assert_allclose(
+        got.means().to_numpy(), expected.means().to_numpy(), rtol=0, atol=1e-12
+    )
+    for name, table in got.tables.items():
+        assert table._route.startswith("engine")
+        np.testing.assert_allclose(
+            table.stats.sums, expected.tables[name].stats.sums, rtol=0, atol=1e-12
+        )
+        assert table.design.describe() == expected.tables[name].design.describe()

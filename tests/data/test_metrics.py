@@ -474,7 +474,7 @@ def test_a_failing_metric_function_is_named_on_the_array_route_too():
 
 
 def test_a_metric_formula_with_runs_of_spaces_is_read_as_written():
-    from cvreport.data.predictions import _METRIC_CALL
+    from cvreport.data.roles import _METRIC_CALL
 
     spaced = "roc_auc_ovr(  y ,  p_a +  p_b   ) ~ model | fold"
     assert _METRIC_CALL.match(spaced).groups() == (
