@@ -70,7 +70,17 @@ from cvreport.data.build import (
 )
 from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
-from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
+from cvreport.data.engine_query import (
+    F,
+    I,
+    M,
+    R,
+    Y,
+    case_codes,
+    collect,
+    collect_batches,
+    powers,
+)
 from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
@@ -271,8 +281,37 @@ def _record_words(
             aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
     names = ["_n"] + [f"_set{w}" for w in range(len(words))]
     names += [f"_wrong{w}" for w in range(len(words))] if binary else []
-    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas
-    found = collect(with_bits.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64)))
+    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas;
+    # one row per record comes back in batches, each counted into patterns at once
+    query = with_bits.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64))
+    tally = np.zeros((m, n_folds << n_models), dtype=np.int64)
+    counted: list[MembershipPatterns] = []
+    for found in collect_batches(query):
+        batch = _batch_patterns(found, words, block, n_models, n_folds, m, tally)
+        if batch is _IRREGULAR:
+            return _IRREGULAR
+        counted.append(batch)  # type: ignore[arg-type]
+    loss_patterns = None
+    if binary:
+        full = (1 << n_models) - 1
+        i, code = np.nonzero(tally)
+        loss_patterns = np.column_stack([i, code >> n_models, code & full, tally[i, code]])
+    return loss_patterns, _merged_patterns(counted, m)
+
+
+def _batch_patterns(
+    found: pd.DataFrame,
+    words: list[list[int]],
+    block: int,
+    n_models: int,
+    n_folds: int,
+    m: int,
+    tally: np.ndarray,
+) -> MembershipPatterns | object:
+    """The membership patterns of a batch of records' words; their loss patterns are
+    counted into ``tally[i, fold << n_models | errors]`` (with ``_wrong`` words only).
+    :data:`_IRREGULAR` when a record's bits do not form the design."""
+    binary = "_wrong0" in found.columns
     n_rows = found["_n"].to_numpy(dtype=np.int64)
     set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
     wrong_words = [_exact_word(found[f"_wrong{w}"]) for w in range(len(words))] if binary else []
@@ -283,7 +322,6 @@ def _record_words(
         return _IRREGULAR  # a (replication, fold, model) twice for a record
     full = (1 << n_models) - 1
     membership = np.full((n_rows.shape[0], m), -1, dtype=np.int32)
-    tallies = []
     for w, word in enumerate(words):
         for t, i in enumerate(word):
             bits = (set_words[w] >> (t * block)) & ((1 << block) - 1)
@@ -297,17 +335,21 @@ def _record_words(
                 wrong = (wrong_words[w] >> shift) & full
                 here = fold_of >= 0
                 code = fold_of[here].astype(np.int64) << n_models | wrong[here]
-                tally = np.bincount(code, minlength=n_folds << n_models)
-                used = np.flatnonzero(tally)
-                tallies.append(
-                    np.column_stack(
-                        [np.full_like(used, i), used >> n_models, used & full, tally[used]]
-                    )
-                )
-    loss_patterns = None
-    if binary:
-        loss_patterns = np.concatenate(tallies).astype(np.int64)
-    return loss_patterns, membership_patterns(membership, n_folds)
+                tally[i] += np.bincount(code, minlength=n_folds << n_models)
+    return membership_patterns(membership, n_folds)
+
+
+def _merged_patterns(counted: list[MembershipPatterns], m: int) -> MembershipPatterns:
+    """One set of membership patterns from the patterns of several batches of records."""
+    if len(counted) == 1:
+        return counted[0]
+    if not counted:
+        return MembershipPatterns(np.zeros((0, m), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    patterns = np.concatenate([c.patterns for c in counted])
+    counts = np.concatenate([c.counts for c in counted])
+    rows, where = np.unique(patterns, axis=0, return_inverse=True)
+    summed = np.bincount(where.reshape(-1), weights=counts, minlength=rows.shape[0])
+    return sorted_patterns(rows, summed.astype(np.int64))
 
 
 def _exact_word(values: pd.Series) -> np.ndarray:
