@@ -123,6 +123,7 @@ _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
+_DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
 _RECORDS_PER_PASS = 5_000_000
 """Records whose words one pass aggregates. Past it, integer record ids are split
 into passes: at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
@@ -301,7 +302,7 @@ def _record_words(
     n_passes = 1
     if lazy.collect_schema()[I].is_integer():
         n_passes = max(1, -(-n_records // _RECORDS_PER_PASS))
-    tally = np.zeros((m, n_folds << n_models), dtype=np.int64)
+    tally: list[np.ndarray] = []  # rows (i, fold << n_models | errors, records) of each batch
     counted: list[MembershipPatterns] = []
     for part in range(n_passes):
         rows = with_bits
@@ -316,8 +317,11 @@ def _record_words(
     loss_patterns = None
     if binary:
         full = (1 << n_models) - 1
-        i, code = np.nonzero(tally)
-        loss_patterns = np.column_stack([i, code >> n_models, code & full, tally[i, code]])
+        stacked = np.concatenate(tally or [np.zeros((0, 3), dtype=np.int64)])
+        keys, where = np.unique(stacked[:, :2], axis=0, return_inverse=True)
+        n = np.bincount(where.reshape(-1), weights=stacked[:, 2], minlength=keys.shape[0])
+        i, code = keys[:, 0], keys[:, 1]
+        loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
     return loss_patterns, _merged_patterns(counted, m)
 
 
@@ -328,11 +332,12 @@ def _batch_patterns(
     n_models: int,
     n_folds: int,
     m: int,
-    tally: np.ndarray,
+    tally: list[np.ndarray],
 ) -> MembershipPatterns | object:
     """The membership patterns of a batch of records' words; their loss patterns are
-    counted into ``tally[i, fold << n_models | errors]`` (with ``_wrong`` words only).
-    :data:`_IRREGULAR` when a record's bits do not form the design."""
+    counted as rows ``(i, fold << n_models | errors, records)`` appended to ``tally``
+    (with ``_wrong`` words only); :data:`_IRREGULAR` when a record's bits do not form
+    the design."""
     binary = "_wrong0" in found.columns
     n_rows = found["_n"].to_numpy(dtype=np.int64)
     set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
@@ -357,7 +362,13 @@ def _batch_patterns(
                 wrong = (wrong_words[w] >> shift) & full
                 here = fold_of >= 0
                 code = fold_of[here].astype(np.int64) << n_models | wrong[here]
-                tally[i] += np.bincount(code, minlength=n_folds << n_models)
+                if n_folds << n_models <= _DENSE_PATTERNS:
+                    dense = np.bincount(code, minlength=n_folds << n_models)
+                    used = np.flatnonzero(dense)
+                    n = dense[used]
+                else:  # too many possible patterns for one counter each
+                    used, n = np.unique(code, return_counts=True)
+                tally.append(np.column_stack([np.full_like(used, i), used, n]))
     return membership_patterns(membership, n_folds)
 
 

@@ -615,6 +615,7 @@ def test_per_record_words_counted_batch_by_batch_give_the_whole_tables(
     monkeypatch.setattr(pushdown, "collect_batches", in_sevens)
     if passes:  # 48 integer records (some negative) in passes of at most 10: 5 passes
         monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)
+        monkeypatch.setattr(pushdown, "_DENSE_PATTERNS", 1)  # patterns counted by np.unique
     for binary in (True, False):
         batches.clear()
         queries.clear()
