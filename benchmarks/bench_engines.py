@@ -13,21 +13,28 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   ids (5×2, 5 models, 2M records): cvreport against pandas' own
   ``groupby().agg`` on the same frame (per (replication, fold, model) and per
   (replication, fold, record)).
-* ``parquet``: 200M rows written on the fly as Parquet (5 models × 10
-  replications × 4M records of 2-fold CV, 0/1 losses, row groups in shuffled
-  order), then: cvreport's full analysis (validation, sufficient statistics,
-  the recommended tests for all pairs, the audit, the HTML report) through
-  DuckDB on the path, DuckDB's own bare ``GROUP BY replication, fold, record``,
-  and the same analysis through Polars' streaming engine, each with its whole
-  process's peak resident memory (``ru_maxrss``). The files are deleted afterwards.
+* ``parquet``: 200M rows (``--scale 5``: 1,000M) written as Parquet files (5
+  models × 10 replications × 4M records of 2-fold CV, 0/1 losses, row groups in
+  shuffled order; written one row group at a time), then: cvreport's full
+  analysis (validation, sufficient statistics, the recommended tests for all
+  pairs, the audit, the HTML report) through DuckDB on ``DIR/*.parquet``,
+  DuckDB's own bare ``GROUP BY replication, fold, record`` (with cvreport's
+  DuckDB settings, its result read in Arrow batches; ``--bare-defaults``: DuckDB's
+  defaults, the result as one Arrow table), and the same analysis through
+  Polars' streaming engine (``--no-polars`` leaves it out), each with its whole
+  process's peak resident memory (``ru_maxrss``). With ``--data DIR`` the files
+  are written once to ``DIR/parquet-N`` and reused; otherwise they are deleted
+  afterwards.
 
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
-  200M), clean and with one row written twice; each file read in a fresh process,
-  which prints the outcome, the seconds and its whole peak resident set
-  (``ru_maxrss``). The duplicated row must be named from the engine's aggregates.
+  200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
+  (``--no-clean`` leaves it out) and with one row written twice; each read in a
+  fresh process, which prints the error's first line, the seconds and its whole
+  peak resident set (``ru_maxrss``). The duplicated row must be named from the
+  engine's aggregates.
 
 Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet|duplicate|CASE ...]
-[--scale 0.1] [--repeat 3]``: a CASE is one 10M case (``string`` also runs
+[--scale 0.1] [--repeat 3] [--data DIR]``: a CASE is one 10M case (``string`` also runs
 ``integer``, the ratio's base); ``--scale`` shrinks every size (for a quick
 look); times are medians of ``--repeat`` calls in one process, peak memory the
 largest of them. The machine's load average is printed with every table.
