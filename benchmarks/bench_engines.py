@@ -13,21 +13,28 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   ids (5×2, 5 models, 2M records): cvreport against pandas' own
   ``groupby().agg`` on the same frame (per (replication, fold, model) and per
   (replication, fold, record)).
-* ``parquet``: 200M rows written on the fly as Parquet (5 models × 10
-  replications × 4M records of 2-fold CV, 0/1 losses, row groups in shuffled
-  order), then: cvreport's full analysis (validation, sufficient statistics,
-  the recommended tests for all pairs, the audit, the HTML report) through
-  DuckDB on the path, DuckDB's own bare ``GROUP BY replication, fold, record``,
-  and the same analysis through Polars' streaming engine, each with its whole
-  process's peak resident memory (``ru_maxrss``). The files are deleted afterwards.
+* ``parquet``: 200M rows (``--scale 5``: 1,000M) written as Parquet files (5
+  models × 10 replications × 4M records of 2-fold CV, 0/1 losses, row groups in
+  shuffled order; written one row group at a time), then: cvreport's full
+  analysis (validation, sufficient statistics, the recommended tests for all
+  pairs, the audit, the HTML report) through DuckDB on ``DIR/*.parquet``,
+  DuckDB's own bare ``GROUP BY replication, fold, record`` (with cvreport's
+  DuckDB settings, its result read in Arrow batches; ``--bare-defaults``: DuckDB's
+  defaults, the result as one Arrow table), and the same analysis through
+  Polars' streaming engine (``--no-polars`` leaves it out), each with its whole
+  process's peak resident memory (``ru_maxrss``). With ``--data DIR`` the files
+  are written once to ``DIR/parquet-N`` and reused; otherwise they are deleted
+  afterwards.
 
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
-  200M), clean and with one row written twice; each file read in a fresh process,
-  which prints the outcome, the seconds and its whole peak resident set
-  (``ru_maxrss``). The duplicated row must be named from the engine's aggregates.
+  200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
+  (``--no-clean`` leaves it out) and with one row written twice; each read in a
+  fresh process, which prints the error's first line, the seconds and its whole
+  peak resident set (``ru_maxrss``). The duplicated row must be named from the
+  engine's aggregates.
 
 Run ``python benchmarks/bench_engines.py [memory|pandas50|parquet|duplicate|CASE ...]
-[--scale 0.1] [--repeat 3]``: a CASE is one 10M case (``string`` also runs
+[--scale 0.1] [--repeat 3] [--data DIR]``: a CASE is one 10M case (``string`` also runs
 ``integer``, the ratio's base); ``--scale`` shrinks every size (for a quick
 look); times are medians of ``--repeat`` calls in one process, peak memory the
 largest of them. The machine's load average is printed with every table.
@@ -37,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -303,12 +311,39 @@ def study_pandas50(scale: float, repeat: int) -> None:
 # --------------------------------------------------------------------------- 200M from Parquet
 
 
-def write_parquet(path: Path, n_records: int, m: int, n_models: int, rows_per_group: int) -> int:
-    """Write m×2 CV of n_models models with row groups in shuffled order; return rows."""
+def _coprime_stride(n: int, rng: np.random.Generator) -> int:
+    """A step ``a`` with ``gcd(a, n) = 1``: ``x ↦ (a·x + b) mod n`` permutes ``range(n)``."""
+    while True:
+        a = int(rng.integers(n // 3, n))
+        if math.gcd(a, n) == 1:
+            return a
+
+
+def write_parquet(
+    folder: Path,
+    n_records: int,
+    m: int,
+    n_models: int,
+    rows_per_group: int = 1 << 20,
+    groups_per_file: int = 48,
+) -> int:
+    """Write m×2 CV of n_models models as ``folder/part-NNNNN.parquet``; return the rows.
+
+    Row groups of ``rows_per_group`` rows are written in shuffled order (over all
+    replications). The rows of replication ``r`` are the (model, record) pairs ``x``
+    in the order of ``(a_r·x + b_r) mod (n_models·n_records)``, cut into row
+    groups, each then shuffled: in shuffled order, yet computed one row group at a
+    time (the writer holds one row group and the folds, whatever the size). Files
+    are written whole (to a temporary name first); files already there are kept,
+    so an interrupted run resumes, and a finished folder (``_complete``) is reused.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rng = np.random.default_rng(2)
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / "_complete"
+    if done.exists():
+        return int(done.read_text().split()[0])
     schema = pa.schema(
         [
             ("replication", pa.int16()),
@@ -319,57 +354,79 @@ def write_parquet(path: Path, n_records: int, m: int, n_models: int, rows_per_gr
         ]
     )
     models = pa.array([f"model_{k}" for k in range(n_models)])
-    groups: list[tuple[int, int, int]] = []  # (replication, start, stop) over a shuffled rep
     per_rep = n_records * n_models
+    fold_of = np.zeros((m, n_records), dtype=np.int8)  # each replication's 2-fold split
+    strides = []
     for r in range(m):
-        for start in range(0, per_rep, rows_per_group):
-            groups.append((r, start, min(per_rep, start + rows_per_group)))
-    order = rng.permutation(len(groups))
-    shuffles = {}
+        fold_of[r, np.random.default_rng(100 + r).permutation(n_records)[n_records // 2 :]] = 1
+        rng = np.random.default_rng(200 + r)
+        strides.append((_coprime_stride(per_rep, rng), int(rng.integers(per_rep))))
+    groups = [
+        (r, start, min(per_rep, start + rows_per_group))
+        for r in range(m)
+        for start in range(0, per_rep, rows_per_group)
+    ]
+    order = np.random.default_rng(2).permutation(len(groups))
     total = 0
-    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
-        for g in order:
-            r, start, stop = groups[g]
-            if r not in shuffles:  # one shuffle of each replication's rows, drawn once
-                fold_of = np.zeros(n_records, dtype=np.int8)
-                fold_of[np.random.default_rng(100 + r).permutation(n_records)[n_records // 2 :]] = 1
-                shuffles[r] = (np.random.default_rng(200 + r).permutation(per_rep), fold_of)
-            rows, fold_of = shuffles[r]
-            picked = rows[start:stop]
-            model_code, record = np.divmod(picked, n_records)
-            loss = (
-                np.random.default_rng(300 + g).random(picked.shape[0]) < 0.2 + 0.02 * model_code
-            ).astype(np.int8)
-            batch = pa.table(
-                {
-                    "replication": pa.array(np.full(picked.shape[0], r + 1, dtype=np.int16)),
-                    "fold": pa.array(fold_of[record] + 1),
-                    "model": pa.DictionaryArray.from_arrays(
-                        pa.array(model_code.astype(np.int8)), models
-                    ),
-                    "record": pa.array(record.astype(np.int32)),
-                    "loss": pa.array(loss),
-                },
-                schema=schema,
-            )
-            writer.write_table(batch, row_group_size=rows_per_group)
-            total += picked.shape[0]
-            if len(shuffles) > 2:
-                shuffles.pop(next(iter(shuffles)))
+    for f, first in enumerate(range(0, len(order), groups_per_file)):
+        path = folder / f"part-{f:05d}.parquet"
+        chosen = order[first : first + groups_per_file]
+        total += sum(groups[g][2] - groups[g][1] for g in chosen)
+        if path.exists():
+            continue
+        partial = folder / f".part-{f:05d}.parquet.tmp"
+        with pq.ParquetWriter(partial, schema, compression="snappy") as writer:
+            for g in chosen:
+                r, start, stop = groups[g]
+                a, b = strides[r]
+                local = np.random.default_rng(300 + g)
+                picked = (a * np.arange(start, stop, dtype=np.int64) + b) % per_rep
+                picked = picked[local.permutation(picked.shape[0])]
+                model_code, record = np.divmod(picked, n_records)
+                loss = (local.random(picked.shape[0]) < 0.2 + 0.02 * model_code).astype(np.int8)
+                batch = pa.table(
+                    {
+                        "replication": pa.array(np.full(picked.shape[0], r + 1, dtype=np.int16)),
+                        "fold": pa.array(fold_of[r, record] + 1),
+                        "model": pa.DictionaryArray.from_arrays(
+                            pa.array(model_code.astype(np.int8)), models
+                        ),
+                        "record": pa.array(record.astype(np.int32)),
+                        "loss": pa.array(loss),
+                    },
+                    schema=schema,
+                )
+                writer.write_table(batch, row_group_size=rows_per_group)
+        partial.rename(path)
+    done.write_text(f"{total} rows\n")
     return total
 
 
 def _parquet_case(queue: Any, case: str, path: str) -> None:
-    if case == "duckdb-bare":
+    if case.startswith("duckdb-bare"):
         import duckdb
 
         sql = (
             "SELECT replication, fold, record, count(*) AS n FROM read_parquet(?) "
             "GROUP BY replication, fold, record"
         )
-        con = duckdb.connect()
-        seconds, gib, _ = measure(lambda: con.sql(sql, params=[path]).to_arrow_table().num_rows)
-        queue.put((f"DuckDB bare GROUP BY replication, fold, record{_peak()}", seconds, gib))
+        if case == "duckdb-bare-defaults":  # DuckDB's own settings, the result whole in Arrow
+            con = duckdb.connect()
+            seconds, gib, _ = measure(lambda: con.sql(sql, params=[path]).to_arrow_table().num_rows)
+            what = "DuckDB's defaults, result as one Arrow table"
+        else:  # cvreport's connection settings (memory limit, spill folder), result streamed
+            from cvreport.data.engines import duckdb_config
+
+            con = duckdb.connect(config=duckdb_config())
+
+            def streamed() -> int:
+                reader = con.sql(sql, params=[path]).to_arrow_reader(1 << 20)
+                return sum(batch.num_rows for batch in reader)
+
+            seconds, gib, _ = measure(streamed)
+            what = "cvreport's DuckDB settings, result in Arrow batches"
+        label = f"DuckDB bare GROUP BY replication, fold, record ({what}){_peak()}"
+        queue.put((label, seconds, gib))
         return
     import warnings
 
@@ -407,31 +464,57 @@ def _peak() -> str:
     return f"; process peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB"
 
 
-def study_parquet(scale: float, keep: bool, existing: str | None = None) -> None:
-    if existing is not None:  # a file written by an earlier --keep run
-        folder, path, keep = Path(existing).parent, Path(existing), True
-        n_rows = int(__import__("pyarrow.parquet").parquet.ParquetFile(path).metadata.num_rows)
+def _data_folder(data: str | None, name: str) -> tuple[Path, bool]:
+    """The folder of the Parquet files and whether to keep it: ``data/name`` (kept, reused)
+    or a new temporary folder (deleted afterwards)."""
+    if data is not None:
+        return Path(data) / name, True
+    return Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR"))), False
+
+
+def _written(folder: Path, n_records: int) -> tuple[str, int]:
+    """Write (or reuse) the layout of ``n_records`` records in ``folder``; its glob and rows."""
+    free = shutil.disk_usage(folder.parent if folder.parent.exists() else "/").free / 2**30
+    reused = (folder / "_complete").exists()
+    print(f"\n{'reusing' if reused else 'writing'} Parquet in {folder} ({free:.0f} GiB free)")
+    start = time.perf_counter()
+    n_rows = write_parquet(folder, n_records, 10, 5)
+    size = sum(p.stat().st_size for p in folder.glob("*.parquet")) / 2**30
+    what = "found" if reused else f"wrote in {time.perf_counter() - start:.0f} s:"
+    print(f"{what} {n_rows:,} rows ({size:.2f} GiB)")
+    return str(folder / "*.parquet"), n_rows
+
+
+def study_parquet(
+    scale: float,
+    data: str | None,
+    existing: str | None = None,
+    polars: bool = True,
+    bare: str = "duckdb-bare",
+) -> None:
+    n_records = int(4_000_000 * scale)
+    folder, keep = _data_folder(data, f"parquet-{n_records}")
+    if existing is not None:  # files written by an earlier run
+        folder, path, keep = Path(existing).parent, existing, True
+        import duckdb
+
+        n_rows = int(
+            duckdb.sql("SELECT count(*) FROM read_parquet(?)", params=[existing]).fetchone()[0]
+        )
         print(f"\nreading {n_rows:,} rows of {path}")
-    else:
-        folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
-        path = folder / "results.parquet"
-        free = shutil.disk_usage(folder).free / 2**30
-        print(f"\nwriting Parquet to {path} ({free:.0f} GiB free)")
     try:
         if existing is None:
-            start = time.perf_counter()
-            n_rows = write_parquet(path, int(4_000_000 * scale), 10, 5, 1 << 20)
-            size = path.stat().st_size / 2**30
-            print(f"wrote {n_rows:,} rows ({size:.2f} GiB) in {time.perf_counter() - start:.0f} s")
+            path, n_rows = _written(folder, n_records)
         print(f"{_load()} before the timed cases")
         rows = [
-            _in_child(_parquet_case, case, str(path))
-            for case in ("duckdb-bare", "cvreport-duckdb", "cvreport-polars")
+            _in_child(_parquet_case, case, path)
+            for case in (bare, "cvreport-duckdb", "cvreport-polars")[: 3 if polars else 2]
         ]
         _report(rows, f"{n_rows:,} rows from Parquet (5 models × 10 replications × 2 folds)")
         print(
             f"cvreport via DuckDB / DuckDB bare group-by = {rows[1][1] / rows[0][1]:.2f} "
-            f"(target ≤ 2); peak extra memory {rows[1][2]:.2f} GiB (process peak: target ≤ 4)"
+            f"(target ≤ 2 at 200M rows, ≤ 2.5 at 1,000M); "
+            f"peak extra memory {rows[1][2]:.2f} GiB (process peak: target ≤ 4)"
         )
     finally:
         if not keep:
@@ -452,39 +535,58 @@ def _duplicate_case(queue: Any, path: str, label: str) -> None:
         table = ResultsTable.from_formula(FORMULA, path)
         outcome = f"table of {table.n_rows:,} rows"
     except DataError as error:
-        outcome = f"DataError: {str(error)[:48]}..."
+        outcome = f"DataError: {str(error).splitlines()[0]}"
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
-    queue.put((f"{label}: {outcome}", seconds, peak))
+    queue.put((label, outcome, seconds, peak))
 
 
-def study_duplicate(scale: float) -> None:
-    """The Parquet layout of ``parquet`` (10M rows at scale 1, 200M at 20), clean and with one
-    row written twice: the error must come from the engine's aggregates, not from the rows.
-    Peak memory is the process's whole peak resident set (``ru_maxrss``), in a fresh process."""
+def _with_duplicate(clean: Path, folder: Path) -> str:
+    """``folder``: the files of ``clean`` (hard links) but the first, written again with its
+    first row twice; return its glob."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    folder = Path(tempfile.mkdtemp(prefix="cvreport-bench-", dir=os.environ.get("BENCH_DIR")))
-    try:
-        clean, twice = folder / "clean.parquet", folder / "duplicate.parquet"
-        n_rows = write_parquet(clean, int(200_000 * scale), 10, 5, 1 << 20)
-        with pq.ParquetWriter(twice, pq.read_schema(clean), compression="snappy") as writer:
-            source = pq.ParquetFile(clean)
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = sorted(clean.glob("*.parquet"))
+    for part in parts[1:]:
+        if not (folder / part.name).exists():
+            os.link(part, folder / part.name)
+    first = folder / parts[0].name
+    if not first.exists():
+        partial = folder / f".{parts[0].name}.tmp"
+        source = pq.ParquetFile(parts[0])
+        with pq.ParquetWriter(partial, source.schema_arrow, compression="snappy") as writer:
             for g in range(source.num_row_groups):
                 group = source.read_row_group(g)
                 writer.write_table(group if g else pa.concat_tables([group, group.slice(0, 1)]))
-        print(f"\n{_load()} before the timed cases")
+        partial.rename(first)
+    return str(folder / "*.parquet")
+
+
+def study_duplicate(scale: float, data: str | None, clean_too: bool = True) -> None:
+    """The Parquet layout of ``parquet`` (10M rows at scale 1, 200M at 20), clean and with one
+    row written twice: the error must come from the engine's aggregates, not from the rows.
+    Peak memory is the process's whole peak resident set (``ru_maxrss``), in a fresh process."""
+    n_records = int(200_000 * scale)
+    base, keep = _data_folder(data, "")
+    clean = base / f"parquet-{n_records}"
+    try:
+        clean_glob, n_rows = _written(clean, n_records)
+        twice = _with_duplicate(clean, base / f"duplicate-{n_records}")
+        print(f"{_load()} before the timed cases")
+        cases = [(clean_glob, "clean")] if clean_too else []
         rows = [
-            _in_child(_duplicate_case, str(path), label)
-            for path, label in ((clean, "clean"), (twice, "one row twice"))
+            _in_child(_duplicate_case, path, label)
+            for path, label in (*cases, (twice, "one row twice"))
         ]
         print(f"\n{n_rows:,} rows from Parquet, DuckDB ({_load()} at the end)")
-        print(f"{'case':<80} {'seconds':>9} {'peak GiB':>9}")
-        for name, seconds, gib in rows:
-            print(f"{name:<80} {seconds:>9.1f} {gib:>9.2f}")
+        print(f"{'case':<14} {'seconds':>9} {'peak GiB':>9}  outcome")
+        for label, outcome, seconds, gib in rows:
+            print(f"{label:<14} {seconds:>9.1f} {gib:>9.2f}  {outcome}")
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def main() -> None:
@@ -499,8 +601,26 @@ def main() -> None:
     )
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case (median)")
-    parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
-    parser.add_argument("--parquet", help="time this file (from a --keep run) instead of writing")
+    parser.add_argument(
+        "--data",
+        help=(
+            "folder for the Parquet files of 'parquet' and 'duplicate': written once "
+            "(resuming an interrupted write), reused afterwards, never deleted"
+        ),
+    )
+    parser.add_argument("--parquet", help="time these files (a path or glob) instead of writing")
+    parser.add_argument(
+        "--bare-defaults",
+        action="store_true",
+        help=(
+            "'parquet': the bare GROUP BY with DuckDB's default settings (memory limit 80%% of "
+            "RAM) and its result as one Arrow table (out of memory at 1,000M rows on 23 GiB)"
+        ),
+    )
+    parser.add_argument("--no-polars", action="store_true", help="'parquet': DuckDB cases only")
+    parser.add_argument(
+        "--no-clean", action="store_true", help="'duplicate': only the file with the duplicate"
+    )
     args = parser.parse_args()
     for study in args.studies:
         if study == "memory":
@@ -511,9 +631,15 @@ def main() -> None:
         elif study == "pandas50":
             study_pandas50(args.scale, args.repeat)
         elif study == "parquet":
-            study_parquet(args.scale, args.keep, args.parquet)
+            study_parquet(
+                args.scale,
+                args.data,
+                args.parquet,
+                not args.no_polars,
+                "duckdb-bare-defaults" if args.bare_defaults else "duckdb-bare",
+            )
         elif study == "duplicate":
-            study_duplicate(args.scale)
+            study_duplicate(args.scale, args.data, not args.no_clean)
         else:
             raise SystemExit(f"unknown study {study!r}")
 

@@ -7,14 +7,14 @@ irregular table (:mod:`cvreport.data.engine_diagnosis`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pandas as pd
 
 from cvreport.data.engines import narwhals
 
-__all__ = ["F", "I", "M", "R", "Y", "case_codes", "collect", "powers"]
+__all__ = ["F", "I", "M", "R", "Y", "case_codes", "collect", "collect_batches", "powers"]
 
 R, F, M, I, Y = "_r", "_f", "_m", "_i", "_y"  # noqa: E741
 """The canonical columns: replication, fold, model, record and the per-record value."""
@@ -28,6 +28,28 @@ def collect(frame: Any) -> pd.DataFrame:
     if frame.implementation.name == "POLARS":
         return frame.collect(engine="streaming").to_pandas()
     return frame.collect().to_pandas()
+
+
+def collect_batches(frame: Any, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
+    """Run a lazy query and bring its result into pandas ``rows`` rows at a time.
+
+    DuckDB streams its result as Arrow record batches, so a result of one row per
+    record (20M rows of a 1,000M-row table) never sits in memory whole; other
+    engines collect the result and hand it over in slices.
+    """
+    if frame.implementation.name == "DUCKDB":
+        relation = frame.to_native()
+        reader = (
+            relation.to_arrow_reader(rows)
+            if hasattr(relation, "to_arrow_reader")
+            else relation.fetch_arrow_reader(rows)
+        )
+        for batch in reader:
+            yield batch.to_pandas()
+        return
+    whole = collect(frame)
+    for start in range(0, max(1, whole.shape[0]), rows):
+        yield whole.iloc[start : start + rows]
 
 
 def powers(n: int) -> list[int]:

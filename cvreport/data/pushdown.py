@@ -22,7 +22,10 @@ for replication, fold, model, record and loss):
    overlap audit's input). A word holds up to 52 bits, so that its sum is exact
    in float64 in every engine; at 200M rows this one pass over a tenth of the
    groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
-   memory).
+   memory). Its one row per record comes back in batches, each counted into
+   patterns at once; past :data:`_RECORDS_PER_PASS` integer record ids it runs
+   in passes over the records (at 1,000M rows and 20M records one pass spilled
+   over 40 GB; four took 1.7 GiB).
 
 When a replication's ``K·M`` bits do not fit a word, or more than 8 words
 would be needed, two aggregations replace the second:
@@ -70,7 +73,17 @@ from cvreport.data.build import (
 )
 from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
-from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
+from cvreport.data.engine_query import (
+    F,
+    I,
+    M,
+    R,
+    Y,
+    case_codes,
+    collect,
+    collect_batches,
+    powers,
+)
 from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
@@ -85,7 +98,6 @@ from cvreport.data.layout import (
     laid_out,
 )
 from cvreport.data.metric import Direction, Metric
-from cvreport.data.pair_counts import pattern_rows
 from cvreport.data.sufficient import (
     FoldBlock,
     MembershipPatterns,
@@ -112,6 +124,13 @@ _MAX_BITS = 62  # bits of an int64 a pattern may use
 _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**41)
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
+_DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
+_RECORDS_PER_PASS = 5_000_000
+"""Records whose words one pass aggregates. Past it, integer record ids are split
+into passes: at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
+in 80 s and 1.3 GiB without spilling, while 10M records spilled 9 GB in 70 s and
+20M records (one pass) over 40 GB: its hash tables flush partial sums per row
+once the records outgrow them."""
 
 
 # --------------------------------------------------------------------------- the aggregations
@@ -231,7 +250,12 @@ def _loss_patterns(
 
 
 def _record_words(
-    lazy: Any, models: pd.Index, binary: bool, reps: pd.Index, folds: pd.Index
+    lazy: Any,
+    models: pd.Index,
+    binary: bool,
+    reps: pd.Index,
+    folds: pd.Index,
+    n_records: int = 0,
 ) -> tuple[np.ndarray | None, MembershipPatterns] | object | None:
     """Loss patterns and membership from one aggregation per record, or :data:`_IRREGULAR`.
 
@@ -242,6 +266,10 @@ def _record_words(
     not carry (as many set bits as rows) and each replication's block of ``K·M``
     bits is empty or one fold's ``M`` models. ``None`` when a fold's block does not
     fit a word, or when the words would be many (the per-fold route is used then).
+
+    With integer record ids and more than :data:`_RECORDS_PER_PASS` records
+    (``n_records``: the most in one replication), the records are aggregated in
+    passes (record id modulo the passes), so that one pass's hash table fits.
     """
     nw = narwhals()
     m, n_folds, n_models = len(reps), len(folds), len(models)
@@ -270,8 +298,48 @@ def _record_words(
             aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
     names = ["_n"] + [f"_set{w}" for w in range(len(words))]
     names += [f"_wrong{w}" for w in range(len(words))] if binary else []
-    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas
-    found = collect(with_bits.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64)))
+    # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas;
+    # one row per record comes back in batches, each counted into patterns at once
+    n_passes = 1
+    if lazy.collect_schema()[I].is_integer():
+        n_passes = max(1, -(-n_records // _RECORDS_PER_PASS))
+    tally: list[np.ndarray] = []  # rows (i, fold << n_models | errors, records) of each batch
+    counted: list[MembershipPatterns] = []
+    for part in range(n_passes):
+        rows = with_bits
+        if n_passes > 1:  # each record in one pass (abs: engines differ on negative ids)
+            rows = with_bits.filter((nw.col(I) % n_passes).abs() == part)
+        query = rows.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64))
+        for found in collect_batches(query):
+            batch = _batch_patterns(found, words, block, n_models, n_folds, m, tally)
+            if batch is _IRREGULAR:
+                return _IRREGULAR
+            counted.append(batch)  # type: ignore[arg-type]
+    loss_patterns = None
+    if binary:
+        full = (1 << n_models) - 1
+        stacked = np.concatenate(tally or [np.zeros((0, 3), dtype=np.int64)])
+        keys, where = np.unique(stacked[:, :2], axis=0, return_inverse=True)
+        n = np.bincount(where.reshape(-1), weights=stacked[:, 2], minlength=keys.shape[0])
+        i, code = keys[:, 0], keys[:, 1]
+        loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
+    return loss_patterns, _merged_patterns(counted, m)
+
+
+def _batch_patterns(
+    found: pd.DataFrame,
+    words: list[list[int]],
+    block: int,
+    n_models: int,
+    n_folds: int,
+    m: int,
+    tally: list[np.ndarray],
+) -> MembershipPatterns | object:
+    """The membership patterns of a batch of records' words; their loss patterns are
+    counted as rows ``(i, fold << n_models | errors, records)`` appended to ``tally``
+    (with ``_wrong`` words only); :data:`_IRREGULAR` when a record's bits do not form
+    the design."""
+    binary = "_wrong0" in found.columns
     n_rows = found["_n"].to_numpy(dtype=np.int64)
     set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
     wrong_words = [_exact_word(found[f"_wrong{w}"]) for w in range(len(words))] if binary else []
@@ -282,7 +350,6 @@ def _record_words(
         return _IRREGULAR  # a (replication, fold, model) twice for a record
     full = (1 << n_models) - 1
     membership = np.full((n_rows.shape[0], m), -1, dtype=np.int32)
-    tallies = []
     for w, word in enumerate(words):
         for t, i in enumerate(word):
             bits = (set_words[w] >> (t * block)) & ((1 << block) - 1)
@@ -296,12 +363,27 @@ def _record_words(
                 wrong = (wrong_words[w] >> shift) & full
                 here = fold_of >= 0
                 code = fold_of[here].astype(np.int64) << n_models | wrong[here]
-                tally = np.bincount(code, minlength=n_folds << n_models)
-                tallies.append(pattern_rows(i, tally, n_models))
-    loss_patterns = None
-    if binary:
-        loss_patterns = np.concatenate(tallies)
-    return loss_patterns, membership_patterns(membership, n_folds)
+                if n_folds << n_models <= _DENSE_PATTERNS:
+                    dense = np.bincount(code, minlength=n_folds << n_models)
+                    used = np.flatnonzero(dense)
+                    n = dense[used]
+                else:  # too many possible patterns for one counter each
+                    used, n = np.unique(code, return_counts=True)
+                tally.append(np.column_stack([np.full_like(used, i), used, n]))
+    return membership_patterns(membership, n_folds)
+
+
+def _merged_patterns(counted: list[MembershipPatterns], m: int) -> MembershipPatterns:
+    """One set of membership patterns from the patterns of several batches of records."""
+    if len(counted) == 1:
+        return counted[0]
+    if not counted:
+        return MembershipPatterns(np.zeros((0, m), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    patterns = np.concatenate([c.patterns for c in counted])
+    counts = np.concatenate([c.counts for c in counted])
+    rows, where = np.unique(patterns, axis=0, return_inverse=True)
+    summed = np.bincount(where.reshape(-1), weights=counts, minlength=rows.shape[0])
+    return sorted_patterns(rows, summed.astype(np.int64))
 
 
 def _exact_word(values: pd.Series) -> np.ndarray:
@@ -587,7 +669,8 @@ def engine_contents(
         if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
             return explain(source.to_pandas(needed))
         # one aggregation per record where the design's bits fit a few words, else per fold
-        found = _record_words(lazy, models, binary, replications, folds)
+        most_records = int(counts[:, :, 0].sum(axis=1).max())  # in one replication
+        found = _record_words(lazy, models, binary, replications, folds, most_records)
         if found is _IRREGULAR:
             loss_patterns, patterns = _IRREGULAR, None
         elif found is None:

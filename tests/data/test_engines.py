@@ -594,3 +594,48 @@ def test_set_bits_of_the_per_record_words(numpy_count, monkeypatch):
     words[:3] = [0, 1, 2**52 - 1]
     expected = [bin(int(w)).count("1") for w in words]
     assert pushdown._popcount(words).tolist() == expected
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "parquet", "polars"])
+@pytest.mark.parametrize("passes", [False, True])
+def test_per_record_words_counted_batch_by_batch_give_the_whole_tables(
+    engine, passes, convert, monkeypatch
+):
+    import cvreport.data.pushdown as pushdown
+
+    batches, queries = [], []
+    whole = pushdown.collect_batches
+
+    def in_sevens(query: Any) -> Any:
+        queries.append(query)
+        for batch in whole(query, rows=7):
+            batches.append(batch.shape[0])
+            yield batch
+
+    monkeypatch.setattr(pushdown, "collect_batches", in_sevens)
+    if passes:  # 48 integer records (some negative) in passes of at most 10: 5 passes
+        monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)
+        monkeypatch.setattr(pushdown, "_DENSE_PATTERNS", 1)  # patterns counted by np.unique
+    for binary in (True, False):
+        batches.clear()
+        queries.clear()
+        frame = cv_frame(11, binary=binary)
+        if passes:
+            frame["record"] = frame["record"].str[2:].astype(np.int64) - 20
+        reference = ResultsTable(frame)
+        data, options = convert(engine, frame)
+        table = ResultsTable(data, **options)
+        assert_same_tables(table, reference, exact=binary)
+        assert sum(batches) == frame["record"].nunique() == 48  # one row per record
+        assert max(batches) <= 7 and len(batches) >= 7  # 48 records in batches of at most 7
+        assert len(queries) == (5 if passes else 1)
+    for case in ("duplicate row", "record in two folds"):
+        broken = BROKEN[case]
+        if passes:
+            broken = broken.assign(record=broken["record"].str[2:].astype(np.int64) - 20)
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(broken)
+        data, options = convert(engine, broken)
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert str(raised.value) == str(expected.value), case
