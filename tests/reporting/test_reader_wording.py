@@ -115,3 +115,13 @@ def test_the_sign_test_appears_under_all_on_a_kfold_table() -> None:
     assert "| Sign test over K-fold differences" in markdown
     assert "- Sign test over K-fold differences: at α = 0.05" in markdown
     assert "Dixon, W. J., Mood, A. M. (1946)" in markdown
+
+
+def test_a_datasets_formula_given_to_results_table_points_to_datasets_table() -> None:
+    frame = cvreport.load_example("multi")
+    with pytest.raises(cvreport.errors.FormulaError, match=r"DatasetsTable\.from_formula"):
+        cvreport.ResultsTable.from_formula("loss ~ model | replication + fold | dataset", frame)
+    multi = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", frame
+    )
+    assert len(multi.tables) == frame["dataset"].nunique() == 10
