@@ -756,7 +756,15 @@ def parse_formula(text: str) -> ParsedFormula:
         raise _malformed(text, "a loss is needed on the left of '~'")
     parts = list(rhs) if isinstance(rhs, tuple) else [rhs]
     if len(parts) > 2:
-        raise _malformed(text, f"found {len(parts)} parts separated by '|', at most 2 are allowed")
+        many = (
+            " (a third part, '| dataset', names the data sets: read such a formula with "
+            "DatasetsTable.from_formula)"
+            if len(parts) == 3
+            else ""
+        )
+        raise _malformed(
+            text, f"found {len(parts)} parts separated by '|', at most 2 are allowed{many}"
+        )
     response_terms = list(lhs)
     if len(response_terms) != 1 or len(response_terms[0].factors) != 1:
         raise _malformed(text, f"the left side must be one loss, got {str(lhs)!r}")

@@ -181,7 +181,13 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
         record=record,
     )
     n_rows = data.shape[0]
-    where = f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
+    where = ", ".join(
+        f"{role} {column!r}"
+        for role, column in (
+            ("model", model), ("replication", replication), ("fold", fold), ("record", record)
+        )
+        if column is not None
+    )
     if spec.decomposable:
         values = record_values(
             spec, truth_codes, prediction=prediction_codes, scores=scores, positive=positive

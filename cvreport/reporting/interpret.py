@@ -721,8 +721,14 @@ def general_caveats(
     rope: float | None = None,
     rope_given: bool = False,
     has_records: bool | None = None,
+    single_split: bool = False,
+    audit_runs: bool = True,
 ) -> list[str]:
-    """Caveats that hold for every comparison in a report."""
+    """Caveats that hold for every comparison in a report.
+
+    ``single_split`` says the design is one hold-out split (the metric is then computed once,
+    not fold by fold); ``audit_runs`` says the report shows an overlap audit of the partitions.
+    """
     caveats = [
         "A significant difference says the two learning algorithms differ on data of this size "
         "drawn like this data set; it does not promise the same ranking on other data sets.",
@@ -752,11 +758,17 @@ def general_caveats(
             f"in {metric.name}, the default: Benavoli et al. (2017) use 1% for accuracy. Pass "
             "a rope suited to your metric (test_options, --rope) when it means something else."
         )
-    if not per_record and has_records:
+    if not per_record and has_records and single_split:
+        caveats.append(
+            f"{metric.name} is not a mean of per-record values, so it is computed once on the "
+            "hold-out set; tests that need per-record losses (McNemar's tests) do not apply."
+        )
+    elif not per_record and has_records:
         caveats.append(
             f"{metric.name} is not a mean of per-record values, so it is compared fold by "
             "fold; tests that need per-record losses (McNemar's tests, the CV confidence "
-            "interval) do not apply. The records' folds were given, so the overlap audit runs."
+            "interval) do not apply."
+            + (" The records' folds were given, so the overlap audit runs." if audit_runs else "")
         )
     elif not per_record:
         caveats.append(

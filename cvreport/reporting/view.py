@@ -330,7 +330,8 @@ def _pair_context(
     for entry in rows + bayes:
         caveats.extend({"text": c, "kind": "caution"} for c in entry["cautions"])
         caveats.extend(
-            {"text": f"{entry['method']}: {w}", "kind": "warning"} for w in entry["warnings"]
+            {"text": f"{entry['method']}: {_as_sentence(w, entry['name'])}", "kind": "warning"}
+            for w in entry["warnings"]
         )
         caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
     counts = None
@@ -429,6 +430,21 @@ def _pvalue_figure(analysis: Analysis, figure_prefix: str) -> str | None:
     )
 
 
+def _as_sentence(warning: str, function_name: str) -> str:
+    """A test's warning as the reader meets it after the test's label.
+
+    The label already names the test, so a leading ``"<function name>: "`` (the code's name,
+    which the warning carries for the log) is dropped, and the sentence gets its full stop.
+
+    >>> _as_sentence("sign_test: few folds", "sign_test")
+    'few folds.'
+    """
+    prefix = f"{function_name}: "
+    text = warning[len(prefix):] if warning.startswith(prefix) else warning
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     facts = analysis.facts
     ropes = [o.posterior.rope for o in analysis.outcomes if o.posterior is not None]
@@ -440,6 +456,8 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         direction=facts.direction,
         per_record=facts.per_record,
         has_records=facts.has_records,
+        single_split=analysis.design.kind == "holdout",
+        audit_runs=bool(audit and audit.get("available")),
         rope=ropes[0] if ropes else None,
         rope_given=analysis.rope_given,
     )
