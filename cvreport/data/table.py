@@ -32,9 +32,10 @@ from typing import Any
 import pandas as pd
 
 from cvreport.data.backends import backend_for
-from cvreport.data.build import TableContents, labels_of
+from cvreport.data.build import TableContents, check_ratio, labels_of
 from cvreport.data.clusters import attach_clusters
 from cvreport.data.design import DESIGN_KINDS, Design
+from cvreport.data.direction import Provenance
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
@@ -146,7 +147,15 @@ class ResultsTable(TableViews):
     @classmethod
     def _from_roles(cls, roles: Roles, data: Any, engine: str | None = None) -> ResultsTable:
         """The table of ``roles`` read from ``data`` (the end of every constructor)."""
-        return cls._from_contents(backend_for(data, engine).contents(roles))
+        contents = backend_for(data, engine).contents(roles)
+        if roles.test_train_ratio is not None:
+            # per-record losses infer n2/n1 from the records; a ratio the user gives wins
+            contents = replace(
+                contents,
+                test_train_ratio=check_ratio(roles.test_train_ratio),
+                test_train_ratio_note=Provenance.GIVEN,
+            )
+        return cls._from_contents(contents)
 
     @classmethod
     def _from_contents(cls, contents: TableContents) -> ResultsTable:
@@ -217,7 +226,10 @@ class ResultsTable(TableViews):
             a loss (:mod:`cvreport.data.direction`). The same for per-record and per-fold
             values; reports show every number in this metric and direction.
         test_train_ratio : float, optional
-            Validation size over training size, for per-fold scores.
+            Validation size over training size (n2/n1 of the corrected t tests). Per-fold
+            scores need it for a repeated hold-out design; for per-record losses it
+            replaces the ratio inferred from the records (give it when the models were
+            trained on records the table does not hold).
         higher_is_better : bool or None
             Deprecated spelling of ``direction`` (``True`` is ``"higher"``).
         engine : {"auto", "pandas", "duckdb", "polars"}, optional
