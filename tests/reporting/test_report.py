@@ -338,9 +338,10 @@ def test_degenerate_warnings_are_shown_once_and_not_leaked(
         warnings.simplefilter("error")
         report = Report(FakeTable())
     caveats = [c["text"] for c in report.context()["pairs"][0]["caveats"]]
+    # each warning once, as a sentence after the test's label
     assert caveats == [
-        f"Method combined_ftest_5x2cv: {message}",
-        "Method combined_ftest_5x2cv: an extra remark",
+        f"Method combined_ftest_5x2cv: {message}.",
+        "Method combined_ftest_5x2cv: an extra remark.",
     ]
 
 
