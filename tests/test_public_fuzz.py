@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,12 @@ def test_the_record_tests_on_careless_arrays(truth, scores, metric, n_resamples)
             except CVReportError:
                 continue
             assert 0 <= result.pvalue <= 1 or np.isnan(result.pvalue)
+
+
+@pytest.mark.parametrize("metric", ["f1", "accuracy", "roc_auc"])
+def test_a_missing_label_is_refused_in_words(metric) -> None:
+    # found by the fuzz above: NaN truth with f1 reached a bincount as a negative code
+    scores = [0.2, 0.7, 0.4] if metric == "roc_auc" else [0, 1, 1]
+    for test in (cvreport.arrays.paired_bootstrap_test, cvreport.arrays.paired_permutation_test):
+        with pytest.raises(CVReportError, match=r"missing values \(NaN or None\) in truth: 1"):
+            test([0, np.nan, 1], scores, scores[::-1], metric=metric, n_resamples=99)

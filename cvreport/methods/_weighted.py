@@ -518,12 +518,25 @@ def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_
         stacked = pd.Series(np.concatenate([y, np.asarray(a), np.asarray(b)]))
         codes, classes = pd.factorize(stacked, sort=True)
         n = y.shape[0]
+        _require_labels(codes[:n], "truth")
+        _require_labels(codes[n:], "predictions a and b")
         return codes[:n], codes[n : 2 * n], codes[2 * n :], pd.Index(classes)
     codes, classes = pd.factorize(pd.Series(y), sort=True)
+    _require_labels(codes, "truth")
     xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
         raise DataError("the scores hold NaN or infinite values; every record needs a score")
     return codes, xa, xb, pd.Index(classes)
+
+
+def _require_labels(codes: np.ndarray, what: str) -> None:
+    """Refuse missing labels (pandas codes them -1), which no class can count."""
+    missing = np.flatnonzero(codes < 0)
+    if missing.size:
+        raise DataError(
+            f"missing values (NaN or None) in {what}: {missing.size}, the first at position "
+            f"{int(missing[0])}; every record needs a class label: drop or fill those records"
+        )
 
 
 def prepare_pair(
