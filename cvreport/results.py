@@ -352,8 +352,9 @@ class TestResult(HypothesisTestResult):
         The p-value under ``alternative``.
     df : float, tuple of float or None
         Degrees of freedom; a ``(numerator, denominator)`` pair for F tests.
-    distribution : str
-        Reference distribution: ``"t"``, ``"F"``, ``"chi2"``, ``"normal"``, ``"binomial"``.
+    distribution : Distribution
+        The reference distribution; it prints as its name (``"t"``, ``"F"``, ``"chi2"``,
+        ``"normal"``, ``"binomial"``) and knows whether the statistic is signed.
     alternative : str
         ``"two-sided"``, ``"less"`` (H1: A has the lower value of the metric) or ``"greater"``.
     estimate : float or None
