@@ -14,12 +14,14 @@ Schuirmann, D. J. (1987). Journal of Pharmacokinetics and Biopharmaceutics
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from numpy.typing import ArrayLike
 
 from cvreport.errors import CVReportError
 from cvreport.methods.equivalence import bootstrap_with_margin, check_margin
+from cvreport.methods.hypothesis_note import alternative_note
 from cvreport.methods.resampling import paired_bootstrap_test, paired_bootstrap_test_array
 from cvreport.methods.resampling_results import BootstrapTestResult
 from cvreport.results import MARGIN_ALTERNATIVES, check_alpha
@@ -50,6 +52,17 @@ def _bootstrap_options(
     options["confidence_level"] = 1.0 - 2.0 * float(alpha)
     assert value is not None
     return value
+
+
+def _with_margin(
+    result: BootstrapTestResult, alternative: str, margin: float
+) -> BootstrapTestResult:
+    """The two-sided bootstrap tested against ``margin``, with the note naming its H1."""
+    tested = bootstrap_with_margin(result, alternative, margin)
+    note = alternative_note(
+        alternative, tested.loss_name, margin=margin, higher_is_better=tested.direction == "higher"
+    )
+    return dataclasses.replace(tested, notes=(*note, *tested.notes))
 
 
 def paired_bootstrap_equivalence_test_array(
@@ -109,7 +122,7 @@ def paired_bootstrap_equivalence_test_array(
     """
     value = _bootstrap_options(alternative, margin, alpha, options)
     result = paired_bootstrap_test_array(truth, a, b, **options)
-    return bootstrap_with_margin(result, alternative, value)
+    return _with_margin(result, alternative, value)
 
 
 def paired_bootstrap_equivalence_test(
@@ -170,4 +183,4 @@ def paired_bootstrap_equivalence_test(
     """
     value = _bootstrap_options(alternative, margin, alpha, options)
     result = paired_bootstrap_test(table, a, b, **options)
-    return bootstrap_with_margin(result, alternative, value)
+    return _with_margin(result, alternative, value)

@@ -51,6 +51,7 @@ from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import normal_pvalue
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import margin_or_base
+from cvreport.methods.hypothesis_note import alternative_note
 from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.results import NormalTestResult, check_alternative
 from cvreport.summary_data import SummaryRow
@@ -177,12 +178,14 @@ def _delong(
     margin: float | None = None,
 ) -> DeLongResult:
     """DeLong's z test; under a margin, the two one-sided z tests ``(Δ ± m) / SE``."""
-    return margin_or_base(
+    result = margin_or_base(
         lambda base: _delong_test(positive, score_a, score_b, base),
         alternative,
         margin,
         direction="higher",
     )
+    note = alternative_note(alternative, result.loss_name, margin=result.margin)
+    return dataclasses.replace(result, notes=(*note, *result.notes))
 
 
 def _delong_test(
@@ -232,10 +235,6 @@ def _delong_test(
         test="delong_test",
         reference=REFERENCE_DELONG,
         warnings=warnings,
-        notes=(
-            "The estimate, statistic and interval are AUC(A) − AUC(B): positive means A ranks "
-            "better; 'greater' is H1: AUC(A) > AUC(B).",
-        ),
         direction="higher",
         auc_a=float(auc[0]),
         auc_b=float(auc[1]),

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = [
+    "KFOLD_RANK_CAUTION",
+    "KFOLD_T_CAUTION",
     "PAIRED_T_KFOLD",
     "check_fold_differences",
     "paired_ttest_kfold",
@@ -36,6 +38,25 @@ REF_KFOLD_T = (
     "Alpaydın, E. Introduction to Machine Learning, ch. 'Design and analysis of machine "
     "learning experiments', eq. 19.14 (K-fold cross-validated paired t test); Dietterich, "
     "T. G. (1998). Neural Computation 10(7):1895–1923."
+)
+
+
+#: What the corrected t test does about the overlap, named as a report names it.
+_CORRECTED_INSTEAD = (
+    "the corrected repeated k-fold CV t test widens the variance to allow for the overlap "
+    "(Nadeau and Bengio 2003)"
+)
+#: Why the K-fold t test misleads: its spec's caution and its result's note, one sentence.
+KFOLD_T_CAUTION = (
+    "the K training sets overlap, so the fold differences are correlated, their variance is "
+    "underestimated and the test rejects a true null hypothesis too often (Dietterich 1998); "
+    + _CORRECTED_INSTEAD
+)
+#: The same for the rank tests over K-fold differences (Wilcoxon signed-rank, sign test).
+KFOLD_RANK_CAUTION = (
+    "like the K-fold cross-validated paired t test it treats the folds as independent "
+    "although their training sets overlap, so it rejects a true null hypothesis too often "
+    "(Dietterich 1998); " + _CORRECTED_INSTEAD
 )
 
 
@@ -87,11 +108,7 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
         estimate=float(k.center),
         nobs=int(d.size),
         design=f"{d.size}-fold cross-validation (differences given directly)",
-        notes=(
-            "the K training sets overlap, so the fold differences are correlated and the "
-            "variance is underestimated: the test tends to reject too often (Dietterich "
-            "1998); prefer corrected_repeated_kfold_ttest or cv_confidence_interval.",
-        ),
+        notes=(f"{KFOLD_T_CAUTION}.",),
     )
 
 
@@ -182,13 +199,6 @@ def paired_ttest_kfold(
     return PAIRED_T_KFOLD.run(table, a, b, alternative=alternative, data=data)
 
 
-#: The caution of the rank tests over K-fold differences.
-KFOLD_RANK_CAUTION = (
-    "like the K-fold t test it treats the folds as independent although their training "
-    "sets overlap, so it rejects a true null hypothesis too often (Dietterich 1998)"
-)
-
-
 def kfold_spec(**facts: Any) -> TestSpec:
     """The spec of a test over the K per-fold differences of one K-fold run."""
     defaults = {
@@ -214,9 +224,5 @@ PAIRED_T_KFOLD = kfold_spec(
     array_function=paired_ttest_kfold_array,
     kernel=paired_ttest_kfold_kernel,
     build=_paired_ttest_kfold,
-    caution=(
-        "the folds share most of their training data, so the fold differences are "
-        "correlated and the test rejects a true null hypothesis too often "
-        "(Dietterich 1998; Nadeau and Bengio 2003)"
-    ),
+    caution=KFOLD_T_CAUTION,
 )

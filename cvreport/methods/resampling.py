@@ -31,6 +31,12 @@ which the corrected resampled t tests model (Nadeau & Bengio 2003). Read it as
 a test of the trained models, not of the learning algorithms; to compare the
 algorithms, use the fold-level tests on per-fold metric values.
 
+This module holds the public tests (arrays and tables) and their specs; the
+resampled distributions and their p-values are computed in
+:mod:`cvreport.methods.resampling_bootstrap` and
+:mod:`cvreport.methods.resampling_permutation`, from the draws of
+:mod:`cvreport.methods.resampling_draws`.
+
 References
 ----------
 Koehn, P. (2004). Statistical significance tests for machine translation
@@ -53,24 +59,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
 
 from cvreport.data.metrics import resolve_metric
 from cvreport.data.predictions import record_pairs, record_predictions
 from cvreport.errors import DataError
-from cvreport.methods._weighted import (
-    Prepared,
-    prepare_pair,
-    progress_bar,
-    rng_keyword,
-)
+from cvreport.methods._weighted import Prepared, prepare_pair, progress_bar
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampling_draws import bootstrap_draws, kept_units, prefetched
+from cvreport.methods.hypothesis_note import alternative_note
+from cvreport.methods.resampling_bootstrap import (
+    bca_parameters,
+    bootstrap_distribution,
+    bootstrap_pvalue,
+)
 from cvreport.methods.resampling_options import (
     check_bootstrap_options,
     check_option_names,
     check_permutation_options,
     options_checked,
+)
+from cvreport.methods.resampling_permutation import (
+    enumerated_permutation,
+    permutation_distribution,
+    permutation_pvalue,
 )
 from cvreport.methods.resampling_results import BootstrapTestResult, PermutationTestResult
 from cvreport.methods.spec import record_spec
@@ -98,75 +108,14 @@ REFERENCE_PERMUTATION = (
     "differences. COLING 2000:947–953."
 )
 NOTE_WITHIN_FOLDS = (
-    "Resampled within each validation fold: this accounts for the finite validation sets but "
-    "not for training-set variability or the dependence between folds sharing training records "
-    "(the corrected resampled t tests model those); it tests the trained models, not the "
-    "learning algorithms."
+    "the draws stay within each validation fold: this accounts for the finite validation sets "
+    "but not for training-set variability or the dependence between folds sharing training "
+    "records (the corrected t tests on per-fold values model those); it tests the trained "
+    "models, not the learning algorithms."
 )
-NOTE_DIRECTION = (
-    "The estimate and interval are metric(A) − metric(B) in the metric's own units; "
-    "'greater' is H1: metric(A) > metric(B)."
+NOTE_BCA_WITHIN_FOLDS = (
+    "BCa needs a jackknife of one sample; within folds the percentile interval is given."
 )
-
-
-# ---------------------------------------------------------------------------- bootstrap
-
-
-def _bootstrap_pvalue(dist: np.ndarray, observed: float, alternative: str) -> float:
-    centred = dist - observed
-    if alternative == "two-sided":
-        count = np.count_nonzero(np.abs(centred) >= abs(observed) * (1 - 1e-12))
-    elif alternative == "greater":
-        count = np.count_nonzero(centred >= observed * (1 - 1e-12))
-    else:
-        count = np.count_nonzero(centred <= observed * (1 - 1e-12))
-    return float(min(1.0, (1 + count) / (dist.shape[0] + 1)))
-
-
-def _bca_parameters(
-    dist: np.ndarray, observed: float, jackknife: np.ndarray
-) -> tuple[float, float]:
-    """Efron's z0 and acceleration, as scipy.stats.bootstrap computes them.
-
-    z0 = Φ⁻¹((#{δ* < δ} + #{δ* ≤ δ}) / 2B): resamples equal to δ count ½. The
-    differences are computed so that resamples whose δ* equals δ as a number
-    equal it as a float too (the AUC difference is one rounding of
-    (U_A − U_B)/(mn)), so ties are ties here as in scipy's exact statistic.
-    """
-    b = dist.shape[0]
-    below = np.count_nonzero(dist < observed)
-    not_above = np.count_nonzero(dist <= observed)
-    z0 = float(special.ndtri((below + not_above) / (2 * b)))
-    n = float(jackknife.shape[0])
-    u = (n - 1) * (jackknife.mean() - jackknife)
-    denominator = (np.sum(u**2) / n**2) ** 1.5
-    a_hat = float(np.sum(u**3) / n**3 / denominator / 6.0) if denominator > 0 else 0.0
-    return z0, a_hat
-
-
-def _bootstrap_distribution(
-    prep: Prepared,
-    rng: np.random.Generator,
-    n_resamples: int,
-    batch: int | None,
-    bar: Any,
-) -> np.ndarray:
-    paired = prep.paired
-    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
-    per_fold = np.empty((n_resamples, paired.n_folds))
-    sizes = [units.shape[0] for units in prep.fold_units]
-    for first, f, draws in prefetched(bootstrap_draws(rng, sizes, n_resamples, batch)):
-        records = paired.fold_records(f)
-        if prep.clustered:
-            local = np.searchsorted(prep.fold_units[f], prep.units[bounds[f] : bounds[f + 1]])
-            counts = np.stack([np.bincount(row, minlength=sizes[f]) for row in draws])
-            values = records.weighted(counts[:, local])
-        else:
-            values = records.drawn(draws)
-        per_fold[first : first + draws.shape[0], f] = values
-        if bar is not None and f == paired.n_folds - 1:
-            bar.update(draws.shape[0])
-    return per_fold.mean(axis=1)
 
 
 def _shared_fields(
@@ -176,8 +125,8 @@ def _shared_fields(
     paired = prep.paired
     observed = paired.observed()
     metric_a, metric_b = paired.metric_values()
-    if paired.n_folds > 1:
-        notes.append(NOTE_WITHIN_FOLDS)
+    within = [NOTE_WITHIN_FOLDS] if paired.n_folds > 1 else []
+    notes = [*alternative_note(alternative, paired.spec.name), *within, *notes]
     return {
         "statistic": observed,
         "alternative": alternative,
@@ -196,6 +145,9 @@ def _shared_fields(
     }
 
 
+# ---------------------------------------------------------------------------- bootstrap
+
+
 def _run_bootstrap(
     prep: Prepared,
     *,
@@ -211,19 +163,17 @@ def _run_bootstrap(
     observed = paired.observed()
     work = float(n_resamples) * paired.n
     with progress_bar(n_resamples, progress, work, "paired bootstrap") as bar:
-        dist = _bootstrap_distribution(prep, rng, n_resamples, batch, bar)
-    notes = [NOTE_DIRECTION]
+        dist = bootstrap_distribution(prep, rng, n_resamples, batch, bar)
+    notes = []
     z0 = a_hat = math.nan
     used = method
     if method == "BCa":
         if paired.n_folds > 1:
             used = "percentile"
-            notes.append(
-                "BCa needs a jackknife of one sample; within folds the percentile interval is given."
-            )
+            notes.append(NOTE_BCA_WITHIN_FOLDS)
         else:
             jackknife = paired.jackknife(prep.units, prep.n_units)
-            z0, a_hat = _bca_parameters(dist, observed, jackknife)
+            z0, a_hat = bca_parameters(dist, observed, jackknife)
     warnings: tuple[str, ...] = ()
     if not np.isfinite(dist).all():
         raise DataError(
@@ -237,7 +187,7 @@ def _run_bootstrap(
         )
     return BootstrapTestResult(
         **_shared_fields(prep, PAIRED_BOOTSTRAP, alternative, notes),
-        pvalue=_bootstrap_pvalue(dist, observed, alternative),
+        pvalue=bootstrap_pvalue(dist, observed, alternative),
         warnings=warnings,
         standard_error=float(np.std(dist, ddof=1)),
         n_resamples=n_resamples,
@@ -332,91 +282,6 @@ def paired_bootstrap_test_array(
 # ---------------------------------------------------------------------------- permutation
 
 
-def _permutation_pvalue(null: np.ndarray, observed: float, alternative: str, exact: bool) -> float:
-    """scipy.stats.permutation_test's p-value, with its tolerance for rounding.
-
-    One-sided: ``(#{δ_perm ≥ δ − γ} + 1) / (B + 1)`` (``≤ δ + γ`` for "less"; no
-    +1 when every swap pattern was enumerated), γ = 100·ε·|δ|; two-sided: twice
-    the smaller one-sided p-value, at most 1.
-    """
-    adjustment = 0 if exact else 1
-    gamma = abs(100 * np.finfo(np.float64).eps * observed)
-    size = null.shape[0] + adjustment
-
-    def less() -> float:
-        return (np.count_nonzero(null <= observed + gamma) + adjustment) / size
-
-    def greater() -> float:
-        return (np.count_nonzero(null >= observed - gamma) + adjustment) / size
-
-    if alternative == "less":
-        p = less()
-    elif alternative == "greater":
-        p = greater()
-    else:
-        p = 2 * min(less(), greater())
-    return float(min(max(p, 0.0), 1.0))
-
-
-def _permutation_distribution(
-    prep: Prepared, rng: np.random.Generator, n_resamples: int, bar: Any
-) -> np.ndarray:
-    paired = prep.paired
-    bounds = np.searchsorted(paired.fold, np.arange(paired.n_folds + 1))
-    plans = []
-    for f, fold_units in enumerate(prep.fold_units):
-        units = prep.units[bounds[f] : bounds[f + 1]]
-        plan = paired.fold_records(f).swap_plan(
-            np.searchsorted(fold_units, units), fold_units.shape[0]
-        )
-        if plan is None:
-            plans.append(None)
-            continue
-        columns: np.ndarray | slice = fold_units[plan.columns]
-        if columns.shape[0] and columns[-1] - columns[0] + 1 == columns.shape[0]:
-            columns = slice(int(columns[0]), int(columns[-1]) + 1)  # a range: no gather
-        plans.append((columns, plan))
-    per_fold = np.empty((n_resamples, paired.n_folds))
-    for first, kept in prefetched(kept_units(rng, prep.n_units, n_resamples)):
-        rows = slice(first, first + kept.shape[0])
-        if any(plan is None for plan in plans):
-            swap = kept[:, prep.units] == 0
-            per_fold[rows] = paired.swapped_per_fold(swap)
-        else:
-            for f, (columns, plan) in enumerate(plans):
-                # einsum, not BLAS: exact sums of integers, no thread pool beside the draws
-                sums = np.einsum("ij,jq->iq", kept[:, columns], plan.delta)
-                per_fold[rows, f] = plan.finish(sums)
-        if bar is not None:
-            bar.update(kept.shape[0])
-    return per_fold.mean(axis=1)
-
-
-def _scipy_permutation(
-    prep: Prepared, rng: Any, n_resamples: int, alternative: str
-) -> tuple[np.ndarray, float]:
-    """Every swap pattern, enumerated by scipy.stats.permutation_test (2ⁿ ≤ n_resamples)."""
-    n_units = prep.n_units
-
-    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-        if x.ndim == 1:
-            return np.asarray(prep.paired.observed())
-        return prep.paired.swapped((x >= n_units)[:, prep.units])
-
-    units = np.arange(n_units)
-    res = stats.permutation_test(
-        (units, units + n_units),
-        statistic,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=n_resamples,
-        alternative=alternative,
-        axis=-1,
-        **{rng_keyword(): rng},
-    )
-    return np.asarray(res.null_distribution, dtype=np.float64), float(res.pvalue)
-
-
 def _run_permutation(
     prep: Prepared,
     *,
@@ -427,16 +292,16 @@ def _run_permutation(
 ) -> PermutationTestResult:
     n_units = prep.n_units
     if n_units < 63 and n_resamples >= 2**n_units:  # exact: every swap pattern
-        null, pvalue = _scipy_permutation(prep, rng, n_resamples, alternative)
+        null, pvalue = enumerated_permutation(prep, rng, n_resamples, alternative)
     else:
         work = float(n_resamples) * prep.paired.n
         with progress_bar(n_resamples, progress, work, "paired permutation") as bar:
-            null = _permutation_distribution(prep, rng, n_resamples, bar)
-        pvalue = _permutation_pvalue(null, prep.paired.observed(), alternative, exact=False)
+            null = permutation_distribution(prep, rng, n_resamples, bar)
+        pvalue = permutation_pvalue(null, prep.paired.observed(), alternative, exact=False)
     if not np.isfinite(null).all():
         raise DataError(f"{prep.paired.spec.name} is undefined on some permuted samples")
     return PermutationTestResult(
-        **_shared_fields(prep, PAIRED_PERMUTATION, alternative, [NOTE_DIRECTION]),
+        **_shared_fields(prep, PAIRED_PERMUTATION, alternative, []),
         pvalue=pvalue,
         n_resamples=int(null.shape[0]),
         null_distribution=null,

@@ -22,7 +22,7 @@ from scipy import stats
 from cvreport.errors import DataError
 from cvreport.methods._common import OK, ZERO_OVER_ZERO
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import kfold_spec
+from cvreport.methods.kfold import KFOLD_RANK_CAUTION, kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -139,11 +139,7 @@ def _sign_test(d: np.ndarray, alternative: str) -> SignTestResult:
         reference=SIGN_TEST.reference,
         design=f"{d.size}-fold cross-validation (differences given directly)",
         warnings=warnings_,
-        notes=(
-            "the K training sets overlap, so the fold differences are correlated and the "
-            "test tends to reject too often (Dietterich 1998); prefer "
-            "corrected_repeated_kfold_ttest.",
-        ),
+        notes=(f"{KFOLD_RANK_CAUTION}.",),
         positive=positive,
         negative=int(k.nonzero) - positive,
         ties=int(d.size - k.nonzero),

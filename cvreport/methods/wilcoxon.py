@@ -24,7 +24,7 @@ from cvreport.methods._common import (
     ZERO_OVER_ZERO,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import kfold_spec
+from cvreport.methods.kfold import KFOLD_RANK_CAUTION, kfold_spec
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -47,10 +47,6 @@ REF_WILCOXON = (
     "Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bulletin "
     "1(6):80–83; for comparing classifiers over folds or data sets: Demšar, J. (2006). "
     "Journal of Machine Learning Research 7:1–30, section 3.1.3."
-)
-NOTE_OVERLAP = (
-    "the K training sets overlap, so the fold differences are correlated and the test "
-    "tends to reject too often (Dietterich 1998); prefer corrected_repeated_kfold_ttest."
 )
 
 
@@ -232,7 +228,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
         reference=WILCOXON_KFOLD.reference,
         design=f"{d.size}-fold cross-validation (differences given directly)",
         warnings=warnings_,
-        notes=(NOTE_OVERLAP,),
+        notes=(f"{KFOLD_RANK_CAUTION}.",),
         median=float(np.median(d)),
         nonzero=int(k.nonzero),
     )

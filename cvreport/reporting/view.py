@@ -287,6 +287,7 @@ def _pair_context(
             cautions.append(
                 f"{outcome.method}: not recommended as the deciding test — {outcome.caution}."
             )
+            notes = [n for n in notes if n != f"{outcome.caution}."]  # said once, just above
         warnings_ = [*result.warnings, *outcome.extra_warnings]
         entry: dict[str, Any] = {
             "name": outcome.name,
