@@ -77,7 +77,7 @@ REFERENCE_SCHUIRMANN = (
     "Pharmacokinetics and Biopharmaceutics 15(6):657–680."
 )
 NOTE_TOST = (
-    "Tested against a margin by two one-sided tests (Schuirmann 1987); the interval is the "
+    "tested against a margin by two one-sided tests (Schuirmann 1987); the interval is the "
     "two-sided 1 − 2α interval that the one-sided tests at level α compare with the margin."
 )
 

@@ -5,6 +5,7 @@ Each test renders a report as a user would and reads its sentences.
 
 from __future__ import annotations
 
+import html
 import re
 import warnings
 
@@ -125,3 +126,173 @@ def test_a_datasets_formula_given_to_results_table_points_to_datasets_table() ->
         "loss ~ model | replication + fold | dataset", frame
     )
     assert len(multi.tables) == frame["dataset"].nunique() == 10
+
+
+# -- caveats and notes of the K-fold, DeLong and resampling tests, read as a reader does --------
+
+KFOLD_BASELINES = (
+    "K-fold cross-validated paired t test",
+    "Wilcoxon signed-rank test over K-fold differences",
+    "Sign test over K-fold differences",
+)
+
+
+def _kfold_loss_table() -> cvreport.ResultsTable:
+    rng = np.random.default_rng(0)
+    rows = [
+        {"fold": f, "record": r, "model": m, "loss": int(rng.random() < rate)}
+        for f in range(10)
+        for r in range(30 * f, 30 * f + 30)
+        for m, rate in (("a", 0.2), ("b", 0.3))
+    ]
+    return cvreport.ResultsTable.from_formula(
+        "loss ~ model | fold", pd.DataFrame(rows), record="record"
+    )
+
+
+def _kfold_auc_table() -> cvreport.ResultsTable:
+    predictions = _predictions(kfold=True)
+    return cvreport.ResultsTable.from_formula(
+        "roc_auc(y, p) ~ model | fold", predictions[predictions["rep"] == 0]
+    )
+
+
+def _markdown_caveats(markdown: str) -> list[str]:
+    """The "Caveats for these tests" bullets of every pair, without Markdown's escapes."""
+    caveats = []
+    for part in markdown.split("**Caveats for these tests**")[1:]:
+        block = re.split(r"\n#+ ", part, maxsplit=1)[0]
+        caveats += [re.sub(r"\\(.)", r"\1", b) for b in _bullets(block)]
+    return caveats
+
+
+def _html_caveats(page: str) -> list[str]:
+    """The same bullets in the HTML report, tags removed and entities decoded."""
+    items = []
+    for block in re.findall(r'<ul class="cvr-warnings">(.*?)</ul>', page, flags=re.S):
+        for item in re.findall(r"<li[^>]*>(.*?)</li>", block, flags=re.S):
+            items.append(html.unescape(re.sub(r"<[^>]+>", "", item)).strip())
+    return items
+
+
+def _of(caveats: list[str], method: str) -> list[str]:
+    return [c[len(method) + 2 :] for c in caveats if c.startswith(f"{method}: ")]
+
+
+@pytest.fixture(scope="module", params=["loss", "auc"])
+def kfold_all_caveats(request: pytest.FixtureRequest) -> tuple[list[str], list[str], str]:
+    table = _kfold_loss_table() if request.param == "loss" else _kfold_auc_table()
+    report = quiet(table, tests="all")
+    markdown = report.to_markdown()
+    return _markdown_caveats(markdown), _html_caveats(report.to_html()), markdown
+
+
+def test_each_kfold_baseline_says_its_overlap_caution_once_in_words(
+    kfold_all_caveats: tuple[list[str], list[str], str],
+) -> None:
+    markdown_caveats, html_caveats, markdown = kfold_all_caveats
+    for caveats in (markdown_caveats, html_caveats):
+        for method in KFOLD_BASELINES:
+            own = _of(caveats, method)
+            about_overlap = [c for c in own if "overlap" in c]
+            assert len(about_overlap) == 1, (method, own)
+            (caution,) = about_overlap
+            assert caution.startswith("not recommended as the deciding test — ")
+            assert "rejects a true null hypothesis too often" in caution
+            # what to use instead is named as the report names that test, not as a function
+            assert "corrected repeated k-fold CV t test" in caution
+            assert "corrected_repeated_kfold_ttest" not in caution
+            assert "cv_confidence_interval" not in caution
+            assert not re.search(r"\b[a-z0-9]+_[a-z0-9_]+\b", caution), caution
+    assert "| Corrected repeated k-fold CV t test (recommended) |" in markdown
+
+
+def test_the_api_summary_of_a_kfold_baseline_gives_its_caution_once() -> None:
+    differences = [0.02, -0.01, 0.03, 0.015, 0.04]
+    for result in (
+        cvreport.arrays.paired_ttest_kfold(differences),
+        cvreport.arrays.wilcoxon_kfold(differences),
+        cvreport.arrays.sign_test(differences),
+    ):
+        text = " ".join(result.summary().as_text().split())
+        assert text.count("overlap, so") == 1, result.method
+        assert "corrected repeated k-fold CV t test" in text
+
+
+@pytest.fixture(scope="module")
+def holdout_auc_report() -> Report:
+    table = cvreport.ResultsTable.from_formula("roc_auc(y, p) ~ model", _predictions(kfold=False))
+    return quiet(table, tests="all")
+
+
+def test_a_two_sided_holdout_report_names_no_one_sided_alternative(
+    holdout_auc_report: Report,
+) -> None:
+    markdown = holdout_auc_report.to_markdown()
+    page = holdout_auc_report.to_html()
+    for text in (markdown, page):
+        assert "'greater'" not in text and "‘greater’" not in text
+        assert "H1: AUC(A) \\> AUC(B)" not in text and "H1: AUC(A) &gt; AUC(B)" not in text
+        assert "one-sided, roc" not in text
+    # DeLong's test and the bootstrap ran two-sided, and the report says so once, in its preamble
+    assert "| DeLong's test of two correlated AUCs (recommended) |" in markdown
+    assert "| Paired bootstrap test |" in markdown
+    assert markdown.count("H₁ is that the two models differ") == 1
+    assert _of(_markdown_caveats(markdown), "DeLong's test of two correlated AUCs") == []
+    assert _of(_markdown_caveats(markdown), "Paired bootstrap test") == []
+
+
+def test_a_one_sided_note_names_the_alternative_that_was_run_in_lower_case() -> None:
+    table = cvreport.ResultsTable.from_formula("roc_auc(y, p) ~ model", _predictions(kfold=False))
+    options = {
+        "delong_test": {"alternative": "greater"},
+        "paired_bootstrap_test": {"alternative": "less", "n_resamples": 199, "random_state": 0},
+    }
+    report = quiet(table, tests="all", test_options=options)
+    for caveats in (_markdown_caveats(report.to_markdown()), _html_caveats(report.to_html())):
+        assert _of(caveats, "DeLong's test of two correlated AUCs") == [
+            "the alternative hypothesis is one-sided, roc_auc(A) > roc_auc(B)."
+        ]
+        assert _of(caveats, "Paired bootstrap test") == [
+            "the alternative hypothesis is one-sided, roc_auc(A) < roc_auc(B)."
+        ]
+
+
+def test_resampling_notes_within_folds_read_on_after_the_colon() -> None:
+    options = {"n_resamples": 199, "random_state": 0}
+    report = quiet(
+        _kfold_auc_table(),
+        tests=["paired_bootstrap_test", "paired_permutation_test"],
+        test_options={"paired_bootstrap_test": options, "paired_permutation_test": options},
+    )
+    caveats = _markdown_caveats(report.to_markdown())
+    bootstrap = _of(caveats, "Paired bootstrap test")
+    permutation = _of(caveats, "Paired permutation test (approximate randomization)")
+    assert bootstrap[0].startswith("the draws stay within each validation fold: ")
+    assert permutation[0].startswith("the draws stay within each validation fold: ")
+    # the BCa note follows the note that says the draws stay within the folds
+    assert bootstrap[1].startswith("BCa needs a jackknife of one sample; within folds")
+    assert len(bootstrap) == len(permutation) + 1 == 2
+
+
+@pytest.mark.parametrize("kind", ["kfold loss", "kfold auc", "holdout auc"])
+def test_no_caveat_of_a_test_starts_with_a_capital_word_after_its_colon(kind: str) -> None:
+    tables = {
+        "kfold loss": _kfold_loss_table,
+        "kfold auc": _kfold_auc_table,
+        "holdout auc": lambda: cvreport.ResultsTable.from_formula(
+            "roc_auc(y, p) ~ model", _predictions(kfold=False)
+        ),
+    }
+    options = {"alternative": "greater", "n_resamples": 199, "random_state": 0}
+    report = quiet(
+        tables[kind](),
+        tests="all",
+        test_options={"delong_test": {"alternative": "greater"}, "paired_bootstrap_test": options},
+    )
+    caveats = _markdown_caveats(report.to_markdown())
+    assert caveats
+    for caveat in caveats:
+        after = caveat.split(": ", 1)[1]
+        # an acronym (BCa, AUC, H1) may open it; an ordinary word is in lower case
+        assert not re.match(r"[A-Z][a-z]", after), caveat
