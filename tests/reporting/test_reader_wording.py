@@ -8,13 +8,17 @@ from __future__ import annotations
 import html
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.methods.kfold import KFOLD_T_CAUTION
+from cvreport.methods.registry import get_spec
 from cvreport.reporting.report import Report
+from tests._fakes import route_tests
 from tests.reporting.test_reader_points import _predictions
 
 pytest.importorskip("sklearn.datasets")
@@ -296,3 +300,25 @@ def test_no_caveat_of_a_test_starts_with_a_capital_word_after_its_colon(kind: st
         after = caveat.split(": ", 1)[1]
         # an acronym (BCa, AUC, H1) may open it; an ordinary word is in lower case
         assert not re.match(r"[A-Z][a-z]", after), caveat
+
+
+def test_a_kfold_t_test_reported_in_place_of_the_corrected_one_keeps_its_caution_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the corrected t test cannot run, so the K-fold t test is reported in its place as the
+    # recommended test: its caution is then its own note, said once and not "not recommended"
+    def resolve(name: str) -> Any:
+        def run(table: Any, a: str, b: str, **options: Any) -> Any:
+            if name == "corrected_repeated_kfold_ttest":
+                raise cvreport.errors.DesignError("the fold sizes are not known")
+            return get_spec(name).run(table, a, b, **options)
+
+        return run
+
+    route_tests(monkeypatch, resolve)
+    markdown = quiet(_kfold_loss_table()).to_markdown()
+    method = "K-fold cross-validated paired t test"
+    assert f"| {method} (recommended) |" in markdown
+    own = _of(_markdown_caveats(markdown), method)
+    assert [c for c in own if "overlap" in c] == [f"{KFOLD_T_CAUTION}."]
+    assert not any("not recommended" in c for c in own)
