@@ -46,7 +46,8 @@ _CORRECTED_INSTEAD = (
     "the corrected repeated k-fold CV t test widens the variance to allow for the overlap "
     "(Nadeau and Bengio 2003)"
 )
-#: Why the K-fold t test misleads: its spec's caution and its result's note, one sentence.
+#: Why the K-fold t test misleads: its spec's caution and, with a full stop, its result's
+#: note; a report that shows the caution leaves out the note that repeats it.
 KFOLD_T_CAUTION = (
     "the K training sets overlap, so the fold differences are correlated, their variance is "
     "underestimated and the test rejects a true null hypothesis too often (Dietterich 1998); "
