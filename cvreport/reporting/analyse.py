@@ -394,9 +394,7 @@ def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
         # a tuple, an array or a generator of names
         listed = [str(t) if isinstance(t, str) else t for t in tests]
     except TypeError:
-        raise CVReportError(
-            f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
-        ) from None
+        listed = [None]
     if not all(isinstance(t, str) for t in listed):
         raise CVReportError(
             f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"

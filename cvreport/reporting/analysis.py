@@ -503,18 +503,15 @@ def _bayes_versus_tests(
 
 # -- small helpers -----------------------------------------------------------------
 def _finite(value: Any) -> bool:
-    try:
-        return value is not None and not math.isnan(float(value))
-    except (TypeError, ValueError):
-        return False
+    """Whether a value is a number and not NaN."""
+    number = float_or_none(value)
+    return number is not None and not math.isnan(number)
 
 
 def _infinite(value: Any) -> bool:
     """Whether a statistic is ±inf (the zero-variance convention of docs/methods.md)."""
-    try:
-        return math.isinf(float(value))
-    except (TypeError, ValueError):
-        return False
+    number = float_or_none(value)
+    return number is not None and math.isinf(number)
 
 
 def float_or_none(value: Any) -> float | None:

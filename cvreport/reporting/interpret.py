@@ -263,28 +263,18 @@ def margin_sentence(
             f"; {level_text(1 - 2 * alpha)} interval for A − B{unadjusted} {format_interval(interval)} "
             f"{place}"
         )
-    caveat = DEGENERATE_SENTENCE if degenerate else ""
     if alternative == "equivalent":
-        if reject:
-            return (
-                f"{method}: at {level}, {a} and {b} are equivalent within ±{m} {metric.name} "
-                f"({shown_p}{where}).{caveat}"
-            )
-        return (
-            f"{method}: at {level}, equivalence of {a} and {b} within ±{m} {metric.name} was "
-            f"NOT shown ({shown_p}{where}). This does not mean that they differ by more than "
-            f"the margin: these data cannot tell at this level.{caveat}"
-        )
-    if reject:
-        return (
-            f"{method}: at {level}, {a} is not worse than {b} by more than {m} {metric.name} "
-            f"({shown_p}{where}).{caveat}"
-        )
-    return (
-        f"{method}: at {level}, non-inferiority was NOT shown: the data do not show that {a} "
-        f"is not worse than {b} by more than {m} {metric.name} ({shown_p}{where}). This is "
-        f"not evidence that {a} is worse: these data cannot tell at this level.{caveat}"
-    )
+        within = f"within ±{m} {metric.name}"
+        claim = f"{a} and {b} are equivalent {within}"
+        failed = f"equivalence of {a} and {b} {within} was NOT shown"
+        doubt = "This does not mean that they differ by more than the margin"
+    else:
+        claim = f"{a} is not worse than {b} by more than {m} {metric.name}"
+        failed = f"non-inferiority was NOT shown: the data do not show that {claim}"
+        doubt = f"This is not evidence that {a} is worse"
+    tail = "" if reject else f" {doubt}: these data cannot tell at this level."
+    caveat = DEGENERATE_SENTENCE if degenerate else ""
+    return f"{method}: at {level}, {claim if reject else failed} ({shown_p}{where}).{tail}{caveat}"
 
 
 def decision_sentence(

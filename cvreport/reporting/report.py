@@ -190,14 +190,8 @@ class Report(ReportDisplay):
         self.analysis = analysis
         self.title = title or _default_title(analysis.pairs)
         self._context_cache: dict[str, Any] | None = None
-        self.figure_prefix = (
-            "cvr"
-            + hashlib.sha1(
-                repr(
-                    (self.title, list(analysis.pairs), analysis.test_names, analysis.alpha)
-                ).encode()
-            ).hexdigest()[:6]
-        )
+        key = repr((self.title, list(analysis.pairs), analysis.test_names, analysis.alpha))
+        self.figure_prefix = "cvr" + hashlib.sha1(key.encode()).hexdigest()[:6]
 
     @classmethod
     def from_analysis(cls, analysis: Analysis, *, title: str | None = None) -> Report:
@@ -352,11 +346,8 @@ class Report(ReportDisplay):
             raise CVReportError(
                 f"{', '.join(unknown)} does not apply to {kind} output (its options: {allowed})"
             )
-        if kind == "html":
-            return self.to_html(**options)
-        if kind == "markdown":
-            return self.to_markdown(**options)
-        return self.to_latex(**options)
+        renderers = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}
+        return renderers[kind](**options)
 
     def save(
         self,
