@@ -263,10 +263,9 @@ class _Runner:
         outcomes: list[TestOutcome] = []
         skipped: list[SkippedTest] = []
         recommended = set(self.recommendation.tests)
-        ran: set[TestSpec] = set()
         for spec in self.specs:
             self._add(outcomes, skipped, spec, a, b, recommended=spec in recommended)
-            ran.add(spec)
+        ran = set(self.specs)
         # a recommended test that could not run hands over to its fallback
         failed = [s for s in skipped if s.spec in recommended]
         note = None
@@ -435,36 +434,31 @@ def _read(
     if not outcome.has_pvalue:
         return replace(outcome, interpretation=f"{outcome.method}: no p-value.")
     reject = (adj if adj is not None else float(result.pvalue)) <= alpha
+    # what the full reading and the bottom line's clause both say
+    decision = {
+        "method": outcome.method,
+        "pvalue": float(result.pvalue),
+        "alpha": alpha,
+        "reject": reject,
+        "adjusted": adj,
+        "degenerate": degenerate,
+        "alternative": result.alternative,
+        "margin": result.margin,
+    }
     reading = interpret.decision_sentence(
-        method=outcome.method,
+        **decision,
         a=outcome.a,
         b=outcome.b,
-        pvalue=float(result.pvalue),
-        alpha=alpha,
-        reject=reject,
         estimate=outcome.shown_estimate,
         interval=outcome.shown_interval,
-        adjusted=adj,
         correction=correction,
         n_comparisons=n_pairs,
         metric=metric,
         estimate_label=outcome.estimate_label,
         distribution=result.distribution,
-        alternative=result.alternative,
-        degenerate=degenerate,
-        margin=result.margin,
         measure=measure,
     )
-    short = interpret.verdict_clause(
-        method=outcome.method,
-        pvalue=float(result.pvalue),
-        alpha=alpha,
-        reject=reject,
-        adjusted=adj,
-        degenerate=degenerate,
-        alternative=result.alternative,
-        margin=result.margin,
-    )
+    short = interpret.verdict_clause(**decision)
     return replace(outcome, adjusted=adj, reject=reject, interpretation=reading, headline=short)
 
 

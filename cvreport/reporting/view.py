@@ -254,7 +254,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
     if len(analysis.comparisons) < 2:
         return None
     rows = []
-    for comparison in analysis.comparisons:
+    for index, comparison in enumerate(analysis.comparisons):
         deciding = next(
             (o for o in comparison.recommended if o.reject is not None),
             next((o for o in comparison.outcomes if o.reject is not None), None),
@@ -262,7 +262,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
         rows.append(
             {
                 "pair": comparison.label,
-                "anchor": f"pair-{analysis.comparisons.index(comparison) + 1}",
+                "anchor": f"pair-{index + 1}",
                 "test": deciding.method if deciding else None,
                 "estimate": _mean_difference(comparison),
                 "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
@@ -439,7 +439,6 @@ def _as_sentence(warning: str, function_name: str) -> str:
 
 def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     facts = analysis.facts
-    ropes = [o.posterior.rope for o in analysis.outcomes if o.posterior is not None]
     caveats = interpret.general_caveats(
         n_models=len(facts.models),
         n_pairs=len(analysis.comparisons),
@@ -450,7 +449,7 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         has_records=facts.has_records,
         single_split=analysis.design.kind == "holdout",
         audit_runs=bool(audit and audit.get("available")),
-        rope=ropes[0] if ropes else None,
+        rope=next((o.posterior.rope for o in analysis.outcomes if o.posterior is not None), None),
         rope_given=analysis.rope_given,
     )
     if audit and audit.get("available") and audit.get("poor"):
