@@ -112,11 +112,34 @@ def refuse_existing(
     """``path`` as a :class:`~pathlib.Path`, refused when the file exists and ``overwrite``
     is False: a writer checks before it renders, :func:`write_text` again when it writes.
 
+    Parameters
+    ----------
+    path : path-like
+    overwrite : bool
+        Accept an existing file (it will be replaced).
+    exists_error : type
+        The :class:`OutputExistsError` subclass to raise (e.g. ``ReportExistsError``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    OutputExistsError
+        When ``path`` exists and ``overwrite`` is False.
+
     Examples
     --------
-    >>> import tempfile
-    >>> refuse_existing(tempfile.gettempdir(), overwrite=True).is_dir()
-    True
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "report.md"
+    >>> refuse_existing(target).name
+    'report.md'
+    >>> _ = target.write_text("x")
+    >>> refuse_existing(target)
+    Traceback (most recent call last):
+    ...
+    cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
     """
     target = Path(path)
     if target.exists() and not overwrite:
