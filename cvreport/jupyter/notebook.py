@@ -25,7 +25,7 @@ from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
-from cvreport.rendering.writer import OutputExistsError, write_text
+from cvreport.rendering.writer import OutputExistsError, refuse_existing, write_text
 from cvreport.reporting.report import CORRECTIONS
 from cvreport.reporting.selection import get_spec
 from cvreport.results import check_alpha
@@ -363,11 +363,7 @@ def write(
     target = Path(path)
     if target.suffix != ".ipynb":
         raise CVReportError(f"a notebook's file name ends in .ipynb, got {str(target)!r}")
-    if target.exists() and not overwrite:
-        raise NotebookExistsError(
-            f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it",
-            target,
-        )
+    refuse_existing(target, overwrite=overwrite, exists_error=NotebookExistsError)
     _check_tests(tests if isinstance(tests, str) else list(tests))
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)

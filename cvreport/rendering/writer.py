@@ -48,6 +48,7 @@ __all__ = [
     "OutputExistsError",
     "OutputWriteError",
     "format_from_suffix",
+    "refuse_existing",
     "write_text",
     "write_texts",
 ]
@@ -93,11 +94,57 @@ _HINTS = {
 }
 
 
-def _exists(target: Path) -> OutputExistsError:
-    return OutputExistsError(
+def _exists(
+    target: Path, exists_error: type[OutputExistsError] = OutputExistsError
+) -> OutputExistsError:
+    return exists_error(
         f"{target} exists; pass overwrite=True (--overwrite on the command line) to replace it",
         target,
     )
+
+
+def refuse_existing(
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    exists_error: type[OutputExistsError] = OutputExistsError,
+) -> Path:
+    """``path`` as a :class:`~pathlib.Path`, refused when the file exists and ``overwrite``
+    is False: a writer checks before it renders, :func:`write_text` again when it writes.
+
+    Parameters
+    ----------
+    path : path-like
+    overwrite : bool
+        Accept an existing file (it will be replaced).
+    exists_error : type
+        The :class:`OutputExistsError` subclass to raise (e.g. ``ReportExistsError``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    OutputExistsError
+        When ``path`` exists and ``overwrite`` is False.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "report.md"
+    >>> refuse_existing(target).name
+    'report.md'
+    >>> _ = target.write_text("x")
+    >>> refuse_existing(target)
+    Traceback (most recent call last):
+    ...
+    cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
+    """
+    target = Path(path)
+    if target.exists() and not overwrite:
+        raise _exists(target, exists_error)
+    return target
 
 
 def _write_all(descriptor: int, data: bytes) -> None:
@@ -198,8 +245,7 @@ def write_text(
         ) from None
     if target.is_dir():
         raise OutputWriteError(target, IsADirectoryError(errno.EISDIR, "it is a folder"))
-    if target.exists() and not overwrite:
-        raise _with_type(exists_error, target)
+    refuse_existing(target, overwrite=overwrite, exists_error=exists_error)
     data = text.encode("utf-8")
     try:
         descriptor = _unnamed(folder)
@@ -220,11 +266,6 @@ def write_text(
     return target
 
 
-def _with_type(exists_error: type[OutputExistsError], target: Path) -> OutputExistsError:
-    plain = _exists(target)
-    return exists_error(str(plain), target)
-
-
 def _link_unnamed(
     descriptor: int,
     data: bytes,
@@ -239,7 +280,7 @@ def _link_unnamed(
             try:
                 _link_descriptor(descriptor, target)  # fails if the target appeared meanwhile
             except FileExistsError:
-                raise _with_type(exists_error, target) from None
+                raise _exists(target, exists_error) from None
             return
         # a name is needed for the atomic replace; it exists only once the file is whole
         staged = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -275,10 +316,10 @@ def _write_named(
         try:
             os.link(temporary, target)
         except FileExistsError:
-            raise _with_type(exists_error, target) from None
+            raise _exists(target, exists_error) from None
         except OSError:  # a file system without hard links
             if target.exists():
-                raise _with_type(exists_error, target) from None
+                raise _exists(target, exists_error) from None
             os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)

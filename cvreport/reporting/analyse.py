@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -287,9 +288,7 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     # many models: every pair in one overview, details for the best model's pairs
     frame = None
     if plan.pairs is None and len(pairs) > overview.DETAIL_LIMIT and advice.tests:
-        frame = overview.pair_overview(
-            table, advice.tests[0], alpha=alpha, correction=correction
-        )
+        frame = overview.pair_overview(table, advice.tests[0], alpha=alpha, correction=correction)
         pairs = overview.detailed_pairs(table)
     measure = interpret.measure_words(
         metric,
@@ -353,9 +352,7 @@ def _resolve_pairs(
             raise DataError(
                 f"a report compares models, but the table holds only {describe_keys(models)}"
             )
-        return [
-            (models[i], models[j]) for i in range(len(models)) for j in range(i + 1, len(models))
-        ]
+        return list(combinations(models, 2))
     if isinstance(pairs, str):
         raise CVReportError(f"pairs must be a list of (A, B) pairs, got the string {pairs!r}")
     if len(pairs) == 2 and all(
@@ -397,9 +394,7 @@ def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
         # a tuple, an array or a generator of names
         listed = [str(t) if isinstance(t, str) else t for t in tests]
     except TypeError:
-        raise CVReportError(
-            f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"
-        ) from None
+        listed = [None]
     if not all(isinstance(t, str) for t in listed):
         raise CVReportError(
             f"tests must be 'recommended', 'all' or a list of test names, got {tests!r}"

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cvreport.data.metric import Metric
+from cvreport.distributions import as_distribution
 from cvreport.errors import (
     CVReportError,
     DataError,
@@ -219,26 +220,20 @@ def compare_pairs(
     )
 
 
+@dataclass(frozen=True)
 class _Runner:
     """Runs the asked-for tests on one pair at a time (outcomes built in lists, then frozen)."""
 
-    def __init__(
-        self,
-        table: ResultsTable,
-        specs: Sequence[TestSpec],
-        recommendation: Recommendation,
-        fallback: bool,
-        alpha: float,
-        test_options: Mapping[str, Mapping[str, Any]],
-    ) -> None:
-        self.table = table
-        self.specs = list(specs)
-        self.recommendation = recommendation
-        self.fallback = fallback
-        self.alpha = alpha
-        self.test_options = test_options
+    table: ResultsTable
+    specs: Sequence[TestSpec]
+    recommendation: Recommendation
+    fallback: bool
+    alpha: float
+    test_options: Mapping[str, Mapping[str, Any]]
 
-    def _run_one(self, spec: TestSpec, a: str, b: str) -> tuple[TestResult | None, str, tuple[str, ...]]:
+    def _run_one(
+        self, spec: TestSpec, a: str, b: str
+    ) -> tuple[TestResult | None, str, tuple[str, ...]]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DegenerateStatisticWarning)
             warnings.simplefilter("always", PartitionWarning)
@@ -268,10 +263,9 @@ class _Runner:
         outcomes: list[TestOutcome] = []
         skipped: list[SkippedTest] = []
         recommended = set(self.recommendation.tests)
-        ran: set[TestSpec] = set()
         for spec in self.specs:
             self._add(outcomes, skipped, spec, a, b, recommended=spec in recommended)
-            ran.add(spec)
+        ran = set(self.specs)
         # a recommended test that could not run hands over to its fallback
         failed = [s for s in skipped if s.spec in recommended]
         note = None
@@ -430,61 +424,41 @@ def _read(
     result = outcome.result
     degenerate = _infinite(result.statistic)
     if outcome.posterior is not None:
-        post = outcome.posterior
+        who = {"method": outcome.method, "a": outcome.a, "b": outcome.b}
+        probabilities = asdict(outcome.posterior)
         reading = interpret.bayesian_sentence(
-            method=outcome.method,
-            a=outcome.a,
-            b=outcome.b,
-            p_a_better=post.p_a_better,
-            p_equivalent=post.p_equivalent,
-            p_b_better=post.p_b_better,
-            rope=post.rope,
-            metric=metric.name,
-            degenerate=degenerate,
+            **who, **probabilities, metric=metric.name, degenerate=degenerate
         )
-        short = interpret.posterior_clause(
-            method=outcome.method,
-            a=outcome.a,
-            b=outcome.b,
-            p_a_better=post.p_a_better,
-            p_equivalent=post.p_equivalent,
-            p_b_better=post.p_b_better,
-            rope=post.rope,
-        )
+        short = interpret.posterior_clause(**who, **probabilities)
         return replace(outcome, interpretation=reading, headline=short)
     if not outcome.has_pvalue:
         return replace(outcome, interpretation=f"{outcome.method}: no p-value.")
     reject = (adj if adj is not None else float(result.pvalue)) <= alpha
+    # what the full reading and the bottom line's clause both say
+    decision = {
+        "method": outcome.method,
+        "pvalue": float(result.pvalue),
+        "alpha": alpha,
+        "reject": reject,
+        "adjusted": adj,
+        "degenerate": degenerate,
+        "alternative": result.alternative,
+        "margin": result.margin,
+    }
     reading = interpret.decision_sentence(
-        method=outcome.method,
+        **decision,
         a=outcome.a,
         b=outcome.b,
-        pvalue=float(result.pvalue),
-        alpha=alpha,
-        reject=reject,
         estimate=outcome.shown_estimate,
         interval=outcome.shown_interval,
-        adjusted=adj,
         correction=correction,
         n_comparisons=n_pairs,
         metric=metric,
         estimate_label=outcome.estimate_label,
         distribution=result.distribution,
-        alternative=result.alternative,
-        degenerate=degenerate,
-        margin=result.margin,
         measure=measure,
     )
-    short = interpret.verdict_clause(
-        method=outcome.method,
-        pvalue=float(result.pvalue),
-        alpha=alpha,
-        reject=reject,
-        adjusted=adj,
-        degenerate=degenerate,
-        alternative=result.alternative,
-        margin=result.margin,
-    )
+    short = interpret.verdict_clause(**decision)
     return replace(outcome, adjusted=adj, reject=reject, interpretation=reading, headline=short)
 
 
@@ -497,24 +471,21 @@ def _bayes_versus_tests(
         o for o in comparison.recommended if o.reject is not None and o.result.margin is None
     ]
     for outcome in comparison.outcomes:
-        post = outcome.posterior
-        if post is None or _infinite(outcome.result.statistic):
+        if outcome.posterior is None or _infinite(outcome.result.statistic):
             continue
         for test in deciding:
             note = interpret.posterior_disagreement(
                 bayes=outcome.method,
                 a=comparison.a,
                 b=comparison.b,
-                p_a_better=post.p_a_better,
-                p_equivalent=post.p_equivalent,
-                p_b_better=post.p_b_better,
-                rope=post.rope,
+                **asdict(outcome.posterior),
                 test=test.method,
                 reject=bool(test.reject),
                 pvalue=float(test.result.pvalue),
                 adjusted=test.adjusted,
                 alpha=alpha,
-                signed=_signed(test.result),
+                # only a signed statistic (t, z) has a one-sided p of p/2
+                signed=as_distribution(test.result.distribution).signed,
                 alternative=test.result.alternative,
                 correction=correction,
                 n_comparisons=n_pairs,
@@ -524,25 +495,17 @@ def _bayes_versus_tests(
     return None
 
 
-def _signed(result: TestResult) -> bool:
-    """Whether the test's statistic has a sign (t, z): only then is a one-sided p p/2."""
-    return str(result.distribution).split(" ")[0] in ("t", "normal", "z")
-
-
 # -- small helpers -----------------------------------------------------------------
 def _finite(value: Any) -> bool:
-    try:
-        return value is not None and not math.isnan(float(value))
-    except (TypeError, ValueError):
-        return False
+    """Whether a value is a number and not NaN."""
+    number = float_or_none(value)
+    return number is not None and not math.isnan(number)
 
 
 def _infinite(value: Any) -> bool:
     """Whether a statistic is ±inf (the zero-variance convention of docs/methods.md)."""
-    try:
-        return math.isinf(float(value))
-    except (TypeError, ValueError):
-        return False
+    number = float_or_none(value)
+    return number is not None and math.isinf(number)
 
 
 def float_or_none(value: Any) -> float | None:
@@ -554,20 +517,11 @@ def float_or_none(value: Any) -> float | None:
         return None
 
 
-def _posterior(result: TestResult) -> Posterior | None:
-    """Read the three probabilities from a Bayesian result, whatever its attribute names."""
+def _posterior(result: Any) -> Posterior | None:
+    """The three probabilities of a Bayesian result (:mod:`cvreport.methods.bayesian`), or
+    None for a result that holds none."""
+    names = ("prob_a_better", "prob_equivalent", "prob_b_better")
+    if not all(hasattr(result, name) for name in names):
+        return None
     rope = float_or_none(getattr(result, "rope", None))
-    for names in (
-        ("prob_a_better", "prob_equivalent", "prob_b_better"),
-        ("p_a_better", "p_equivalent", "p_b_better"),
-        ("prob_left", "prob_rope", "prob_right"),
-        ("p_left", "p_rope", "p_right"),
-    ):
-        if all(hasattr(result, n) for n in names):
-            left, middle, right = (float(getattr(result, n)) for n in names)
-            return Posterior(left, middle, right, rope)
-    probabilities = getattr(result, "probabilities", None)
-    if probabilities is not None and len(probabilities) == 3:
-        left, middle, right = (float(p) for p in probabilities)
-        return Posterior(left, middle, right, rope)
-    return None
+    return Posterior(*(float(getattr(result, name)) for name in names), rope=rope)

@@ -86,6 +86,14 @@ def p_equals(p: float, name: str = "p") -> str:
     return f"{name} {shown[0]} {shown[1:]}" if shown.startswith("<") else f"{name} = {shown}"
 
 
+def _adjusted_p(adjusted: float, n_comparisons: int, correction: str | None) -> str:
+    """``adjusted p = 0.068 after adjusting for 3 comparisons with Holm's step-down method``."""
+    how = f" with {correction_name(correction)}" if correction else ""
+    return (
+        f"{p_equals(adjusted, 'adjusted p')} after adjusting for {n_comparisons} comparisons{how}"
+    )
+
+
 def direction_sentence(
     estimate: float | None,
     a: str,
@@ -173,13 +181,11 @@ def hypothesis_sentence(
     metric = metric or Metric("loss", "lower")
     if alternative in MARGIN_ALTERNATIVES:
         return _margin_hypothesis(alternative, a, b, metric, margin)
-    if alternative == "less":
+    if alternative in ("less", "greater"):
+        better, worse = (a, b) if alternative == "less" else (b, a)
         return (
-            f"H₁: {a} is better than {b} ({metric.better_word} {metric.name}; one-sided, as asked)."
-        )
-    if alternative == "greater":
-        return (
-            f"H₁: {b} is better than {a} ({metric.better_word} {metric.name}; one-sided, as asked)."
+            f"H₁: {better} is better than {worse} ({metric.better_word} {metric.name}; "
+            "one-sided, as asked)."
         )
     return f"H₁: {a} and {b} differ (two-sided)."
 
@@ -240,10 +246,7 @@ def margin_sentence(
     m = f"{margin:g}"
     shown_p = p_equals(pvalue)
     if adjusted is not None and correction:
-        shown_p += (
-            f"; {p_equals(adjusted, 'adjusted p')} after adjusting for {n_comparisons} comparisons "
-            f"with {correction_name(correction)}"
-        )
+        shown_p += "; " + _adjusted_p(adjusted, n_comparisons, correction)
     level = f"α = {alpha:g}"
     where = ""
     if interval is not None:
@@ -260,28 +263,18 @@ def margin_sentence(
             f"; {level_text(1 - 2 * alpha)} interval for A − B{unadjusted} {format_interval(interval)} "
             f"{place}"
         )
-    caveat = DEGENERATE_SENTENCE if degenerate else ""
     if alternative == "equivalent":
-        if reject:
-            return (
-                f"{method}: at {level}, {a} and {b} are equivalent within ±{m} {metric.name} "
-                f"({shown_p}{where}).{caveat}"
-            )
-        return (
-            f"{method}: at {level}, equivalence of {a} and {b} within ±{m} {metric.name} was "
-            f"NOT shown ({shown_p}{where}). This does not mean that they differ by more than "
-            f"the margin: these data cannot tell at this level.{caveat}"
-        )
-    if reject:
-        return (
-            f"{method}: at {level}, {a} is not worse than {b} by more than {m} {metric.name} "
-            f"({shown_p}{where}).{caveat}"
-        )
-    return (
-        f"{method}: at {level}, non-inferiority was NOT shown: the data do not show that {a} "
-        f"is not worse than {b} by more than {m} {metric.name} ({shown_p}{where}). This is "
-        f"not evidence that {a} is worse: these data cannot tell at this level.{caveat}"
-    )
+        within = f"within ±{m} {metric.name}"
+        claim = f"{a} and {b} are equivalent {within}"
+        failed = f"equivalence of {a} and {b} {within} was NOT shown"
+        doubt = "This does not mean that they differ by more than the margin"
+    else:
+        claim = f"{a} is not worse than {b} by more than {m} {metric.name}"
+        failed = f"non-inferiority was NOT shown: the data do not show that {claim}"
+        doubt = f"This is not evidence that {a} is worse"
+    tail = "" if reject else f" {doubt}: these data cannot tell at this level."
+    caveat = DEGENERATE_SENTENCE if degenerate else ""
+    return f"{method}: at {level}, {claim if reject else failed} ({shown_p}{where}).{tail}{caveat}"
 
 
 def decision_sentence(
@@ -341,10 +334,7 @@ def decision_sentence(
         )
     shown_p = p_equals(pvalue)
     if adjusted is not None and correction:
-        shown_p += (
-            f"; {p_equals(adjusted, 'adjusted p')} after adjusting for {n_comparisons} comparisons "
-            f"with {correction_name(correction)}"
-        )
+        shown_p += "; " + _adjusted_p(adjusted, n_comparisons, correction)
     level = f"α = {alpha:g}"
     direction = direction_sentence(
         estimate, a, b, metric=metric, estimate_label=estimate_label, measure=measure
@@ -666,12 +656,11 @@ def posterior_disagreement(
         )
         if cause == "adjustment":
             assert adjusted is not None
-            how = f" with {correction_name(correction)}" if correction else ""
             return (
                 f"{head} only after the multiplicity adjustment: its {p_equals(pvalue)} is "
-                f"below α on its own, {p_equals(adjusted, 'adjusted p')} after adjusting for "
-                f"{n_comparisons} comparisons{how}. The posterior probability is not adjusted "
-                "for the other comparisons, so the cause of the disagreement is the adjustment."
+                f"below α on its own, {_adjusted_p(adjusted, n_comparisons, correction)}. The "
+                "posterior probability is not adjusted for the other comparisons, so the cause "
+                "of the disagreement is the adjustment."
             )
         deciding = adjusted if adjusted is not None else pvalue
         name = "adjusted p" if adjusted is not None else "p"

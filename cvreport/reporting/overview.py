@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -72,8 +73,8 @@ COLUMNS = (
 )
 
 
-def _fold_means(table: ResultsTable) -> np.ndarray:
-    """The ``(models, m, K)`` array of each model's mean loss on each fold."""
+def _mean_losses(table: ResultsTable) -> np.ndarray:
+    """Each model's mean loss over its folds (the mean of its per-fold mean losses)."""
     errors = table.fold_errors()
     models = pd.Index(table.models)
     replications = pd.Index(table.replications)
@@ -84,7 +85,7 @@ def _fold_means(table: ResultsTable) -> np.ndarray:
         replications.get_indexer(errors["replication"]),
         folds.get_indexer(errors["fold"]),
     ] = errors["loss"].to_numpy(dtype=np.float64)
-    return out
+    return np.nanmean(out.reshape(len(models), -1), axis=1)
 
 
 def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, Any]]) -> tuple:
@@ -92,7 +93,8 @@ def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, An
     pvalue = np.full(len(pairs), np.nan)
     for index, (a, b) in enumerate(pairs):
         try:
-            result = analysis.run_test(spec, table, a, b, {"alternative": None})  # the test's own default
+            # the test's own default alternative
+            result = analysis.run_test(spec, table, a, b, {"alternative": None})
         except CVReportError:
             continue
         statistic[index], pvalue[index] = float(result.statistic), float(result.pvalue)
@@ -137,16 +139,11 @@ def pair_overview(
     """
     spec = test if isinstance(test, TestSpec) else get_spec(test, in_report=True)
     models = list(table.models)
-    if pairs is None:
-        pairs = [
-            (models[i], models[j]) for i in range(len(models)) for j in range(i + 1, len(models))
-        ]
-    pairs = list(pairs)
+    pairs = list(combinations(models, 2) if pairs is None else pairs)
     position = {model: index for index, model in enumerate(models)}
     first = np.array([position[a] for a, _ in pairs], dtype=np.int64)
     second = np.array([position[b] for _, b in pairs], dtype=np.int64)
-    means = _fold_means(table)
-    overall = np.nanmean(means.reshape(len(models), -1), axis=1)
+    overall = _mean_losses(table)
     if table.higher_is_better:
         overall = -overall  # the table holds the negated score; show the score
     result = all_pairs(spec, table, pairs)
@@ -195,9 +192,7 @@ def detailed_pairs(table: ResultsTable, count: int = DETAILED_PAIRS) -> list[tup
     >>> detailed_pairs(ResultsTable.from_formula("loss ~ model | fold", df), 2)
     [('b', 'a'), ('b', 'c')]
     """
-    means = _fold_means(table)
-    overall = np.nanmean(means.reshape(means.shape[0], -1), axis=1)
-    order = np.argsort(overall, kind="stable")
+    order = np.argsort(_mean_losses(table), kind="stable")
     models = table.models
     best = models[int(order[0])]
     return [(best, models[int(k)]) for k in order[1 : count + 1]]

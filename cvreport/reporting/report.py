@@ -45,7 +45,7 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,12 @@ from cvreport.errors import CVReportError, DataError
 from cvreport.methods.recommendation import Recommendation
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
-from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
+from cvreport.rendering.writer import (
+    OutputExistsError,
+    format_from_suffix,
+    refuse_existing,
+    write_text,
+)
 from cvreport.reporting import view
 from cvreport.reporting.analyse import CORRECTIONS, Analysis, Plan, analyse
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
@@ -84,18 +89,18 @@ __all__ = [
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
 """File suffixes :meth:`Report.save` recognises, and the format each one means."""
 
-_FORMAT_ALIASES = {
-    "html": "html",
-    "htm": "html",
-    "md": "markdown",
-    "markdown": "markdown",
-    "tex": "latex",
-    "latex": "latex",
+_FORMAT_ALIASES = {suffix[1:]: kind for suffix, kind in FORMATS.items()} | {
+    kind: kind for kind in FORMATS.values()
 }
 
 
 class ReportExistsError(OutputExistsError):
     """The report's target file exists and ``overwrite`` was not set."""
+
+
+def _forward(name: str, doc: str) -> Any:
+    """A read-only attribute of the report that reads its analysis."""
+    return property(lambda report: getattr(report.analysis, name), doc=doc)
 
 
 class Report(ReportDisplay):
@@ -185,14 +190,8 @@ class Report(ReportDisplay):
         self.analysis = analysis
         self.title = title or _default_title(analysis.pairs)
         self._context_cache: dict[str, Any] | None = None
-        self.figure_prefix = (
-            "cvr"
-            + hashlib.sha1(
-                repr(
-                    (self.title, list(analysis.pairs), analysis.test_names, analysis.alpha)
-                ).encode()
-            ).hexdigest()[:6]
-        )
+        key = repr((self.title, list(analysis.pairs), analysis.test_names, analysis.alpha))
+        self.figure_prefix = "cvr" + hashlib.sha1(key.encode()).hexdigest()[:6]
 
     @classmethod
     def from_analysis(cls, analysis: Analysis, *, title: str | None = None) -> Report:
@@ -212,25 +211,42 @@ class Report(ReportDisplay):
         return cls(analysis, title=title)
 
     # -- what the report holds (read from its analysis) ------------------
-    @property
-    def table(self) -> Any:
-        """The table analysed."""
-        return self.analysis.table
-
-    @property
-    def design(self) -> Any:
-        """The table's cross-validation design."""
-        return self.analysis.design
-
-    @property
-    def alpha(self) -> float:
-        """The significance level of the decisions."""
-        return self.analysis.alpha
-
-    @property
-    def correction(self) -> str | None:
-        """The multiplicity correction across pairs (None for none)."""
-        return self.analysis.correction
+    table: ResultsTable = _forward("table", "The table analysed.")
+    design: Any = _forward("design", "The table's cross-validation design.")
+    alpha: float = _forward("alpha", "The significance level of the decisions.")
+    correction: str | None = _forward(
+        "correction", "The multiplicity correction across pairs (None for none)."
+    )
+    test_names: list[str] = _forward("test_names", "The names of the tests run on every pair.")
+    recommendation: Recommendation = _forward(
+        "recommendation", "The tests recommended for the design and the metric, with the reason."
+    )
+    audit: Any = _forward(
+        "audit",
+        "The overlap audit (m×2 and repeated K-fold designs with per-record losses) or None.",
+    )
+    audit_note: str | None = _forward(
+        "audit_note", "Why there is no audit, when that needs saying."
+    )
+    partitions: str | None = _forward(
+        "partitions", "The m×2 partition design the audit recognised."
+    )
+    overview: pd.DataFrame | None = _forward(
+        "overview", "Every pair in one table, when there are too many pairs to detail."
+    )
+    comparisons: tuple[Comparison, ...] = _forward(
+        "comparisons", "Per pair, the outcomes and the tests that could not run."
+    )
+    metric: Metric = _forward(
+        "metric", "The table's metric: every number the report shows is in its units and direction."
+    )
+    results: list[TestResult] = _forward(
+        "results", "Every result object, pair by pair, in the order shown."
+    )
+    outcomes: list[TestOutcome] = _forward("outcomes", "Every :class:`TestOutcome`, pair by pair.")
+    skipped: list[SkippedTest] = _forward(
+        "skipped", "Tests that were asked for but could not run, with the reason."
+    )
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -244,69 +260,14 @@ class Report(ReportDisplay):
         return tests if isinstance(tests, str) else list(tests)
 
     @property
-    def test_names(self) -> list[str]:
-        """The names of the tests run on every pair."""
-        return self.analysis.test_names
-
-    @property
     def test_options(self) -> dict[str, dict[str, Any]]:
         """The options given per test."""
         return {name: dict(options) for name, options in self.analysis.test_options.items()}
 
     @property
-    def recommendation(self) -> Recommendation:
-        """The tests recommended for the design and the metric, with the reason."""
-        return self.analysis.recommendation
-
-    @property
-    def audit(self) -> Any:
-        """The overlap audit (m×2 and repeated K-fold designs with per-record losses) or None."""
-        return self.analysis.audit
-
-    @property
-    def audit_note(self) -> str | None:
-        """Why there is no audit, when that needs saying."""
-        return self.analysis.audit_note
-
-    @property
-    def partitions(self) -> str | None:
-        """The m×2 partition design the audit recognised."""
-        return self.analysis.partitions
-
-    @property
-    def overview(self) -> pd.DataFrame | None:
-        """Every pair in one table, when there are too many pairs to detail."""
-        return self.analysis.overview
-
-    @property
-    def comparisons(self) -> tuple[Comparison, ...]:
-        """Per pair, the outcomes and the tests that could not run."""
-        return self.analysis.comparisons
-
-    @property
-    def metric(self) -> Metric:
-        """The table's metric: every number the report shows is in its units and direction."""
-        return self.analysis.metric
-
-    @property
     def measure(self) -> str:
         """What the values measure, in words (the metric's name, "error rate" for 0/1 errors)."""
         return self.metric.name
-
-    @property
-    def results(self) -> list[TestResult]:
-        """Every result object, pair by pair, in the order shown."""
-        return self.analysis.results
-
-    @property
-    def outcomes(self) -> list[TestOutcome]:
-        """Every :class:`TestOutcome`, pair by pair."""
-        return self.analysis.outcomes
-
-    @property
-    def skipped(self) -> list[SkippedTest]:
-        """Tests that were asked for but could not run, with the reason."""
-        return self.analysis.skipped
 
     def to_frame(self) -> pd.DataFrame:
         """One tidy row per test and pair, with the adjusted p-value and the stated decision.
@@ -385,11 +346,8 @@ class Report(ReportDisplay):
             raise CVReportError(
                 f"{', '.join(unknown)} does not apply to {kind} output (its options: {allowed})"
             )
-        if kind == "html":
-            return self.to_html(**options)
-        if kind == "markdown":
-            return self.to_markdown(**options)
-        return self.to_latex(**options)
+        renderers = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}
+        return renderers[kind](**options)
 
     def save(
         self,
@@ -432,14 +390,8 @@ class Report(ReportDisplay):
                 f"{target} is a folder; give a file name inside it, e.g. "
                 f"{target / _DEFAULT_NAMES[kind]}"
             )
-        if target.exists() and not overwrite:
-            raise ReportExistsError(
-                f"{target} exists; pass overwrite=True (--overwrite on the command line) to "
-                "replace it",
-                target,
-            )
-        text = self.render(kind, **options)
-        _write_atomically(target, text, overwrite=overwrite)
+        refuse_existing(target, overwrite=overwrite, exists_error=ReportExistsError)
+        _write_atomically(target, self.render(kind, **options), overwrite=overwrite)
         return target
 
     # -- display ---------------------------------------------------------
@@ -543,6 +495,5 @@ def _render_latex(context: Mapping[str, Any], *, standalone: bool, stars: bool) 
     return latex_environment().get_template("report.tex.j2").render(extended)
 
 
-def _write_atomically(target: Path, text: str, *, overwrite: bool) -> None:
-    """Write ``text`` to ``target`` atomically (:func:`cvreport.rendering.writer.write_text`)."""
-    write_text(target, text, overwrite=overwrite, exists_error=ReportExistsError)
+# ``target, text, *, overwrite``: write atomically, refusing an existing file unless overwrite
+_write_atomically = partial(write_text, exists_error=ReportExistsError)

@@ -9,6 +9,7 @@ Every number is in the user's metric and direction.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -77,10 +78,11 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         },
         "bottom_line": _bottom_line(analysis),
         "overview": _overview(analysis),
-        "all_pairs": overview.context(analysis.overview, analysis.correction, _all_pairs_label(analysis)),
+        "all_pairs": overview.context(
+            analysis.overview, analysis.correction, _all_pairs_label(analysis)
+        ),
         "pairs": [
-            _pair_context(analysis, i, c, figure_prefix)
-            for i, c in enumerate(analysis.comparisons)
+            _pair_context(analysis, i, c, figure_prefix) for i, c in enumerate(analysis.comparisons)
         ],
         "pvalue_figure": _pvalue_figure(analysis, figure_prefix),
         "caveats": _caveats(analysis, audit),
@@ -214,7 +216,9 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
     for comparison in analysis.comparisons:
         shown = comparison.recommended or comparison.outcomes
         if not shown:
-            reason = "; ".join(s.reason for s in comparison.skipped) or analysis.recommendation.reason
+            reason = (
+                "; ".join(s.reason for s in comparison.skipped) or analysis.recommendation.reason
+            )
             lines.append({"pair": comparison.label, "text": f"No test could be run: {reason}"})
             continue
         clauses = [o.headline for o in shown if o.posterior is None]
@@ -242,9 +246,7 @@ def _all_pairs_label(analysis: Analysis) -> str | None:
     """The all-pairs test as the detailed sections name it."""
     if analysis.overview is None or analysis.overview.empty:
         return None
-    test = str(analysis.overview["test"].iloc[0])
-    methods = (o.method for c in analysis.comparisons for o in c.outcomes if o.name == test)
-    return next(methods, None)
+    return _test_name(analysis, str(analysis.overview["test"].iloc[0]))
 
 
 def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
@@ -252,7 +254,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
     if len(analysis.comparisons) < 2:
         return None
     rows = []
-    for comparison in analysis.comparisons:
+    for index, comparison in enumerate(analysis.comparisons):
         deciding = next(
             (o for o in comparison.recommended if o.reject is not None),
             next((o for o in comparison.outcomes if o.reject is not None), None),
@@ -260,7 +262,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
         rows.append(
             {
                 "pair": comparison.label,
-                "anchor": f"pair-{analysis.comparisons.index(comparison) + 1}",
+                "anchor": f"pair-{index + 1}",
                 "test": deciding.method if deciding else None,
                 "estimate": _mean_difference(comparison),
                 "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
@@ -318,13 +320,7 @@ def _pair_context(
             "reference": result.reference,
         }
         if outcome.posterior is not None:
-            post = outcome.posterior
-            entry["posterior"] = {
-                "p_a_better": post.p_a_better,
-                "p_equivalent": post.p_equivalent,
-                "p_b_better": post.p_b_better,
-                "rope": post.rope,
-            }
+            entry["posterior"] = asdict(outcome.posterior)
             bayes.append(entry)
         else:
             rows.append(entry)
@@ -335,9 +331,7 @@ def _pair_context(
             for w in entry["warnings"]
         )
         caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
-    counts = None
-    if analysis.design.kind == "holdout":
-        counts = analysis.holdout_counts[index]
+    holdout = analysis.design.kind == "holdout"
     return {
         "index": index,
         "anchor": f"pair-{index + 1}",
@@ -352,10 +346,8 @@ def _pair_context(
         ],
         "disagreement": comparison.disagreement,
         "fallback_note": comparison.fallback_note,
-        "counts": counts,
-        "figure": None
-        if analysis.design.kind == "holdout"
-        else _difference_figure(analysis, index, figure_prefix),
+        "counts": analysis.holdout_counts[index] if holdout else None,
+        "figure": None if holdout else _difference_figure(analysis, index, figure_prefix),
         "any_adjusted": any(r["adjusted"] is not None for r in rows),
     }
 
@@ -441,14 +433,13 @@ def _as_sentence(warning: str, function_name: str) -> str:
     'few folds.'
     """
     prefix = f"{function_name}: "
-    text = warning[len(prefix):] if warning.startswith(prefix) else warning
+    text = warning[len(prefix) :] if warning.startswith(prefix) else warning
     text = text.rstrip()
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     facts = analysis.facts
-    ropes = [o.posterior.rope for o in analysis.outcomes if o.posterior is not None]
     caveats = interpret.general_caveats(
         n_models=len(facts.models),
         n_pairs=len(analysis.comparisons),
@@ -459,7 +450,7 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         has_records=facts.has_records,
         single_split=analysis.design.kind == "holdout",
         audit_runs=bool(audit and audit.get("available")),
-        rope=ropes[0] if ropes else None,
+        rope=next((o.posterior.rope for o in analysis.outcomes if o.posterior is not None), None),
         rope_given=analysis.rope_given,
     )
     if audit and audit.get("available") and audit.get("poor"):
