@@ -37,6 +37,7 @@ from cvreport.methods.mx2_differences import (
     as_tuples,
     balance_warning,
     check_kernel_shape,
+    extension_note,
     mx2_fields,
     mx2_spec,
     split_variances,
@@ -180,12 +181,8 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
 def _paired_ttest_5x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> PairedTTest5x2cvResult:
-    m = d.shape[0]
     k = paired_ttest_5x2cv_kernel(d, alternative, alternatives=True)
     assert k.pvalues is not None
-    notes: tuple[str, ...] = ()
-    if m != 5:
-        notes = (f"extension: Dietterich's test is defined for 5×2; with m = {m}, t(m).",)
     return t_result(
         PairedTTest5x2cvResult,
         PAIRED_T_5X2CV,
@@ -193,7 +190,7 @@ def _paired_ttest_5x2cv(
         alternative,
         numerator="the first split difference p_1^(1)",
         denominator="the pooled variance Σ s_i²/m",
-        notes=notes,
+        notes=extension_note(d.shape[0], "Dietterich's test", "t(m)"),
         alternative_statistics=as_tuples(k.statistics),
         alternative_pvalues=as_tuples(k.pvalues),
         rejections=int(np.sum(k.pvalues <= 0.05)),
@@ -241,7 +238,6 @@ def _blocked_ttest_3x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> Mx2TTestResult:
     m = d.shape[0]
-    k = blocked_ttest_3x2cv_kernel(d, alternative)
     notes: tuple[str, ...] = ()
     if m != 3:
         notes = (
@@ -251,7 +247,7 @@ def _blocked_ttest_3x2cv(
     return t_result(
         Mx2TTestResult,
         BLOCKED_T_3X2CV,
-        k,
+        blocked_ttest_3x2cv_kernel(d, alternative),
         alternative,
         numerator="the mean split difference",
         denominator="the variance σ̂² of the split differences",
@@ -296,18 +292,15 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
 def _combined_ttest_5x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> Mx2TTestResult:
-    m = d.shape[0]
-    k = combined_ttest_5x2cv_kernel(d, alternative)
-    notes: tuple[str, ...] = (
+    notes = (
         "not recommended for decisions: strongly anti-conservative in Yang et al. Table V "
         "(type I error 0.291 at nominal 0.05 on the ε scenario).",
+        *extension_note(d.shape[0], "the combined t", "t(m)"),
     )
-    if m != 5:
-        notes += (f"extension: the combined t is defined for 5×2; with m = {m}, t(m).",)
     return t_result(
         Mx2TTestResult,
         COMBINED_T_5X2CV,
-        k,
+        combined_ttest_5x2cv_kernel(d, alternative),
         alternative,
         numerator="the mean split difference",
         denominator="the pooled variance Σ s_i²/m",

@@ -43,6 +43,7 @@ __all__ = [
     "check_differences",
     "check_kernel_shape",
     "difference_tables",
+    "extension_note",
     "finish_balanced",
     "labels_or_positions",
     "mx2_fields",
@@ -131,6 +132,13 @@ def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
         "replication_labels": labels_or_positions(replications, m),
         "fold_labels": labels_or_positions(folds, 2),
     }
+
+
+def extension_note(m: int, test: str, distribution: str) -> tuple[str, ...]:
+    """The note of a test defined for 5×2 run on m×2 with m ≠ 5 (none when m = 5)."""
+    if m == 5:
+        return ()
+    return (f"extension: {test} is defined for 5×2; with m = {m}, {distribution}.",)
 
 
 def two_folds(design: Design) -> bool:

@@ -17,16 +17,13 @@ import numpy as np
 from scipy import special
 
 from cvreport.errors import CVReportError
-from cvreport.methods._common import (
-    apply_degenerate_pvalue,
-    describe_degenerate,
-    safe_ratio,
-)
+from cvreport.methods._common import apply_degenerate_pvalue, kernel_fields, safe_ratio
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     SplitDifferences,
     balance_warning,
     check_kernel_shape,
+    extension_note,
     finish_balanced,
     mx2_fields,
     mx2_spec,
@@ -97,14 +94,19 @@ def combined_ftest_5x2cv_kernel(differences: Any) -> FKernel:
     >>> round(float(k.statistic), 6), round(float(k.pvalue), 6), (k.df1, k.df2)
     (0.909091, 0.581985, (10.0, 5.0))
     """
+    return _f_kernel(differences, 1.0, None)
+
+
+def _f_kernel(differences: Any, scale: float, df1: float | None) -> FKernel:
+    """scale · Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(df1, m) (df1 None: 2m), upper tail."""
     d = np.asarray(differences, dtype=np.float64)
     check_kernel_shape(d)
     m = d.shape[-2]
-    numerator = (d**2).sum(axis=(-2, -1))
-    denominator = 2.0 * split_variances(d).sum(axis=-1)
-    f, code = safe_ratio(numerator, denominator)
-    pvalue = apply_degenerate_pvalue(special.fdtrc(2.0 * m, float(m), f), code)
-    return FKernel(f, pvalue, 2.0 * m, float(m), code)
+    df1 = 2.0 * m if df1 is None else float(df1)
+    numerator = scale * (d**2).sum(axis=(-2, -1))
+    f, code = safe_ratio(numerator, 2.0 * split_variances(d).sum(axis=-1))
+    pvalue = apply_degenerate_pvalue(special.fdtrc(df1, float(m), f), code)
+    return FKernel(f, pvalue, df1, float(m), code)
 
 
 def calibrated_df1(rho1: float, rho2: float, m: int = 5) -> float:
@@ -149,14 +151,7 @@ def calibrated_ftest_5x2cv_kernel(
     >>> round(float(k.statistic), 6), (k.df1, k.df2)
     (0.909091, (7.0, 5.0))
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
-    m = d.shape[-2]
-    numerator = (1.0 - rho1) * (d**2).sum(axis=(-2, -1))
-    denominator = 2.0 * split_variances(d).sum(axis=-1)
-    f, code = safe_ratio(numerator, denominator)
-    pvalue = apply_degenerate_pvalue(special.fdtrc(float(df1), float(m), f), code)
-    return FKernel(f, pvalue, float(df1), float(m), code)
+    return _f_kernel(differences, 1.0 - rho1, df1)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -203,19 +198,10 @@ def _f_result(
     result: type[F], spec: TestSpec, kernel: FKernel, denominator: str, **fields: Any
 ) -> F:
     """The result of one F kernel outcome, named by its test's spec (upper tail, no interval)."""
+    numerator = "the sum of squared split differences"
     return result(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, kernel, "two-sided", numerator=numerator, denominator=denominator),
         df=(kernel.df1, kernel.df2),
-        alternative="two-sided",
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
-        warnings=describe_degenerate(
-            int(kernel.degenerate),
-            numerator="the sum of squared split differences",
-            denominator=denominator,
-        ),
         **fields,
     )
 
@@ -223,17 +209,12 @@ def _f_result(
 def _combined_ftest_5x2cv(
     d: np.ndarray, replications: Any = None, folds: Any = None
 ) -> FTest5x2cvResult:
-    m = d.shape[0]
-    k = combined_ftest_5x2cv_kernel(d)
-    notes: tuple[str, ...] = ()
-    if m != 5:
-        notes = (f"extension: the combined F is defined for 5×2; with m = {m}, F(2m, m).",)
     return _f_result(
         FTest5x2cvResult,
         COMBINED_F_5X2CV,
-        k,
+        combined_ftest_5x2cv_kernel(d),
         denominator="the variance sum 2 Σ s_i²",
-        notes=notes,
+        notes=extension_note(d.shape[0], "the combined F", "F(2m, m)"),
         **mx2_fields(d, replications, folds),
     )
 
