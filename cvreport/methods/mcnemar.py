@@ -27,7 +27,7 @@ from cvreport.methods._common import (
     OK,
     check_counts,
     chi2_sf,
-    describe_degenerate,
+    kernel_fields,
     sorted_contingency,
 )
 from cvreport.methods.docstrings import fill_doc
@@ -275,19 +275,14 @@ def _mcnemar(
     _check_method(method)
     k = mcnemar_kernel(b, c, method)
     chi2 = method in ("corrected", "uncorrected")
+    fields = kernel_fields(MCNEMAR, k, "two-sided", numerator="")
     return McNemarResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **(fields | {"method": _METHOD_NAMES[method]}),
         df=1.0 if chi2 else None,
         distribution="chi2" if chi2 else "binomial",
-        alternative="two-sided",
         estimate=None if not n else (b - c) / n,
         nobs=None if n is None else int(n),
-        method=_METHOD_NAMES[method],
-        test="mcnemar",
-        reference=REF_MCNEMAR,
         design="hold-out (one validation fold)",
-        warnings=describe_degenerate(int(k.degenerate), numerator="", denominator=""),
         b=_count(b),
         c=_count(c),
         variant=method,
@@ -368,25 +363,19 @@ def _mcnemar_kfold(
         if folds is not None
         else tuple(str(i + 1) for i in range(b.size))
     )
-    warnings = describe_degenerate(int(k.degenerate), numerator="", denominator="")
+    fields = kernel_fields(MCNEMAR_KFOLD, k, "two-sided", numerator="")
     empty = [labels[i] for i in np.flatnonzero(b + c == 0)]
-    if empty and not warnings:
-        warnings = (
+    if empty and not fields["warnings"]:
+        fields["warnings"] = (
             f"folds {', '.join(empty)} have no discordant records (b + c = 0); each "
             "contributes statistic 0 by convention.",
         )
     return McNemarKFoldResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **fields,
         df=k.df,
-        alternative="two-sided",
         estimate=None if not n else float((b.sum() - c.sum()) / n),
         nobs=None if n is None else int(n),
-        method="Naive K-fold CV McNemar test",
-        test="mcnemar_kfold",
-        reference=REF_KFOLD,
         design=f"{b.size}-fold cross-validation (counts given directly)",
-        warnings=warnings,
         notes=(
             "not recommended: the fold statistics are correlated (overlapping training "
             "sets), so the χ²(K) reference distribution does not hold; Yang et al. Table V "

@@ -19,6 +19,7 @@ from cvreport.methods._common import (
     OK,
     check_counts,
     chi2_sf,
+    kernel_fields,
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
@@ -235,15 +236,10 @@ def _mcnemar_5x2bcv(
             "test more liberal.",
         )
     return BCVMcNemarResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **(kernel_fields(MCNEMAR_5X2BCV, k, "two-sided") | {"method": f"{m}×2 BCV McNemar test"}),
         df=1.0,
-        alternative="two-sided",
         estimate=None if total == 0 else (mean[1] - mean[2]) / total,
         nobs=round(2.0 * total),
-        method=f"{m}×2 BCV McNemar test",
-        test="mcnemar_5x2bcv",
-        reference=REF_BCV,
         design=f"{m}×2 block-regularized cross-validation (tables given directly)",
         warnings=warnings,
         notes=notes,

@@ -25,6 +25,7 @@ from cvreport.methods._common import (
     TKernel,
     as_array,
     finish_result,
+    kernel_fields,
     normal_pvalue,
     t_kernel,
     t_result,
@@ -256,18 +257,12 @@ def _count_result(
     notes: tuple[str, ...] = (),
 ) -> OneModelTestResult:
     """The result of a test ``spec`` of X errors out of N records against ``p0``."""
-    kernel = spec.kernel(x, n, p0, alternative)
     return OneModelTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, spec.kernel(x, n, p0, alternative), alternative),
         df=None,
         distribution=distribution,
-        alternative=alternative,
         estimate=x / n,
         nobs=int(n),
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
         design="one validation set (counts given directly)",
         notes=notes,
         p0=p0,

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
-    describe_degenerate,
+    kernel_fields,
     t_kernel,
     zero_spread,
 )
@@ -257,23 +257,13 @@ def resampled_result(
     notes: tuple[str, ...] = (),
 ) -> ResampledTTestResult:
     n_splits = round(kernel.df) + 1
-    warnings = describe_degenerate(
-        int(kernel.degenerate),
-        numerator=f"the mean of the {what}",
-        denominator=f"the variance of the {what}",
-    )
+    mean, variance = f"the mean of the {what}", f"the variance of the {what}"
     return ResampledTTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, kernel, alternative, numerator=mean, denominator=variance),
         df=kernel.df,
         distribution="t",
-        alternative=alternative,
         estimate=float(kernel.estimate),
         nobs=n_splits,
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
-        warnings=warnings,
         notes=notes,
         center=float(kernel.estimate),
         standard_error=float(kernel.standard_error),
