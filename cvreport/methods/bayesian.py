@@ -45,6 +45,7 @@ from cvreport.methods._common import (
     NONZERO_OVER_ZERO,
     ZERO_OVER_ZERO,
     as_array,
+    kernel_fields,
     safe_ratio,
     zero_spread,
 )
@@ -331,7 +332,6 @@ def _bayesian(
     rope: float = 0.0,
     alternative: str = "two-sided",
 ) -> BayesianCorrelatedTTestResult:
-    check_alternative(alternative)
     w = _check_rope(rope)
     p = as_array(differences, "differences")
     if p.ndim not in (1, 2):
@@ -355,16 +355,11 @@ def _bayesian(
     kernel = bayesian_correlated_ttest_kernel(flat, ratio, w, alternative)
     location = float(kernel.location)
     return BayesianCorrelatedTTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(BAYESIAN_CORRELATED_T, kernel, alternative),
         df=kernel.df,
         distribution="t (posterior)",
-        alternative=alternative,
         estimate=location,
         nobs=flat.size,
-        method="Bayesian correlated t test",
-        test="bayesian_correlated_ttest",
-        reference=REFERENCE,
         warnings=_degenerate_message(int(kernel.degenerate), location),
         prob_a_better=float(kernel.prob_a_better),
         prob_equivalent=float(kernel.prob_equivalent),
@@ -432,8 +427,6 @@ def bayesian_correlated_ttest_array(
 
 
 # ================================================================ layer 3: the table-level function
-
-
 @fill_doc
 def bayesian_correlated_ttest(
     table: ResultsTable | str,

@@ -36,9 +36,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import (
-    as_array,
-)
+from cvreport.methods._common import as_array
 from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest,
     corrected_repeated_kfold_ttest_array,
@@ -61,7 +59,6 @@ from cvreport.methods.resampled_t import (
     table_test_train_ratio,
 )
 from cvreport.methods.spec import TestSpec, corrected_split_differences, split_differences
-from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -88,8 +85,6 @@ __all__ = [
 
 
 # ================================================================ layer 1: kernels
-
-
 def paired_ttest_resampled_kernel(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestKernel:
@@ -103,9 +98,7 @@ def paired_ttest_resampled_kernel(
     return corrected_resampled_ttest_kernel(differences, 0.0, alternative)
 
 
-# ================================================================ results
-
-
+# ================================================================ layer 2: array-level functions
 def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     p = as_array(differences, "differences")
     if p.ndim != 1:
@@ -115,11 +108,9 @@ def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     return p
 
 
-# ================================================================ layer 2: array-level functions
 def _paired_ttest_resampled(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
-    check_alternative(alternative)
     p = _split_vector(differences, "paired_ttest_resampled")
     return resampled_result(
         paired_ttest_resampled_kernel(p, alternative),
@@ -236,8 +227,6 @@ def corrected_resampled_ttest_array(
 
 
 # ================================================================ layer 3: table-level functions
-
-
 @fill_doc
 def paired_ttest_resampled(
     table: ResultsTable | str,

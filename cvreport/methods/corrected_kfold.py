@@ -15,9 +15,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import (
-    as_array,
-)
+from cvreport.methods._common import as_array
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (

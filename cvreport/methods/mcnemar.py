@@ -195,8 +195,6 @@ def mcnemar_kfold_kernel(b: Any, c: Any) -> McNemarKFoldKernel:
 
 
 # ================================================================ results
-
-
 @dataclass(frozen=True, kw_only=True, repr=False)
 class McNemarResult(TestResult):
     """Hold-out McNemar test; defines no confidence interval.
@@ -256,8 +254,6 @@ class McNemarKFoldResult(TestResult):
 
 
 # ================================================================ array level
-
-
 def _count(value: float) -> float:
     """A count as an int when it is whole (so that summaries print 29, not 29.0000)."""
     number = float(value)
@@ -444,8 +440,6 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
 
 
 # ================================================================ table level
-
-
 @fill_doc
 def mcnemar(
     table: ResultsTable | str,

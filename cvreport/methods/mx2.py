@@ -81,8 +81,6 @@ REF_YILDIZ = (
 
 
 # ================================================================ kernels
-
-
 class PairedT5x2Kernel(NamedTuple):
     """Dietterich's t and its 2m alternatives, vectorised over the batch shape.
 
@@ -176,8 +174,6 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
 
 
 # ================================================================ array level
-
-
 def _paired_ttest_5x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> PairedTTest5x2cvResult:
@@ -346,8 +342,6 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
 
 
 # ================================================================ table level
-
-
 @fill_doc
 def paired_ttest_5x2cv(
     table: ResultsTable | str,
