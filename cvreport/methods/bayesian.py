@@ -445,9 +445,7 @@ def bayesian_correlated_ttest(
     (ρ = n2/n, 1/k for k-fold CV). "A better" means δ < −rope for a loss and
     δ > rope for a score.
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     rope : float
         Half-width of the region of practical equivalence, in the metric's units
         (e.g. 0.01 for one point of error rate or accuracy).

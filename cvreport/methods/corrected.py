@@ -241,11 +241,7 @@ def paired_ttest_resampled(
     **Anti-conservative baseline**: kept so that a report can show how far the
     uncorrected test strays; use :func:`corrected_resampled_ttest` to decide.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
@@ -287,9 +283,7 @@ def corrected_resampled_ttest(
     ``t = mean(p) / sqrt((1/J + n2/n1) · s²) ~ t(J − 1)``; against a margin m, the
     two one-sided tests ``(mean(p) ± m) / sqrt((1/J + n2/n1) · s²)``.
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     test_train_ratio : float, optional
         ``n2/n1``. By default taken from the table: the summed validation sizes over
         the summed training sizes (as Weka does), with training sizes from

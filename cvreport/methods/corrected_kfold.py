@@ -163,9 +163,7 @@ def corrected_repeated_kfold_ttest(
     against a margin m (``alternative="equivalent"`` or ``"non-inferior"``) the two
     one-sided tests ``(mean ± m) / sqrt((1/(k r) + n2/n1) · s²)`` (Schuirmann 1987).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     test_train_ratio : float, optional
         ``n2/n1``. By default the summed validation sizes over the summed training
         sizes of the table (``1/(k − 1)`` for equal folds); per-fold score tables

@@ -465,9 +465,7 @@ def cv_confidence_interval(
     metric(B); the test statistic is ``z = √n R̂ / σ̂``, by default one-sided for the
     paper's H1 "A is better than B".
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
     alternative : {None, "two-sided", "less", "greater", "equivalent", "non-inferior"}

@@ -227,6 +227,18 @@ DesignError
 >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")""",
 }
 
+# "parameters_*": a whole Parameters section (title, rule and entries) of shared text
+_PARAMETERS = "Parameters\n----------\n"
+SECTIONS["parameters_pair"] = _PARAMETERS + SECTIONS["pair_parameters"]
+SECTIONS["parameters_pair_data"] = SECTIONS["parameters_pair"] + "\n" + SECTIONS["data"]
+SECTIONS["parameters_pair_alternative_data"] = "\n".join(
+    (SECTIONS["parameters_pair"], SECTIONS["alternative"], SECTIONS["data"])
+)
+SECTIONS["parameters_mx2_differences"] = _PARAMETERS + SECTIONS["mx2_differences"]
+SECTIONS["parameters_one_model_data"] = (
+    _PARAMETERS + SECTIONS["one_model_parameters"] + "\n" + SECTIONS["data"]
+)
+
 
 def fill_doc(function: F) -> F:
     """Fill the ``{name}`` placeholders of ``function.__doc__`` from :data:`SECTIONS`.

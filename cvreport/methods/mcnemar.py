@@ -457,9 +457,7 @@ def mcnemar(
     0/1 losses. When b + c = 0 the result is statistic 0, p = 1 with a warning
     (statsmodels and mlxtend return p = 0 for the corrected statistic there).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     method : {"corrected", "uncorrected", "exact", "midp"}
         Edwards' continuity-corrected χ² (default), the plain χ², the exact binomial
         test or its mid-p variant.
@@ -503,10 +501,7 @@ def mcnemar_kfold(
     Reported for comparison only: the folds share training data, the statistics
     are correlated, and the test is far from its nominal level (Yang et al. Table V).
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {data}
+    {parameters_pair_data}
 
     Returns
     -------

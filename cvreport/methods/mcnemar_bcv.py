@@ -360,9 +360,7 @@ def mcnemar_5x2bcv(
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not
     block-regularized (training-set overlaps not all n/4).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     rho1, rho2 : float
         Correlations in the compression factor; ½ and ½ (the paper's conservative choice).
     prior : float

@@ -260,9 +260,7 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     2m again), t = μ̂ / sqrt(σ̂²) ~ t(2m − 1); t(5) on blocked 3×2 partitions
     {P1P2|P3P4}, {P1P3|P2P4}, {P1P4|P2P3}. :meth:`conf_int` is μ̂ ± t quantile × σ̂.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     {alternative}
 
     Returns
@@ -312,9 +310,7 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
     t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). :meth:`conf_int` is
     mean(p) ± t_m quantile × sqrt(Σ s_i² / m) / sqrt(2m).
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     {alternative}
 
     Returns
@@ -359,11 +355,7 @@ def paired_ttest_5x2cv(
     choice of numerator can change the decision (Alpaydın (1999) Table 1), which is why
     :func:`combined_ftest_5x2cv` is usually preferred.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
@@ -400,11 +392,7 @@ def blocked_ttest_3x2cv(
     extension uses divisor 2m and t(2m − 1) (labelled). Warns
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not balanced.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
@@ -449,11 +437,7 @@ def combined_ttest_5x2cv(
     it strongly anti-conservative (type I error 0.291 at nominal 0.05); use it
     as a labelled comparison, not for decisions.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------

@@ -227,9 +227,7 @@ def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     eq. 3.1); F(10, 5) for 5×2, rejecting at α = 0.05 above 4.74. Defines no
     confidence interval.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
 
     Returns
     -------
@@ -349,9 +347,7 @@ def calibrated_ftest_5x2cv_array(
     f = 2m / (1 + ρ1² + 2(m − 1) ρ2²) (10 / (1 + ρ1² + 8 ρ2²) for m = 5).
     Assumes balanced or block-regularized partitions; defines no interval.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     df1 : "paper", "exact" or float
         Numerator df when ``rho2`` is not given: "paper" (default) rounds the mean
         of f over ρ2 ∈ (0, ½) — 7 for 5×2, as the paper does; "exact" keeps it
@@ -397,10 +393,7 @@ def combined_ftest_5x2cv(
     eq. 3.1). Uses all 2m differences, so it does not depend on fold order. The
     recommended test on random m×2 partitions; no confidence interval.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {data}
+    {parameters_pair_data}
 
     Returns
     -------
@@ -444,9 +437,7 @@ def calibrated_ftest_5x2cv(
     block-regularized partitions: when the table's training-set overlaps are
     not all n/4, the result warns (:class:`~cvreport.errors.PartitionWarning`).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     df1 : {"paper", "exact"} or float
         The numerator degrees of freedom: 7 as in the paper, its exact mean 6.7551, or a value.
     rho1, rho2 : float, optional

@@ -498,10 +498,7 @@ def binomial_test(
     replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
     default ``alternative="greater"`` (H1: error > p0). Needs per-record 0/1 losses.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------
@@ -536,10 +533,7 @@ def normal_test(
     ``model``; upper tail for the default ``alternative="greater"``. Needs
     per-record 0/1 losses.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------
@@ -574,10 +568,7 @@ def ttest_error(
     of a repeated design, whose overlap makes the test anti-conservative — said
     in the notes). A single fold gives statistic 0, p = 1 with a warning.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------

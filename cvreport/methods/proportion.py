@@ -220,9 +220,7 @@ def proportion_test(
 ) -> ProportionTestResult:
     """Dietterich's difference-of-proportions test on one hold-out split (not recommended).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     alternative : {"two-sided", "less", "greater"}
     {data}
 
