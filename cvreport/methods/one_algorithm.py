@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -247,20 +248,21 @@ def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
     return x, total
 
 
-def _count_result(
-    spec: TestSpec,
-    x: float,
-    n: float,
-    p0: float,
-    alternative: str,
-    distribution: str,
-    notes: tuple[str, ...] = (),
+def _count_test(
+    x: float, n: float, p0: float, alternative: str, *, normal: bool = False
 ) -> OneModelTestResult:
-    """The result of a test ``spec`` of X errors out of N records against ``p0``."""
+    """The exact binomial test (``normal``: the normal approximation) of X errors of N against p0."""
+    p0 = _check_p0(p0)
+    spec = NORMAL if normal else BINOMIAL
+    notes: tuple[str, ...] = ()
+    if normal and (n * p0 < 5 or n * (1 - p0) < 5):
+        notes = (
+            "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
+        )
     return OneModelTestResult(
         **kernel_fields(spec, spec.kernel(x, n, p0, alternative), alternative),
         df=None,
-        distribution=distribution,
+        distribution="normal" if normal else "binomial",
         estimate=x / n,
         nobs=int(n),
         design="one validation set (counts given directly)",
@@ -269,10 +271,6 @@ def _count_result(
         errors=x,
         n=n,
     )
-
-
-def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    return _count_result(BINOMIAL, x, n, _check_p0(p0), alternative, "binomial")
 
 
 @fill_doc
@@ -307,16 +305,6 @@ def binomial_test_array(
     (15.0, 0.072573)
     """
     return BINOMIAL.run_arrays(errors, n, p0=p0, alternative=alternative)
-
-
-def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    p0 = _check_p0(p0)
-    notes: tuple[str, ...] = ()
-    if n * p0 < 5 or n * (1 - p0) < 5:
-        notes = (
-            "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
-        )
-    return _count_result(NORMAL, x, n, p0, alternative, "normal", notes)
 
 
 @fill_doc
@@ -590,15 +578,12 @@ def ttest_error(
     return TTEST_ERROR.run(table, model, alternative=alternative, data=data, p0=p0)
 
 
-_ONE_MODEL = "any design of one model's losses"
-
-
 def _one_model_spec(**facts: Any) -> TestSpec:
     """The spec of a test of one model against a target: any design, not in the report."""
     return TestSpec(
         reference=REF_ONE_MODEL,
         designs=DESIGN_KINDS,
-        requirement=_ONE_MODEL,
+        requirement="any design of one model's losses",
         models=1,
         in_report=False,
         default_alternative="greater",
@@ -628,7 +613,7 @@ BINOMIAL = _count_spec(
     distribution="Bin(N, p0)",
     array_function=binomial_test_array,
     kernel=binomial_test_kernel,
-    build=_binomial_test,
+    build=_count_test,
 )
 NORMAL = _count_spec(
     name="normal_test",
@@ -639,7 +624,7 @@ NORMAL = _count_spec(
     distribution="N(0, 1)",
     array_function=normal_test_array,
     kernel=normal_test_kernel,
-    build=_normal_test,
+    build=partial(_count_test, normal=True),
 )
 TTEST_ERROR = _one_model_spec(
     name="ttest_error",
