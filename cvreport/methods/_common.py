@@ -356,9 +356,12 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
 class NamedTest(Protocol):
     """What a result reads of its test's spec (a :class:`~cvreport.methods.spec.TestSpec`)."""
 
-    name: str
-    method: str
-    reference: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def reference(self) -> str: ...
 
 
 def t_result(
