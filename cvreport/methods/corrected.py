@@ -17,11 +17,6 @@ and differ only in the variance factor ``c``:
   ``n2/n1 = 1/(k − 1)`` for equal folds (Bouckaert & Frank 2004); 10×10 CV is
   the standard case (factor 1/100 + 1/9, df 99).
 
-Each test has three layers: a vectorised kernel (``*_kernel``) on arrays with
-arbitrary leading batch dimensions, an array-level function (``*_array``,
-exported as :mod:`cvreport.arrays` under the table-level name) and the
-table-level function taking a :class:`~cvreport.data.table.ResultsTable`.
-
 When the split sizes differ, ``n2/n1`` is the ratio of the summed validation
 sizes to the summed training sizes, as Weka's corrected paired t-tester does.
 """
@@ -55,8 +50,6 @@ from cvreport.methods.resampled_t import (
     corrected_resampled_ttest_kernel,
     prepare_splits,
     resampled_result,
-    table_split_differences,
-    table_test_train_ratio,
 )
 from cvreport.methods.spec import TestSpec, corrected_split_differences, split_differences
 
@@ -67,9 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CORRECTED_RESAMPLED_T",
     "PAIRED_T_RESAMPLED",
-    "ResampledTTestKernel",
     "ResampledTTestResult",
-    "check_ratio",
     "corrected_repeated_kfold_ttest",
     "corrected_repeated_kfold_ttest_array",
     "corrected_repeated_kfold_ttest_kernel",
@@ -79,8 +70,6 @@ __all__ = [
     "paired_ttest_resampled",
     "paired_ttest_resampled_array",
     "paired_ttest_resampled_kernel",
-    "table_split_differences",
-    "table_test_train_ratio",
 ]
 
 

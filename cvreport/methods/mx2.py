@@ -1,17 +1,11 @@
 """Tests on m×2 designs: m replications of 2-fold cross-validation (docs/methods.md).
 
 * Dietterich's 5×2cv paired t, with all 2m alternative numerators (Alpaydın's Table 1);
-* (Alpaydın's combined 5×2cv F and the calibrated balanced 5×2cv F of Wang, Li and
-  Li are in :mod:`cvreport.methods.mx2_ftest`);
 * the blocked 3×2cv t of Wang, Wang, Jia and Li ~ t(5) (t(2m − 1) on m×2 BCV);
 * Yıldız's combined 5×2cv t ~ t(m).
 
-Every test comes in three layers: a vectorised ``*_kernel`` over arrays of
-shape ``(..., m, 2)`` (row i = replication i, column j = fold j, values
-``p_i^(j)`` = loss of A − loss of B), and two thin wrappers over the run path of
-:mod:`cvreport.methods.run`: the array-level function (:mod:`cvreport.arrays` under
-the table-level name) and the table-level function.
-"First" replication and fold are the smallest labels in sorted order.
+The F tests are in :mod:`cvreport.methods.mx2_ftest`. The kernels take arrays of
+shape ``(..., m, 2)`` of split differences (:mod:`cvreport.methods.mx2_differences`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 * Alpaydın's combined 5×2cv F ~ F(2m, m);
 * the calibrated balanced 5×2cv F of Wang, Li and Li ~ F(f, 5).
 
-Each comes as a vectorised ``*_kernel`` over arrays of shape ``(..., m, 2)``,
-an array-level function (:mod:`cvreport.arrays`) and the table-level function.
+The kernels take arrays of shape ``(..., m, 2)`` of split differences.
 """
 
 from __future__ import annotations
