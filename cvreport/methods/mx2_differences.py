@@ -29,7 +29,7 @@ from cvreport.results import TestResult, TTestResult, check_alpha, level_text
 from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
 
 R = TypeVar("R", bound=TestResult)
 
@@ -42,7 +42,6 @@ __all__ = [
     "balance_warning",
     "check_differences",
     "check_kernel_shape",
-    "difference_tables",
     "extension_note",
     "finish_balanced",
     "labels_or_positions",
@@ -50,7 +49,6 @@ __all__ = [
     "mx2_prepare",
     "mx2_spec",
     "split_variances",
-    "two_folds",
 ]
 
 
@@ -85,25 +83,6 @@ def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:
     if values is None:
         return tuple(str(i + 1) for i in range(count))
     return tuple(str(v) for v in values)
-
-
-def difference_tables(self: Any) -> list[SummaryTable]:
-
-    if not self.differences:
-        return []
-    rows = tuple(
-        (rep, fold, float(value))
-        for rep, row in zip(self.replication_labels, self.differences)
-        for fold, value in zip(self.fold_labels, row)
-    )
-    return [
-        SummaryTable(
-            caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
-            columns=("replication", "fold", "difference"),
-            rows=rows,
-            kinds=("text", "text", "number"),
-        )
-    ]
 
 
 def check_differences(differences: Any) -> np.ndarray:
@@ -141,11 +120,6 @@ def extension_note(m: int, test: str, distribution: str) -> tuple[str, ...]:
     return (f"extension: {test} is defined for 5×2; with m = {m}, {distribution}.",)
 
 
-def two_folds(design: Design) -> bool:
-    """Whether a design has two folds per replication: what every m×2 test accepts."""
-    return design.is_mx2
-
-
 def mx2_spec(**facts: Any) -> TestSpec:
     """The spec of an m×2 test: run on m×2 designs, accepted on any two-fold design.
 
@@ -153,13 +127,13 @@ def mx2_spec(**facts: Any) -> TestSpec:
     (:func:`mx2_prepare`, :func:`check_differences` for arrays) and states
     :data:`MX2_REQUIREMENT`; ``facts`` give the rest and may replace those.
     """
-    defaults = {
+    defaults: dict[str, Any] = {
         "requirement": MX2_REQUIREMENT,
         "inputs": mx2_differences,
         "prepare": mx2_prepare,
         "check_inputs": check_differences,
     }
-    return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
+    return TestSpec(designs=("mx2",), accepts=lambda design: design.is_mx2, **(defaults | facts))
 
 
 def mx2_prepare(
@@ -238,9 +212,25 @@ class SplitDifferences:
     differences: tuple[tuple[float, ...], ...] = ()
     replication_labels: tuple[str, ...] = ()
     fold_labels: tuple[str, ...] = ()
+    if TYPE_CHECKING:  # from the result class it is mixed into
+        loss_name: str
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        return difference_tables(self)
+        if not self.differences:
+            return []
+        rows = tuple(
+            (rep, fold, float(value))
+            for rep, row in zip(self.replication_labels, self.differences)
+            for fold, value in zip(self.fold_labels, row)
+        )
+        return [
+            SummaryTable(
+                caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
+                columns=("replication", "fold", "difference"),
+                rows=rows,
+                kinds=("text", "text", "number"),
+            )
+        ]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
