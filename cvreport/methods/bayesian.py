@@ -47,15 +47,11 @@ from cvreport.methods._common import (
     as_array,
     kernel_fields,
     safe_ratio,
-    zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampled_t import (
-    check_ratio,
-    prepare_splits,
-)
+from cvreport.methods.resampled_t import check_ratio, prepare_splits, split_moments
 from cvreport.methods.spec import TestSpec, flat_split_differences
-from cvreport.results import TestResult, check_alternative, level_text
+from cvreport.results import TestResult, level_text
 from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
@@ -125,16 +121,11 @@ def bayesian_correlated_ttest_kernel(
     >>> [round(float(x), 6) for x in (k.prob_a_better, k.prob_equivalent, k.prob_b_better)]
     [0.161755, 0.338245, 0.5]
     """
-    check_alternative(alternative)
-    p = np.asarray(differences, dtype=np.float64)
-    n_splits = p.shape[-1]
-    if n_splits < 2:
-        raise DesignError(f"the correlated t posterior needs at least 2 splits, got {n_splits}")
-    df = float(n_splits - 1)
+    test = "the correlated t posterior"
+    location, variance, factor = split_moments(differences, test_train_ratio, alternative, test)
+    df = float(np.shape(differences)[-1] - 1)
     w = np.asarray(rope, dtype=np.float64)
-    location = p.mean(axis=-1)
-    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
-    scale = np.sqrt((1.0 / n_splits + np.asarray(test_train_ratio, dtype=np.float64)) * variance)
+    scale = np.sqrt(factor * variance)
     statistic, code = safe_ratio(location, scale)
 
     point = scale == 0

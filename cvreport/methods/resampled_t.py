@@ -46,6 +46,7 @@ __all__ = [
     "corrected_resampled_ttest_kernel",
     "prepare_splits",
     "resampled_result",
+    "split_moments",
     "table_split_differences",
     "table_test_train_ratio",
 ]
@@ -187,16 +188,9 @@ def corrected_resampled_ttest_kernel(
     >>> k.statistic.round(6), k.df
     (array([0.632456]), 3.0)
     """
-    check_alternative(alternative)
-    p = np.asarray(differences, dtype=np.float64)
-    n_splits = p.shape[-1]
-    if n_splits < 2:
-        raise DesignError(f"a resampled t test needs at least 2 splits, got {n_splits}")
-    ratio = np.asarray(test_train_ratio, dtype=np.float64)
-    mean = p.mean(axis=-1)
-    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
-    factor = np.broadcast_to(1.0 / n_splits + ratio, mean.shape).astype(np.float64)
-    kernel = t_kernel(mean, np.sqrt(factor * variance), float(n_splits - 1), alternative)
+    mean, variance, factor = split_moments(differences, test_train_ratio, alternative)
+    df = float(np.shape(differences)[-1] - 1)
+    kernel = t_kernel(mean, np.sqrt(factor * variance), df, alternative)
     return ResampledTTestKernel(
         statistic=np.asarray(kernel.statistic, dtype=np.float64),
         pvalue=np.asarray(kernel.pvalue, dtype=np.float64),
@@ -207,6 +201,28 @@ def corrected_resampled_ttest_kernel(
         variance_factor=factor,
         degenerate=kernel.degenerate,
     )
+
+
+def split_moments(
+    differences: ArrayLike,
+    test_train_ratio: ArrayLike,
+    alternative: str,
+    test: str = "a resampled t test",
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Mean, variance s² and factor 1/J + n2/n1 of J ≥ 2 split differences on the last axis.
+
+    s² has divisor J − 1 and is exactly 0 when the differences are equal up to
+    rounding (:func:`~cvreport.methods._common.zero_spread`).
+    """
+    check_alternative(alternative)
+    p = np.asarray(differences, dtype=np.float64)
+    n_splits = p.shape[-1]
+    if n_splits < 2:
+        raise DesignError(f"{test} needs at least 2 splits, got {n_splits}")
+    mean = p.mean(axis=-1)
+    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
+    ratio = np.asarray(test_train_ratio, dtype=np.float64)
+    return mean, variance, np.broadcast_to(1.0 / n_splits + ratio, mean.shape).astype(np.float64)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
