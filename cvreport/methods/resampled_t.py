@@ -209,11 +209,7 @@ def split_moments(
     alternative: str,
     test: str = "a resampled t test",
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Mean, variance s² and factor 1/J + n2/n1 of J ≥ 2 split differences on the last axis.
-
-    s² has divisor J − 1 and is exactly 0 when the differences are equal up to
-    rounding (:func:`~cvreport.methods._common.zero_spread`).
-    """
+    """Mean, s² (divisor J − 1; 0 for equal values) and 1/J + n2/n1 of J ≥ 2 splits, last axis."""
     check_alternative(alternative)
     p = np.asarray(differences, dtype=np.float64)
     n_splits = p.shape[-1]
