@@ -226,6 +226,10 @@ DesignError
 ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
 >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")""",
 }
+#: the first three blocks of the 5×2 BCV design of the example above
+SECTIONS["example_3x2bcv"] = SECTIONS["example_5x2bcv"].replace(
+    "{1, 3, 6, 8}]\n", "{1, 3, 6, 8}][:3]\n"
+)
 
 # "parameters_*": a whole Parameters section (title, rule and entries) of shared text
 _PARAMETERS = "Parameters\n----------\n"

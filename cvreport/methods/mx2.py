@@ -400,15 +400,7 @@ def blocked_ttest_3x2cv(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}][:3]
-    >>> df = pd.DataFrame(
-    ...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
-    ...      for i, blocks in enumerate(training_blocks) for r in range(80)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {example_3x2bcv}
     >>> res = cvreport.blocked_ttest_3x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.nobs
     (5.0, 6)
