@@ -213,14 +213,12 @@ def _mcnemar_5x2bcv(
     rho1, rho2, prior, level = float(rho1), float(rho2), float(prior), float(level)
     if not 0.0 <= rho1 <= 1.0 or not 0.0 <= rho2 <= 1.0:
         raise CVReportError(f"rho1 and rho2 must lie in [0, 1], got {rho1!r} and {rho2!r}")
-    if not prior > 0:
-        raise CVReportError(f"prior (λ of the Beta(λ, λ) prior) must be positive, got {prior!r}")
     m = tables.shape[0]
     k = mcnemar_5x2bcv_kernel(tables, rho1, rho2)
     mean = _four(k.mean_table)
     effective = _four(k.effective_table)
     total = sum(mean)
-    posteriors = contingency_posteriors(*effective, prior=prior, level=level)
+    posteriors = contingency_posteriors(*effective, prior=prior, level=level)  # checks both
     warnings: tuple[str, ...] = ()
     if int(k.degenerate) == NO_DISCORDANT:
         warnings = (
