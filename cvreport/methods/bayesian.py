@@ -395,9 +395,7 @@ def bayesian_correlated_ttest_array(
         With ``prob_a_better``, ``prob_equivalent``, ``prob_b_better``,
         ``posterior_df``, ``location``, ``scale`` and ``credible_interval()``.
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------

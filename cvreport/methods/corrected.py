@@ -131,9 +131,7 @@ def paired_ttest_resampled_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -194,9 +192,7 @@ def corrected_resampled_ttest_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {corrected_resampled_references}
 

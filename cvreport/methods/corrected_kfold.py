@@ -128,9 +128,7 @@ def corrected_repeated_kfold_ttest_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {corrected_kfold_references}
 

@@ -376,9 +376,7 @@ def cv_confidence_interval_array(
     -------
     CVIntervalResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------

@@ -243,6 +243,10 @@ SECTIONS["parameters_one_model_data"] = (
     _PARAMETERS + SECTIONS["one_model_parameters"] + "\n" + SECTIONS["data"]
 )
 
+# "raises_*": a whole Raises section of shared text
+for _name in ("array", "mx2_design", "one_model_count"):
+    SECTIONS[f"raises_{_name}"] = "Raises\n------\n" + SECTIONS[f"{_name}_raises"]
+
 
 def fill_doc(function: F) -> F:
     """Fill the ``{name}`` placeholders of ``function.__doc__`` from :data:`SECTIONS`.

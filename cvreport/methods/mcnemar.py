@@ -330,9 +330,7 @@ def mcnemar_array(
     -------
     McNemarResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {mcnemar_references}
 
@@ -421,9 +419,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     -------
     McNemarKFoldResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {kfold_mcnemar_references}
 

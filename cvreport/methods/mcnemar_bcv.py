@@ -319,9 +319,7 @@ def mcnemar_5x2bcv_array(
     -------
     BCVMcNemarResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {bcv_mcnemar_references}
 

@@ -209,9 +209,7 @@ def paired_ttest_5x2cv_array(
     -------
     PairedTTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -261,9 +259,7 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {blocked_3x2_references}
 
@@ -311,9 +307,7 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -355,9 +349,7 @@ def paired_ttest_5x2cv(
     -------
     PairedTTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     Examples
     --------
@@ -392,9 +384,7 @@ def blocked_ttest_3x2cv(
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     {blocked_3x2_references}
 
@@ -429,9 +419,7 @@ def combined_ttest_5x2cv(
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     References
     ----------

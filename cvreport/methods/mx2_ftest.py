@@ -232,9 +232,7 @@ def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     -------
     FTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -361,9 +359,7 @@ def calibrated_ftest_5x2cv_array(
     -------
     CalibratedFTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -398,9 +394,7 @@ def combined_ftest_5x2cv(
     -------
     FTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     Examples
     --------
@@ -447,9 +441,7 @@ def calibrated_ftest_5x2cv(
     -------
     CalibratedFTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     Examples
     --------

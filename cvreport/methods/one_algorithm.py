@@ -293,9 +293,7 @@ def binomial_test_array(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -323,9 +321,7 @@ def normal_test_array(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -377,9 +373,7 @@ def ttest_error_array(
     -------
     OneModelTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -492,9 +486,7 @@ def binomial_test(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {one_model_count_raises}
+    {raises_one_model_count}
 
     Examples
     --------
@@ -527,9 +519,7 @@ def normal_test(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {one_model_count_raises}
+    {raises_one_model_count}
 
     Examples
     --------

@@ -174,9 +174,7 @@ def proportion_test_array(
     -------
     ProportionTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
