@@ -460,9 +460,7 @@ def bayesian_correlated_ttest(
     ----------
     Corani & Benavoli (2015), Machine Learning 100:285–304; Benavoli et al. (2017), JMLR 18(77).
 
-    Examples
-    --------
-    {example_fold_scores}
+    {examples_fold_scores}
     >>> res = bayesian_correlated_ttest(t, rope=0.01)
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]

@@ -242,9 +242,7 @@ def paired_ttest_resampled(
     ----------
     Dietterich (1998), Neural Computation 10(7):1895–1923.
 
-    Examples
-    --------
-    {example_holdout_scores}
+    {examples_holdout_scores}
     >>> res = paired_ttest_resampled(t, "A", "B")
     >>> round(res.estimate, 6), round(res.statistic, 6)
     (0.01, 1.095445)
@@ -290,9 +288,7 @@ def corrected_resampled_ttest(
 
     {corrected_resampled_references}
 
-    Examples
-    --------
-    {example_holdout_scores}
+    {examples_holdout_scores}
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
     0.632456
     """

@@ -182,9 +182,7 @@ def corrected_repeated_kfold_ttest(
 
     {corrected_kfold_references}
 
-    Examples
-    --------
-    {example_fold_scores}
+    {examples_fold_scores}
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)

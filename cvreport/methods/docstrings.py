@@ -6,7 +6,8 @@ A public test function writes ``{pair_parameters}`` (or another key of
 text in when the module is imported, so ``help()``, IDEs and the docs show the
 whole docstring while the source keeps one copy. Like scipy.stats'
 ``_axis_nan_policy`` decorator, it changes only the docstring, never the
-signature.
+signature. A key starting with ``parameters_``, ``raises_`` or ``examples_`` holds
+a whole section, title and rule included, composed from the other keys.
 
 Examples
 --------
@@ -246,6 +247,9 @@ SECTIONS["parameters_one_model_data"] = (
 # "raises_*": a whole Raises section of shared text
 for _name in ("array", "mx2_design", "one_model_count"):
     SECTIONS[f"raises_{_name}"] = "Raises\n------\n" + SECTIONS[f"{_name}_raises"]
+# "examples_*": an Examples section that starts with the example data "example_*"
+for _name in [name for name in SECTIONS if name.startswith("example_")]:
+    SECTIONS["examples_" + _name[8:]] = "Examples\n--------\n" + SECTIONS[_name]
 
 
 def fill_doc(function: F) -> F:

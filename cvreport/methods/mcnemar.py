@@ -471,9 +471,7 @@ def mcnemar(
 
     {mcnemar_references}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.mcnemar("loss ~ model", data=df, method="exact")
     >>> res.distribution, res.models
     ('binomial', ('A', 'B'))
@@ -509,9 +507,7 @@ def mcnemar_kfold(
 
     {kfold_mcnemar_references}
 
-    Examples
-    --------
-    {example_kfold}
+    {examples_kfold}
     >>> res = cvreport.mcnemar_kfold("loss ~ model | replication + fold", data=df)
     >>> res.df, len(res.fold_statistics)
     (5.0, 5)

@@ -378,9 +378,7 @@ def mcnemar_5x2bcv(
 
     {bcv_mcnemar_references}
 
-    Examples
-    --------
-    {example_5x2bcv}
+    {examples_5x2bcv}
     >>> res = cvreport.mcnemar_5x2bcv("loss ~ model | replication + fold", data=df)
     >>> round(res.factor, 6), round(res.n_effective, 4), res.balanced
     (1.818182, 72.7273, True)

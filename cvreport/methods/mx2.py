@@ -351,9 +351,7 @@ def paired_ttest_5x2cv(
 
     {raises_mx2_design}
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.paired_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df, len(res.alternative_statistics) * 2
     (('A', 'B'), 5.0, 10)
@@ -388,9 +386,7 @@ def blocked_ttest_3x2cv(
 
     {blocked_3x2_references}
 
-    Examples
-    --------
-    {example_3x2bcv}
+    {examples_3x2bcv}
     >>> res = cvreport.blocked_ttest_3x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.nobs
     (5.0, 6)
@@ -426,9 +422,7 @@ def combined_ttest_5x2cv(
     Yıldız, O. T. (2013). Omnivariate rule induction using a novel pairwise statistical
     test. IEEE Transactions on Knowledge and Data Engineering 25(9):2105–2118.
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.combined_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.conf_int()[0] < res.estimate < res.conf_int()[1]
     (5.0, True)

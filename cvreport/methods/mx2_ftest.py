@@ -396,9 +396,7 @@ def combined_ftest_5x2cv(
 
     {raises_mx2_design}
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.combined_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df
     (('A', 'B'), (10.0, 5.0))
@@ -443,9 +441,7 @@ def calibrated_ftest_5x2cv(
 
     {raises_mx2_design}
 
-    Examples
-    --------
-    {example_5x2bcv}
+    {examples_5x2bcv}
     >>> res = cvreport.calibrated_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.balanced
     ((7.0, 5.0), True)

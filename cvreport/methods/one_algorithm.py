@@ -488,9 +488,7 @@ def binomial_test(
 
     {raises_one_model_count}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
@@ -521,9 +519,7 @@ def normal_test(
 
     {raises_one_model_count}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.distribution
     ('A', 'normal')
@@ -558,9 +554,7 @@ def ttest_error(
         When ``model`` is ambiguous or unknown, a fold error is missing, or the
         table holds a score other than 0/1 hits (there is no error rate to test).
 
-    Examples
-    --------
-    {example_kfold}
+    {examples_kfold}
     >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
     >>> res.model, res.df
     ('B', 4.0)
