@@ -267,23 +267,12 @@ def _resolve_calibration(
         return calibrated_df1(r1, r2, m), r1, "rho2", tuple(notes)
     if isinstance(df1, str):
         exact = calibrated_df1_mean(m, r1)
+        mean = "the mean of f over ρ2 ∈ (0, ½)"
         if df1 == "paper":
-            return (
-                float(round(exact)),
-                r1,
-                "paper",
-                (
-                    f"numerator df {round(exact)} = the mean of f over ρ2 ∈ (0, ½) "
-                    f"({exact:.4f}) rounded, as in the paper.",
-                ),
-            )
+            note = f"numerator df {round(exact)} = {mean} ({exact:.4f}) rounded, as in the paper."
+            return float(round(exact)), r1, "paper", (note,)
         if df1 == "exact":
-            return (
-                exact,
-                r1,
-                "exact",
-                (f"numerator df = the mean of f over ρ2 ∈ (0, ½) = {exact:.4f}.",),
-            )
+            return exact, r1, "exact", (f"numerator df = {mean} = {exact:.4f}.",)
         raise CVReportError(f"df1 must be 'paper', 'exact' or a positive number, got {df1!r}")
     value = float(df1)
     if not value > 0 or not math.isfinite(value):
