@@ -197,7 +197,6 @@ class OneModelTestResult(TestResult):
 
 
 def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
-
     out = []
     for row in rows:
         if row.label.startswith("estimate"):
