@@ -60,6 +60,7 @@ __all__ = [
     "emit_partition_warnings",
     "emit_warnings",
     "finish_result",
+    "kernel_fields",
     "loss_alternative",
     "normal_pvalue",
     "pair_statistics",
@@ -355,9 +356,12 @@ def partition_balance(table: ResultsTable) -> tuple[bool | None, str]:
 class NamedTest(Protocol):
     """What a result reads of its test's spec (a :class:`~cvreport.methods.spec.TestSpec`)."""
 
-    name: str
-    method: str
-    reference: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def reference(self) -> str: ...
 
 
 def t_result(
@@ -378,18 +382,10 @@ def t_result(
     the rest (estimate, nobs, design, notes, the result class's own fields).
     """
     return result(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, kernel, alternative, numerator=numerator, denominator=denominator),
         df=kernel.df,
-        alternative=alternative,
         center=float(kernel.center),
         standard_error=float(kernel.standard_error),
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
-        warnings=describe_degenerate(
-            int(kernel.degenerate), numerator=numerator, denominator=denominator
-        ),
         **fields,
     )
 
@@ -411,3 +407,32 @@ def sorted_contingency(table: ResultsTable, a: Any, b: Any, test: str) -> pd.Dat
     table.require_binary(test)
     frame = table.contingency(a, b)
     return frame.sort_values(["replication", "fold"], kind="stable").reset_index(drop=True)
+
+
+def kernel_fields(
+    spec: NamedTest,
+    kernel: Any,
+    alternative: str,
+    *,
+    numerator: str | None = None,
+    denominator: str = "",
+) -> dict[str, Any]:
+    """The result fields one kernel outcome and its test's spec give, for any result class.
+
+    Statistic and p-value from ``kernel``; method, test name and reference from
+    ``spec``; with ``numerator``, a degenerate code in words about ``numerator``
+    and ``denominator`` (:func:`describe_degenerate`) as the warnings.
+    """
+    fields: dict[str, Any] = {
+        "statistic": float(kernel.statistic),
+        "pvalue": float(kernel.pvalue),
+        "alternative": alternative,
+        "method": spec.method,
+        "test": spec.name,
+        "reference": spec.reference,
+    }
+    if numerator is not None:
+        fields["warnings"] = describe_degenerate(
+            int(kernel.degenerate), numerator=numerator, denominator=denominator
+        )
+    return fields

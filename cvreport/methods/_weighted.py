@@ -501,8 +501,6 @@ class PairedRecords:
 
 
 # ---------------------------------------------------------------------------- inputs of the tests
-
-
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     paired: PairedRecords

@@ -45,16 +45,13 @@ from cvreport.methods._common import (
     NONZERO_OVER_ZERO,
     ZERO_OVER_ZERO,
     as_array,
+    kernel_fields,
     safe_ratio,
-    zero_spread,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.resampled_t import (
-    check_ratio,
-    prepare_splits,
-)
+from cvreport.methods.resampled_t import check_ratio, prepare_splits, split_moments
 from cvreport.methods.spec import TestSpec, flat_split_differences
-from cvreport.results import TestResult, check_alternative, level_text
+from cvreport.results import TestResult, level_text
 from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
@@ -124,16 +121,11 @@ def bayesian_correlated_ttest_kernel(
     >>> [round(float(x), 6) for x in (k.prob_a_better, k.prob_equivalent, k.prob_b_better)]
     [0.161755, 0.338245, 0.5]
     """
-    check_alternative(alternative)
-    p = np.asarray(differences, dtype=np.float64)
-    n_splits = p.shape[-1]
-    if n_splits < 2:
-        raise DesignError(f"the correlated t posterior needs at least 2 splits, got {n_splits}")
-    df = float(n_splits - 1)
+    test = "the correlated t posterior"
+    location, variance, factor = split_moments(differences, test_train_ratio, alternative, test)
+    df = float(np.shape(differences)[-1] - 1)
     w = np.asarray(rope, dtype=np.float64)
-    location = p.mean(axis=-1)
-    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
-    scale = np.sqrt((1.0 / n_splits + np.asarray(test_train_ratio, dtype=np.float64)) * variance)
+    scale = np.sqrt(factor * variance)
     statistic, code = safe_ratio(location, scale)
 
     point = scale == 0
@@ -331,7 +323,6 @@ def _bayesian(
     rope: float = 0.0,
     alternative: str = "two-sided",
 ) -> BayesianCorrelatedTTestResult:
-    check_alternative(alternative)
     w = _check_rope(rope)
     p = as_array(differences, "differences")
     if p.ndim not in (1, 2):
@@ -355,16 +346,11 @@ def _bayesian(
     kernel = bayesian_correlated_ttest_kernel(flat, ratio, w, alternative)
     location = float(kernel.location)
     return BayesianCorrelatedTTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(BAYESIAN_CORRELATED_T, kernel, alternative),
         df=kernel.df,
         distribution="t (posterior)",
-        alternative=alternative,
         estimate=location,
         nobs=flat.size,
-        method="Bayesian correlated t test",
-        test="bayesian_correlated_ttest",
-        reference=REFERENCE,
         warnings=_degenerate_message(int(kernel.degenerate), location),
         prob_a_better=float(kernel.prob_a_better),
         prob_equivalent=float(kernel.prob_equivalent),
@@ -409,9 +395,7 @@ def bayesian_correlated_ttest_array(
         With ``prob_a_better``, ``prob_equivalent``, ``prob_b_better``,
         ``posterior_df``, ``location``, ``scale`` and ``credible_interval()``.
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -432,8 +416,6 @@ def bayesian_correlated_ttest_array(
 
 
 # ================================================================ layer 3: the table-level function
-
-
 @fill_doc
 def bayesian_correlated_ttest(
     table: ResultsTable | str,
@@ -452,9 +434,7 @@ def bayesian_correlated_ttest(
     (ρ = n2/n, 1/k for k-fold CV). "A better" means δ < −rope for a loss and
     δ > rope for a score.
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     rope : float
         Half-width of the region of practical equivalence, in the metric's units
         (e.g. 0.01 for one point of error rate or accuracy).
@@ -480,9 +460,7 @@ def bayesian_correlated_ttest(
     ----------
     Corani & Benavoli (2015), Machine Learning 100:285–304; Benavoli et al. (2017), JMLR 18(77).
 
-    Examples
-    --------
-    {example_fold_scores}
+    {examples_fold_scores}
     >>> res = bayesian_correlated_ttest(t, rope=0.01)
     >>> [round(x, 6) for x in res.probabilities]
     [0.161755, 0.338245, 0.5]

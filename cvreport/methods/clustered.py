@@ -74,13 +74,12 @@ class ClusteredTestResult(NormalTestResult):
     design_effect: float = math.nan
 
     def _extra_rows(self) -> list[SummaryRow]:
-        extra = [
+        return [
             SummaryRow("cluster-robust standard error", self.standard_error, "number"),
             SummaryRow("naive standard error", self.naive_standard_error, "number"),
             SummaryRow("design effect", self.design_effect, "number"),
             SummaryRow("clusters", self.n_clusters, "value"),
         ]
-        return extra
 
 
 def _clustered(

@@ -15,9 +15,7 @@ import numpy as np
 from scipy import special
 
 from cvreport.errors import CVReportError, DataError
-from cvreport.methods._common import (
-    as_array,
-)
+from cvreport.methods._common import as_array
 
 __all__ = [
     "BetaPosterior",
@@ -82,19 +80,20 @@ def contingency_posteriors_kernel(
         "q_a": (n01 + lam, n11 + lam),
         "q_b": (n00 + lam, n10 + lam),
     }
-    tail = (1.0 - level) / 2.0
     out = {}
     for name, (a, b) in params.items():
-        out[name] = PosteriorKernel(
-            alpha=a,
-            beta=b,
-            mode=_beta_mode(a, b),
-            mean=a / (a + b),
-            low=special.betaincinv(a, b, tail),
-            high=special.betaincinv(a, b, 1.0 - tail),
-            prob_above_half=special.betainc(b, a, 0.5),
-        )
+        low, high = _equal_tailed(a, b, level)
+        mode, mean, above = _beta_mode(a, b), a / (a + b), special.betainc(b, a, 0.5)
+        out[name] = PosteriorKernel(a, b, mode, mean, low, high, prob_above_half=above)
     return out
+
+
+def _equal_tailed(a: Any, b: Any, level: float) -> tuple[Any, Any]:
+    """The equal-tailed interval of Beta(a, b) at ``level``."""
+    if not 0 < level < 1:
+        raise CVReportError(f"level must lie strictly between 0 and 1, got {level!r}")
+    tail = (1.0 - level) / 2.0
+    return special.betaincinv(a, b, tail), special.betaincinv(a, b, 1.0 - tail)
 
 
 @dataclass(frozen=True)
@@ -129,13 +128,8 @@ class BetaPosterior:
 
     def credible_interval(self, level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed credible interval at ``level``."""
-        if not 0 < level < 1:
-            raise CVReportError(f"level must lie strictly between 0 and 1, got {level!r}")
-        tail = (1.0 - level) / 2.0
-        return (
-            float(special.betaincinv(self.alpha, self.beta, tail)),
-            float(special.betaincinv(self.alpha, self.beta, 1.0 - tail)),
-        )
+        low, high = _equal_tailed(self.alpha, self.beta, level)
+        return (float(low), float(high))
 
 
 def contingency_posteriors(
@@ -161,8 +155,6 @@ def contingency_posteriors(
     """
     if not prior > 0:
         raise CVReportError(f"prior (λ of the Beta(λ, λ) prior) must be positive, got {prior!r}")
-    if not 0 < level < 1:
-        raise CVReportError(f"level must lie strictly between 0 and 1, got {level!r}")
     counts = as_array([n00, n01, n10, n11], "the 2×2 table")
     if np.any(counts < 0):
         raise DataError(f"2×2 counts must be non-negative, got {counts.tolist()}")

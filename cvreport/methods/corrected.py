@@ -17,11 +17,6 @@ and differ only in the variance factor ``c``:
   ``n2/n1 = 1/(k − 1)`` for equal folds (Bouckaert & Frank 2004); 10×10 CV is
   the standard case (factor 1/100 + 1/9, df 99).
 
-Each test has three layers: a vectorised kernel (``*_kernel``) on arrays with
-arbitrary leading batch dimensions, an array-level function (``*_array``,
-exported as :mod:`cvreport.arrays` under the table-level name) and the
-table-level function taking a :class:`~cvreport.data.table.ResultsTable`.
-
 When the split sizes differ, ``n2/n1`` is the ratio of the summed validation
 sizes to the summed training sizes, as Weka's corrected paired t-tester does.
 """
@@ -36,9 +31,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import (
-    as_array,
-)
+from cvreport.methods._common import as_array
 from cvreport.methods.corrected_kfold import (
     corrected_repeated_kfold_ttest,
     corrected_repeated_kfold_ttest_array,
@@ -57,11 +50,8 @@ from cvreport.methods.resampled_t import (
     corrected_resampled_ttest_kernel,
     prepare_splits,
     resampled_result,
-    table_split_differences,
-    table_test_train_ratio,
 )
 from cvreport.methods.spec import TestSpec, corrected_split_differences, split_differences
-from cvreport.results import check_alternative
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -70,9 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CORRECTED_RESAMPLED_T",
     "PAIRED_T_RESAMPLED",
-    "ResampledTTestKernel",
     "ResampledTTestResult",
-    "check_ratio",
     "corrected_repeated_kfold_ttest",
     "corrected_repeated_kfold_ttest_array",
     "corrected_repeated_kfold_ttest_kernel",
@@ -82,14 +70,10 @@ __all__ = [
     "paired_ttest_resampled",
     "paired_ttest_resampled_array",
     "paired_ttest_resampled_kernel",
-    "table_split_differences",
-    "table_test_train_ratio",
 ]
 
 
 # ================================================================ layer 1: kernels
-
-
 def paired_ttest_resampled_kernel(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestKernel:
@@ -103,9 +87,7 @@ def paired_ttest_resampled_kernel(
     return corrected_resampled_ttest_kernel(differences, 0.0, alternative)
 
 
-# ================================================================ results
-
-
+# ================================================================ layer 2: array-level functions
 def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     p = as_array(differences, "differences")
     if p.ndim != 1:
@@ -115,11 +97,9 @@ def _split_vector(differences: ArrayLike, test: str) -> NDArray[np.float64]:
     return p
 
 
-# ================================================================ layer 2: array-level functions
 def _paired_ttest_resampled(
     differences: ArrayLike, alternative: str = "two-sided"
 ) -> ResampledTTestResult:
-    check_alternative(alternative)
     p = _split_vector(differences, "paired_ttest_resampled")
     return resampled_result(
         paired_ttest_resampled_kernel(p, alternative),
@@ -151,9 +131,7 @@ def paired_ttest_resampled_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -214,9 +192,7 @@ def corrected_resampled_ttest_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {corrected_resampled_references}
 
@@ -236,8 +212,6 @@ def corrected_resampled_ttest_array(
 
 
 # ================================================================ layer 3: table-level functions
-
-
 @fill_doc
 def paired_ttest_resampled(
     table: ResultsTable | str,
@@ -252,11 +226,7 @@ def paired_ttest_resampled(
     **Anti-conservative baseline**: kept so that a report can show how far the
     uncorrected test strays; use :func:`corrected_resampled_ttest` to decide.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
@@ -272,9 +242,7 @@ def paired_ttest_resampled(
     ----------
     Dietterich (1998), Neural Computation 10(7):1895–1923.
 
-    Examples
-    --------
-    {example_holdout_scores}
+    {examples_holdout_scores}
     >>> res = paired_ttest_resampled(t, "A", "B")
     >>> round(res.estimate, 6), round(res.statistic, 6)
     (0.01, 1.095445)
@@ -298,9 +266,7 @@ def corrected_resampled_ttest(
     ``t = mean(p) / sqrt((1/J + n2/n1) · s²) ~ t(J − 1)``; against a margin m, the
     two one-sided tests ``(mean(p) ± m) / sqrt((1/J + n2/n1) · s²)``.
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     test_train_ratio : float, optional
         ``n2/n1``. By default taken from the table: the summed validation sizes over
         the summed training sizes (as Weka does), with training sizes from
@@ -322,9 +288,7 @@ def corrected_resampled_ttest(
 
     {corrected_resampled_references}
 
-    Examples
-    --------
-    {example_holdout_scores}
+    {examples_holdout_scores}
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
     0.632456
     """

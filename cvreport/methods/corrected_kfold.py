@@ -15,9 +15,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import (
-    as_array,
-)
+from cvreport.methods._common import as_array
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
@@ -130,9 +128,7 @@ def corrected_repeated_kfold_ttest_array(
     -------
     ResampledTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {corrected_kfold_references}
 
@@ -165,9 +161,7 @@ def corrected_repeated_kfold_ttest(
     against a margin m (``alternative="equivalent"`` or ``"non-inferior"``) the two
     one-sided tests ``(mean ± m) / sqrt((1/(k r) + n2/n1) · s²)`` (Schuirmann 1987).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     test_train_ratio : float, optional
         ``n2/n1``. By default the summed validation sizes over the summed training
         sizes of the table (``1/(k − 1)`` for equal folds); per-fold score tables
@@ -188,9 +182,7 @@ def corrected_repeated_kfold_ttest(
 
     {corrected_kfold_references}
 
-    Examples
-    --------
-    {example_fold_scores}
+    {examples_fold_scores}
     >>> res = corrected_repeated_kfold_ttest(t)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.522233, 0.614117)

@@ -41,7 +41,7 @@ from cvreport.errors import CVReportError, DataError, DesignError
 from cvreport.methods._common import (
     ZERO_OVER_ZERO,
     as_array,
-    describe_degenerate,
+    kernel_fields,
     normal_pvalue,
     safe_ratio,
 )
@@ -160,10 +160,13 @@ def cv_confidence_interval_kernel(
     """
     check_alternative(alternative)
     h = np.asarray(differences, dtype=np.float64)
-    n = h.shape[-1]
     estimate, var = cv_variance(h, folds, variance)
-    std_dev = np.sqrt(var)
-    statistic, code = safe_ratio(math.sqrt(n) * estimate, std_dev)
+    return _z_test(estimate, np.sqrt(var), h.shape[-1], alternative)
+
+
+def _z_test(estimate: Any, std_dev: Any, n: int, alternative: str) -> CVIntervalKernel:
+    """z = √n · R̂ / σ̂ against N(0, 1), elementwise, with docs/methods.md's zero-variance codes."""
+    statistic, code = safe_ratio(math.sqrt(n) * np.asarray(estimate), std_dev)
     pvalue = np.where(code == ZERO_OVER_ZERO, 1.0, normal_pvalue(statistic, alternative))
     return CVIntervalKernel(
         statistic=np.asarray(statistic, dtype=np.float64),
@@ -307,23 +310,12 @@ def _cv_interval_test(
     estimate = float(np.mean([e for e, _, _, _ in parts]))
     var = float(np.mean([v for _, v, _, _ in parts]))
     std_dev = math.sqrt(var)
-    statistic_array, code_array = safe_ratio(math.sqrt(n) * estimate, std_dev)
-    code = int(code_array)
-    statistic = float(statistic_array)
-    pvalue = 1.0 if code == ZERO_OVER_ZERO else float(normal_pvalue(statistic, alternative))
     notes = (NOTE_EXTENSION,) if len(parts) > 1 else ()
     return CVIntervalResult(
-        statistic=statistic,
-        pvalue=pvalue,
-        distribution="normal",
-        alternative=alternative,
-        estimate=estimate,
-        nobs=n,
-        method="Cross-validation confidence interval and test",
-        test="cv_confidence_interval",
-        reference=REFERENCE,
-        warnings=describe_degenerate(
-            code,
+        **kernel_fields(
+            CV_INTERVAL,
+            _z_test(estimate, std_dev, n, alternative),
+            alternative,
             numerator="the mean record difference",
             denominator=(
                 "the out-of-fold variance of the record differences"
@@ -331,6 +323,9 @@ def _cv_interval_test(
                 else "the pooled within-fold variance of the record differences"
             ),
         ),
+        distribution="normal",
+        estimate=estimate,
+        nobs=n,
         notes=notes,
         std_dev=std_dev,
         variance=variance,
@@ -381,9 +376,7 @@ def cv_confidence_interval_array(
     -------
     CVIntervalResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -465,9 +458,7 @@ def cv_confidence_interval(
     metric(B); the test statistic is ``z = √n R̂ / σ̂``, by default one-sided for the
     paper's H1 "A is better than B".
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     variance : {"out", "in"}
         Variance estimator: over all records ("out") or pooled within folds ("in").
     alternative : {None, "two-sided", "less", "greater", "equivalent", "non-inferior"}

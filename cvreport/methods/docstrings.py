@@ -6,7 +6,8 @@ A public test function writes ``{pair_parameters}`` (or another key of
 text in when the module is imported, so ``help()``, IDEs and the docs show the
 whole docstring while the source keeps one copy. Like scipy.stats'
 ``_axis_nan_policy`` decorator, it changes only the docstring, never the
-signature.
+signature. A key starting with ``parameters_``, ``raises_`` or ``examples_`` holds
+a whole section, title and rule included, composed from the other keys.
 
 Examples
 --------
@@ -226,6 +227,29 @@ DesignError
 ...                    "fold": [1, 2] * 10, "loss": diffs + [0.0] * 10})
 >>> t = ResultsTable.from_fold_scores(df, score="loss", direction="lower")""",
 }
+#: the first three blocks of the 5×2 BCV design of the example above
+SECTIONS["example_3x2bcv"] = SECTIONS["example_5x2bcv"].replace(
+    "{1, 3, 6, 8}]\n", "{1, 3, 6, 8}][:3]\n"
+)
+
+# "parameters_*": a whole Parameters section (title, rule and entries) of shared text
+_PARAMETERS = "Parameters\n----------\n"
+SECTIONS["parameters_pair"] = _PARAMETERS + SECTIONS["pair_parameters"]
+SECTIONS["parameters_pair_data"] = SECTIONS["parameters_pair"] + "\n" + SECTIONS["data"]
+SECTIONS["parameters_pair_alternative_data"] = "\n".join(
+    (SECTIONS["parameters_pair"], SECTIONS["alternative"], SECTIONS["data"])
+)
+SECTIONS["parameters_mx2_differences"] = _PARAMETERS + SECTIONS["mx2_differences"]
+SECTIONS["parameters_one_model_data"] = (
+    _PARAMETERS + SECTIONS["one_model_parameters"] + "\n" + SECTIONS["data"]
+)
+
+# "raises_*": a whole Raises section of shared text
+for _name in ("array", "mx2_design", "one_model_count"):
+    SECTIONS[f"raises_{_name}"] = "Raises\n------\n" + SECTIONS[f"{_name}_raises"]
+# "examples_*": an Examples section that starts with the example data "example_*"
+for _name in [name for name in SECTIONS if name.startswith("example_")]:
+    SECTIONS["examples_" + _name[8:]] = "Examples\n--------\n" + SECTIONS[_name]
 
 
 def fill_doc(function: F) -> F:

@@ -27,7 +27,7 @@ from cvreport.methods._common import (
     OK,
     check_counts,
     chi2_sf,
-    describe_degenerate,
+    kernel_fields,
     sorted_contingency,
 )
 from cvreport.methods.docstrings import fill_doc
@@ -195,8 +195,6 @@ def mcnemar_kfold_kernel(b: Any, c: Any) -> McNemarKFoldKernel:
 
 
 # ================================================================ results
-
-
 @dataclass(frozen=True, kw_only=True, repr=False)
 class McNemarResult(TestResult):
     """Hold-out McNemar test; defines no confidence interval.
@@ -256,8 +254,6 @@ class McNemarKFoldResult(TestResult):
 
 
 # ================================================================ array level
-
-
 def _count(value: float) -> float:
     """A count as an int when it is whole (so that summaries print 29, not 29.0000)."""
     number = float(value)
@@ -272,22 +268,16 @@ def _check_method(method: str) -> None:
 def _mcnemar(
     b: float, c: float, n: float | None = None, *, method: str = "corrected"
 ) -> McNemarResult:
-    _check_method(method)
-    k = mcnemar_kernel(b, c, method)
+    k = mcnemar_kernel(b, c, method)  # refuses an unknown method
     chi2 = method in ("corrected", "uncorrected")
+    fields = kernel_fields(MCNEMAR, k, "two-sided", numerator="")
     return McNemarResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **(fields | {"method": _METHOD_NAMES[method]}),
         df=1.0 if chi2 else None,
         distribution="chi2" if chi2 else "binomial",
-        alternative="two-sided",
         estimate=None if not n else (b - c) / n,
         nobs=None if n is None else int(n),
-        method=_METHOD_NAMES[method],
-        test="mcnemar",
-        reference=REF_MCNEMAR,
         design="hold-out (one validation fold)",
-        warnings=describe_degenerate(int(k.degenerate), numerator="", denominator=""),
         b=_count(b),
         c=_count(c),
         variant=method,
@@ -340,9 +330,7 @@ def mcnemar_array(
     -------
     McNemarResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {mcnemar_references}
 
@@ -355,7 +343,6 @@ def mcnemar_array(
     >>> round(mcnemar(12, 4, method="midp").pvalue, 6)
     0.049042
     """
-    _check_method(method)
     return MCNEMAR.run_arrays(b, c, n, method=method)
 
 
@@ -368,25 +355,19 @@ def _mcnemar_kfold(
         if folds is not None
         else tuple(str(i + 1) for i in range(b.size))
     )
-    warnings = describe_degenerate(int(k.degenerate), numerator="", denominator="")
+    fields = kernel_fields(MCNEMAR_KFOLD, k, "two-sided", numerator="")
     empty = [labels[i] for i in np.flatnonzero(b + c == 0)]
-    if empty and not warnings:
-        warnings = (
+    if empty and not fields["warnings"]:
+        fields["warnings"] = (
             f"folds {', '.join(empty)} have no discordant records (b + c = 0); each "
             "contributes statistic 0 by convention.",
         )
     return McNemarKFoldResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **fields,
         df=k.df,
-        alternative="two-sided",
         estimate=None if not n else float((b.sum() - c.sum()) / n),
         nobs=None if n is None else int(n),
-        method="Naive K-fold CV McNemar test",
-        test="mcnemar_kfold",
-        reference=REF_KFOLD,
         design=f"{b.size}-fold cross-validation (counts given directly)",
-        warnings=warnings,
         notes=(
             "not recommended: the fold statistics are correlated (overlapping training "
             "sets), so the χ²(K) reference distribution does not hold; Yang et al. Table V "
@@ -438,9 +419,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     -------
     McNemarKFoldResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {kfold_mcnemar_references}
 
@@ -455,8 +434,6 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
 
 
 # ================================================================ table level
-
-
 @fill_doc
 def mcnemar(
     table: ResultsTable | str,
@@ -474,9 +451,7 @@ def mcnemar(
     0/1 losses. When b + c = 0 the result is statistic 0, p = 1 with a warning
     (statsmodels and mlxtend return p = 0 for the corrected statistic there).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     method : {"corrected", "uncorrected", "exact", "midp"}
         Edwards' continuity-corrected χ² (default), the plain χ², the exact binomial
         test or its mid-p variant.
@@ -496,9 +471,7 @@ def mcnemar(
 
     {mcnemar_references}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.mcnemar("loss ~ model", data=df, method="exact")
     >>> res.distribution, res.models
     ('binomial', ('A', 'B'))
@@ -520,10 +493,7 @@ def mcnemar_kfold(
     Reported for comparison only: the folds share training data, the statistics
     are correlated, and the test is far from its nominal level (Yang et al. Table V).
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {data}
+    {parameters_pair_data}
 
     Returns
     -------
@@ -537,9 +507,7 @@ def mcnemar_kfold(
 
     {kfold_mcnemar_references}
 
-    Examples
-    --------
-    {example_kfold}
+    {examples_kfold}
     >>> res = cvreport.mcnemar_kfold("loss ~ model | replication + fold", data=df)
     >>> res.df, len(res.fold_statistics)
     (5.0, 5)

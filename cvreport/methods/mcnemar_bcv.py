@@ -19,6 +19,7 @@ from cvreport.methods._common import (
     OK,
     check_counts,
     chi2_sf,
+    kernel_fields,
     sorted_contingency,
 )
 from cvreport.methods.contingency_posterior import BetaPosterior, contingency_posteriors
@@ -212,14 +213,12 @@ def _mcnemar_5x2bcv(
     rho1, rho2, prior, level = float(rho1), float(rho2), float(prior), float(level)
     if not 0.0 <= rho1 <= 1.0 or not 0.0 <= rho2 <= 1.0:
         raise CVReportError(f"rho1 and rho2 must lie in [0, 1], got {rho1!r} and {rho2!r}")
-    if not prior > 0:
-        raise CVReportError(f"prior (λ of the Beta(λ, λ) prior) must be positive, got {prior!r}")
     m = tables.shape[0]
     k = mcnemar_5x2bcv_kernel(tables, rho1, rho2)
     mean = _four(k.mean_table)
     effective = _four(k.effective_table)
     total = sum(mean)
-    posteriors = contingency_posteriors(*effective, prior=prior, level=level)
+    posteriors = contingency_posteriors(*effective, prior=prior, level=level)  # checks both
     warnings: tuple[str, ...] = ()
     if int(k.degenerate) == NO_DISCORDANT:
         warnings = (
@@ -235,15 +234,10 @@ def _mcnemar_5x2bcv(
             "test more liberal.",
         )
     return BCVMcNemarResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
+        **(kernel_fields(MCNEMAR_5X2BCV, k, "two-sided") | {"method": f"{m}×2 BCV McNemar test"}),
         df=1.0,
-        alternative="two-sided",
         estimate=None if total == 0 else (mean[1] - mean[2]) / total,
         nobs=round(2.0 * total),
-        method=f"{m}×2 BCV McNemar test",
-        test="mcnemar_5x2bcv",
-        reference=REF_BCV,
         design=f"{m}×2 block-regularized cross-validation (tables given directly)",
         warnings=warnings,
         notes=notes,
@@ -325,9 +319,7 @@ def mcnemar_5x2bcv_array(
     -------
     BCVMcNemarResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {bcv_mcnemar_references}
 
@@ -364,9 +356,7 @@ def mcnemar_5x2bcv(
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not
     block-regularized (training-set overlaps not all n/4).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     rho1, rho2 : float
         Correlations in the compression factor; ½ and ½ (the paper's conservative choice).
     prior : float
@@ -388,9 +378,7 @@ def mcnemar_5x2bcv(
 
     {bcv_mcnemar_references}
 
-    Examples
-    --------
-    {example_5x2bcv}
+    {examples_5x2bcv}
     >>> res = cvreport.mcnemar_5x2bcv("loss ~ model | replication + fold", data=df)
     >>> round(res.factor, 6), round(res.n_effective, 4), res.balanced
     (1.818182, 72.7273, True)

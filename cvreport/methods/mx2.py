@@ -1,17 +1,11 @@
 """Tests on m×2 designs: m replications of 2-fold cross-validation (docs/methods.md).
 
 * Dietterich's 5×2cv paired t, with all 2m alternative numerators (Alpaydın's Table 1);
-* (Alpaydın's combined 5×2cv F and the calibrated balanced 5×2cv F of Wang, Li and
-  Li are in :mod:`cvreport.methods.mx2_ftest`);
 * the blocked 3×2cv t of Wang, Wang, Jia and Li ~ t(5) (t(2m − 1) on m×2 BCV);
 * Yıldız's combined 5×2cv t ~ t(m).
 
-Every test comes in three layers: a vectorised ``*_kernel`` over arrays of
-shape ``(..., m, 2)`` (row i = replication i, column j = fold j, values
-``p_i^(j)`` = loss of A − loss of B), and two thin wrappers over the run path of
-:mod:`cvreport.methods.run`: the array-level function (:mod:`cvreport.arrays` under
-the table-level name) and the table-level function.
-"First" replication and fold are the smallest labels in sorted order.
+The F tests are in :mod:`cvreport.methods.mx2_ftest`. The kernels take arrays of
+shape ``(..., m, 2)`` of split differences (:mod:`cvreport.methods.mx2_differences`).
 """
 
 from __future__ import annotations
@@ -37,6 +31,7 @@ from cvreport.methods.mx2_differences import (
     as_tuples,
     balance_warning,
     check_kernel_shape,
+    extension_note,
     mx2_fields,
     mx2_spec,
     split_variances,
@@ -80,8 +75,6 @@ REF_YILDIZ = (
 
 
 # ================================================================ kernels
-
-
 class PairedT5x2Kernel(NamedTuple):
     """Dietterich's t and its 2m alternatives, vectorised over the batch shape.
 
@@ -175,17 +168,11 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
 
 
 # ================================================================ array level
-
-
 def _paired_ttest_5x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> PairedTTest5x2cvResult:
-    m = d.shape[0]
     k = paired_ttest_5x2cv_kernel(d, alternative, alternatives=True)
     assert k.pvalues is not None
-    notes: tuple[str, ...] = ()
-    if m != 5:
-        notes = (f"extension: Dietterich's test is defined for 5×2; with m = {m}, t(m).",)
     return t_result(
         PairedTTest5x2cvResult,
         PAIRED_T_5X2CV,
@@ -193,7 +180,7 @@ def _paired_ttest_5x2cv(
         alternative,
         numerator="the first split difference p_1^(1)",
         denominator="the pooled variance Σ s_i²/m",
-        notes=notes,
+        notes=extension_note(d.shape[0], "Dietterich's test", "t(m)"),
         alternative_statistics=as_tuples(k.statistics),
         alternative_pvalues=as_tuples(k.pvalues),
         rejections=int(np.sum(k.pvalues <= 0.05)),
@@ -222,9 +209,7 @@ def paired_ttest_5x2cv_array(
     -------
     PairedTTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -241,7 +226,6 @@ def _blocked_ttest_3x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> Mx2TTestResult:
     m = d.shape[0]
-    k = blocked_ttest_3x2cv_kernel(d, alternative)
     notes: tuple[str, ...] = ()
     if m != 3:
         notes = (
@@ -251,7 +235,7 @@ def _blocked_ttest_3x2cv(
     return t_result(
         Mx2TTestResult,
         BLOCKED_T_3X2CV,
-        k,
+        blocked_ttest_3x2cv_kernel(d, alternative),
         alternative,
         numerator="the mean split difference",
         denominator="the variance σ̂² of the split differences",
@@ -268,18 +252,14 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     2m again), t = μ̂ / sqrt(σ̂²) ~ t(2m − 1); t(5) on blocked 3×2 partitions
     {P1P2|P3P4}, {P1P3|P2P4}, {P1P4|P2P3}. :meth:`conf_int` is μ̂ ± t quantile × σ̂.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     {alternative}
 
     Returns
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     {blocked_3x2_references}
 
@@ -296,18 +276,15 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
 def _combined_ttest_5x2cv(
     d: np.ndarray, alternative: str, replications: Any = None, folds: Any = None
 ) -> Mx2TTestResult:
-    m = d.shape[0]
-    k = combined_ttest_5x2cv_kernel(d, alternative)
-    notes: tuple[str, ...] = (
+    notes = (
         "not recommended for decisions: strongly anti-conservative in Yang et al. Table V "
         "(type I error 0.291 at nominal 0.05 on the ε scenario).",
+        *extension_note(d.shape[0], "the combined t", "t(m)"),
     )
-    if m != 5:
-        notes += (f"extension: the combined t is defined for 5×2; with m = {m}, t(m).",)
     return t_result(
         Mx2TTestResult,
         COMBINED_T_5X2CV,
-        k,
+        combined_ttest_5x2cv_kernel(d, alternative),
         alternative,
         numerator="the mean split difference",
         denominator="the pooled variance Σ s_i²/m",
@@ -323,18 +300,14 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
     t = sqrt(2m) · mean(p) / sqrt(Σ_i s_i² / m) ~ t(m). :meth:`conf_int` is
     mean(p) ± t_m quantile × sqrt(Σ s_i² / m) / sqrt(2m).
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     {alternative}
 
     Returns
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -353,8 +326,6 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
 
 
 # ================================================================ table level
-
-
 @fill_doc
 def paired_ttest_5x2cv(
     table: ResultsTable | str,
@@ -372,23 +343,15 @@ def paired_ttest_5x2cv(
     choice of numerator can change the decision (Alpaydın (1999) Table 1), which is why
     :func:`combined_ftest_5x2cv` is usually preferred.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
     PairedTTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.paired_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df, len(res.alternative_statistics) * 2
     (('A', 'B'), 5.0, 10)
@@ -413,33 +376,17 @@ def blocked_ttest_3x2cv(
     extension uses divisor 2m and t(2m − 1) (labelled). Warns
     (:class:`~cvreport.errors.PartitionWarning`) when the partitions are not balanced.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     {blocked_3x2_references}
 
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> import cvreport
-    >>> rng = np.random.default_rng(0)
-    >>> training_blocks = [{1, 2, 3, 4}, {1, 3, 5, 7}, {1, 2, 5, 6}, {1, 4, 5, 8}, {1, 3, 6, 8}][:3]
-    >>> df = pd.DataFrame(
-    ...     [(i, int(r % 8 + 1 not in blocks), model, r, int(rng.random() < p))
-    ...      for i, blocks in enumerate(training_blocks) for r in range(80)
-    ...      for model, p in (("A", 0.2), ("B", 0.35))],
-    ...     columns=["replication", "fold", "model", "record", "loss"])
+    {examples_3x2bcv}
     >>> res = cvreport.blocked_ttest_3x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.nobs
     (5.0, 6)
@@ -462,28 +409,20 @@ def combined_ttest_5x2cv(
     it strongly anti-conservative (type I error 0.291 at nominal 0.05); use it
     as a labelled comparison, not for decisions.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
     Mx2TTestResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
     References
     ----------
     Yıldız, O. T. (2013). Omnivariate rule induction using a novel pairwise statistical
     test. IEEE Transactions on Knowledge and Data Engineering 25(9):2105–2118.
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.combined_ttest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.conf_int()[0] < res.estimate < res.conf_int()[1]
     (5.0, True)

@@ -29,7 +29,7 @@ from cvreport.results import TestResult, TTestResult, check_alpha, level_text
 from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:
-    from cvreport.data.table import Design, ResultsTable
+    from cvreport.data.table import ResultsTable
 
 R = TypeVar("R", bound=TestResult)
 
@@ -42,14 +42,13 @@ __all__ = [
     "balance_warning",
     "check_differences",
     "check_kernel_shape",
-    "difference_tables",
+    "extension_note",
     "finish_balanced",
     "labels_or_positions",
     "mx2_fields",
     "mx2_prepare",
     "mx2_spec",
     "split_variances",
-    "two_folds",
 ]
 
 
@@ -86,25 +85,6 @@ def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:
     return tuple(str(v) for v in values)
 
 
-def difference_tables(self: Any) -> list[SummaryTable]:
-
-    if not self.differences:
-        return []
-    rows = tuple(
-        (rep, fold, float(value))
-        for rep, row in zip(self.replication_labels, self.differences)
-        for fold, value in zip(self.fold_labels, row)
-    )
-    return [
-        SummaryTable(
-            caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
-            columns=("replication", "fold", "difference"),
-            rows=rows,
-            kinds=("text", "text", "number"),
-        )
-    ]
-
-
 def check_differences(differences: Any) -> np.ndarray:
     d = as_array(differences, "differences")
     if d.ndim == 1 and d.size % 2 == 0 and d.size >= 2:
@@ -133,9 +113,11 @@ def mx2_fields(d: np.ndarray, replications: Any, folds: Any) -> dict[str, Any]:
     }
 
 
-def two_folds(design: Design) -> bool:
-    """Whether a design has two folds per replication: what every m×2 test accepts."""
-    return design.is_mx2
+def extension_note(m: int, test: str, distribution: str) -> tuple[str, ...]:
+    """The note of a test defined for 5×2 run on m×2 with m ≠ 5 (none when m = 5)."""
+    if m == 5:
+        return ()
+    return (f"extension: {test} is defined for 5×2; with m = {m}, {distribution}.",)
 
 
 def mx2_spec(**facts: Any) -> TestSpec:
@@ -145,13 +127,13 @@ def mx2_spec(**facts: Any) -> TestSpec:
     (:func:`mx2_prepare`, :func:`check_differences` for arrays) and states
     :data:`MX2_REQUIREMENT`; ``facts`` give the rest and may replace those.
     """
-    defaults = {
+    defaults: dict[str, Any] = {
         "requirement": MX2_REQUIREMENT,
         "inputs": mx2_differences,
         "prepare": mx2_prepare,
         "check_inputs": check_differences,
     }
-    return TestSpec(designs=("mx2",), accepts=two_folds, **(defaults | facts))
+    return TestSpec(designs=("mx2",), accepts=lambda design: design.is_mx2, **(defaults | facts))
 
 
 def mx2_prepare(
@@ -230,9 +212,25 @@ class SplitDifferences:
     differences: tuple[tuple[float, ...], ...] = ()
     replication_labels: tuple[str, ...] = ()
     fold_labels: tuple[str, ...] = ()
+    if TYPE_CHECKING:  # from the result class it is mixed into
+        loss_name: str
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
-        return difference_tables(self)
+        if not self.differences:
+            return []
+        rows = tuple(
+            (rep, fold, float(value))
+            for rep, row in zip(self.replication_labels, self.differences)
+            for fold, value in zip(self.fold_labels, row)
+        )
+        return [
+            SummaryTable(
+                caption=f"Split differences p_i^(j) (mean {self.loss_name} A − B per fold)",
+                columns=("replication", "fold", "difference"),
+                rows=rows,
+                kinds=("text", "text", "number"),
+            )
+        ]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

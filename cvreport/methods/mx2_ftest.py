@@ -3,8 +3,7 @@
 * Alpaydın's combined 5×2cv F ~ F(2m, m);
 * the calibrated balanced 5×2cv F of Wang, Li and Li ~ F(f, 5).
 
-Each comes as a vectorised ``*_kernel`` over arrays of shape ``(..., m, 2)``,
-an array-level function (:mod:`cvreport.arrays`) and the table-level function.
+The kernels take arrays of shape ``(..., m, 2)`` of split differences.
 """
 
 from __future__ import annotations
@@ -17,16 +16,13 @@ import numpy as np
 from scipy import special
 
 from cvreport.errors import CVReportError
-from cvreport.methods._common import (
-    apply_degenerate_pvalue,
-    describe_degenerate,
-    safe_ratio,
-)
+from cvreport.methods._common import apply_degenerate_pvalue, kernel_fields, safe_ratio
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import (
     SplitDifferences,
     balance_warning,
     check_kernel_shape,
+    extension_note,
     finish_balanced,
     mx2_fields,
     mx2_spec,
@@ -97,14 +93,19 @@ def combined_ftest_5x2cv_kernel(differences: Any) -> FKernel:
     >>> round(float(k.statistic), 6), round(float(k.pvalue), 6), (k.df1, k.df2)
     (0.909091, 0.581985, (10.0, 5.0))
     """
+    return _f_kernel(differences, 1.0, None)
+
+
+def _f_kernel(differences: Any, scale: float, df1: float | None) -> FKernel:
+    """scale · Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(df1, m) (df1 None: 2m), upper tail."""
     d = np.asarray(differences, dtype=np.float64)
     check_kernel_shape(d)
     m = d.shape[-2]
-    numerator = (d**2).sum(axis=(-2, -1))
-    denominator = 2.0 * split_variances(d).sum(axis=-1)
-    f, code = safe_ratio(numerator, denominator)
-    pvalue = apply_degenerate_pvalue(special.fdtrc(2.0 * m, float(m), f), code)
-    return FKernel(f, pvalue, 2.0 * m, float(m), code)
+    df1 = 2.0 * m if df1 is None else float(df1)
+    numerator = scale * (d**2).sum(axis=(-2, -1))
+    f, code = safe_ratio(numerator, 2.0 * split_variances(d).sum(axis=-1))
+    pvalue = apply_degenerate_pvalue(special.fdtrc(df1, float(m), f), code)
+    return FKernel(f, pvalue, df1, float(m), code)
 
 
 def calibrated_df1(rho1: float, rho2: float, m: int = 5) -> float:
@@ -149,14 +150,7 @@ def calibrated_ftest_5x2cv_kernel(
     >>> round(float(k.statistic), 6), (k.df1, k.df2)
     (0.909091, (7.0, 5.0))
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
-    m = d.shape[-2]
-    numerator = (1.0 - rho1) * (d**2).sum(axis=(-2, -1))
-    denominator = 2.0 * split_variances(d).sum(axis=-1)
-    f, code = safe_ratio(numerator, denominator)
-    pvalue = apply_degenerate_pvalue(special.fdtrc(float(df1), float(m), f), code)
-    return FKernel(f, pvalue, float(df1), float(m), code)
+    return _f_kernel(differences, 1.0 - rho1, df1)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -203,19 +197,10 @@ def _f_result(
     result: type[F], spec: TestSpec, kernel: FKernel, denominator: str, **fields: Any
 ) -> F:
     """The result of one F kernel outcome, named by its test's spec (upper tail, no interval)."""
+    numerator = "the sum of squared split differences"
     return result(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, kernel, "two-sided", numerator=numerator, denominator=denominator),
         df=(kernel.df1, kernel.df2),
-        alternative="two-sided",
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
-        warnings=describe_degenerate(
-            int(kernel.degenerate),
-            numerator="the sum of squared split differences",
-            denominator=denominator,
-        ),
         **fields,
     )
 
@@ -223,17 +208,12 @@ def _f_result(
 def _combined_ftest_5x2cv(
     d: np.ndarray, replications: Any = None, folds: Any = None
 ) -> FTest5x2cvResult:
-    m = d.shape[0]
-    k = combined_ftest_5x2cv_kernel(d)
-    notes: tuple[str, ...] = ()
-    if m != 5:
-        notes = (f"extension: the combined F is defined for 5×2; with m = {m}, F(2m, m).",)
     return _f_result(
         FTest5x2cvResult,
         COMBINED_F_5X2CV,
-        k,
+        combined_ftest_5x2cv_kernel(d),
         denominator="the variance sum 2 Σ s_i²",
-        notes=notes,
+        notes=extension_note(d.shape[0], "the combined F", "F(2m, m)"),
         **mx2_fields(d, replications, folds),
     )
 
@@ -246,17 +226,13 @@ def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
     eq. 3.1); F(10, 5) for 5×2, rejecting at α = 0.05 above 4.74. Defines no
     confidence interval.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
 
     Returns
     -------
     FTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -291,23 +267,12 @@ def _resolve_calibration(
         return calibrated_df1(r1, r2, m), r1, "rho2", tuple(notes)
     if isinstance(df1, str):
         exact = calibrated_df1_mean(m, r1)
+        mean = "the mean of f over ρ2 ∈ (0, ½)"
         if df1 == "paper":
-            return (
-                float(round(exact)),
-                r1,
-                "paper",
-                (
-                    f"numerator df {round(exact)} = the mean of f over ρ2 ∈ (0, ½) "
-                    f"({exact:.4f}) rounded, as in the paper.",
-                ),
-            )
+            note = f"numerator df {round(exact)} = {mean} ({exact:.4f}) rounded, as in the paper."
+            return float(round(exact)), r1, "paper", (note,)
         if df1 == "exact":
-            return (
-                exact,
-                r1,
-                "exact",
-                (f"numerator df = the mean of f over ρ2 ∈ (0, ½) = {exact:.4f}.",),
-            )
+            return exact, r1, "exact", (f"numerator df = {mean} = {exact:.4f}.",)
         raise CVReportError(f"df1 must be 'paper', 'exact' or a positive number, got {df1!r}")
     value = float(df1)
     if not value > 0 or not math.isfinite(value):
@@ -368,9 +333,7 @@ def calibrated_ftest_5x2cv_array(
     f = 2m / (1 + ρ1² + 2(m − 1) ρ2²) (10 / (1 + ρ1² + 8 ρ2²) for m = 5).
     Assumes balanced or block-regularized partitions; defines no interval.
 
-    Parameters
-    ----------
-    {mx2_differences}
+    {parameters_mx2_differences}
     df1 : "paper", "exact" or float
         Numerator df when ``rho2`` is not given: "paper" (default) rounds the mean
         of f over ρ2 ∈ (0, ½) — 7 for 5×2, as the paper does; "exact" keeps it
@@ -385,9 +348,7 @@ def calibrated_ftest_5x2cv_array(
     -------
     CalibratedFTest5x2cvResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -416,22 +377,15 @@ def combined_ftest_5x2cv(
     eq. 3.1). Uses all 2m differences, so it does not depend on fold order. The
     recommended test on random m×2 partitions; no confidence interval.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {data}
+    {parameters_pair_data}
 
     Returns
     -------
     FTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
-    Examples
-    --------
-    {example_mx2}
+    {examples_mx2}
     >>> res = cvreport.combined_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.models, res.df
     (('A', 'B'), (10.0, 5.0))
@@ -463,9 +417,7 @@ def calibrated_ftest_5x2cv(
     block-regularized partitions: when the table's training-set overlaps are
     not all n/4, the result warns (:class:`~cvreport.errors.PartitionWarning`).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     df1 : {"paper", "exact"} or float
         The numerator degrees of freedom: 7 as in the paper, its exact mean 6.7551, or a value.
     rho1, rho2 : float, optional
@@ -476,13 +428,9 @@ def calibrated_ftest_5x2cv(
     -------
     CalibratedFTest5x2cvResult
 
-    Raises
-    ------
-    {mx2_design_raises}
+    {raises_mx2_design}
 
-    Examples
-    --------
-    {example_5x2bcv}
+    {examples_5x2bcv}
     >>> res = cvreport.calibrated_ftest_5x2cv("loss ~ model | replication + fold", data=df)
     >>> res.df, res.balanced
     ((7.0, 5.0), True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -25,6 +26,7 @@ from cvreport.methods._common import (
     TKernel,
     as_array,
     finish_result,
+    kernel_fields,
     normal_pvalue,
     t_kernel,
     t_result,
@@ -195,7 +197,6 @@ class OneModelTestResult(TestResult):
 
 
 def _one_model_rows(result: Any, rows: list[SummaryRow]) -> list[SummaryRow]:
-
     out = []
     for row in rows:
         if row.label.startswith("estimate"):
@@ -246,38 +247,29 @@ def _check_count_pair(errors: Any, n: Any) -> tuple[float, float]:
     return x, total
 
 
-def _count_result(
-    spec: TestSpec,
-    x: float,
-    n: float,
-    p0: float,
-    alternative: str,
-    distribution: str,
-    notes: tuple[str, ...] = (),
+def _count_test(
+    x: float, n: float, p0: float, alternative: str, *, normal: bool = False
 ) -> OneModelTestResult:
-    """The result of a test ``spec`` of X errors out of N records against ``p0``."""
-    kernel = spec.kernel(x, n, p0, alternative)
+    """The exact binomial test (``normal``: the normal approximation) of X errors of N against p0."""
+    p0 = _check_p0(p0)
+    spec = NORMAL if normal else BINOMIAL
+    notes: tuple[str, ...] = ()
+    if normal and (n * p0 < 5 or n * (1 - p0) < 5):
+        notes = (
+            "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
+        )
     return OneModelTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, spec.kernel(x, n, p0, alternative), alternative),
         df=None,
-        distribution=distribution,
-        alternative=alternative,
+        distribution="normal" if normal else "binomial",
         estimate=x / n,
         nobs=int(n),
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
         design="one validation set (counts given directly)",
         notes=notes,
         p0=p0,
         errors=x,
         n=n,
     )
-
-
-def _binomial_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    return _count_result(BINOMIAL, x, n, _check_p0(p0), alternative, "binomial")
 
 
 @fill_doc
@@ -300,9 +292,7 @@ def binomial_test_array(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -312,16 +302,6 @@ def binomial_test_array(
     (15.0, 0.072573)
     """
     return BINOMIAL.run_arrays(errors, n, p0=p0, alternative=alternative)
-
-
-def _normal_test(x: float, n: float, p0: float, alternative: str) -> OneModelTestResult:
-    p0 = _check_p0(p0)
-    notes: tuple[str, ...] = ()
-    if n * p0 < 5 or n * (1 - p0) < 5:
-        notes = (
-            "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
-        )
-    return _count_result(NORMAL, x, n, p0, alternative, "normal", notes)
 
 
 @fill_doc
@@ -340,9 +320,7 @@ def normal_test_array(
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -394,9 +372,7 @@ def ttest_error_array(
     -------
     OneModelTTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -503,22 +479,15 @@ def binomial_test(
     replication), N = their count; p = P{X ≥ X_obs} under Bin(N, p0) for the
     default ``alternative="greater"`` (H1: error > p0). Needs per-record 0/1 losses.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {one_model_count_raises}
+    {raises_one_model_count}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.binomial_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.nobs, res.alternative
     ('A', 60, 'greater')
@@ -541,22 +510,15 @@ def normal_test(
     ``model``; upper tail for the default ``alternative="greater"``. Needs
     per-record 0/1 losses.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------
     OneModelTestResult
 
-    Raises
-    ------
-    {one_model_count_raises}
+    {raises_one_model_count}
 
-    Examples
-    --------
-    {example_holdout}
+    {examples_holdout}
     >>> res = cvreport.normal_test("loss ~ model", "A", p0=0.2, data=df)
     >>> res.model, res.distribution
     ('A', 'normal')
@@ -579,10 +541,7 @@ def ttest_error(
     of a repeated design, whose overlap makes the test anti-conservative — said
     in the notes). A single fold gives statistic 0, p = 1 with a warning.
 
-    Parameters
-    ----------
-    {one_model_parameters}
-    {data}
+    {parameters_one_model_data}
 
     Returns
     -------
@@ -594,9 +553,7 @@ def ttest_error(
         When ``model`` is ambiguous or unknown, a fold error is missing, or the
         table holds a score other than 0/1 hits (there is no error rate to test).
 
-    Examples
-    --------
-    {example_kfold}
+    {examples_kfold}
     >>> res = cvreport.ttest_error("loss ~ model | replication + fold", "B", p0=0.2, data=df)
     >>> res.model, res.df
     ('B', 4.0)
@@ -604,15 +561,12 @@ def ttest_error(
     return TTEST_ERROR.run(table, model, alternative=alternative, data=data, p0=p0)
 
 
-_ONE_MODEL = "any design of one model's losses"
-
-
 def _one_model_spec(**facts: Any) -> TestSpec:
     """The spec of a test of one model against a target: any design, not in the report."""
     return TestSpec(
         reference=REF_ONE_MODEL,
         designs=DESIGN_KINDS,
-        requirement=_ONE_MODEL,
+        requirement="any design of one model's losses",
         models=1,
         in_report=False,
         default_alternative="greater",
@@ -642,7 +596,7 @@ BINOMIAL = _count_spec(
     distribution="Bin(N, p0)",
     array_function=binomial_test_array,
     kernel=binomial_test_kernel,
-    build=_binomial_test,
+    build=_count_test,
 )
 NORMAL = _count_spec(
     name="normal_test",
@@ -653,7 +607,7 @@ NORMAL = _count_spec(
     distribution="N(0, 1)",
     array_function=normal_test_array,
     kernel=normal_test_kernel,
-    build=_normal_test,
+    build=partial(_count_test, normal=True),
 )
 TTEST_ERROR = _one_model_spec(
     name="ttest_error",

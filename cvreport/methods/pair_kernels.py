@@ -68,9 +68,7 @@ def all_pairs(spec: TestSpec, table: ResultsTable, pairs: Sequence[tuple[Any, An
     per pair, or None when the test has no kernel fed from per-fold statistics
     (run it pair by pair) or the table does not fit it.
     """
-    if not pairs:
-        return None
-    if not spec.simulated:
+    if not pairs or not spec.simulated:
         return None
     batch = pair_batch(table, pairs)
     try:

@@ -23,11 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import CVReportError, DataError
-from cvreport.methods._common import (
-    describe_degenerate,
-    normal_pvalue,
-    safe_ratio,
-)
+from cvreport.methods._common import kernel_fields, normal_pvalue, safe_ratio
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import TestSpec, holdout_error_rates
 from cvreport.results import TestResult, check_alternative
@@ -124,16 +120,14 @@ class ProportionTestResult(TestResult):
     pooled_error: float = math.nan
 
     def _extra_rows(self) -> list[SummaryRow]:
-        extra = [
+        return [
             SummaryRow("error rate A", self.error_a, "number"),
             SummaryRow("error rate B", self.error_b, "number"),
             SummaryRow("pooled error rate", self.pooled_error, "number"),
         ]
-        return extra
 
 
 def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> ProportionTestResult:
-    check_alternative(alternative)
     pa, pb = float(error_a), float(error_b)
     for name, value in (("error_a", pa), ("error_b", pb)):
         if not (0.0 <= value <= 1.0):
@@ -142,21 +136,17 @@ def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> Pro
         raise CVReportError(f"n must be a positive whole number of validation records, got {n!r}")
     kernel = proportion_test_kernel(pa, pb, n, alternative)
     return ProportionTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
-        distribution="normal",
-        alternative=alternative,
-        estimate=pa - pb,
-        nobs=int(n),
-        method="Difference of proportions test",
-        test="proportion_test",
-        reference=REFERENCE,
-        notes=(NOT_RECOMMENDED,),
-        warnings=describe_degenerate(
-            int(kernel.degenerate),
+        **kernel_fields(
+            PROPORTION,
+            kernel,
+            alternative,
             numerator="the difference of error rates",
             denominator="the pooled variance 2p(1 − p)/n (both models err on none or on all records)",
         ),
+        distribution="normal",
+        estimate=pa - pb,
+        nobs=int(n),
+        notes=(NOT_RECOMMENDED,),
         error_a=pa,
         error_b=pb,
         pooled_error=float(kernel.pooled_error),
@@ -184,9 +174,7 @@ def proportion_test_array(
     -------
     ProportionTestResult
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     References
     ----------
@@ -230,9 +218,7 @@ def proportion_test(
 ) -> ProportionTestResult:
     """Dietterich's difference-of-proportions test on one hold-out split (not recommended).
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     alternative : {"two-sided", "less", "greater"}
     {data}
 

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
-    describe_degenerate,
+    kernel_fields,
     t_kernel,
     zero_spread,
 )
@@ -46,6 +46,7 @@ __all__ = [
     "corrected_resampled_ttest_kernel",
     "prepare_splits",
     "resampled_result",
+    "split_moments",
     "table_split_differences",
     "table_test_train_ratio",
 ]
@@ -187,16 +188,9 @@ def corrected_resampled_ttest_kernel(
     >>> k.statistic.round(6), k.df
     (array([0.632456]), 3.0)
     """
-    check_alternative(alternative)
-    p = np.asarray(differences, dtype=np.float64)
-    n_splits = p.shape[-1]
-    if n_splits < 2:
-        raise DesignError(f"a resampled t test needs at least 2 splits, got {n_splits}")
-    ratio = np.asarray(test_train_ratio, dtype=np.float64)
-    mean = p.mean(axis=-1)
-    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
-    factor = np.broadcast_to(1.0 / n_splits + ratio, mean.shape).astype(np.float64)
-    kernel = t_kernel(mean, np.sqrt(factor * variance), float(n_splits - 1), alternative)
+    mean, variance, factor = split_moments(differences, test_train_ratio, alternative)
+    df = float(np.shape(differences)[-1] - 1)
+    kernel = t_kernel(mean, np.sqrt(factor * variance), df, alternative)
     return ResampledTTestKernel(
         statistic=np.asarray(kernel.statistic, dtype=np.float64),
         pvalue=np.asarray(kernel.pvalue, dtype=np.float64),
@@ -207,6 +201,24 @@ def corrected_resampled_ttest_kernel(
         variance_factor=factor,
         degenerate=kernel.degenerate,
     )
+
+
+def split_moments(
+    differences: ArrayLike,
+    test_train_ratio: ArrayLike,
+    alternative: str,
+    test: str = "a resampled t test",
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Mean, s² (divisor J − 1; 0 for equal values) and 1/J + n2/n1 of J ≥ 2 splits, last axis."""
+    check_alternative(alternative)
+    p = np.asarray(differences, dtype=np.float64)
+    n_splits = p.shape[-1]
+    if n_splits < 2:
+        raise DesignError(f"{test} needs at least 2 splits, got {n_splits}")
+    mean = p.mean(axis=-1)
+    variance = np.where(zero_spread(p), 0.0, p.var(axis=-1, ddof=1))
+    ratio = np.asarray(test_train_ratio, dtype=np.float64)
+    return mean, variance, np.broadcast_to(1.0 / n_splits + ratio, mean.shape).astype(np.float64)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -257,23 +269,13 @@ def resampled_result(
     notes: tuple[str, ...] = (),
 ) -> ResampledTTestResult:
     n_splits = round(kernel.df) + 1
-    warnings = describe_degenerate(
-        int(kernel.degenerate),
-        numerator=f"the mean of the {what}",
-        denominator=f"the variance of the {what}",
-    )
+    mean, variance = f"the mean of the {what}", f"the variance of the {what}"
     return ResampledTTestResult(
-        statistic=float(kernel.statistic),
-        pvalue=float(kernel.pvalue),
+        **kernel_fields(spec, kernel, alternative, numerator=mean, denominator=variance),
         df=kernel.df,
         distribution="t",
-        alternative=alternative,
         estimate=float(kernel.estimate),
         nobs=n_splits,
-        method=spec.method,
-        test=spec.name,
-        reference=spec.reference,
-        warnings=warnings,
         notes=notes,
         center=float(kernel.estimate),
         standard_error=float(kernel.standard_error),
