@@ -134,7 +134,7 @@ def _clustered(
     ]
     if g < 30:
         notes.append(
-            f"Only {g} clusters: cluster-robust standard errors are biased downwards with few "
+            f"only {g} clusters: cluster-robust standard errors are biased downwards with few "
             "clusters (Cameron & Miller 2015); prefer the cluster bootstrap or permutation test."
         )
     return ClusteredTestResult(

@@ -43,6 +43,7 @@ from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
     REFERENCE_RESAMPLED,
+    RESAMPLED_T_CAUTION,
     ResampledTTestKernel,
     ResampledTTestResult,
     check_ratio,
@@ -323,10 +324,7 @@ PAIRED_T_RESAMPLED = TestSpec(
     array_function=paired_ttest_resampled_array,
     kernel=paired_ttest_resampled_kernel,
     inputs=split_differences,
-    caution=(
-        "the repeated splits overlap, so it rejects a true null hypothesis much too often "
-        "(Dietterich 1998); a labelled baseline only"
-    ),
+    caution=RESAMPLED_T_CAUTION,
 )
 CORRECTED_RESAMPLED_T = TestSpec(
     build=_corrected_resampled,

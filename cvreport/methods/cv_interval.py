@@ -71,7 +71,7 @@ REFERENCE = (
 VARIANCES = ("out", "in")
 REPEATED = ("raise", "average")
 NOTE_EXTENSION = (
-    "Extension: repeated K-fold CV is not covered by Bayle et al. (2020); the estimate and "
+    "an extension: repeated K-fold CV is not covered by Bayle et al. (2020); the estimate and "
     "the variance are averages of the per-replication ones and n is the number of records."
 )
 

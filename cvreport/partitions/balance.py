@@ -77,5 +77,5 @@ def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
         f"share up to Z_max = {z_text} records more or fewer than expected (Z = |X − E X|, "
         "Wang, Li & Li 2015). The degrees of freedom assume balanced or block-regularized "
         "partitions (cvreport.splits); with random partitions prefer "
-        "combined_ftest_5x2cv"
+        "Alpaydın's combined 5×2cv F test"
     )

@@ -36,7 +36,7 @@ def test_without_the_correction_it_is_millers_equation():
     residual = d - d.mean()
     by_hand = sum(residual[clusters == c].sum() ** 2 for c in range(10)) / d.size**2
     assert res.standard_error == pytest.approx(np.sqrt(by_hand), rel=1e-12)
-    assert any("Only 10 clusters" in note for note in res.notes)
+    assert any("only 10 clusters" in note for note in res.notes)
 
 
 def test_singleton_clusters_reduce_to_the_naive_standard_error_times_the_correction():

@@ -133,7 +133,7 @@ def test_repeated_average_extension():
     assert res.std_dev == pytest.approx(math.sqrt((one.std_dev**2 + two.std_dev**2) / 2))
     assert res.statistic == pytest.approx(math.sqrt(12) * res.estimate / res.std_dev)
     assert res.n_replications == 2 and res.nobs == 12
-    assert any(n.startswith("Extension") for n in res.notes)
+    assert any(n.startswith("an extension: repeated K-fold CV") for n in res.notes)
 
 
 # -- tables -------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ def test_table_repeated_needs_opt_in():
         H + h2, FOLDS + folds2, replications=[1] * 12 + [2] * 12, repeated="average"
     )
     assert res.statistic == pytest.approx(expected.statistic)
-    assert any(n.startswith("Extension") for n in res.notes)
+    assert any(n.startswith("an extension: repeated K-fold CV") for n in res.notes)
 
 
 def test_table_per_fold_scores_are_rejected():

@@ -322,3 +322,36 @@ def test_a_kfold_t_test_reported_in_place_of_the_corrected_one_keeps_its_caution
     own = _of(_markdown_caveats(markdown), method)
     assert [c for c in own if "overlap" in c] == [f"{KFOLD_T_CAUTION}."]
     assert not any("not recommended" in c for c in own)
+
+
+def test_the_resampled_t_baseline_says_its_caution_once_in_words() -> None:
+    from tests._designs import TABLES
+
+    report = quiet(TABLES["repeated_holdout"], tests="all")
+    for caveats in (_markdown_caveats(report.to_markdown()), _html_caveats(report.to_html())):
+        own = _of(caveats, get_spec("paired_ttest_resampled").method)
+        about_overlap = [c for c in own if "overlap" in c]
+        assert len(about_overlap) == 1, own
+        (caution,) = about_overlap
+        assert caution.startswith("not recommended as the deciding test — the repeated splits")
+        assert "corrected resampled t test" in caution
+        assert not re.search(r"\b[a-z0-9]+_[a-z0-9_]+\b", caution), caution
+        for caveat in caveats:  # no caveat opens with a capitalised word after its colon
+            assert not re.match(r"[A-Z][a-z]", caveat.split(": ", 1)[1]), caveat
+
+
+def test_few_clusters_read_on_after_their_colon_in_the_report() -> None:
+    rng = np.random.default_rng(1)
+    rows = [
+        {"record": r, "cluster": r // 12, "model": m, "loss": int(rng.random() < e)}
+        for r in range(120)
+        for m, e in (("a", 0.2), ("b", 0.35))
+    ]
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model", pd.DataFrame(rows), record="record", cluster="cluster"
+    )
+    clustered = cvreport.clustered_paired_test(table, "a", "b")
+    few = [n for n in clustered.notes if "clusters: cluster-robust" in n]
+    assert few == [n for n in few if n.startswith("only 10 clusters: ")] != []
+    caveats = _markdown_caveats(quiet(table, tests="all").to_markdown())
+    assert any("only 10 clusters: cluster-robust" in c for c in caveats), caveats
