@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cvreport.errors import DesignError
+
 __all__ = ["DESIGN_KINDS", "Design", "DesignKind", "design_kind", "size_range"]
 
 
@@ -23,7 +25,8 @@ class DesignKind(StrEnum):
 
     A ``str`` (``DesignKind.KFOLD == "kfold"``), so a kind compares, hashes, prints and
     formats as its plain name; ``repr`` shows that name too, so reprs of designs and
-    reports read as before.
+    reports read as before. A test's result carries the kind of its design as this
+    value (``result.design_kind``), beside the design's sentence it prints.
 
     Examples
     --------
@@ -39,11 +42,38 @@ class DesignKind(StrEnum):
     HOLDOUT = "holdout"
     REPEATED_HOLDOUT = "repeated_holdout"
     KFOLD = "kfold"
-    MX2 = "mx2"
     REPEATED_KFOLD = "repeated_kfold"
+    MX2 = "mx2"
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+    @classmethod
+    def named(cls, name: DesignKind | str) -> DesignKind:
+        """The kind of a plain name (``"kfold"``); the value itself stays as it is.
+
+        Raises
+        ------
+        DesignError
+            For a name that is no design kind; the message lists the kinds.
+
+        Examples
+        --------
+        >>> DesignKind.named("mx2") is DesignKind.MX2
+        True
+        >>> DesignKind.named("5x2")
+        Traceback (most recent call last):
+        ...
+        cvreport.errors.DesignError: unknown design kind '5x2'; choose one of 'holdout', \
+'repeated_holdout', 'kfold', 'repeated_kfold', 'mx2'
+        """
+        if isinstance(name, cls):
+            return name
+        try:
+            return cls(name)
+        except ValueError:
+            kinds = ", ".join(repr(kind.value) for kind in cls)
+            raise DesignError(f"unknown design kind {name!r}; choose one of {kinds}") from None
 
     @property
     def short(self) -> str:
@@ -71,28 +101,6 @@ class DesignKind(StrEnum):
             return "no test of cvreport gives one for a single hold-out split"
         names = " or ".join(self.interval_tests)
         return f"for an interval on the difference on this design use {names}"
-
-    @classmethod
-    def from_description(cls, text: str | None) -> DesignKind | None:
-        """The kind a design description names: :meth:`Design.describe`'s, or the array
-        functions' ("hold-out (one validation fold)", "10-fold cross-validation (...)");
-        None when the text names none.
-
-        >>> DesignKind.from_description("5×2 cross-validation (m = 5, K = 2)")
-        'mx2'
-        """
-        text = (text or "").lower()
-        if text.startswith("hold-out"):
-            return cls.HOLDOUT
-        if text.startswith("repeated hold-out"):
-            return cls.REPEATED_HOLDOUT
-        if "×2 " in text:
-            return cls.MX2
-        if "×" in text:
-            return cls.REPEATED_KFOLD
-        if "-fold" in text:
-            return cls.KFOLD
-        return None
 
 
 _SHORT = {
@@ -124,7 +132,9 @@ _INTERVAL_TESTS: dict[DesignKind, tuple[str, ...]] = {
     DesignKind.MX2: ("blocked_ttest_3x2cv", "corrected_repeated_kfold_ttest"),
 }
 
-DESIGN_KINDS = tuple(DesignKind)
+#: Every design kind, in the order of the tests' table: hold-out, repeated hold-out,
+#: K-fold, repeated K-fold, m×2.
+DESIGN_KINDS: tuple[DesignKind, ...] = tuple(DesignKind)
 
 
 def design_kind(m: int, n_folds: int) -> DesignKind:
@@ -188,7 +198,7 @@ class Design:
     sizes: tuple[int, ...] | None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", DesignKind(self.kind))  # a plain name becomes the value
+        object.__setattr__(self, "kind", DesignKind.named(self.kind))  # a name becomes the value
 
     @property
     def fold_sizes(self) -> pd.DataFrame:

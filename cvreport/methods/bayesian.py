@@ -53,7 +53,7 @@ from cvreport.methods.resampled_t import (
     check_ratio,
     prepare_splits,
 )
-from cvreport.methods.spec import TestSpec, flat_split_differences
+from cvreport.methods.spec import TestSpec, flat_split_differences, split_design
 from cvreport.results import TestResult, check_alternative, level_text
 from cvreport.summary_data import SummaryRow
 
@@ -516,4 +516,5 @@ BAYESIAN_CORRELATED_T = TestSpec(
     inputs=flat_split_differences,
     bayesian=True,
     takes_rope=True,
+    array_design=split_design,
 )
