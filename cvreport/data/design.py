@@ -35,8 +35,8 @@ class DesignKind(StrEnum):
     (True, 'm×2', 'm×2 cross-validation')
     >>> kind.title(m=5, K=2)
     '5×2 cross-validation'
-    >>> DesignKind.HOLDOUT.interval_hint
-    'no test of cvreport gives one for a single hold-out split'
+    >>> DesignKind.MX2.interval_hint
+    'for an interval on the difference on this design use blocked_ttest_3x2cv or corrected_repeated_kfold_ttest'
     """
 
     HOLDOUT = "holdout"
@@ -96,10 +96,17 @@ class DesignKind(StrEnum):
 
     @property
     def interval_hint(self) -> str:
-        """Where to find an interval on the difference for a result that has none."""
-        if not self.interval_tests:
-            return "no test of cvreport gives one for a single hold-out split"
+        """Where to find an interval on the difference for a result that has none.
+
+        On one hold-out split only the records give one: the paired bootstrap
+        resamples them (a table built with ``ResultsTable.from_predictions``).
+        """
         names = " or ".join(self.interval_tests)
+        if self is DesignKind.HOLDOUT:
+            return (
+                f"for an interval on the difference on a single hold-out split use {names}, "
+                "on a table of each record's truth and prediction (ResultsTable.from_predictions)"
+            )
         return f"for an interval on the difference on this design use {names}"
 
 
@@ -125,7 +132,7 @@ _TITLES = {
     DesignKind.REPEATED_KFOLD: "{m}×{K} cross-validation",
 }
 _INTERVAL_TESTS: dict[DesignKind, tuple[str, ...]] = {
-    DesignKind.HOLDOUT: (),
+    DesignKind.HOLDOUT: ("paired_bootstrap_test",),
     DesignKind.REPEATED_HOLDOUT: ("corrected_resampled_ttest",),
     DesignKind.KFOLD: ("corrected_repeated_kfold_ttest", "cv_confidence_interval"),
     DesignKind.REPEATED_KFOLD: ("corrected_repeated_kfold_ttest",),
