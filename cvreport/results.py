@@ -404,6 +404,8 @@ class TestResult(HypothesisTestResult):
     (3.0625, 0.080118, 1.0, False)
     >>> res.to_frame()[["test", "statistic", "distribution"]].to_dict("records")
     [{'test': 'mcnemar', 'statistic': 3.0625, 'distribution': 'chi2'}]
+    >>> res.design, res.design_kind            # the design in words, and its kind
+    ('hold-out (one validation fold)', 'holdout')
     """
 
     estimate: float | None = None

@@ -191,7 +191,7 @@ class TestSpec:
     array_design: Callable[..., DesignKind | None] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "designs", tuple(DesignKind(kind) for kind in self.designs))
+        object.__setattr__(self, "designs", tuple(map(DesignKind.named, self.designs)))
 
     def run(
         self,
