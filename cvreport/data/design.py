@@ -245,18 +245,18 @@ class Design:
 
     def describe(self) -> str:
         """A short sentence naming the design, e.g. for reports and error messages."""
-        name = DesignKind(self.kind).title(m=self.m, K=self.K)
-        if self.kind == "holdout":
+        name = self.kind.title(m=self.m, K=self.K)
+        if self.kind is DesignKind.HOLDOUT:
             counts = []
-        elif self.kind == "repeated_holdout":
+        elif self.kind is DesignKind.REPEATED_HOLDOUT:
             counts = [f"J = {self.m} splits"]
-        elif self.kind == "kfold":
+        elif self.kind is DesignKind.KFOLD:
             counts = [f"K = {self.K}"]
         else:
             counts = [f"m = {self.m}", f"K = {self.K}"]
         if self.per_record and self.sizes is not None:
             counts.append(f"n = {self.n_records} records")
-            if self.kind != "holdout":
+            if self.kind is not DesignKind.HOLDOUT:
                 sets = "validation sets" if self.K == 1 else "folds"
                 counts.append(f"{sets} of {size_range(self.sizes)}")
             if self.K >= 2 and not self.complete:
