@@ -78,9 +78,8 @@ def _negated(value: Any) -> Any:
     return 0.0 - value
 
 
-def _interval_hint(design: str | None) -> str:
-    """Tests that give an interval on the difference and run on this design."""
-    kind = DesignKind.from_description(design)
+def _interval_hint(kind: DesignKind | None) -> str:
+    """Tests that give an interval on the difference and run on a design of this kind."""
     if kind is None:
         return "use a t-based test of the table's design for an interval on the difference"
     return kind.interval_hint
@@ -370,7 +369,10 @@ class TestResult(HypothesisTestResult):
     reference : str
         Citation of the paper that defines the test.
     design : str or None
-        The cross-validation design the data came from.
+        The cross-validation design the data came from, in words (as printed).
+    design_kind : DesignKind or None
+        Its kind as a :class:`~cvreport.data.design.DesignKind` (None when arrays fit
+        several designs); it names the tests to use when this one gives no interval.
     models : tuple of str or None
         ``(A, B)``.
     warnings : tuple of str
@@ -402,10 +404,13 @@ class TestResult(HypothesisTestResult):
     (3.0625, 0.080118, 1.0, False)
     >>> res.to_frame()[["test", "statistic", "distribution"]].to_dict("records")
     [{'test': 'mcnemar', 'statistic': 3.0625, 'distribution': 'chi2'}]
+    >>> res.design, res.design_kind            # the design in words, and its kind
+    ('hold-out (one validation fold)', 'holdout')
     """
 
     estimate: float | None = None
     design: str | None = None
+    design_kind: DesignKind | None = None
     models: tuple[str, str] | None = None
     loss_name: str = "loss"
     direction: str = "lower"
@@ -424,6 +429,11 @@ class TestResult(HypothesisTestResult):
 
     #: Fields holding a difference A − B (or its sign); negated by :meth:`_negated`.
     _signed_fields: ClassVar[tuple[str, ...]] = ("estimate",)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.design_kind is not None:  # a plain name ("kfold") becomes the value
+            object.__setattr__(self, "design_kind", DesignKind.named(self.design_kind))
 
     # -- decisions -------------------------------------------------------
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
@@ -453,7 +463,7 @@ class TestResult(HypothesisTestResult):
         if interval is None:
             raise IntervalUndefinedError(
                 f"{self.method or type(self).__name__} defines no confidence interval; "
-                + _interval_hint(self.design)
+                + _interval_hint(self.design_kind)
             )
         return interval
 

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cvreport.errors import DesignError
+
 __all__ = ["DESIGN_KINDS", "Design", "DesignKind", "design_kind", "size_range"]
 
 
@@ -23,7 +25,8 @@ class DesignKind(StrEnum):
 
     A ``str`` (``DesignKind.KFOLD == "kfold"``), so a kind compares, hashes, prints and
     formats as its plain name; ``repr`` shows that name too, so reprs of designs and
-    reports read as before.
+    reports read as before. A test's result carries the kind of its design as this
+    value (``result.design_kind``), beside the design's sentence it prints.
 
     Examples
     --------
@@ -32,18 +35,45 @@ class DesignKind(StrEnum):
     (True, 'm×2', 'm×2 cross-validation')
     >>> kind.title(m=5, K=2)
     '5×2 cross-validation'
-    >>> DesignKind.HOLDOUT.interval_hint
-    'no test of cvreport gives one for a single hold-out split'
+    >>> DesignKind.MX2.interval_hint
+    'for an interval on the difference on this design use blocked_ttest_3x2cv or corrected_repeated_kfold_ttest'
     """
 
     HOLDOUT = "holdout"
     REPEATED_HOLDOUT = "repeated_holdout"
     KFOLD = "kfold"
-    MX2 = "mx2"
     REPEATED_KFOLD = "repeated_kfold"
+    MX2 = "mx2"
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+    @classmethod
+    def named(cls, name: DesignKind | str) -> DesignKind:
+        """The kind of a plain name (``"kfold"``); the value itself stays as it is.
+
+        Raises
+        ------
+        DesignError
+            For a name that is no design kind; the message lists the kinds.
+
+        Examples
+        --------
+        >>> DesignKind.named("mx2") is DesignKind.MX2
+        True
+        >>> DesignKind.named("5x2")
+        Traceback (most recent call last):
+        ...
+        cvreport.errors.DesignError: unknown design kind '5x2'; choose one of 'holdout', \
+'repeated_holdout', 'kfold', 'repeated_kfold', 'mx2'
+        """
+        if isinstance(name, cls):
+            return name
+        try:
+            return cls(name)
+        except ValueError:
+            kinds = ", ".join(repr(kind.value) for kind in cls)
+            raise DesignError(f"unknown design kind {name!r}; choose one of {kinds}") from None
 
     @property
     def short(self) -> str:
@@ -66,33 +96,18 @@ class DesignKind(StrEnum):
 
     @property
     def interval_hint(self) -> str:
-        """Where to find an interval on the difference for a result that has none."""
-        if not self.interval_tests:
-            return "no test of cvreport gives one for a single hold-out split"
-        names = " or ".join(self.interval_tests)
-        return f"for an interval on the difference on this design use {names}"
+        """Where to find an interval on the difference for a result that has none.
 
-    @classmethod
-    def from_description(cls, text: str | None) -> DesignKind | None:
-        """The kind a design description names: :meth:`Design.describe`'s, or the array
-        functions' ("hold-out (one validation fold)", "10-fold cross-validation (...)");
-        None when the text names none.
-
-        >>> DesignKind.from_description("5×2 cross-validation (m = 5, K = 2)")
-        'mx2'
+        On one hold-out split only the records give one: the paired bootstrap
+        resamples them (a table built with ``ResultsTable.from_predictions``).
         """
-        text = (text or "").lower()
-        if text.startswith("hold-out"):
-            return cls.HOLDOUT
-        if text.startswith("repeated hold-out"):
-            return cls.REPEATED_HOLDOUT
-        if "×2 " in text:
-            return cls.MX2
-        if "×" in text:
-            return cls.REPEATED_KFOLD
-        if "-fold" in text:
-            return cls.KFOLD
-        return None
+        names = " or ".join(self.interval_tests)
+        if self is DesignKind.HOLDOUT:
+            return (
+                f"for an interval on the difference on a single hold-out split use {names}, "
+                "on a table of each record's truth and prediction (ResultsTable.from_predictions)"
+            )
+        return f"for an interval on the difference on this design use {names}"
 
 
 _SHORT = {
@@ -117,14 +132,16 @@ _TITLES = {
     DesignKind.REPEATED_KFOLD: "{m}×{K} cross-validation",
 }
 _INTERVAL_TESTS: dict[DesignKind, tuple[str, ...]] = {
-    DesignKind.HOLDOUT: (),
+    DesignKind.HOLDOUT: ("paired_bootstrap_test",),
     DesignKind.REPEATED_HOLDOUT: ("corrected_resampled_ttest",),
     DesignKind.KFOLD: ("corrected_repeated_kfold_ttest", "cv_confidence_interval"),
     DesignKind.REPEATED_KFOLD: ("corrected_repeated_kfold_ttest",),
     DesignKind.MX2: ("blocked_ttest_3x2cv", "corrected_repeated_kfold_ttest"),
 }
 
-DESIGN_KINDS = tuple(DesignKind)
+#: Every design kind, in the order of the tests' table: hold-out, repeated hold-out,
+#: K-fold, repeated K-fold, m×2.
+DESIGN_KINDS: tuple[DesignKind, ...] = tuple(DesignKind)
 
 
 def design_kind(m: int, n_folds: int) -> DesignKind:
@@ -188,7 +205,7 @@ class Design:
     sizes: tuple[int, ...] | None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", DesignKind(self.kind))  # a plain name becomes the value
+        object.__setattr__(self, "kind", DesignKind.named(self.kind))  # a name becomes the value
 
     @property
     def fold_sizes(self) -> pd.DataFrame:
@@ -228,18 +245,18 @@ class Design:
 
     def describe(self) -> str:
         """A short sentence naming the design, e.g. for reports and error messages."""
-        name = DesignKind(self.kind).title(m=self.m, K=self.K)
-        if self.kind == "holdout":
+        name = self.kind.title(m=self.m, K=self.K)
+        if self.kind is DesignKind.HOLDOUT:
             counts = []
-        elif self.kind == "repeated_holdout":
+        elif self.kind is DesignKind.REPEATED_HOLDOUT:
             counts = [f"J = {self.m} splits"]
-        elif self.kind == "kfold":
+        elif self.kind is DesignKind.KFOLD:
             counts = [f"K = {self.K}"]
         else:
             counts = [f"m = {self.m}", f"K = {self.K}"]
         if self.per_record and self.sizes is not None:
             counts.append(f"n = {self.n_records} records")
-            if self.kind != "holdout":
+            if self.kind is not DesignKind.HOLDOUT:
                 sets = "validation sets" if self.K == 1 else "folds"
                 counts.append(f"{sets} of {size_range(self.sizes)}")
             if self.K >= 2 and not self.complete:

@@ -314,7 +314,9 @@ def finish_result(
     extra_warnings: tuple[str, ...] = (),
     extra_notes: tuple[str, ...] = (),
 ) -> R:
-    """Fill models, design and metric into an array-level result computed on internal losses.
+    """Fill models, design (its sentence and its kind) and metric into an array-level result.
+
+    The result was computed on the internal losses.
 
     For a score (``table.higher_is_better``) the result is turned into the score's
     own units and direction (:meth:`~cvreport.results.TestResult._negated`): its
@@ -329,6 +331,7 @@ def finish_result(
     one_model_of_hits = score and models is None
     changes: dict[str, Any] = {
         "design": table.design.describe(),
+        "design_kind": table.design.kind,
         "loss_name": "error rate" if one_model_of_hits else table.loss_name,
         "direction": "higher" if score and not one_model_of_hits else "lower",
         "notes": tuple(result.notes) + tuple(extra_notes),

@@ -50,7 +50,7 @@ from cvreport.methods._common import (
 )
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import check_ratio, prepare_splits, split_moments
-from cvreport.methods.spec import TestSpec, flat_split_differences
+from cvreport.methods.spec import TestSpec, flat_split_differences, split_design
 from cvreport.results import TestResult, level_text
 from cvreport.summary_data import SummaryRow
 
@@ -494,4 +494,5 @@ BAYESIAN_CORRELATED_T = TestSpec(
     inputs=flat_split_differences,
     bayesian=True,
     takes_rope=True,
+    array_design=split_design,
 )

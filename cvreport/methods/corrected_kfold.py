@@ -27,7 +27,7 @@ from cvreport.methods.resampled_t import (
     corrected_resampled_ttest_kernel,
     prepare_splits,
 )
-from cvreport.methods.spec import TestSpec, corrected_fold_differences
+from cvreport.methods.spec import TestSpec, corrected_fold_differences, fold_grid_design
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -222,4 +222,5 @@ CORRECTED_REPEATED_KFOLD_T = TestSpec(
     kernel=corrected_repeated_kfold_ttest_kernel,
     inputs=corrected_fold_differences,
     takes_margin=True,
+    array_design=fold_grid_design,
 )

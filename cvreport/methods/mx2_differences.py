@@ -24,7 +24,7 @@ from cvreport.methods._common import (
     partition_balance,
     zero_spread,
 )
-from cvreport.methods.spec import TestSpec, mx2_differences
+from cvreport.methods.spec import TestSpec, fold_grid_design, mx2_differences
 from cvreport.results import TestResult, TTestResult, check_alpha, level_text
 from cvreport.summary_data import SummaryRow, SummaryTable
 
@@ -132,6 +132,7 @@ def mx2_spec(**facts: Any) -> TestSpec:
         "inputs": mx2_differences,
         "prepare": mx2_prepare,
         "check_inputs": check_differences,
+        "array_design": fold_grid_design,
     }
     return TestSpec(designs=("mx2",), accepts=lambda design: design.is_mx2, **(defaults | facts))
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cvreport.data.design import DesignKind
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.clustered import CLUSTERED
 from cvreport.methods.corrected import CORRECTED_RESAMPLED_T
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = ["Recommendation", "recommendation", "recommendation_for", "recommended_names"]
+
 
 @dataclass(frozen=True)
 class Recommendation:
@@ -97,7 +99,7 @@ class Recommendation:
 
 
 def recommendation(
-    kind: str,
+    kind: DesignKind | str,
     *,
     partitions: str | None = None,
     binary: bool,
@@ -110,8 +112,9 @@ def recommendation(
 
     Parameters
     ----------
-    kind : str
-        ``table.design.kind`` (a :class:`~cvreport.data.design.DesignKind`).
+    kind : DesignKind or str
+        ``table.design.kind`` (a :class:`~cvreport.data.design.DesignKind`; its plain
+        name, ``"kfold"``, is the same value).
     partitions : str or None
         For m×2 designs, the partition design the overlap audit recognised:
         ``"balanced"``, ``"block-regularized"`` or ``"random"`` (None when unknown).
@@ -149,9 +152,10 @@ def recommendation(
         raise CVReportError(
             f"unknown design kind {kind!r}; expected one of {describe_keys(DESIGN_KINDS)}"
         )
+    kind = DesignKind(kind)
     if metric is None and not clustered:
         return _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
-    one_test_set = kind == "holdout"
+    one_test_set = kind is DesignKind.HOLDOUT
     if one_test_set and clustered:
         if decomposable:
             return Recommendation(
@@ -235,7 +239,7 @@ def recommendation_for(table: ResultsTable, *, partitions: str | None = None) ->
 
 
 def recommended_names(
-    kind: str, *, partitions: str | None = None, binary: bool, per_record: bool
+    kind: DesignKind | str, *, partitions: str | None = None, binary: bool, per_record: bool
 ) -> tuple[str, ...]:
     """Names of the recommended tests (see :func:`recommendation`).
 
@@ -246,10 +250,10 @@ def recommended_names(
 
 
 def _design_recommendation(
-    kind: str, partitions: str | None, *, binary: bool, per_record: bool
+    kind: DesignKind, partitions: str | None, *, binary: bool, per_record: bool
 ) -> Recommendation:
     """The design's usual tests for a mean of per-record losses (or per-fold scores)."""
-    if kind == "mx2":
+    if kind is DesignKind.MX2:
         if partitions in ("balanced", "block-regularized"):
             tests = [CALIBRATED_F_5X2CV]
             reason = (
@@ -277,15 +281,15 @@ def _design_recommendation(
             "combined 5×2cv F test uses all ten fold differences and, unlike the 5×2cv t test, "
             "does not depend on which fold comes first (Alpaydın 1999).",
         )
-    if kind in ("kfold", "repeated_kfold"):
+    if kind in (DesignKind.KFOLD, DesignKind.REPEATED_KFOLD):
         return Recommendation(
             (CORRECTED_REPEATED_KFOLD_T,),
             "In K-fold cross-validation the training sets overlap, so the fold differences are "
             "correlated; the corrected t test widens the variance by the ratio of validation to "
             "training size to account for it (Nadeau and Bengio 2003; Bouckaert and Frank 2004).",
-            (PAIRED_T_KFOLD,) if kind == "kfold" else (),
+            (PAIRED_T_KFOLD,) if kind is DesignKind.KFOLD else (),
         )
-    if kind == "repeated_holdout":
+    if kind is DesignKind.REPEATED_HOLDOUT:
         return Recommendation(
             (CORRECTED_RESAMPLED_T,),
             "Repeated hold-out splits overlap; the corrected resampled t test accounts for the "

@@ -91,7 +91,7 @@ def get_spec(name: str, *, in_report: bool = False) -> TestSpec:
         ) from None
 
 
-def specs_for(kind: str, *, binary: bool, per_record: bool) -> list[TestSpec]:
+def specs_for(kind: DesignKind | str, *, binary: bool, per_record: bool) -> list[TestSpec]:
     """Every test the report runs on a design ``kind`` with such losses, in registry order."""
     return [
         spec
@@ -117,7 +117,7 @@ def markdown_table() -> str:
         elif not spec.designs:
             design = "records of one table (chosen by metric)"
         else:
-            design = ", ".join(DesignKind(kind).short for kind in spec.designs)
+            design = ", ".join(kind.short for kind in spec.designs)
         needs = [
             word
             for word, flag in (

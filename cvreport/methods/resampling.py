@@ -417,7 +417,10 @@ def _table_inputs(
 
 
 def _finish(result: Any, table: ResultsTable, models: tuple[str, str]) -> Any:
-    return dataclasses.replace(result, models=models, design=table.design.describe())
+    design = table.design
+    return dataclasses.replace(
+        result, models=models, design=design.describe(), design_kind=design.kind
+    )
 
 
 @fill_doc

@@ -25,8 +25,11 @@ explorer):
    :class:`~cvreport.errors.DegenerateStatisticWarning`, unbalanced partitions
    (``spec.partition_check``) as :class:`~cvreport.errors.PartitionWarning`.
 
-The array route (:func:`run_arrays`) takes steps 3 (``spec.check_inputs``
-validates the user's arrays), 4 and 6.
+Every result carries the kind of its design as a value (``design_kind``): the
+table's (``table.design.kind``) on the table route; on the array route
+(:func:`run_arrays`, steps 3 (``spec.check_inputs`` validates the user's arrays),
+4 and 6) the kind the arrays imply (:meth:`TestSpec.array_design_kind`), None
+when they fit several designs.
 
 Examples
 --------
@@ -161,10 +164,14 @@ def run_table(
     emit_warnings(result.warnings, stacklevel=5)
     emit_partition_warnings(partition_warnings, stacklevel=5)
     if spec.finish is not None:
-        return spec.finish(result, table, models, partition_warnings, partition_notes)
+        finished = spec.finish(result, table, models, partition_warnings, partition_notes)
+        return dataclasses.replace(finished, design_kind=table.design.kind)
     if spec.in_metric:  # already in the user's metric: only the pair and the design
         return dataclasses.replace(
-            result, models=(str(models[0]), str(models[1])), design=table.design.describe()
+            result,
+            models=(str(models[0]), str(models[1])),
+            design=table.design.describe(),
+            design_kind=table.design.kind,
         )
     return finish_result(
         result,
@@ -185,4 +192,6 @@ def run_arrays(spec: Any, *values: Any, alternative: str | None = None, **option
         inputs = (inputs,)
     result = _build(spec, inputs, alternative, options)
     emit_warnings(result.warnings, stacklevel=5)
+    if result.design_kind is None:  # the kind the inputs imply, once the builder took them
+        result = dataclasses.replace(result, design_kind=spec.array_design_kind(inputs, options))
     return result

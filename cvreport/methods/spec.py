@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cvreport.data.design import DESIGN_KINDS, DesignKind, design_kind
 from cvreport.errors import DataError, DesignError
 from cvreport.methods.run import check_alternative_for, run_arrays, run_table
 
@@ -53,6 +54,7 @@ __all__ = [
     "corrected_fold_differences",
     "corrected_split_differences",
     "flat_split_differences",
+    "fold_grid_design",
     "holdout_discordant",
     "holdout_error_rates",
     "kfold_differences",
@@ -61,11 +63,9 @@ __all__ = [
     "mx2_differences",
     "mx2_tables",
     "record_spec",
+    "split_design",
     "split_differences",
 ]
-
-#: The design kinds a :class:`~cvreport.data.table.ResultsTable` reports (``table.design.kind``).
-DESIGN_KINDS = ("holdout", "repeated_holdout", "kfold", "repeated_kfold", "mx2")
 
 #: The requirement of the tests on the folds of one K-fold cross-validation.
 KFOLD_REQUIREMENT = "a K-fold design (one replication, K ≥ 2 folds)"
@@ -90,8 +90,9 @@ class TestSpec:
         Full name of the method, as in the result's ``method``.
     reference : str
         The paper (or papers) the statistic comes from.
-    designs : tuple of str
-        Design kinds (:data:`DESIGN_KINDS`) the test is run on by the report and the simulator.
+    designs : tuple of DesignKind
+        Design kinds (:data:`~cvreport.data.design.DESIGN_KINDS`) the test is run on by the
+        report and the simulator; plain names (``"kfold"``) become the values.
     requirement : str
         The accepted designs in words, ending the :class:`DesignError` of a wrong design.
     function : callable
@@ -148,6 +149,11 @@ class TestSpec:
         Whether it takes a region of practical equivalence ``rope=`` (Bayesian tests).
     default_alternative : str
         The alternative when none is given.
+    array_design : callable or None
+        ``array_design(*inputs, **options) -> DesignKind | None``: the design kind the
+        array-level inputs imply, for a test that runs on several kinds (read from
+        their shape, :func:`fold_grid_design`, :func:`split_design`). By default the
+        one kind in ``designs``, or None when there are several or none.
     """
 
     __test__ = False  # not a pytest test class
@@ -156,7 +162,7 @@ class TestSpec:
     label: str
     method: str
     reference: str
-    designs: tuple[str, ...]
+    designs: tuple[DesignKind, ...]
     requirement: str
     function: Callable[..., Any]
     result: type
@@ -182,6 +188,10 @@ class TestSpec:
     takes_rope: bool = False
     default_alternative: str = "two-sided"
     in_metric: bool = False
+    array_design: Callable[..., DesignKind | None] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "designs", tuple(map(DesignKind.named, self.designs)))
 
     def run(
         self,
@@ -216,7 +226,22 @@ class TestSpec:
         """Run the test on the arrays its array-level function takes (:mod:`cvreport.arrays`)."""
         return run_arrays(self, *values, alternative=alternative, **options)
 
-    def fits(self, kind: str, *, binary: bool, per_record: bool) -> bool:
+    def array_design_kind(
+        self, inputs: tuple[Any, ...], options: dict[str, Any]
+    ) -> DesignKind | None:
+        """The design kind arrays given to :meth:`run_arrays` come from (see ``array_design``).
+
+        >>> from cvreport.methods.registry import get_spec
+        >>> get_spec("mcnemar").array_design_kind((12, 4), {})
+        'holdout'
+        >>> get_spec("corrected_repeated_kfold_ttest").array_design_kind(([[0.1, 0.2]] * 3,), {})
+        'mx2'
+        """
+        if self.array_design is not None:
+            return self.array_design(*inputs, **options)
+        return self.designs[0] if len(self.designs) == 1 else None
+
+    def fits(self, kind: DesignKind | str, *, binary: bool, per_record: bool) -> bool:
         """Whether the test applies to a design ``kind`` with such losses."""
         if kind not in self.designs:
             return False
@@ -271,6 +296,37 @@ def record_spec(**facts: Any) -> TestSpec:
 
 def _any_design(design: Design) -> bool:
     return True
+
+
+# -- the design kind array-level inputs imply -----------------------------------------
+def fold_grid_design(differences: Any, *rest: Any, **options: Any) -> DesignKind:
+    """The kind of an ``(m, K)`` grid of fold values (a 1-D array is one K-fold run).
+
+    The leading axes of the first input are replications × folds (``(m, 2, 4)``
+    tables of an m×2 design too).
+
+    >>> fold_grid_design([[0.1, 0.2]] * 5), fold_grid_design([0.1, 0.2, 0.3])
+    ('mx2', 'kfold')
+    """
+    shape = np.shape(differences)
+    m, n_folds = (1, shape[0]) if len(shape) == 1 else shape[:2]
+    return design_kind(int(m), int(n_folds))
+
+
+def split_design(
+    differences: Any, test_train_ratio: Any = None, *rest: Any, **options: Any
+) -> DesignKind | None:
+    """The kind of split differences: an ``(r, k)`` grid, or J values of one K-fold run.
+
+    J values with a ``test_train_ratio`` may be repeated hold-out splits or the
+    folds of one K-fold run with unequal folds: None, the inputs do not say.
+
+    >>> split_design([0.1, 0.2, 0.3]), split_design([0.1, 0.2, 0.3], 0.25)
+    ('kfold', None)
+    """
+    if np.ndim(differences) == 1 and test_train_ratio is not None:
+        return None
+    return fold_grid_design(differences)
 
 
 # -- kernel inputs from per-fold statistics (one table or a simulated batch) --------

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.design import DesignKind
 from cvreport.data.table_input import as_table
 from cvreport.errors import DesignError
 from cvreport.partitions.audit_summary import summary_tables
@@ -129,6 +130,8 @@ class OverlapAudit(HypothesisTestResult):
         What the verdict means for the tests.
     cv_design : str
         The cross-validation design, e.g. ``"5×2 cross-validation (...)"``.
+    cv_design_kind : DesignKind or None
+        Its kind as a value (``"mx2"``, ``"repeated_kfold"``, ...).
     n_records, m, K : int
         Records, replications and folds per replication.
     expected_overlap : float
@@ -157,6 +160,7 @@ class OverlapAudit(HypothesisTestResult):
     verdict: str = ""
     meaning: str = ""
     cv_design: str = ""
+    cv_design_kind: DesignKind | None = None
     n_records: int = 0
     m: int = 0
     K: int = 2
@@ -673,6 +677,7 @@ def audit_overlap(
         verdict=verdict,
         meaning=_meaning(verdict, recognised, z_max, pvalue, K),
         cv_design=design.describe(),
+        cv_design_kind=design.kind,
         n_records=n_records,
         m=m,
         K=K,

@@ -120,7 +120,6 @@ def test_a_design_kind_is_a_string_with_its_words() -> None:
     kind = design_kind(1, 10)
     assert kind is DesignKind.KFOLD and f"{kind}" == "kfold" and repr(kind) == "'kfold'"
     assert kind.words == "one run of K-fold cross-validation"
-    assert DesignKind.from_description("10-fold cross-validation (K = 10)") is kind
     assert "cv_confidence_interval" in kind.interval_hint
 
 
