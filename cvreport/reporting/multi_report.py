@@ -395,4 +395,3 @@ class DatasetsReport(ReportDisplay):
             f"<DatasetsReport: {self.title!r}; Friedman {multi_view.p_text(friedman.pvalue)}, "
             f"Iman–Davenport {multi_view.p_text(friedman.f_pvalue)}>"
         )
-
