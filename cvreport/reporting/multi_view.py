@@ -279,7 +279,22 @@ def latex_table_context(
 
 
 def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) -> dict[str, Any]:
-    """Everything the report templates show, as plain values."""
+    """Everything the report templates show, as plain values.
+
+    Parameters
+    ----------
+    analysis : DatasetsAnalysis
+        What :func:`~cvreport.multi.compare_datasets` returned.
+    title : str
+        The report's heading.
+    digits : int
+        Decimals of the data sets × models table.
+
+    Returns
+    -------
+    dict
+        Strings, numbers and lists only; each test named by its method.
+    """
     friedman = analysis.friedman
     nemenyi = analysis.nemenyi
     per = analysis.per_dataset
@@ -434,7 +449,12 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
 
 
 def simplex_figures(analysis: DatasetsAnalysis) -> list[dict[str, str]]:
-    """The posterior of the first pairs' Bayesian signed-rank tests on the simplex (SVG)."""
+    """The posterior of the first pairs' Bayesian signed-rank tests on the simplex (SVG).
+
+    Each figure draws :data:`SIMPLEX_POINTS` points of the posterior the analysis's
+    test describes (its rope, prior strength and seed), as Benavoli et al. (2017, §4.2)
+    plot it; the same analysis always gives the same figures.
+    """
     figures = []
     for index, test in enumerate(analysis.bayesian[:SIMPLEX_FIGURES]):
         a, b = test.models
