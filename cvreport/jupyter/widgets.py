@@ -398,9 +398,9 @@ def explore(
 
 
 def _available_tests(table: ResultsTable) -> dict[str, str]:
-    """The tests that fit the table's design: function name -> label, in the report's order."""
+    """The tests that fit the table's design: function name -> the name the reports give it."""
     specs = specs_for(table.design.kind, binary=table.is_binary, per_record=table.per_record)
-    return {spec.name: spec.label for spec in specs}
+    return {spec.name: spec.method for spec in specs}
 
 
 def _corrections() -> tuple[str, ...]:

@@ -14,7 +14,9 @@ numbers only; :mod:`cvreport.reporting.multi_report` renders them.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -55,8 +57,8 @@ class DatasetsAnalysis:
     means, sds : pandas.DataFrame
         Data sets × models mean and standard deviation over folds (sd NaN when
         there is one value).
-    designs : dict
-        Each data set's design in words.
+    designs : mapping
+        Each data set's design in words (read-only).
     baseline : str or None
         The proposed model, or None when every pair is compared.
     alpha : float
@@ -71,7 +73,7 @@ class DatasetsAnalysis:
         Pairwise Wilcoxon signed-rank tests with adjusted p-values.
     wilcoxon_correction : str
         The correction applied to them.
-    bayesian : list of BayesianSignedRankResult
+    bayesian : tuple of BayesianSignedRankResult
         Bayesian signed-rank tests (baseline against each model, or every pair).
     per_dataset : PerDatasetTests or None
         Each data set's own tests (None for one score per data set).
@@ -87,12 +89,18 @@ class DatasetsAnalysis:
         (:func:`cvreport.multi.effect_sizes.pairwise_effect_sizes`), A − B in the
         metric as given; a ``favours`` column names the model the effect favours
         in the metric's direction.
+    table : DatasetsTable or None
+        The table compared (None for a frame of summary scores).
+
+    The value is frozen: its attributes cannot be rebound, ``designs`` is a
+    read-only mapping and ``bayesian`` a tuple; a report renders it and never
+    recomputes it.
     """
 
     metric: Metric
     means: pd.DataFrame
     sds: pd.DataFrame
-    designs: dict[Any, str]
+    designs: Mapping[Any, str]
     baseline: Any
     alpha: float
     friedman: FriedmanResult
@@ -100,12 +108,22 @@ class DatasetsAnalysis:
     bonferroni_dunn: CriticalDifference | None
     wilcoxon: pd.DataFrame
     wilcoxon_correction: str
-    bayesian: list[BayesianSignedRankResult]
+    bayesian: tuple[BayesianSignedRankResult, ...]
     per_dataset: PerDatasetTests | None
     correction: str | None
     notes: tuple[str, ...] = field(default=())
     wilcoxon_cliques: tuple[tuple[Any, ...], ...] = field(default=())
     effect_sizes: pd.DataFrame | None = None
+    table: DatasetsTable | None = None
+
+    def __post_init__(self) -> None:
+        # read-only containers, so that the frozen value cannot change underneath a report
+        object.__setattr__(self, "designs", MappingProxyType(dict(self.designs)))
+        object.__setattr__(self, "bayesian", tuple(self.bayesian))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(
+            self, "wilcoxon_cliques", tuple(tuple(clique) for clique in self.wilcoxon_cliques)
+        )
 
     @property
     def models(self) -> tuple[Any, ...]:
@@ -308,10 +326,11 @@ def compare_datasets(
         bonferroni_dunn=dunn,
         wilcoxon=wilcoxon,
         wilcoxon_correction=chosen,
-        bayesian=bayesian,
+        bayesian=tuple(bayesian),
         per_dataset=per_dataset,
         correction=correction,
         notes=tuple(notes),
         wilcoxon_cliques=wilcoxon_cliques,
         effect_sizes=effect_sizes,
+        table=data if isinstance(data, DatasetsTable) else None,
     )

@@ -48,7 +48,7 @@ COLUMNS = [
     "a",
     "b",
     "test",
-    "label",
+    "method",
     "statistic",
     "pvalue",
     "adjusted",
@@ -66,10 +66,11 @@ class PerDatasetTests:
     Attributes
     ----------
     comparisons : pandas.DataFrame
-        One row per (data set, pair): ``dataset, a, b, test, label, statistic,
-        pvalue, adjusted, reject, better, design, note`` (``better``: the model
-        significantly better, else None; ``note``: why a test did not run or what was
-        degenerate).
+        One row per (data set, pair): ``dataset, a, b, test, method, statistic,
+        pvalue, adjusted, reject, better, design, note`` (``test``: the test's function
+        name; ``method``: its name as every report shows it, the spec's ``method``;
+        ``better``: the model significantly better, else None; ``note``: why a test did
+        not run or what was degenerate).
     baseline : str or None
         The model every other one is compared with (None: every pair).
     alpha : float
@@ -135,11 +136,11 @@ class PerDatasetTests:
         return pd.DataFrame(text, index=models, columns=models)
 
     def tests_used(self) -> dict[str, list[Any]]:
-        """Which test decided on which data sets: label → data sets."""
+        """Which test decided on which data sets: the test's method name → data sets."""
         used: dict[str, list[Any]] = {}
         for row in self.comparisons.itertuples():
-            if row.label and row.dataset not in used.setdefault(row.label, []):
-                used[row.label].append(row.dataset)
+            if row.method and row.dataset not in used.setdefault(row.method, []):
+                used[row.method].append(row.dataset)
         return used
 
 
@@ -273,7 +274,7 @@ def _one_dataset(
         "a": [a for a, _ in pairs],
         "b": [b for _, b in pairs],
         "test": [None] * n_pairs,
-        "label": [None] * n_pairs,
+        "method": [None] * n_pairs,
         "statistic": [None] * n_pairs,
         "pvalue": [None] * n_pairs,
         "adjusted": [None] * n_pairs,
@@ -285,10 +286,10 @@ def _one_dataset(
     regular = np.zeros(n_pairs, dtype=bool) if batch is None else batch[2]
     if regular.any():
         test = candidates[0]
-        label = get_spec(test, in_report=True).label
+        method = get_spec(test, in_report=True).method
         for index in np.flatnonzero(regular):
             columns["test"][index] = test
-            columns["label"][index] = label
+            columns["method"][index] = method
             columns["statistic"][index] = float(batch[0][index])  # type: ignore[index]
             columns["pvalue"][index] = float(batch[1][index])  # type: ignore[index]
     for index in np.flatnonzero(~regular):
@@ -297,10 +298,10 @@ def _one_dataset(
         for test in candidates:
             result, said = _run(test, table, a, b)
             if result is None:
-                reasons.append(f"{get_spec(test, in_report=True).label} could not run: {said}")
+                reasons.append(f"{get_spec(test, in_report=True).method} could not run: {said}")
                 continue
             columns["test"][index] = test
-            columns["label"][index] = get_spec(test, in_report=True).label
+            columns["method"][index] = get_spec(test, in_report=True).method
             columns["statistic"][index] = float(result.statistic)
             columns["pvalue"][index] = float(result.pvalue)
             columns["note"][index] = " ".join([*reasons, said]).strip() or None
@@ -367,7 +368,7 @@ def per_dataset_tests(
     ...     "loss ~ model | replication + fold | dataset", cvreport.load_example("multi"))
     >>> tests = per_dataset_tests(multi, baseline="logistic_regression")
     >>> sorted(tests.tests_used())
-    ['Combined 5×2cv F test', 'Corrected repeated K-fold t test']
+    ["Alpaydın's combined 5×2cv F test", 'Corrected repeated k-fold CV t test']
     >>> int(tests.win_tie_loss().to_numpy().sum()) == 4 * 10
     True
     """
