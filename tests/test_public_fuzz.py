@@ -9,6 +9,7 @@ a :class:`~cvreport.errors.CVReportError` (or a result) is a defect.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -122,3 +123,23 @@ def test_a_missing_label_is_refused_in_words(metric) -> None:
     for test in (cvreport.arrays.paired_bootstrap_test, cvreport.arrays.paired_permutation_test):
         with pytest.raises(CVReportError, match=r"missing values \(NaN or None\) in truth: 1"):
             test([0, np.nan, 1], scores, scores[::-1], metric=metric, n_resamples=99)
+
+
+@pytest.mark.parametrize(
+    ("metric", "words"),
+    [
+        ("log_loss", "one score per record was given for 3 classes in truth"),
+        ("brier_score_loss", "one score per record was given for 3 classes in truth"),
+        ("roc_auc", "'roc_auc' is defined for two classes, but truth and the predictions hold 3"),
+        ("f1", "'f1' is defined for two classes, but truth and the predictions hold 3"),
+    ],
+)
+def test_three_classes_with_one_score_or_a_binary_metric_are_refused_in_words(
+    metric, words
+) -> None:
+    # found by the fuzz above: log_loss on truth [0, 1, 2] with one probability per record
+    # reached an index out of bounds inside the permutation test
+    scores = [0.0, 0.0, 0.0] if metric != "f1" else [0, 1, 2]
+    for test in (cvreport.arrays.paired_bootstrap_test, cvreport.arrays.paired_permutation_test):
+        with pytest.raises(CVReportError, match=re.escape(words)):
+            test([0, 1, 2], scores, scores[::-1], metric=metric, n_resamples=99)

@@ -549,6 +549,16 @@ def prepare_pair(
     spec = resolve_metric(metric)
     t, xa, xb, classes = _encode(truth, a, b, spec, pos_label)
     n = t.shape[0]
+    if spec.binary_only and len(classes) > 2:  # as the table route says it
+        raise DataError(
+            f"{spec.name!r} is defined for two classes, but truth and the predictions hold "
+            f"{len(classes)} ({list(classes)[:5]}); use e.g. f1_macro or roc_auc_ovr"
+        )
+    if spec.needs == "score" and xa.ndim == 1 and len(classes) > 2 and spec.kind != "callable":
+        raise DataError(  # one column is the positive class's score, as on the table route
+            f"one score per record was given for {len(classes)} classes in truth "
+            f"({list(classes)[:5]}); give a and b as (n, C) arrays, one column per class"
+        )
     if xa.shape[0] != n or xb.shape[0] != n:
         raise DataError(
             f"truth, a and b must describe the same records: lengths {n}, {xa.shape[0]}, "
