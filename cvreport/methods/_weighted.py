@@ -581,6 +581,11 @@ def prepare_pair(
             raise DataError("the cluster labels hold missing values; give every record a cluster")
         units = pd.factorize(pd.Series(list(zip(fold_codes, keyed))), sort=False)[0]
     n_units = int(units.max()) + 1
+    if n_units < 2:  # the records are resampled by cluster: one cluster leaves nothing to draw
+        raise DataError(
+            "a resampling test draws whole clusters, but the records lie in 1 cluster; it "
+            "needs at least 2 clusters (or no clusters=, to draw single records)"
+        )
     paired = PairedRecords(
         spec=spec,
         truth=t,
