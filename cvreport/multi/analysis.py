@@ -162,7 +162,9 @@ def _pair_notes(warnings: list[tuple[tuple[Any, Any], tuple[str, ...]]], n_pairs
             where = named + (
                 f" and {rest:,} more pair{'s' if rest > 1 else ''}" if rest > 0 else ""
             )
-        notes.append(f"{where}: {text}")
+        # the sentence reads on after the pairs' names: "a vs b: equal absolute ..."
+        lowered = text[0].lower() + text[1:] if text[1:2].islower() else text
+        notes.append(f"{where}: {lowered}")
     return notes
 
 
@@ -312,7 +314,8 @@ def compare_datasets(
     if not friedman.reject(alpha):
         notes.append(
             f"The Friedman test does not reject equal average ranks at α = {alpha:g}; the "
-            "post-hoc comparisons below are shown for description, not as findings."
+            "post-hoc comparisons (Nemenyi, Wilcoxon, Bayesian signed-rank) are shown for "
+            "description, not as findings."
         )
     return DatasetsAnalysis(
         metric=metric,

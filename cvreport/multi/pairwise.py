@@ -251,12 +251,7 @@ def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
 def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
     """Where the signed-rank test's assumptions fail for one pair, in words."""
     notes: list[str] = []
-    if n < 5:
-        notes.append(
-            f"Only {n} data sets: the Wilcoxon signed-rank test cannot be significant at the "
-            "usual levels with fewer than 5 data sets."
-        )
-    elif 2.0 / 2**n > 0.05:
+    if 2.0 / 2**n > 0.05:
         notes.append(
             f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
             f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
@@ -267,29 +262,27 @@ def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
             "test (p = 1)."
         )
         return tuple(notes)
-    if zeros or tied:
-        parts = []
-        if zeros:
-            parts.append(
-                f"{zeros} data set(s) with equal scores have their ranks split evenly "
-                "between R+ and R− (Demšar 2006)"
-            )
-        if tied:
-            parts.append("equal absolute differences share their average rank")
-        sentence = "; ".join(parts)
+    if zeros:
+        notes.append(
+            f"{zeros} data set{'' if zeros == 1 else 's'} with equal scores "
+            f"{'has its rank' if zeros == 1 else 'have their ranks'} split evenly between "
+            "R+ and R− (Demšar 2006)."
+        )
+    if tied:
+        notes.append("Equal absolute differences share their average rank.")
+    if zeros or tied:  # one sentence, so that a report says it once for all its pairs
         if n <= PERMUTATION_MAX_DATASETS:
-            method = (
-                f"; the p-value is exact over all 2^{n} sign flips of the differences (the "
-                "permutation distribution, which allows for ties and zeros), as "
-                "scipy.stats.wilcoxon computes it for N ≤ 13."
+            notes.append(
+                f"With zero or tied differences the p-value is exact over all 2^{n} sign "
+                "flips of the differences (the permutation distribution, which allows for "
+                "ties and zeros), as scipy.stats.wilcoxon computes it for N ≤ 13."
             )
         else:
-            method = (
-                "; the p-value uses the normal approximation with the tie correction (no "
-                "continuity correction), since the exact null distribution assumes no ties "
-                "and N > 13 is too many sign flips to enumerate."
+            notes.append(
+                "With zero or tied differences the p-value uses the normal approximation "
+                "with the tie correction (no continuity correction), since the exact null "
+                "distribution assumes no ties and N > 13 is too many sign flips to enumerate."
             )
-        notes.append(sentence[0].upper() + sentence[1:] + method)
     return tuple(notes)
 
 

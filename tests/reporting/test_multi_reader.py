@@ -1,0 +1,166 @@
+"""The many-data-sets report read as a new reader reads it: every sentence true, said once."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import cvreport
+from cvreport.data.datasets import DatasetsTable
+from cvreport.methods.registry import get_spec
+from cvreport.reporting.multi_report import DatasetsReport
+
+BASELINE = "logistic_regression"
+
+
+def _bullets(markdown: str) -> list[str]:
+    section = markdown.split("## Where the assumptions fail\n\n")[1].split("\n## ")[0]
+    return [line[2:] for line in section.splitlines() if line.startswith("- ")]
+
+
+def _scores(n_datasets: int, seed: int = 0) -> pd.DataFrame:
+    """Data sets × models AUCs (higher is better): nb > knn > rf > svm on every data set."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.6, 0.7, size=(n_datasets, 1))
+    steps = np.array([0.0, 0.05, 0.10, 0.15]) + rng.uniform(0, 0.01, size=(n_datasets, 4))
+    return pd.DataFrame(
+        base + steps,
+        columns=["svm", "rf", "knn", "nb"],
+        index=[f"ds{i}" for i in range(n_datasets)],
+    )
+
+
+def _tied_scores() -> pd.DataFrame:
+    scores = _scores(9, seed=2).round(2)
+    scores.iloc[:1, 1] = scores.iloc[:1, 0]  # svm and rf equal on one data set
+    scores.iloc[2:4, 3] = scores.iloc[2:4, 2]  # knn and nb on two
+    return scores
+
+
+@pytest.fixture(scope="module")
+def few() -> DatasetsReport:
+    return DatasetsReport(_scores(3), direction="higher", n_samples=2000)
+
+
+def test_a_note_after_the_pairs_names_reads_on_in_lower_case(few: DatasetsReport) -> None:
+    """Was: "Every pair: Only 3 data sets: the Wilcoxon ... with fewer than 5 data sets"."""
+    bullets = _bullets(few.to_markdown())
+    pair_bullets = [b for b in bullets if b.startswith("Every pair: ")]
+    assert len(pair_bullets) == 2, bullets
+    for bullet in pair_bullets:
+        rest = bullet[len("Every pair: ") :]
+        assert rest[0].islower(), bullet
+        assert ": Only" not in bullet and rest.count(":") <= 1, bullet
+
+
+def test_the_wilcoxon_note_gives_the_smallest_p_value_three_data_sets_allow(
+    few: DatasetsReport,
+) -> None:
+    """Was: "cannot be significant ... with fewer than 5 data sets" (with 5 it cannot either)."""
+    smallest = stats.wilcoxon([0.1, 0.2, 0.3]).pvalue  # every difference one way: 2 / 2**3
+    assert smallest == pytest.approx(0.25)
+    (note,) = [b for b in _bullets(few.to_markdown()) if "Wilcoxon" in b]
+    assert f"can give is {smallest:g}: it cannot reject at α = 0.05" in note
+    assert "fewer than 5" not in note
+    # five data sets: 2 / 2**5 = 0.0625 > 0.05, and the report says so
+    five = DatasetsReport(_scores(5), direction="higher", n_samples=2000)
+    (note,) = [b for b in _bullets(five.to_markdown()) if "Wilcoxon" in b]
+    assert f"can give is {stats.wilcoxon([1, 2, 3, 4, 5]).pvalue:g}" in note
+
+
+def test_with_few_data_sets_no_p_value_is_called_the_better_guide(few: DatasetsReport) -> None:
+    """Was: "read the ranks and the table, not the p-value" beside "the Iman–Davenport F is the
+    better guide"."""
+    bullets = _bullets(few.to_markdown())
+    assert any("not the p-value" in b for b in bullets)
+    assert not any("better guide" in b for b in bullets), bullets
+    many = DatasetsReport(_scores(8), direction="higher", n_samples=2000)
+    assert any(
+        "the Iman–Davenport F is the better guide" in b for b in _bullets(many.to_markdown())
+    )
+
+
+def test_the_post_hoc_note_does_not_point_below_from_the_last_section() -> None:
+    """Was: "the post-hoc comparisons below are shown for description" in the last section."""
+    mixed = pd.DataFrame(  # the ranks differ from data set to data set
+        [[0.71, 0.72, 0.73, 0.74], [0.74, 0.73, 0.72, 0.71], [0.72, 0.71, 0.74, 0.73]],
+        columns=["svm", "rf", "knn", "nb"],
+    )
+    report = DatasetsReport(mixed, direction="higher", n_samples=2000)
+    text = report.to_markdown()
+    assert not report.analysis.friedman.reject(0.05)
+    (note,) = [b for b in _bullets(text) if "does not reject" in b]
+    assert "below" not in note
+    assert text.index("## Pairs: Wilcoxon") < text.index("## Where the assumptions fail")
+
+
+def test_tie_notes_say_each_sentence_once_in_good_grammar() -> None:
+    """Was: the sign-flip sentence repeated in two bullets, "1 data set(s) ... have", and
+    "1 of 10 data sets have tied scores" without naming the data set."""
+    scores = _tied_scores()
+    bullets = _bullets(DatasetsReport(scores, direction="higher", n_samples=1000).to_markdown())
+    assert len([b for b in bullets if "sign flips" in b]) == 1, bullets
+    assert not any("(s)" in b for b in bullets), bullets
+    tied = [name for name, row in scores.iterrows() if row.duplicated().any()]
+    (friedman,) = [b for b in bullets if "tied scores" in b]
+    verb = "has" if len(tied) == 1 else "have"
+    assert friedman.startswith(f"{len(tied)} of 9 data sets ({', '.join(tied)}) {verb} tied")
+    equal = int((scores["svm"] == scores["rf"]).sum())
+    assert equal == 1
+    (zeros,) = [b for b in bullets if b.startswith("svm vs rf: ") and "equal scores" in b]
+    assert "1 data set with equal scores has its rank split" in zeros
+
+
+def test_one_score_per_data_set_is_not_called_a_mean_over_folds() -> None:
+    """Was: "Mean ± standard deviation of the auc over each data set's folds" under a table of
+    one AUC per data set and model, without a ± in it."""
+    report = DatasetsReport(_scores(8), direction="higher", n_samples=2000)
+    legend = report.table_context()["legend"][0]
+    assert "folds" not in legend and "±" not in legend and "Mean" not in legend
+    assert "one value each (higher is better)" in legend
+    latex = report.table_latex()
+    assert "folds" not in latex and "standard deviation" not in latex
+    # with folds the legend still says mean ± standard deviation
+    multi = DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    folds = DatasetsReport(multi, baseline=BASELINE, n_samples=2000)
+    assert folds.table_context()["legend"][0].startswith("Mean ± standard deviation")
+
+
+def test_a_monte_carlo_error_is_never_printed_as_zero() -> None:
+    """Was: "(Monte Carlo standard error ≤ 0.000)" when every posterior is 0 or 1."""
+    report = DatasetsReport(_scores(8), direction="higher", n_samples=2000)
+    errors = [r.mc_standard_error for r in report.analysis.bayesian]
+    assert max(errors) < 0.0005
+    text = report.to_markdown()
+    assert "≤ 0.000" not in text and "Monte Carlo standard error \\< 0.001" in text
+
+
+def test_every_paper_the_report_cites_is_in_its_references() -> None:
+    """Was: Hedges 1981, Cohen 1988, Romano et al. 2006, Bergmann and Hommel's procedure and
+    the per-data-set tests cited in the text but missing from the references."""
+    multi = DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    report = DatasetsReport(multi, n_samples=2000)  # every pair: Bergmann and Hommel
+    text = report.to_markdown()
+    references = text.split("## References\n\n")[1]
+    body = text.split("## References\n\n")[0]
+    assert "Bergmann and Hommel's procedure" in body
+    for author, year in (
+        ("Hedges", "1981"),
+        ("Cohen", "1988"),
+        ("Romano", "2006"),
+        ("Bergmann", "1988"),
+        ("Cliff", "1993"),
+        ("Holm", "1979"),
+    ):
+        assert re.search(rf"{author}\b.*\({year}\)", references), (author, year)
+    for test in set(report.analysis.per_dataset.comparisons["test"].dropna()):
+        reference = get_spec(test, in_report=True).reference
+        assert reference.split(" (")[0] in references, test
