@@ -55,14 +55,24 @@ def add_datasets_command(commands: Any) -> None:
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     parser.add_argument(
-        "--correction", default="holm", help="correction within a data set (holm; none)"
+        "--correction",
+        default="holm",
+        help="multiplicity correction of the tests within a data set (statsmodels "
+        "multipletests method such as holm, or none)",
     )
     parser.add_argument(
         "--pairwise-correction",
         default="auto",
         help="correction of the Wilcoxon tests (auto, bergmann-hommel, holm, none)",
     )
-    parser.add_argument("--rope", type=float, default=0.01, help="rope of the Bayesian test")
+    parser.add_argument(
+        "--rope",
+        type=float,
+        default=0.01,
+        metavar="W",
+        help="half-width of the region of practical equivalence of the Bayesian signed-rank "
+        "test, in the metric's units (0.01)",
+    )
     parser.add_argument(
         "--samples",
         type=int,
