@@ -439,6 +439,10 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "nemenyi_text": nemenyi_text,
         "cliques": cliques,
         "wilcoxon": wilcoxon,
+        # one heading in every format: the section holds the Bayesian tests when they ran
+        "pairs_heading": "Pairs: Wilcoxon and Bayesian signed-rank tests"
+        if bayesian
+        else "Pairs: Wilcoxon signed-rank tests",
         "wilcoxon_text": (
             f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
             "ranks where B is better, R−: where A is better; zero differences split evenly), "

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -164,3 +167,58 @@ def test_every_paper_the_report_cites_is_in_its_references() -> None:
     for test in set(report.analysis.per_dataset.comparisons["test"].dropna()):
         reference = get_spec(test, in_report=True).reference
         assert reference.split(" (")[0] in references, test
+
+
+def test_the_pairs_section_has_one_heading_in_every_format() -> None:
+    """Was: "Pairs: Wilcoxon and Bayesian signed-rank tests" in HTML and Markdown but
+    "Pairs: Wilcoxon signed-rank tests" in LaTeX over the same Bayesian table."""
+    report = DatasetsReport(_scores(6), direction="higher", n_samples=2000)
+    heading = "Pairs: Wilcoxon and Bayesian signed-rank tests"
+    assert report.analysis.bayesian
+    assert f"## {heading}" in report.to_markdown()
+    assert f">{heading}</h2>" in report.to_html()
+    latex = report.to_latex()
+    assert f"\\subsection*{{{heading}}}" in latex and "P(equivalent)" in latex
+
+
+def test_every_header_stands_over_its_column_in_chromium(browser: Any, tmp_path: Path) -> None:
+    """Was: "A", "B", "Data set", "Design", "significant" and "favours" right-aligned over
+    left-aligned names and words."""
+    multi = DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    path = DatasetsReport(multi, baseline=BASELINE, n_samples=2000).save(tmp_path / "m.html")
+    page = browser.new_page()
+    try:
+        page.goto(path.as_uri())
+        found = page.evaluate(
+            """() => [...document.querySelectorAll("table.cvr-table")].map(t => {
+                const heads = [...t.querySelectorAll("thead th")];
+                const first = [...t.querySelectorAll("tbody tr:first-child > *")];
+                return heads.map((h, i) => [h.textContent.trim(),
+                    getComputedStyle(h).textAlign, getComputedStyle(first[i]).textAlign,
+                    getComputedStyle(h).fontWeight]);
+            })"""
+        )
+    finally:
+        page.close()
+    assert len(found) >= 5  # results, designs, Wilcoxon, Bayesian, effect sizes
+    columns = [column for table in found for column in table]
+    assert {"A", "B", "Data set", "Design", "significant", "favours"} <= {c[0] for c in columns}
+    for header, head_align, cell_align, weight in columns:
+        assert head_align == cell_align, (header, head_align, cell_align)
+        assert int(weight) >= 600, header  # every header as bold as the others
+
+
+def test_a_long_model_name_keeps_better_beside_its_corner_probability() -> None:
+    """Was: "logistic_regression…" over "P = 1.000" at the simplex's corner, the word "better"
+    cut off with the end of the name."""
+    from cvreport.rendering.simplex import simplex_plot
+
+    theta = np.array([[0.9, 0.05, 0.05], [0.1, 0.1, 0.8]])
+    svg = simplex_plot(
+        theta, labels=("logistic_regression", "knn"), probabilities=(0.6, 0.1, 0.3), rope=0.01
+    )
+    corners = [t for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")][:2]
+    words = ["".join(t.itertext()) for t in corners]
+    assert words == ["logistic_regressionbetter: P = 0.600", "knnbetter: P = 0.300"]
