@@ -24,7 +24,7 @@ import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.metric import Direction, Metric
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, describe_keys
 from cvreport.multi.bayesian import (
     DEFAULT_SAMPLES,
     BayesianSignedRankResult,
@@ -255,7 +255,9 @@ def compare_datasets(
         per_dataset = None
     models = list(means.columns)
     if baseline is not None and baseline not in models:
-        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+        raise CVReportError(
+            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
+        )
     friedman = friedman_test(means, metric.direction, tie_correction=tie_correction)
     n = friedman.n_datasets
     nemenyi = critical_difference(friedman.average_ranks, n, alpha=alpha)

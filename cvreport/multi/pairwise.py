@@ -42,7 +42,7 @@ import pandas as pd
 
 from cvreport.data.metric import Direction
 from cvreport.distributions import WILCOXON, Distribution
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods.wilcoxon import sign_flip_pvalues
 from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
 from cvreport.results import HypothesisTestResult
@@ -456,7 +456,9 @@ def pairwise_wilcoxon(
     values = score_matrix(scores)
     models = list(values.columns)
     if baseline is not None and baseline not in models:
-        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+        raise CVReportError(
+            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
+        )
     if baseline is None:
         pairs = list(itertools.combinations(models, 2))
     else:

@@ -85,3 +85,19 @@ def test_a_notebook_of_many_data_sets_is_sent_to_the_datasets_command(
     assert not _names_data_sets("{(pred != y) | (y > 1)} ~ model | fold")
     assert not _names_data_sets("loss ~ model | fold")
     assert _names_data_sets(formula)
+
+
+def test_an_unknown_baseline_is_refused_with_the_models_listed_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: "the models are ('lr', 'tree', 'nb')", a Python tuple, and no word on what to do."""
+    data = tmp_path / "many.csv"
+    predictions(datasets=["d1", "d2"]).to_csv(data, index=False)
+    error = fails_and_writes_nothing(
+        ["datasets", str(data), "-f", "roc_auc(y, proba) ~ model | replication + fold | dataset",
+         "--baseline", "nope", "-o", str(tmp_path / "r.md")],
+        tmp_path,
+        capsys,
+        "the baseline 'nope' is not a model; choose one of 'A', 'B', 'C'",
+    )  # fmt: skip
+    assert "(" not in error and "[" not in error
