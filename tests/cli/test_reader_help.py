@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from sklearn.metrics import roc_auc_score
 
+import cvreport
 from cvreport.cli import _names_data_sets, build_parser
 from cvreport.cli_inputs import load_datasets_table
 from tests.cli._inputs import fails_and_writes_nothing, predictions
@@ -101,3 +105,17 @@ def test_an_unknown_baseline_is_refused_with_the_models_listed_in_words(
         "the baseline 'nope' is not a model; choose one of 'A', 'B', 'C'",
     )  # fmt: skip
     assert "(" not in error and "[" not in error
+
+
+def test_python_dash_m_cvreport_is_the_command() -> None:
+    """Was: "No module named cvreport.__main__; 'cvreport' is a package and cannot be directly
+    executed" for ``python -m cvreport datasets --help``."""
+    root = Path(cvreport.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-m", "cvreport", "datasets", "--help"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: cvreport datasets")
+    assert " ".join(done.stdout.split()) == _help("datasets")
