@@ -430,6 +430,12 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         ),
         "table": table_context(analysis, digits=digits),
         "designs": designs,
+        # one score per data set and model: one sentence, not a table of dashes
+        "designs_note": None
+        if per is not None
+        else f"Each of the {n} data sets holds one {analysis.metric.name} per model: no test "
+        "runs within a data set, and the comparison rests on the tests across data sets "
+        "below.",
         "wtl_matrix": matrix,
         "test_header": (
             "Test against the baseline" if analysis.baseline is not None else "Test of each pair"

@@ -222,3 +222,24 @@ def test_a_long_model_name_keeps_better_beside_its_corner_probability() -> None:
     corners = [t for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")][:2]
     words = ["".join(t.itertext()) for t in corners]
     assert words == ["logistic_regressionbetter: P = 0.600", "knnbetter: P = 0.300"]
+
+
+def test_one_score_per_data_set_says_so_once_instead_of_a_table_of_dashes() -> None:
+    """Was: a row "ds0 | one score per model | —" for every data set under "Test against the
+    baseline", with no word on why no test ran."""
+    scores = _scores(8)
+    frame = scores.rename_axis("dataset").reset_index().melt("dataset", var_name="model")
+    frame = frame.rename(columns={"value": "auc"})
+    table = DatasetsTable.from_formula("auc ~ model | dataset", frame)
+    report = DatasetsReport(table, baseline="svm", n_samples=2000)
+    sentence = (
+        "Each of the 8 data sets holds one auc per model: no test runs within a data set, and "
+        "the comparison rests on the tests across data sets below."
+    )
+    markdown = report.to_markdown()
+    section = markdown.split("## Each data set's design and test\n\n")[1].split("\n## ")[0]
+    assert section.strip() == sentence
+    html = report.to_html()
+    assert f"<p>{sentence}</p>" in html and "one score per model" not in html
+    assert sentence in report.to_latex() and "Test against the baseline" not in report.to_latex()
+    assert markdown.index("## Each data set's design") < markdown.index("## Across data sets")
