@@ -386,7 +386,9 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     decision = "rejects" if friedman.reject(analysis.alpha) else "does not reject"
     friedman_text = (
         f"Friedman's χ² = {friedman.statistic:.3f} (df = {friedman.df}"
-        f"{', corrected for ties' if friedman.tie_correction else ''}), "
+        # the words only where a tie changed the statistic (the factor is 1 without ties)
+        f"{', corrected for ties' if friedman.statistic != friedman.statistic_uncorrected else ''}"
+        "), "
         f"{p_text(friedman.pvalue)}; Iman and Davenport's F = "
         f"{friedman.f_statistic:.3f} (df = {friedman.f_df[0]}, {friedman.f_df[1]}), "
         f"{p_text(friedman.f_pvalue)}: the test {decision} equal "

@@ -243,3 +243,20 @@ def test_one_score_per_data_set_says_so_once_instead_of_a_table_of_dashes() -> N
     assert f"<p>{sentence}</p>" in html and "one score per model" not in html
     assert sentence in report.to_latex() and "Test against the baseline" not in report.to_latex()
     assert markdown.index("## Each data set's design") < markdown.index("## Across data sets")
+
+
+def test_the_friedman_sentence_says_corrected_for_ties_only_where_there_are_ties() -> None:
+    """Was: "Friedman's χ² = 22.950 (df = 3, corrected for ties)" on data sets without a tie."""
+    scores = _scores(8)
+    untied = DatasetsReport(scores, direction="higher", n_samples=2000)
+    ranks = scores.rank(axis=1)
+    assert not ranks.apply(lambda row: row.duplicated().any(), axis=1).any()
+    chi2 = stats.friedmanchisquare(*scores.to_numpy().T).statistic
+    assert f"Friedman's χ² = {chi2:.3f} (df = 3), " in untied.context()["friedman_text"]
+    tied = _tied_scores()
+    report = DatasetsReport(tied, direction="higher", n_samples=2000)
+    chi2 = stats.friedmanchisquare(*tied.to_numpy().T).statistic  # scipy corrects for ties
+    assert (
+        f"Friedman's χ² = {chi2:.3f} (df = 3, corrected for ties), "
+        in report.context()["friedman_text"]
+    )
