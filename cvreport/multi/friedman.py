@@ -159,7 +159,7 @@ class FriedmanResult(HypothesisTestResult):
         return [
             SummaryRow("models (k)", self.n_models, "value"),
             SummaryRow("data sets (N)", self.n_datasets, "value"),
-            SummaryRow("better", f"{self.direction} score", "text"),
+            SummaryRow("direction", f"{self.direction} is better", "text"),
             SummaryRow(f"χ²_F{corrected}", self.statistic, "number"),
             SummaryRow("df", self.df, "df"),
             SummaryRow("p-value (χ²)", self.pvalue, "pvalue"),

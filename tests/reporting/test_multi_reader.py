@@ -260,3 +260,14 @@ def test_the_friedman_sentence_says_corrected_for_ties_only_where_there_are_ties
         f"Friedman's χ² = {chi2:.3f} (df = 3, corrected for ties), "
         in report.context()["friedman_text"]
     )
+
+
+def test_the_friedman_summary_of_a_loss_does_not_call_it_a_score() -> None:
+    """Was: "better   lower score" in the Friedman summary of error rates."""
+    multi = DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    friedman = DatasetsReport(multi, n_samples=2000).analysis.friedman
+    text = str(friedman.summary(alpha=0.05))
+    assert "lower score" not in text
+    assert re.search(r"direction\s+lower is better", text)
