@@ -576,7 +576,9 @@ def cd_caption(analysis: DatasetsAnalysis) -> str:
         f"Average ranks of {len(analysis.models)} models over {len(analysis.datasets)} data "
         f"sets (1 = best, on the right); a bar joins models that the Nemenyi test at "
         f"α = {analysis.alpha:g} does not separate; CD = {analysis.nemenyi.cd:.3f} "
-        "(Demšar 2006)."
+        "(Demšar 2006)"
+        + ("" if analysis.baseline is None else f"; the baseline, {analysis.baseline}, in bold")
+        + "."
     )
 
 

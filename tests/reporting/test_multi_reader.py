@@ -271,3 +271,27 @@ def test_the_friedman_summary_of_a_loss_does_not_call_it_a_score() -> None:
     text = str(friedman.summary(alpha=0.05))
     assert "lower score" not in text
     assert re.search(r"direction\s+lower is better", text)
+
+
+def test_the_cd_caption_says_why_the_baseline_is_bold(browser: Any, tmp_path: Path) -> None:
+    """Was: the baseline set in bold in the critical-difference diagram, and no caption saying
+    why."""
+    report = DatasetsReport(_scores(6), direction="higher", baseline="rf", n_samples=2000)
+    path = report.save(tmp_path / "cd.html")
+    page = browser.new_page()
+    try:
+        page.goto(path.as_uri())
+        bold = page.evaluate(
+            """() => [...document.querySelectorAll("svg#cvr-cd text")]
+                .filter(t => Number(getComputedStyle(t).fontWeight) >= 600)
+                .map(t => t.textContent.trim())"""
+        )
+        caption = page.locator("#cvr-ranks figcaption").inner_text()
+    finally:
+        page.close()
+    assert bold and all(text.startswith("rf") for text in bold), bold
+    assert caption.endswith("; the baseline, rf, in bold.")
+    assert "the baseline, rf, in bold." in report.cd_latex()
+    assert "the baseline, rf, in bold." in report.to_latex()
+    unmarked = DatasetsReport(_scores(6), direction="higher", n_samples=2000)
+    assert "in bold" not in unmarked.cd_latex()
