@@ -27,6 +27,7 @@ from cvreport.cli_inputs import (
     input_paths,
     load_datasets_table,
 )
+from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS
 from cvreport.rendering.writer import write_texts
 from cvreport.reporting.multi_report import DatasetsReport
 
@@ -63,7 +64,10 @@ def add_datasets_command(commands: Any) -> None:
     parser.add_argument(
         "--pairwise-correction",
         default="auto",
-        help="correction of the Wilcoxon tests (auto, bergmann-hommel, holm, none)",
+        help="multiplicity correction of the Wilcoxon tests across data sets: auto (the "
+        f"default: Bergmann and Hommel's for every pair of at most {BERGMANN_HOMMEL_MAX_MODELS} "
+        "models, else Holm's), "
+        "bergmann-hommel, holm, or none",
     )
     parser.add_argument(
         "--rope",

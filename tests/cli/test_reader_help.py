@@ -48,13 +48,16 @@ def test_the_datasets_help_shows_a_predictions_formula_that_names_the_data_sets(
 
 
 def test_the_datasets_help_says_what_the_rope_is() -> None:
-    """Was: "--rope ROPE  rope of the Bayesian test"."""
+    """Was: "--rope ROPE  rope of the Bayesian test" and "--pairwise-correction  correction of
+    the Wilcoxon tests (auto, ...)" without a word on what auto does."""
     text = _help("datasets")
     rope = text.split("--rope W ")[1].split(" --samples")[0]
     assert "region of practical equivalence" in rope and "metric's units" in rope
     assert "(0.01)" in rope
     correction = text.split("--correction CORRECTION ")[1].split(" --pairwise")[0]
     assert "within a data set" in correction and "holm" in correction
+    pairwise = text.split("--pairwise-correction PAIRWISE_CORRECTION ")[1].split(" --rope")[0]
+    assert "auto (the default: Bergmann and Hommel's for every pair of at most 9 models" in pairwise
 
 
 def test_the_notebook_help_says_what_tests_and_correction_take() -> None:
