@@ -62,9 +62,9 @@ def small_sample_warnings(n_datasets: int, what: str) -> list[str]:
     """Words on what a small number of data sets does to ``what``."""
     if n_datasets < 5:
         return [
-            f"Only {n_datasets} data sets: {what} can hardly reject anything with fewer than "
-            "5 data sets, and its large-sample approximation is not to be trusted; read the "
-            "ranks and the table, not the p-value."
+            f"Only {n_datasets} data sets: {what} has little power with fewer than 5 data "
+            "sets, and its large-sample approximation is not to be trusted, whether it rejects "
+            "or not; read the ranks and the table, not the p-value."
         ]
     return []
 

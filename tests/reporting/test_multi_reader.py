@@ -295,3 +295,17 @@ def test_the_cd_caption_says_why_the_baseline_is_bold(browser: Any, tmp_path: Pa
     assert "the baseline, rf, in bold." in report.to_latex()
     unmarked = DatasetsReport(_scores(6), direction="higher", n_samples=2000)
     assert "in bold" not in unmarked.cd_latex()
+
+
+def test_the_small_sample_note_stays_true_when_the_friedman_test_rejects(
+    few: DatasetsReport,
+) -> None:
+    """Was: "the Friedman test can hardly reject anything with fewer than 5 data sets" beside
+    "the test rejects equal average ranks" (p = 0.029 on 3 data sets that agree)."""
+    p = stats.friedmanchisquare(*_scores(3).to_numpy().T).pvalue
+    assert p < 0.05 and few.analysis.friedman.pvalue == pytest.approx(p, abs=1e-12)
+    assert "the test rejects equal average ranks" in few.context()["friedman_text"]
+    (note,) = [b for b in _bullets(few.to_markdown()) if b.startswith("Only 3 data sets")]
+    assert "hardly reject" not in note
+    assert "has little power with fewer than 5 data sets" in note
+    assert "whether it rejects or not; read the ranks and the table, not the p-value." in note
