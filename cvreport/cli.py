@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,11 +57,12 @@ from cvreport.cli_inputs import (
 )
 from cvreport.cli_plan import add_plan_command
 from cvreport.data import examples
+from cvreport.data.datasets import split_dataset_term
 from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA, with_cluster_term
 from cvreport.data.io import data_format
 from cvreport.data.table import ResultsTable
-from cvreport.errors import DataError
+from cvreport.errors import DataError, FormulaError
 from cvreport.rendering.csv_export import csv_text
 from cvreport.rendering.writer import write_texts
 from cvreport.reporting.report import FORMATS, Report
@@ -157,9 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
     notebook.add_argument(
         "-o", "--output", required=True, metavar="OUT", help="notebook file (.ipynb)"
     )
-    notebook.add_argument("--tests", default="recommended", help="tests the notebook runs")
+    notebook.add_argument(
+        "--tests",
+        default="recommended",
+        metavar="recommended|all|NAMES",
+        help="tests the notebook runs: 'recommended' (default), 'all', or test names "
+        "separated by commas",
+    )
     notebook.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    notebook.add_argument("--correction", default="holm", help="multiplicity correction")
+    notebook.add_argument(
+        "--correction",
+        default="holm",
+        help="multiplicity correction across pairs (statsmodels multipletests method, or none)",
+    )
     notebook.add_argument("--title", help="the notebook's heading")
     notebook.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     notebook.set_defaults(handler=_run_notebook)
@@ -304,6 +316,13 @@ def _run_notebook(args: argparse.Namespace) -> int:
                 f"a notebook reads one file, not the glob {data!r}; pass one CSV or Parquet file"
             )
         check_data_path(data)  # a FIFO would block the notebook's reader
+    if _names_data_sets(formula):
+        raise CommandError(
+            f"the formula {formula!r} names data sets after its last '|', and a notebook "
+            "analyses one data set; for many data sets write their report with "
+            f"'cvreport datasets DATA -f \"{formula}\" -o report.html', or leave out the last "
+            "part and pass the rows of one data set"
+        )
     formula = with_cluster_term(input_formula(args, formula), args.cluster)
     tests = _parse_tests([args.tests])
     written = notebook.write(
@@ -326,6 +345,16 @@ def _run_notebook(args: argparse.Namespace) -> int:
 
 
 # -- helpers -----------------------------------------------------------------
+def _names_data_sets(formula: str) -> bool:
+    """Whether ``formula`` has a third part (``… | replication + fold | dataset``)."""
+    try:
+        inner = split_dataset_term(formula).inner
+    except FormulaError:
+        return False
+    # a '|' left outside braces splits the rest again: three parts in all
+    return "|" in re.sub(r"\{[^}]*\}", "", inner)
+
+
 def _load_table(args: argparse.Namespace) -> ResultsTable:
     if args.example:
         _check_example(args)

@@ -27,6 +27,7 @@ from cvreport.cli_inputs import (
     input_paths,
     load_datasets_table,
 )
+from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS
 from cvreport.rendering.writer import write_texts
 from cvreport.reporting.multi_report import DatasetsReport
 
@@ -55,14 +56,27 @@ def add_datasets_command(commands: Any) -> None:
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     parser.add_argument(
-        "--correction", default="holm", help="correction within a data set (holm; none)"
+        "--correction",
+        default="holm",
+        help="multiplicity correction of the tests within a data set (statsmodels "
+        "multipletests method such as holm, or none)",
     )
     parser.add_argument(
         "--pairwise-correction",
         default="auto",
-        help="correction of the Wilcoxon tests (auto, bergmann-hommel, holm, none)",
+        help="multiplicity correction of the Wilcoxon tests across data sets: auto (the "
+        f"default: Bergmann and Hommel's for every pair of at most {BERGMANN_HOMMEL_MAX_MODELS} "
+        "models, else Holm's), "
+        "bergmann-hommel, holm, or none",
     )
-    parser.add_argument("--rope", type=float, default=0.01, help="rope of the Bayesian test")
+    parser.add_argument(
+        "--rope",
+        type=float,
+        default=0.01,
+        metavar="W",
+        help="half-width of the region of practical equivalence of the Bayesian signed-rank "
+        "test, in the metric's units (0.01)",
+    )
     parser.add_argument(
         "--samples",
         type=int,

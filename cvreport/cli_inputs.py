@@ -149,8 +149,9 @@ def add_input_arguments(
     metric = parser.add_argument_group(
         "metrics from predictions",
         "--metric computes one value per fold from the predictions of its records, e.g. "
-        "-f 'y ~ model | replication + fold' --metric roc_auc --score p (the truth on the "
-        "formula's left side, or --truth y)",
+        # the command's own formula with the truth on the left (a data set part included)
+        f"-f 'y ~ {default_formula.split('~', 1)[1].strip()}' --metric roc_auc --score p "
+        "(the truth on the formula's left side, or --truth y)",
     )
     metric.add_argument(
         "--metric",

@@ -152,10 +152,10 @@ def build(
         f"ALPHA = {alpha!r}",
         f"CORRECTION = {correction!r}  # multiplicity correction across pairs of models",
     ]
-    if higher_is_better:
+    if higher_is_better is not False:  # a score, or a direction the table infers
         fold_table = (
             "folds = table.fold_errors()  # the internal loss the tests run on\n"
-            'folds[table.metric.name] = table.to_metric(folds["loss"])  # the score as given\n'
+            'folds[table.metric.name] = table.to_metric(folds["loss"])  # in the metric as given\n'
             'folds.pivot_table(index=["replication", "fold"], columns="model", '
             "values=table.metric.name)"
         )
@@ -197,11 +197,16 @@ def build(
         )
         table_text = (
             "cvreport validates the table once and recognises the cross-validation "
-            "design; below, the mean loss of every model on every validation fold"
+            "design; below, "
             + (
-                " (the score as given; every estimate and interval below is in it, A − B)."
+                "the score of every model on every validation fold (as given; every "
+                "estimate and interval below is in this score, A − B)."
                 if higher_is_better
-                else "."
+                else "the mean loss of every model on every validation fold."
+                if higher_is_better is False
+                else "every model's value of the metric on every validation fold: the mean "
+                "loss, or the score as given when the metric is a score (every estimate and "
+                "interval below is in it, A − B)."
             )
         )
         audit_text = ""

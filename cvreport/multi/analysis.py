@@ -24,7 +24,7 @@ import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.metric import Direction, Metric
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, describe_keys
 from cvreport.multi.bayesian import (
     DEFAULT_SAMPLES,
     BayesianSignedRankResult,
@@ -162,7 +162,9 @@ def _pair_notes(warnings: list[tuple[tuple[Any, Any], tuple[str, ...]]], n_pairs
             where = named + (
                 f" and {rest:,} more pair{'s' if rest > 1 else ''}" if rest > 0 else ""
             )
-        notes.append(f"{where}: {text}")
+        # the sentence reads on after the pairs' names: "a vs b: equal absolute ..."
+        lowered = text[0].lower() + text[1:] if text[1:2].islower() else text
+        notes.append(f"{where}: {lowered}")
     return notes
 
 
@@ -253,7 +255,9 @@ def compare_datasets(
         per_dataset = None
     models = list(means.columns)
     if baseline is not None and baseline not in models:
-        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+        raise CVReportError(
+            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
+        )
     friedman = friedman_test(means, metric.direction, tie_correction=tie_correction)
     n = friedman.n_datasets
     nemenyi = critical_difference(friedman.average_ranks, n, alpha=alpha)
@@ -312,7 +316,8 @@ def compare_datasets(
     if not friedman.reject(alpha):
         notes.append(
             f"The Friedman test does not reject equal average ranks at α = {alpha:g}; the "
-            "post-hoc comparisons below are shown for description, not as findings."
+            "post-hoc comparisons (Nemenyi, Wilcoxon, Bayesian signed-rank) are shown for "
+            "description, not as findings."
         )
     return DatasetsAnalysis(
         metric=metric,

@@ -378,7 +378,7 @@ def _notes(advantage: np.ndarray, rope: float, prior_strength: float) -> tuple[s
     notes = []
     if n < 5:
         notes.append(
-            f"Only {n} data sets: the posterior leans on the prior pseudo-observation at 0 "
+            f"With only {n} data sets the posterior leans on the prior pseudo-observation at 0 "
             f"(strength {prior_strength:g}); read it as weak evidence."
         )
     if not advantage.any():

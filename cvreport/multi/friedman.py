@@ -62,11 +62,21 @@ def small_sample_warnings(n_datasets: int, what: str) -> list[str]:
     """Words on what a small number of data sets does to ``what``."""
     if n_datasets < 5:
         return [
-            f"Only {n_datasets} data sets: {what} can hardly reject anything with fewer than "
-            "5 data sets, and its large-sample approximation is not to be trusted; read the "
-            "ranks and the table, not the p-value."
+            f"Only {n_datasets} data sets: {what} has little power with fewer than 5 data "
+            "sets, and its large-sample approximation is not to be trusted, whether it rejects "
+            "or not; read the ranks and the table, not the p-value."
         ]
     return []
+
+
+NAMED_DATASETS = 5
+"""Most data sets a note names before it counts the rest."""
+
+
+def _named(names: list[str]) -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 3 more``."""
+    rest = len(names) - NAMED_DATASETS
+    return ", ".join(names[:NAMED_DATASETS]) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -149,7 +159,7 @@ class FriedmanResult(HypothesisTestResult):
         return [
             SummaryRow("models (k)", self.n_models, "value"),
             SummaryRow("data sets (N)", self.n_datasets, "value"),
-            SummaryRow("better", f"{self.direction} score", "text"),
+            SummaryRow("direction", f"{self.direction} is better", "text"),
             SummaryRow(f"χ²_F{corrected}", self.statistic, "number"),
             SummaryRow("df", self.df, "df"),
             SummaryRow("p-value (χ²)", self.pvalue, "pvalue"),
@@ -229,11 +239,13 @@ def friedman_test(
     )
     uncorrected = max(uncorrected, 0.0)
     ties = 0.0
-    tied_sets = 0
-    for row in ranks.to_numpy():
+    tied_names = []
+    for name, row in zip(ranks.index, ranks.to_numpy()):
         _, counts = np.unique(row, return_counts=True)
         ties += float(np.sum(counts**3 - counts))
-        tied_sets += bool((counts > 1).any())
+        if (counts > 1).any():
+            tied_names.append(str(name))
+    tied_sets = len(tied_names)
     factor = 1.0 - ties / (n * k * (k * k - 1))
     notes = small_sample_warnings(n, "the Friedman test")
     if factor <= 0:
@@ -246,8 +258,10 @@ def friedman_test(
         chi2 = uncorrected / factor if tie_correction else uncorrected
     if tied_sets:
         notes.append(
-            f"{tied_sets} of {n} data sets have tied scores; tied models share the average of "
-            "their ranks"
+            f"{tied_sets} of {n} data sets "
+            + (f"({_named(tied_names)}) " if tied_sets < n else "")
+            + f"{'has' if tied_sets == 1 else 'have'} tied scores; tied models share the "
+            "average of their ranks"
             + (
                 " and the statistic is divided by the tie factor (as scipy.stats.friedmanchisquare)."
                 if tie_correction
@@ -257,8 +271,9 @@ def friedman_test(
     if n <= 10 or k <= 5:
         notes.append(
             f"With N = {n} data sets and k = {k} models the χ² approximation of the Friedman statistic is rough "
-            "(Demšar's rule of thumb asks for N > 10 and k > 5); the Iman–Davenport F is the "
-            "better guide."
+            "(Demšar's rule of thumb asks for N > 10 and k > 5)"
+            # with fewer than 5 data sets no p-value is a guide (small_sample_warnings)
+            + ("." if n < 5 else "; the Iman–Davenport F is the better guide.")
         )
     df1, df2 = k - 1, (k - 1) * (n - 1)
     denominator = n * (k - 1) - chi2

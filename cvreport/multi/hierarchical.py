@@ -54,7 +54,7 @@ import pandas as pd
 from scipy import stats
 
 from cvreport.data.datasets import DatasetsTable
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, describe_keys
 from cvreport.results import Result
 from cvreport.summary_data import SummaryRow
 
@@ -444,7 +444,9 @@ def hierarchical_test(
         )
     for model in (a, b):
         if model not in table.models:
-            raise CVReportError(f"{model!r} is not a model; the models are {list(table.models)}")
+            raise CVReportError(
+                f"{model!r} is not a model; choose one of {describe_keys(table.models, 10)}"
+            )
     advantages, correlations = [], []
     for sub in table.tables.values():
         differences = sub.differences(a, b).to_numpy(dtype=float).ravel()

@@ -42,7 +42,7 @@ import pandas as pd
 
 from cvreport.data.metric import Direction
 from cvreport.distributions import WILCOXON, Distribution
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods.wilcoxon import sign_flip_pvalues
 from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
 from cvreport.results import HypothesisTestResult
@@ -251,12 +251,7 @@ def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
 def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
     """Where the signed-rank test's assumptions fail for one pair, in words."""
     notes: list[str] = []
-    if n < 5:
-        notes.append(
-            f"Only {n} data sets: the Wilcoxon signed-rank test cannot be significant at the "
-            "usual levels with fewer than 5 data sets."
-        )
-    elif 2.0 / 2**n > 0.05:
+    if 2.0 / 2**n > 0.05:
         notes.append(
             f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
             f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
@@ -267,29 +262,27 @@ def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
             "test (p = 1)."
         )
         return tuple(notes)
-    if zeros or tied:
-        parts = []
-        if zeros:
-            parts.append(
-                f"{zeros} data set(s) with equal scores have their ranks split evenly "
-                "between R+ and R− (Demšar 2006)"
-            )
-        if tied:
-            parts.append("equal absolute differences share their average rank")
-        sentence = "; ".join(parts)
+    if zeros:
+        notes.append(
+            f"{zeros} data set{'' if zeros == 1 else 's'} with equal scores "
+            f"{'has its rank' if zeros == 1 else 'have their ranks'} split evenly between "
+            "R+ and R− (Demšar 2006)."
+        )
+    if tied:
+        notes.append("Equal absolute differences share their average rank.")
+    if zeros or tied:  # one sentence, so that a report says it once for all its pairs
         if n <= PERMUTATION_MAX_DATASETS:
-            method = (
-                f"; the p-value is exact over all 2^{n} sign flips of the differences (the "
-                "permutation distribution, which allows for ties and zeros), as "
-                "scipy.stats.wilcoxon computes it for N ≤ 13."
+            notes.append(
+                f"With zero or tied differences the p-value is exact over all 2^{n} sign "
+                "flips of the differences (the permutation distribution, which allows for "
+                "ties and zeros), as scipy.stats.wilcoxon computes it for N ≤ 13."
             )
         else:
-            method = (
-                "; the p-value uses the normal approximation with the tie correction (no "
-                "continuity correction), since the exact null distribution assumes no ties "
-                "and N > 13 is too many sign flips to enumerate."
+            notes.append(
+                "With zero or tied differences the p-value uses the normal approximation "
+                "with the tie correction (no continuity correction), since the exact null "
+                "distribution assumes no ties and N > 13 is too many sign flips to enumerate."
             )
-        notes.append(sentence[0].upper() + sentence[1:] + method)
     return tuple(notes)
 
 
@@ -463,7 +456,9 @@ def pairwise_wilcoxon(
     values = score_matrix(scores)
     models = list(values.columns)
     if baseline is not None and baseline not in models:
-        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+        raise CVReportError(
+            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
+        )
     if baseline is None:
         pairs = list(itertools.combinations(models, 2))
     else:

@@ -30,6 +30,7 @@ from cvreport.errors import (
     DegenerateStatisticWarning,
     DesignError,
     PartitionWarning,
+    describe_keys,
 )
 from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.recommendation import recommendation
@@ -382,7 +383,9 @@ def per_dataset_tests(
         )
     models = table.models
     if baseline is not None and baseline not in models:
-        raise CVReportError(f"the baseline {baseline!r} is not a model; the models are {models}")
+        raise CVReportError(
+            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
+        )
     pairs = (
         [(m, baseline) for m in models if m != baseline]
         if baseline is not None

@@ -123,7 +123,8 @@ def simplex_plot(
     out.append(f'<g class="cvr-draws" fill="{COLOURS["accent"]}" fill-opacity="0.25">')
     out.extend(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.6"/>' for x, y in points)
     out.append("</g>")
-    # the two lower corners' words sit on two lines under their corner, anchored outwards
+    # the two lower corners' words sit on two lines under their corner (the name, then
+    # "better: P = …"), anchored outwards
     # so that long model names do not run into each other
     name_width = size / 2 - 12
     left_x, right_x = 4.0, size - 4.0
@@ -131,8 +132,9 @@ def simplex_plot(
     for x, anchor, name, p in ((left_x, "start", a, p_a), (right_x, "end", b, p_b)):
         out.append(
             f'<text x="{x:.1f}" y="{bottom + 18:.1f}" text-anchor="{anchor}" '
-            f'fill="currentColor">{_x(_truncate(f"{name} better", name_width))}'
-            f'<tspan x="{x:.1f}" dy="15">P = {p:.3f}</tspan></text>'
+            f'fill="currentColor">{_x(_truncate(name, name_width))}'
+            # "better" on the line of the probability, so that no long name cuts it off
+            f'<tspan x="{x:.1f}" dy="15">better: P = {p:.3f}</tspan></text>'
         )
     out.append(
         f'<text x="{corners[1][0]:.1f}" y="{corners[1][1] - 10:.1f}" text-anchor="middle" '

@@ -28,6 +28,7 @@ from typing import Any
 
 from cvreport._version import __version__
 from cvreport.errors import CVReportError
+from cvreport.methods.registry import get_spec
 from cvreport.multi.analysis import DatasetsAnalysis
 from cvreport.multi.bayesian import posterior_points
 from cvreport.rendering import formatting
@@ -71,6 +72,19 @@ REFERENCES = (
     "Hedges, L. V., Olkin, I. (1985). Statistical Methods for Meta-Analysis. Academic Press.",
     "Cliff, N. (1993). Dominance statistics: ordinal analyses to answer ordinal questions. "
     "Psychological Bulletin 114(3):494–509.",
+)
+EFFECT_SIZE_REFERENCES = (
+    "Hedges, L. V. (1981). Distribution theory for Glass's estimator of effect size and "
+    "related estimators. Journal of Educational Statistics 6(2):107–128.",
+    "Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed. "
+    "Lawrence Erlbaum.",
+    "Romano, J., Kromrey, J. D., Coraggio, J., Skowronek, J. (2006). Appropriate statistics "
+    "for ordinal level data. Annual meeting of the Florida Association of Institutional "
+    "Research.",
+)
+BERGMANN_HOMMEL_REFERENCE = (
+    "Bergmann, B., Hommel, G. (1988). Improvements of general multiple test procedures for "
+    "redundant systems of hypotheses. In Multiple Hypotheses Testing, 100–115. Springer."
 )
 BETTER, WORSE = "▲", "▼"
 LATEX_LAYOUTS = ("auto", "models-as-columns", "models-as-rows")
@@ -123,6 +137,9 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
     lines = [
         f"Mean ± standard deviation of the {metric.name} over each data set's folds "
         f"({metric.direction} is better); the best mean of each data set in bold."
+        if _has_folds(analysis)
+        else f"The {metric.name} of each model on each data set, one value each "
+        f"({metric.direction} is better); the best of each data set in bold."
     ]
     tex = [formatting.escape_latex(lines[0])]
     per = analysis.per_dataset
@@ -155,6 +172,11 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
     lines.append(ranks)
     tex.append(formatting.escape_latex(ranks))
     return lines, tex
+
+
+def _has_folds(analysis: DatasetsAnalysis) -> bool:
+    """Whether a data set has a spread over folds (not one score per data set and model)."""
+    return bool(analysis.sds.notna().to_numpy().any())
 
 
 def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, Any]:
@@ -254,11 +276,12 @@ def latex_table_context(
         ]
         footer = []
     legend = list(table["legend_tex"])
-    legend[0] = formatting.escape_latex(
-        f"Mean of the {analysis.metric.name} over each data set's folds "
-        f"({analysis.metric.direction} is better), the standard deviation below it "
-        "in brackets; the best mean of each data set in bold."
-    )
+    if _has_folds(analysis):
+        legend[0] = formatting.escape_latex(
+            f"Mean of the {analysis.metric.name} over each data set's folds "
+            f"({analysis.metric.direction} is better), the standard deviation below it "
+            "in brackets; the best mean of each data set in bold."
+        )
     return {
         "environment": "table*" if span == "page" else "table",
         "layout": layout,
@@ -363,7 +386,9 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     decision = "rejects" if friedman.reject(analysis.alpha) else "does not reject"
     friedman_text = (
         f"Friedman's χ² = {friedman.statistic:.3f} (df = {friedman.df}"
-        f"{', corrected for ties' if friedman.tie_correction else ''}), "
+        # the words only where a tie changed the statistic (the factor is 1 without ties)
+        f"{', corrected for ties' if friedman.statistic != friedman.statistic_uncorrected else ''}"
+        "), "
         f"{p_text(friedman.pvalue)}; Iman and Davenport's F = "
         f"{friedman.f_statistic:.3f} (df = {friedman.f_df[0]}, {friedman.f_df[1]}), "
         f"{p_text(friedman.f_pvalue)}: the test {decision} equal "
@@ -407,6 +432,12 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         ),
         "table": table_context(analysis, digits=digits),
         "designs": designs,
+        # one score per data set and model: one sentence, not a table of dashes
+        "designs_note": None
+        if per is not None
+        else f"Each of the {n} data sets holds one {analysis.metric.name} per model: no test "
+        "runs within a data set, and the comparison rests on the tests across data sets "
+        "below.",
         "wtl_matrix": matrix,
         "test_header": (
             "Test against the baseline" if analysis.baseline is not None else "Test of each pair"
@@ -416,6 +447,10 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "nemenyi_text": nemenyi_text,
         "cliques": cliques,
         "wilcoxon": wilcoxon,
+        # one heading in every format: the section holds the Bayesian tests when they ran
+        "pairs_heading": "Pairs: Wilcoxon and Bayesian signed-rank tests"
+        if bayesian
+        else "Pairs: Wilcoxon signed-rank tests",
         "wilcoxon_text": (
             f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
             "ranks where B is better, R−: where A is better; zero differences split evenly), "
@@ -437,15 +472,33 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             f"that A is better, that the two are practically equivalent (|difference| ≤ "
             f"{bayes.rope:g} in {analysis.metric.name}), or that B is better; "
             f"{bayes.n_samples:,} Monte Carlo draws per pair, seed {bayes.seed}, prior strength "
-            f"{bayes.prior_strength:g} (Monte Carlo standard error ≤ "
-            f"{max(r.mc_standard_error for r in analysis.bayesian):.3f})."
+            f"{bayes.prior_strength:g} (Monte Carlo standard error "
+            f"{_at_most(max(r.mc_standard_error for r in analysis.bayesian))})."
         ),
         "notes": list(analysis.notes),
-        "references": list(REFERENCES),
+        "references": _references(analysis),
         "simplex_more": max(0, len(analysis.bayesian) - SIMPLEX_FIGURES),
         "alpha": analysis.alpha,
         "version": __version__,
     }
+
+
+def _references(analysis: DatasetsAnalysis) -> list[str]:
+    """Every paper the report cites: the methods across data sets, the effect sizes, the
+    Wilcoxon tests' correction and the test each data set's design called for."""
+    cited = list(REFERENCES)
+    if analysis.effect_sizes is not None:
+        cited += EFFECT_SIZE_REFERENCES
+    if analysis.wilcoxon_correction == "bergmann-hommel":
+        cited.append(BERGMANN_HOMMEL_REFERENCE)
+    per = analysis.per_dataset
+    if per is not None:
+        for test in per.comparisons["test"].dropna().unique():
+            if test:
+                reference = get_spec(str(test), in_report=True).reference
+                if reference not in cited:
+                    cited.append(reference)
+    return cited
 
 
 def simplex_figures(analysis: DatasetsAnalysis) -> list[dict[str, str]]:
@@ -523,7 +576,9 @@ def cd_caption(analysis: DatasetsAnalysis) -> str:
         f"Average ranks of {len(analysis.models)} models over {len(analysis.datasets)} data "
         f"sets (1 = best, on the right); a bar joins models that the Nemenyi test at "
         f"α = {analysis.alpha:g} does not separate; CD = {analysis.nemenyi.cd:.3f} "
-        "(Demšar 2006)."
+        "(Demšar 2006)"
+        + ("" if analysis.baseline is None else f"; the baseline, {analysis.baseline}, in bold")
+        + "."
     )
 
 
@@ -545,6 +600,11 @@ def _effect_text(value: float, low: float, high: float, words: str) -> str:
         else "(no interval: complete separation)"
     )
     return f"{value:.2f} {interval} {words}"
+
+
+def _at_most(error: float) -> str:
+    """``≤ 0.002``; an error that rounds to 0.000 is ``< 0.001``, not ``≤ 0.000``."""
+    return f"≤ {error:.3f}" if error >= 0.0005 else "< 0.001"
 
 
 def p_text(pvalue: float) -> str:

@@ -173,7 +173,7 @@ def test_tie_bullets_name_the_pair_they_belong_to() -> None:
     section = text.split("## Where the assumptions fail\n\n")[1].split("\n## ")[0]
     bullets = [line[2:] for line in section.splitlines() if line.startswith("- ")]
     assert len(bullets) == len(set(bullets))  # no bullet repeats
-    pair_bullets = [b for b in bullets if "equal scores" in b or "Equal absolute" in b]
+    pair_bullets = [b for b in bullets if "equal scores" in b or "equal absolute" in b]
     assert pair_bullets
     for bullet in pair_bullets:
         head = bullet.split(": ")[0]
@@ -182,7 +182,7 @@ def test_tie_bullets_name_the_pair_they_belong_to() -> None:
     for (a, b), count in ((("alpha", "beta"), 3), (("gamma", "delta"), 4)):
         equal = int((scores[a] == scores[b]).sum())
         assert equal >= count
-        named = [x for x in bullets if f"{equal} data set(s) with equal scores" in x]
+        named = [x for x in bullets if f"{equal} data sets with equal scores" in x]
         assert len(named) == 1 and named[0].startswith(f"{a} vs {b}: "), named
 
 
