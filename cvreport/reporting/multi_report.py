@@ -28,7 +28,7 @@ Examples
 ...                    index=["iris", "wine", "digits", "cancer", "liver", "vote"])
 >>> report = DatasetsReport(auc, direction="higher", baseline="new_model", n_samples=2000)
 >>> print(report.to_markdown().splitlines()[0])
-# new\\_model against 1 models on 6 data sets
+# new\\_model against 1 model on 6 data sets
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Examples
 ...                        "old": [.89, .80, .75, .94, .66, .86]})
 >>> analysis = compare_datasets(scores, direction="higher", baseline="new", n_samples=2000)
 >>> default_title(analysis)
-'new against 1 models on 6 data sets'
+'new against 1 model on 6 data sets'
 >>> table_context(analysis, digits=2)["rows"][0]["cells"][0]["text"]
 '0.91'
 """
@@ -97,7 +97,8 @@ def default_title(analysis: DatasetsAnalysis) -> str:
     """The heading: the baseline against the other models, or the k models, on N data sets."""
     k, n = len(analysis.models), len(analysis.datasets)
     if analysis.baseline is not None:
-        return f"{analysis.baseline} against {k - 1} models on {n} data sets"
+        others = "1 model" if k == 2 else f"{k - 1} models"
+        return f"{analysis.baseline} against {others} on {n} data sets"
     return f"{k} models on {n} data sets"
 
 

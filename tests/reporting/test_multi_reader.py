@@ -309,3 +309,13 @@ def test_the_small_sample_note_stays_true_when_the_friedman_test_rejects(
     assert "hardly reject" not in note
     assert "has little power with fewer than 5 data sets" in note
     assert "whether it rejects or not; read the ranks and the table, not the p-value." in note
+
+
+def test_a_baseline_against_one_other_model_is_titled_in_the_singular() -> None:
+    scores = pd.DataFrame(
+        {"new": [0.91, 0.85, 0.78, 0.95], "svm": [0.89, 0.80, 0.75, 0.94]},
+        index=["iris", "wine", "digits", "cancer"],
+    )
+    report = DatasetsReport(scores, direction="higher", baseline="new", n_samples=200)
+    assert report.title == "new against 1 model on 4 data sets"
+    assert report.to_markdown().startswith("# new against 1 model on 4 data sets\n")
