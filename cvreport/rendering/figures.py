@@ -349,12 +349,19 @@ def pvalue_plot(
         return left + (math.log10(p) - log_low) / (0 - log_low) * plot_width
 
     n_reject = sum(point.reject for point in points)
-    desc = (
-        f"p-values of {len(points)} test{'' if len(points) == 1 else 's'} on a logarithmic "
-        "axis from "
-        f"{format_pvalue(10.0**log_low, digits=-log_low)} to 1, with a vertical line at "
-        f"α = {alpha:g}; {n_reject} of them lie at or left of the line (reject H0)."
+    axis = (
+        f"on a logarithmic axis from {format_pvalue(10.0**log_low, digits=-log_low)} to 1, "
+        f"with a vertical line at α = {alpha:g}"
     )
+    if len(points) == 1:
+        where = "at or left of the line (reject H0)" if n_reject else "right of the line"
+        desc = f"The p-value of 1 test {axis}; it lies {where}."
+    else:
+        verb = "lies" if n_reject == 1 else "lie"
+        desc = (
+            f"p-values of {len(points)} tests {axis}; {n_reject} of them {verb} at or left "
+            "of the line (reject H0)."
+        )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
         f'<text class="cvr-fig-title" x="12" y="18" font-weight="600" fill="currentColor">'

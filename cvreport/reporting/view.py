@@ -17,7 +17,7 @@ import pandas as pd
 
 from cvreport._version import __version__
 from cvreport.data.design import DesignKind
-from cvreport.methods.registry import get_spec
+from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
 from cvreport.reporting import interpret, overview, references
@@ -48,7 +48,7 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
     """
     outcomes = analysis.outcomes
     audit = _audit_context(analysis)
-    return {
+    context = {
         "title": title,
         "version": __version__,
         "alpha": analysis.alpha,
@@ -86,9 +86,10 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         ],
         "pvalue_figure": _pvalue_figure(analysis, figure_prefix),
         "caveats": _caveats(analysis, audit),
-        "references": _references(analysis, audit),
         "design_kind": analysis.design.kind,
     }
+    context["references"] = _references(analysis, audit, list(_sentences(context)))
+    return context
 
 
 def _test_name(analysis: Analysis, name: str) -> str:
@@ -324,13 +325,21 @@ def _pair_context(
             bayes.append(entry)
         else:
             rows.append(entry)
+    said: dict[tuple[str, str], list[str]] = {}  # (kind, words) -> the tests that say them
     for entry in rows + bayes:
         caveats.extend({"text": c, "kind": "caution"} for c in entry["cautions"])
-        caveats.extend(
-            {"text": f"{entry['method']}: {_as_sentence(w, entry['name'])}", "kind": "warning"}
-            for w in entry["warnings"]
-        )
-        caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
+        for kind, words in [
+            *(("warning", _as_sentence(w, entry["name"])) for w in entry["warnings"]),
+            *(("note", n) for n in entry["notes"]),
+        ]:
+            if (kind, words) not in said:
+                said[(kind, words)] = []
+                caveats.append({"text": words, "kind": kind})
+            said[(kind, words)].append(entry["method"])
+    for caveat in caveats:  # a caveat several tests share is said once, naming them all
+        methods = said.get((caveat["kind"], caveat["text"]))
+        if methods is not None:
+            caveat["text"] = f"{interpret.join_words(methods)}: {caveat['text']}"
     holdout = analysis.design.kind == "holdout"
     return {
         "index": index,
@@ -466,15 +475,41 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     return caveats
 
 
-def _references(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
+def _sentences(value: Any) -> Any:
+    """Every string a reader sees in a context, its figures and full citations left out."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in ("reference", "references", "svg", "figure"):
+                yield from _sentences(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _sentences(item)
+
+
+def _references(
+    analysis: Analysis, audit: dict[str, Any] | None, sentences: list[str]
+) -> list[str]:
+    """The papers of the tests that ran and of the audit, and every paper a sentence cites."""
     cited = [o.result.reference for o in analysis.outcomes if o.result.reference]
     if audit and audit.get("available"):
-        cited.extend(str(audit["reference"]).split("\n"))
+        audit_papers = str(audit["reference"]).split("\n")
+        # the calibrated tests' papers belong to m×2 designs, where the audit speaks of them
+        cited.extend(audit_papers if analysis.design.kind == "mx2" else audit_papers[:1])
     if any(o.adjusted is not None for o in analysis.outcomes) and analysis.correction == "holm":
         cited.append(references.HOLM_REFERENCE)
     bayesian = any(o.posterior is not None for o in analysis.outcomes)
     if bayesian and not any("Benavoli" in c for c in cited):
         cited.append(references.BENAVOLI_REFERENCE)  # the default rope's source
+    known = [spec.reference for spec in SPECS] + [
+        str(audit["reference"]) if audit else references.OVERLAP_REFERENCE,
+        references.HOLM_REFERENCE,
+        references.BENAVOLI_REFERENCE,
+    ]
+    cited.extend(
+        references.cited_by_name(sentences, known, listed=references.bibliography(cited))
+    )
     return references.bibliography(cited)
 
 

@@ -300,7 +300,7 @@ def test_bottom_line_gives_every_recommended_verdict_then_the_direction(
     assert line["text"] == (
         "No significant difference at α = 0.05 (Method calibrated_ftest_5x2cv, p = 0.200); "
         "significant difference at α = 0.05 (Method mcnemar_5x2bcv, p < 0.001). "
-        "forest has the lower mean error rate, by 0.0100 (A − B = -0.0100)."
+        "forest has the lower mean error rate, by 0.0100 (forest − tree = -0.0100)."
     )
 
 

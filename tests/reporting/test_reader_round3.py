@@ -1,0 +1,232 @@
+"""The one-data-set report read as a demanding new user: citations, repetitions, grammar.
+
+Each test renders a report as a user would (Markdown, HTML) and reads the sentences
+and the bibliography a reader meets.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.reporting.report import Report
+from tests._designs import losses_frame
+from tests.reporting.test_reader_points import _predictions
+
+pytest.importorskip("sklearn.datasets")
+
+# a short citation in running text: "Nadeau and Bengio 2003", "Wang, Li & Li 2015", "Yang et al."
+_SHORT_CITATION = re.compile(
+    r"([A-Z][\w’'ı-]+)(?:,? (?:and|&) [A-Z][\w-]+| et al\.|(?:, [A-Z][\w-]+)+,? (?:and|&) "
+    r"[A-Z][\w-]+)?,? \(?((?:19|20)\d\d)\b"
+)
+
+
+def quiet(*args: object, **kwargs: object) -> Report:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Report(*args, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def kfold_auc_markdown() -> str:
+    table = cvreport.ResultsTable.from_predictions(
+        _predictions(kfold=True), truth="y", score="p", metric="roc_auc", replication="rep",
+        fold="fold",
+    )  # fmt: skip
+    return quiet(table, tests="all").to_markdown()
+
+
+@pytest.fixture(scope="module")
+def example_all_markdown() -> str:
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    return quiet(table, tests="all").to_markdown()
+
+
+@pytest.fixture(scope="module")
+def kfold_three_models_markdown() -> str:
+    frame = losses_frame("kfold")
+    third = frame[frame["model"] == "A"].copy()
+    third["model"] = "C"
+    third["loss"] = (np.random.default_rng(1).random(len(third)) < 0.25).astype(int)
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", pd.concat([frame, third])
+    )
+    return quiet(table, tests="all").to_markdown()
+
+
+def _body_and_references(markdown: str) -> tuple[str, list[str]]:
+    body, _, tail = markdown.partition("## References")
+    return body, [line for line in tail.splitlines() if re.match(r"\d+\. ", line)]
+
+
+def _uncited(markdown: str) -> list[str]:
+    body, papers = _body_and_references(markdown)
+    return [
+        match[0]
+        for match in _SHORT_CITATION.finditer(body)
+        if not any(f"{match[1]}, " in p and f"({match[2]})" in p for p in papers)
+    ]
+
+
+@pytest.mark.parametrize(
+    "report", ["kfold_auc_markdown", "example_all_markdown", "kfold_three_models_markdown"]
+)
+def test_every_paper_a_sentence_cites_is_in_the_references(
+    report: str, request: pytest.FixtureRequest
+) -> None:
+    """Was: the K-fold recommendation cites "Nadeau and Bengio 2003", the list omits it."""
+    markdown = request.getfixturevalue(report)
+    assert _SHORT_CITATION.search(_body_and_references(markdown)[0])  # the check reads citations
+    assert _uncited(markdown) == []
+
+
+def test_a_kfold_report_lists_no_paper_on_calibrated_5x2_tests(kfold_auc_markdown: str) -> None:
+    """Was: a 2×5 AUC report listed Wang 2017 (calibrated F) and Yang 2023 (BCV McNemar)."""
+    body, papers = _body_and_references(kfold_auc_markdown)
+    assert "Nadeau and Bengio 2003" in body
+    assert any(p.endswith("Nadeau, C. and Bengio, Y. (2003). Inference for the generalization "
+                          "error. Machine Learning 52(3):239–281.") for p in papers)  # fmt: skip
+    assert not [p for p in papers if "(2017). Choosing between" in p or "McNemar" in p]
+    assert not [p for p in papers if "Wang, Y., Li, J., Li, Y. (2017)" in p]
+
+
+def test_a_5x2_report_keeps_the_calibrated_tests_papers(example_all_markdown: str) -> None:
+    _, papers = _body_and_references(example_all_markdown)
+    assert any("Wang, Y., Li, J., Li, Y. (2017)" in p for p in papers)
+    assert any("Yang, J., Wang, R., Song, Y., Li, J. (2023)" in p for p in papers)
+
+
+def test_a_citation_after_an_equation_pointer_keeps_its_second_paper(
+    kfold_three_models_markdown: str,
+) -> None:
+    """Was: "…, eq. 19.14 (…); Dietterich, T. G. (1998)…" lost Dietterich with the pointer."""
+    _, papers = _body_and_references(kfold_three_models_markdown)
+    assert any("Dietterich, T. G. (1998)" in p for p in papers)
+    assert not [p for p in papers if "eq. 19.14" in p]
+
+
+def _pair_caveats(markdown: str) -> list[list[str]]:
+    blocks = markdown.split("**Caveats for these tests**")[1:]
+    return [
+        [line[2:] for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("- ")]
+        for block in blocks
+    ]
+
+
+@pytest.mark.parametrize("report", ["kfold_auc_markdown", "example_all_markdown"])
+def test_a_caveat_several_tests_share_is_said_once_per_pair(
+    report: str, request: pytest.FixtureRequest
+) -> None:
+    """Was: "n2/n1 = 0.25, inferred from the fold sizes." twice, the balance note three times."""
+    for caveats in _pair_caveats(request.getfixturevalue(report)):
+        words = [c.split(": ", 1)[1] if ": " in c else c for c in caveats]
+        assert len(words) == len(set(words)), caveats
+
+
+def test_a_shared_caveat_names_every_test_it_belongs_to(
+    kfold_auc_markdown: str, example_all_markdown: str
+) -> None:
+    assert (
+        "- Corrected repeated k-fold CV t test and Bayesian correlated t test: n2/n1 = 0.25, "
+        "inferred from the fold sizes." in kfold_auc_markdown
+    )
+    first_pair = _pair_caveats(example_all_markdown)[0]
+    balance = [c for c in first_pair if "the partitions are not balanced" in c]
+    assert len(balance) == 1
+    assert balance[0].startswith(
+        "Calibrated balanced 5×2cv F test, 5×2 BCV McNemar test and Blocked 3×2cv t test: "
+    )
+
+
+def test_the_balance_caveat_does_not_speak_of_degrees_of_freedom_of_mcnemar(
+    example_all_markdown: str,
+) -> None:
+    """Was: "The degrees of freedom assume balanced …" for the BCV McNemar test (df 1, fixed)."""
+    first_pair = _pair_caveats(example_all_markdown)[0]
+    balance = next(c for c in first_pair if "the partitions are not balanced" in c)
+    assert "5×2 BCV McNemar test" in balance
+    assert "degrees of freedom" not in balance
+    assert "reference distribution assumes balanced or block-regularized partitions" in balance
+
+
+def test_the_short_verdict_names_the_models_of_its_difference(
+    kfold_three_models_markdown: str,
+) -> None:
+    """Was: "**A vs C**: … A has the lower mean error rate, by 0.0917 (A − B = -0.0917)"."""
+    short = kfold_three_models_markdown.split("## In short", 1)[1].split("\n## ", 1)[0]
+    lines = {line.split("**")[1]: line for line in short.splitlines() if line.startswith("- **")}
+    assert set(lines) == {"A vs B", "A vs C", "B vs C"}
+    for pair, line in lines.items():
+        a, b = pair.split(" vs ")
+        assert re.search(rf"\({a} − {b} = -?\d\.\d{{4}}\)\.$", line), line
+    assert "A − B =" not in lines["A vs C"]
+
+
+def test_the_top_of_the_example_report_writes_the_difference_with_names() -> None:
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    [first, *_] = quiet(table).context()["bottom_line"]
+    data = cvreport.load_example("random")
+    fold_means = data.groupby(["model", "replication", "fold"])["loss"].mean()
+    means = fold_means.groupby("model").mean()
+    expected = means["logistic_regression"] - means["decision_tree"]
+    assert first["text"].endswith(f"(logistic_regression − decision_tree = {expected:.4f}).")
+
+
+def _pvalue_desc(page: str) -> str:
+    [desc] = re.findall(r'<desc id="[^"]*-pvalues-desc">([^<]*)</desc>', page)
+    return desc
+
+
+def test_the_pvalue_figure_of_one_test_speaks_of_one_pvalue() -> None:
+    """Was: "p-values of 1 test … 1 of them lie at or left of the line"."""
+    table = cvreport.ResultsTable.from_formula("f1(y, yhat) ~ model", _predictions(kfold=False))
+    report = quiet(table)
+    [outcome] = report.outcomes
+    assert outcome.result.pvalue < 0.05  # the recommended paired bootstrap rejects
+    desc = _pvalue_desc(report.to_html())
+    assert desc.startswith("The p-value of 1 test on a logarithmic axis")
+    assert desc.endswith("; it lies at or left of the line (reject H0).")
+    assert "of them" not in desc
+
+
+def test_the_pvalue_figure_of_many_tests_counts_them_in_agreement(
+    example_all_markdown: str,
+) -> None:
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    report = quiet(table, tests="all")
+    shown = [o for o in report.outcomes if o.has_pvalue]
+    rejected = sum(bool(o.reject) for o in shown)
+    desc = _pvalue_desc(report.to_html())
+    verb = "lies" if rejected == 1 else "lie"
+    assert f"p-values of {len(shown)} tests" in desc
+    assert f"; {rejected} of them {verb} at or left of the line (reject H0)." in desc
+
+
+def test_metrics_of_one_holdout_set_are_not_said_pooled_over_folds() -> None:
+    """Was: on one hold-out split, "pooled over all folds and replications"."""
+    table = cvreport.ResultsTable.from_formula("f1(y, yhat) ~ model", _predictions(kfold=False))
+    report = quiet(table)
+    for text in (report.to_markdown(), report.to_html(), report.to_latex()):
+        assert "Metrics from the predictions, all on the one validation set" in text
+        assert "pooled over all folds and replications" not in text
+        assert "pooled over folds and replications" not in text
+
+
+def test_metrics_of_kfold_predictions_are_still_said_pooled() -> None:
+    table = cvreport.ResultsTable.from_formula(
+        "f1(y, yhat) ~ model | rep + fold", _predictions(kfold=True)
+    )
+    markdown = quiet(table).to_markdown()
+    assert "Metrics from the predictions, pooled over all folds and replications" in markdown
