@@ -232,8 +232,23 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
             metric=analysis.metric,
             measure=analysis.measure,
         )
+        missing = _recommended_not_run(analysis, comparison)
+        if missing:  # the verdicts below are not the recommended test's: say so first
+            said = "test" if len(missing) == 1 else "tests"
+            text = (
+                f"The recommended {said} ({interpret.join_words(missing)}) could not run "
+                f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
+            )
         lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
     return lines
+
+
+def _recommended_not_run(analysis: Analysis, comparison: Comparison) -> list[str]:
+    """The recommended tests asked for on a pair that could not run, when none of them ran."""
+    if comparison.recommended:
+        return []
+    names = set(analysis.recommendation.names)
+    return [s.label for s in comparison.skipped if s.name in names]
 
 
 def _mean_difference(comparison: Comparison) -> float | None:
@@ -256,15 +271,20 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
         return None
     rows = []
     for index, comparison in enumerate(analysis.comparisons):
+        missing = _recommended_not_run(analysis, comparison)
         deciding = next(
             (o for o in comparison.recommended if o.reject is not None),
-            next((o for o in comparison.outcomes if o.reject is not None), None),
+            None
+            if missing  # another test does not take the place of the one that did not run
+            else next((o for o in comparison.outcomes if o.reject is not None), None),
         )
         rows.append(
             {
                 "pair": comparison.label,
                 "anchor": f"pair-{index + 1}",
-                "test": deciding.method if deciding else None,
+                "test": deciding.method
+                if deciding
+                else (f"none: {interpret.join_words(missing)} did not run" if missing else None),
                 "estimate": _mean_difference(comparison),
                 "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
                 "adjusted": deciding.adjusted if deciding else None,
@@ -351,7 +371,8 @@ def _pair_context(
         "tests": rows,
         "bayesian": bayes,
         "skipped": [
-            {"name": s.name, "label": s.label, "reason": s.reason} for s in comparison.skipped
+            {"name": s.name, "label": s.label, "reason": _skip_reason(s.reason, s.name)}
+            for s in comparison.skipped
         ],
         "disagreement": comparison.disagreement,
         "fallback_note": comparison.fallback_note,
@@ -432,6 +453,13 @@ def _pvalue_figure(analysis: Analysis, figure_prefix: str) -> str | None:
     )
 
 
+def _skip_reason(reason: str, function_name: str) -> str:
+    """Why a test did not run, read after its label: "it", not its code name, and a full stop."""
+    if reason.startswith(f"{function_name} "):
+        reason = "it " + reason[len(function_name) + 1 :]
+    return _as_sentence(reason, function_name)
+
+
 def _as_sentence(warning: str, function_name: str) -> str:
     """A test's warning as the reader meets it after the test's label.
 
@@ -503,7 +531,7 @@ def _references(
     if bayesian and not any("Benavoli" in c for c in cited):
         cited.append(references.BENAVOLI_REFERENCE)  # the default rope's source
     known = [spec.reference for spec in SPECS] + [
-        str(audit["reference"]) if audit else references.OVERLAP_REFERENCE,
+        str((audit or {}).get("reference") or references.OVERLAP_REFERENCE),
         references.HOLM_REFERENCE,
         references.BENAVOLI_REFERENCE,
     ]

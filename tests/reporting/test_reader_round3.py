@@ -230,3 +230,61 @@ def test_metrics_of_kfold_predictions_are_still_said_pooled() -> None:
     )
     markdown = quiet(table).to_markdown()
     assert "Metrics from the predictions, pooled over all folds and replications" in markdown
+
+
+@pytest.fixture(scope="module")
+def one_sided_f_report() -> Report:
+    """The recommended combined F test asked for one-sided: it has no one-sided form."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    return quiet(table, tests="all", test_options={"combined_ftest_5x2cv": {"alternative": "less"}})
+
+
+def test_no_other_test_is_called_deciding_when_the_recommended_one_did_not_run(
+    one_sided_f_report: Report,
+) -> None:
+    """Was: the overview named the calibrated F test "Deciding test", on random partitions."""
+    assert [o for o in one_sided_f_report.outcomes if o.name == "combined_ftest_5x2cv"] == []
+    assert any(o.name == "calibrated_ftest_5x2cv" for o in one_sided_f_report.outcomes)
+    rows = one_sided_f_report.context()["overview"]
+    assert len(rows) == 3
+    for row in rows:
+        assert row["test"] == "none: Alpaydın's combined 5×2cv F test did not run"
+        assert row["pvalue"] is None and row["reject"] is None
+    markdown = one_sided_f_report.to_markdown()
+    assert "| Calibrated balanced 5×2cv F test | -0.0573 |" not in markdown
+
+
+def test_the_short_verdict_says_the_recommended_test_did_not_run(
+    one_sided_f_report: Report,
+) -> None:
+    """Was: the In short line listed six other tests' verdicts as if one of them decided."""
+    for line in one_sided_f_report.context()["bottom_line"]:
+        assert line["text"].startswith(
+            "The recommended test (Alpaydın's combined 5×2cv F test) could not run (see below); "
+            "no test decides. The other tests: no significant difference at α = 0.05 "
+            "(Calibrated balanced 5×2cv F test, p = "
+        ), line["text"]
+
+
+def test_why_a_test_did_not_run_is_a_sentence_without_its_code_name(
+    one_sided_f_report: Report,
+) -> None:
+    """Was: "Alpaydın's combined 5×2cv F test: combined_ftest_5x2cv has no one-sided form …"."""
+    markdown = one_sided_f_report.to_markdown()
+    block = markdown.split("**Not run**", 1)[1].split("\n#", 1)[0]
+    [bullet] = [line for line in block.splitlines() if line.startswith("- ")]
+    assert bullet.startswith("- Alpaydın's combined 5×2cv F test: it has no one-sided form")
+    assert bullet.endswith(".")
+    assert "combined\\_ftest\\_5x2cv" not in bullet
+
+
+def test_a_recommended_test_that_runs_still_decides() -> None:
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    report = quiet(table)
+    rows = report.context()["overview"]
+    assert {row["test"] for row in rows} == {"Alpaydın's combined 5×2cv F test"}
+    assert not any("could not run" in line["text"] for line in report.context()["bottom_line"])

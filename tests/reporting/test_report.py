@@ -151,7 +151,7 @@ def test_test_that_does_not_fit_is_listed_as_not_run(
     assert [(s.name, s.reason) for s in report.skipped] == [
         ("blocked_ttest_3x2cv", "blocked_ttest_3x2cv needs m = 3")
     ]
-    assert "blocked_ttest_3x2cv needs m = 3" in report.to_markdown().replace("\\_", "_")
+    assert "Blocked 3×2cv t test: it needs m = 3." in report.to_markdown().replace("\\_", "_")
 
 
 def test_kfold_falls_back_to_plain_t_when_corrected_cannot_run(
