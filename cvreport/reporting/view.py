@@ -9,6 +9,7 @@ Every number is in the user's metric and direction.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -145,7 +146,7 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "fold_sizes": fold_sizes,
         "fold_size_summary": fold_size_summary,
         "complete": bool(getattr(design, "complete", True)),
-        "source": facts.source,
+        "source": _article_before_count(facts.source),
         "formula": facts.formula,
         "loss_name": facts.loss_name,
         "measure": metric.name,
@@ -186,6 +187,26 @@ def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
         "value_column": "Mean",
         "value_caption": f"Mean {name} over validation folds",
     }
+
+
+_COUNTED = re.compile(r"\b([Aa]) (?=(\d{1,3})(?:,\d{3})*-)")
+
+
+def _article_before_count(text: str | None) -> str | None:
+    """``"a 8,535-row"`` as it is read aloud: ``"an 8,535-row"`` (eight, eleven, eighteen).
+
+    >>> _article_before_count("formula on a 8,535-row DataFrame, a 400-row one, a 11-row one")
+    'formula on an 8,535-row DataFrame, a 400-row one, an 11-row one'
+    """
+    if text is None:
+        return None
+
+    def article(match: re.Match[str]) -> str:
+        lead = match[2]  # the first group of digits: the word the number is read with
+        vowel = lead.startswith("8") or lead in ("11", "18")
+        return f"{match[1]}{'n' if vowel else ''} "
+
+    return _COUNTED.sub(article, text)
 
 
 def _audit_context(analysis: Analysis) -> dict[str, Any] | None:

@@ -288,3 +288,21 @@ def test_a_recommended_test_that_runs_still_decides() -> None:
     rows = report.context()["overview"]
     assert {row["test"] for row in rows} == {"Alpaydın's combined 5×2cv F test"}
     assert not any("could not run" in line["text"] for line in report.context()["bottom_line"])
+
+
+def test_the_source_reads_an_before_a_count_said_with_a_vowel() -> None:
+    """Was: "formula 'loss ~ …' on a 8,535-row DataFrame"."""
+    data = cvreport.load_example("random")
+    assert len(data) == 8535
+    table = cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", data)
+    markdown = quiet(table).to_markdown()
+    source = next(line for line in markdown.splitlines() if line.startswith("| Source |"))
+    assert "on an 8,535-row DataFrame" in source
+    small = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", data[data["replication"] == 1]
+    )
+    assert len(data[data["replication"] == 1]) == 1707
+    small_source = next(
+        line for line in quiet(small).to_markdown().splitlines() if line.startswith("| Source |")
+    )
+    assert "on a 1,707-row DataFrame" in small_source
