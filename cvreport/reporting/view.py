@@ -22,7 +22,7 @@ from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
 from cvreport.reporting import interpret, overview, references
-from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none
+from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none, options_for
 from cvreport.results import level_text
 
 if TYPE_CHECKING:
@@ -519,9 +519,26 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
             "block-regularized partitions; their calibration does not carry over to random "
             "partitions."
         )
+    caveats.extend(_random_draws(analysis))
     if not analysis.recommendation.names:
         caveats.append(analysis.recommendation.reason)
     return caveats
+
+
+def _random_draws(analysis: Analysis) -> list[str]:
+    """Per test that drew resamples at random: how many, with which seed, what that means."""
+    said: dict[str, str] = {}
+    for outcome in analysis.outcomes:
+        n = getattr(outcome.result, "n_resamples", None)
+        if n is None or outcome.spec is None or outcome.method in said:
+            continue
+        seed = options_for(outcome.spec, analysis.test_options).get("random_state")
+        drawn = "without a seed" if seed is None else f"with the seed {seed!r}"
+        said[outcome.method] = (
+            f"{outcome.method}: its p-value and interval come from {int(n):,} resamples drawn "
+            f"at random {drawn} (random_state in test_options); another seed moves them a little."
+        )
+    return list(said.values())
 
 
 def _sentences(value: Any) -> Any:

@@ -306,3 +306,47 @@ def test_the_source_reads_an_before_a_count_said_with_a_vowel() -> None:
         line for line in quiet(small).to_markdown().splitlines() if line.startswith("| Source |")
     )
     assert "on a 1,707-row DataFrame" in small_source
+
+
+@pytest.fixture(scope="module")
+def holdout_f1_table() -> cvreport.ResultsTable:
+    return cvreport.ResultsTable.from_formula("f1(y, yhat) ~ model", _predictions(kfold=False))
+
+
+def test_a_bootstrap_report_made_twice_shows_the_same_numbers(
+    holdout_f1_table: cvreport.ResultsTable,
+) -> None:
+    """Was: p = 0.004 in one rendering, 0.005 in the next ("all" or again), intervals moving."""
+    first, second, every = (
+        quiet(holdout_f1_table),
+        quiet(holdout_f1_table),
+        quiet(holdout_f1_table, tests="all"),
+    )
+    numbers = [
+        [(o.name, o.result.pvalue, o.interval) for o in r.outcomes if o.recommended]
+        for r in (first, second, every)
+    ]
+    assert numbers[0] == numbers[1] == numbers[2]
+    direct = cvreport.paired_bootstrap_test(holdout_f1_table, "logreg", "nb", random_state=0)
+    assert first.outcomes[0].result.pvalue == pytest.approx(direct.pvalue)
+    assert first.outcomes[0].interval == pytest.approx(direct.conf_int(0.05))
+
+
+def test_the_report_says_how_the_bootstrap_drew_and_a_given_seed_is_used(
+    holdout_f1_table: cvreport.ResultsTable,
+) -> None:
+    sentence = (
+        "Paired bootstrap test: its p-value and interval come from 9,999 resamples drawn at "
+        "random with the seed 0 (random\\_state in test\\_options); another seed moves them a "
+        "little."
+    )
+    assert f"- {sentence}" in quiet(holdout_f1_table).to_markdown()
+    seeded = quiet(
+        holdout_f1_table,
+        test_options={"paired_bootstrap_test": {"random_state": 7, "n_resamples": 1999}},
+    )
+    direct = cvreport.paired_bootstrap_test(
+        holdout_f1_table, "logreg", "nb", random_state=7, n_resamples=1999
+    )
+    assert seeded.outcomes[0].result.pvalue == pytest.approx(direct.pvalue)
+    assert "from 1,999 resamples drawn at random with the seed 7" in seeded.to_markdown()
