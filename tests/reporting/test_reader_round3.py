@@ -350,3 +350,29 @@ def test_the_report_says_how_the_bootstrap_drew_and_a_given_seed_is_used(
     )
     assert seeded.outcomes[0].result.pvalue == pytest.approx(direct.pvalue)
     assert "from 1,999 resamples drawn at random with the seed 7" in seeded.to_markdown()
+
+
+def test_one_holdout_value_per_model_has_no_spread_over_folds(
+    holdout_f1_table: cvreport.ResultsTable,
+) -> None:
+    """Was: "SD over folds —", Min = Max = the value and "Folds 1" beside one hold-out F1."""
+    from sklearn.metrics import f1_score
+
+    predictions = _predictions(kfold=False)
+    report = quiet(holdout_f1_table)
+    markdown, page, latex = report.to_markdown(), report.to_html(), report.to_latex()
+    section = markdown.split("## Per-model f1", 1)[1].split("Higher is better.", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| Model | f1 |"
+    for model in ("logreg", "nb"):
+        chosen = predictions[predictions["model"] == model]
+        value = f1_score(chosen["y"], chosen["yhat"])
+        assert f"| {model} | {value:.4f} |" in rows
+    assert "SD over folds" not in section
+    models_table = page.split('id="cvr-model-losses"', 1)[1].split("</table>", 1)[0]
+    assert "SD over folds" not in models_table and 'data-field="folds"' not in models_table
+    assert "Model & Value \\\\" in latex and "SD over folds" not in latex
+
+
+def test_kfold_values_keep_their_spread_over_folds(kfold_auc_markdown: str) -> None:
+    assert "| Model | Mean roc\\_auc | SD over folds | Min | Max | Folds |" in kfold_auc_markdown
