@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -376,3 +377,34 @@ def test_one_holdout_value_per_model_has_no_spread_over_folds(
 
 def test_kfold_values_keep_their_spread_over_folds(kfold_auc_markdown: str) -> None:
     assert "| Model | Mean roc\\_auc | SD over folds | Min | Max | Folds |" in kfold_auc_markdown
+
+
+def test_a_one_sided_interval_shows_its_open_end_as_infinity_not_inf(tmp_path: Path) -> None:
+    """Was: "[-inf, -0.0009]" in the table and the sentence of a one-sided t test."""
+    from scipy import stats
+
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    report = quiet(
+        table,
+        pairs=[("logistic_regression", "decision_tree")],
+        tests=["paired_ttest_5x2cv"],
+        test_options={"paired_ttest_5x2cv": {"alternative": "less"}},
+    )
+    [outcome] = report.outcomes
+    result = outcome.result
+    # the upper end recomputed: p₁⁽¹⁾ + t_{0.95, 5} · s, s = √(Σ s²ᵢ / 5) (Dietterich 1998)
+    upper = (
+        outcome.shown_estimate + stats.t.ppf(0.95, 5) * outcome.shown_estimate / result.statistic
+    )
+    assert outcome.shown_interval[0] == float("-inf")
+    assert outcome.shown_interval[1] == pytest.approx(upper)
+    shown = f"(−∞, {upper:.4f}]"
+    markdown = report.to_markdown()
+    assert f"| {shown} |" in markdown and "-inf" not in markdown
+    assert shown.replace("]", "\\]") in markdown  # the sentence says it too
+    page = report.to_html()
+    assert f'<td data-field="interval">{shown}</td>' in page and "-inf" not in page
+    latex = report.to_latex()
+    assert "($-\\infty$, " in latex and "-inf" not in latex
