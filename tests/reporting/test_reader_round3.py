@@ -408,3 +408,20 @@ def test_a_one_sided_interval_shows_its_open_end_as_infinity_not_inf(tmp_path: P
     assert f'<td data-field="interval">{shown}</td>' in page and "-inf" not in page
     latex = report.to_latex()
     assert "($-\\infty$, " in latex and "-inf" not in latex
+
+
+def test_one_holdout_score_per_model_is_not_said_per_fold(
+    holdout_f1_table: cvreport.ResultsTable,
+) -> None:
+    """Was: "hold-out validation (one score per fold)", "f1 computed per fold" on one split."""
+    markdown = quiet(holdout_f1_table).to_markdown()
+    assert "hold-out validation (one score per model) · 2 models" in markdown
+    source = next(line for line in markdown.splitlines() if line.startswith("| Source |"))
+    assert "f1 computed on the one validation set from predictions in a 456-row" in source
+    assert "per fold" not in markdown.split("## Per-model", 1)[0]
+    assert len(_predictions(kfold=False)) == 456
+
+
+def test_per_fold_scores_of_kfold_are_still_said_per_fold(kfold_auc_markdown: str) -> None:
+    assert "2×5 cross-validation (m = 2, K = 5, one score per fold)" in kfold_auc_markdown
+    assert "roc\\_auc computed per fold from predictions" in kfold_auc_markdown
