@@ -135,6 +135,7 @@ def difference_plot(
     # many replications of one fold each (repeated hold-out) read better as one strip
     strip = m > 20 or (k == 1 and m > 1)
     rows = 1 if strip else m
+    unit = "split" if k == 1 and m > 1 else "fold"  # a repeated hold-out validates on splits
 
     extent = [0.0, *finite.tolist()]
     if mean is not None and math.isfinite(mean):
@@ -165,7 +166,7 @@ def difference_plot(
 
     n_points = int(finite.size)
     desc = (
-        f"{n_points} per-fold differences in {measure} between the two models"
+        f"{n_points} per-{unit} differences in {measure} between the two models"
         f"{'' if strip else f', one row per replication ({m} rows)'}; "
         f"{'mean ' + format_number(mean) if mean is not None else 'no mean'}"
         + (
@@ -173,7 +174,7 @@ def difference_plot(
             if interval is not None
             else ""
         )
-        + f". Points right of the dashed zero line are folds where {right_of_zero}."
+        + f". Points right of the dashed zero line are {unit}s where {right_of_zero}."
     )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
@@ -186,7 +187,7 @@ def difference_plot(
     lx = left
     legend.append(
         f'<circle class="cvr-dot" cx="{lx + 4}" cy="{legend_y - 4}" r="4" '
-        f'fill="{COLOURS["accent"]}"/><text x="{lx + 12}" y="{legend_y}">fold difference</text>'
+        f'fill="{COLOURS["accent"]}"/><text x="{lx + 12}" y="{legend_y}">{unit} difference</text>'
     )
     lx += 120
     if mean is not None and math.isfinite(mean):

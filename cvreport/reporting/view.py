@@ -88,6 +88,7 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         "pvalue_figure": _pvalue_figure(analysis, figure_prefix),
         "caveats": _caveats(analysis, audit),
         "design_kind": analysis.design.kind,
+        "unit": _unit(analysis),
     }
     context["references"] = _references(analysis, audit, list(_sentences(context)))
     return context
@@ -164,6 +165,11 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "binary": facts.binary,
         "pairs": [f"{a} vs {b}" for a, b in analysis.pairs],
     }
+
+
+def _unit(analysis: Analysis) -> str:
+    """What one validation of the design is called: a fold, or a split of a repeated hold-out."""
+    return "split" if analysis.design.kind == DesignKind.REPEATED_HOLDOUT else "fold"
 
 
 def _kind_words(kind: str) -> str:
@@ -436,7 +442,8 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
     return figures.difference_plot(
         differences,
-        title=f"Per-fold differences in {metric.name}: {comparison.a} − {comparison.b}",
+        title=f"Per-{_unit(analysis)} differences in {metric.name}: "
+        f"{comparison.a} − {comparison.b}",
         mean=mean,
         interval=interval,
         interval_label=interval_label,

@@ -425,3 +425,33 @@ def test_one_holdout_score_per_model_is_not_said_per_fold(
 def test_per_fold_scores_of_kfold_are_still_said_per_fold(kfold_auc_markdown: str) -> None:
     assert "2×5 cross-validation (m = 2, K = 5, one score per fold)" in kfold_auc_markdown
     assert "roc\\_auc computed per fold from predictions" in kfold_auc_markdown
+
+
+def test_a_repeated_holdout_figure_speaks_of_splits_not_folds() -> None:
+    """Was: "Per-fold differences", "fold difference", "Each dot is one validation fold"."""
+    from tests._designs import TABLES
+
+    table = TABLES["repeated_holdout"]
+    page = quiet(table).to_html()
+    differences = table.differences("A", "B").to_numpy().ravel()
+    assert differences.size == 5
+    [desc] = re.findall(r'<desc id="[^"]*-diff-1-desc">([^<]*)</desc>', page)
+    assert desc.startswith(f"{differences.size} per-split differences in error rate")
+    assert f"mean {differences.mean():.4f}" in desc
+    assert "Points right of the dashed zero line are splits where A had" in desc
+    assert ">split difference</text>" in page and ">fold difference</text>" not in page
+    assert "Per-split differences in error rate: A − B" in page
+    assert (
+        "Each dot is one validation split: the error rate of A minus that of B on that split."
+        in (page)
+    )
+    assert "fold" not in desc
+
+
+def test_a_kfold_figure_still_speaks_of_folds(kfold_auc_markdown: str) -> None:
+    table = cvreport.ResultsTable.from_predictions(
+        _predictions(kfold=True), truth="y", score="p", metric="roc_auc", replication="rep",
+        fold="fold",
+    )  # fmt: skip
+    page = quiet(table).to_html()
+    assert ">fold difference</text>" in page and "Each dot is one validation fold:" in page
