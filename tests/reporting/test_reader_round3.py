@@ -455,3 +455,20 @@ def test_a_kfold_figure_still_speaks_of_folds(kfold_auc_markdown: str) -> None:
     )  # fmt: skip
     page = quiet(table).to_html()
     assert ">fold difference</text>" in page and "Each dot is one validation fold:" in page
+
+
+def test_the_difference_of_proportions_caution_reads_like_every_other_caution() -> None:
+    """Was: "Difference of proportions test: Not recommended: … use McNemar's test (mcnemar) …"."""
+    predictions = _predictions(kfold=False)
+    losses = predictions.assign(loss=(predictions["y"] != predictions["yhat"]).astype(int))
+    table = cvreport.ResultsTable.from_formula("loss ~ model", losses)
+    markdown = quiet(table, tests="all").to_markdown()
+    caveats = markdown.split("**Caveats for these tests**", 1)[1].split("\n## ", 1)[0]
+    bullets = [line[2:] for line in caveats.splitlines() if line.startswith("- ")]
+    assert bullets == [
+        "Difference of proportions test: not recommended as the deciding test — the two error "
+        "rates come from the same validation records, but the test treats them as independent "
+        "proportions and ignores training-set variation (Dietterich 1998); a labelled baseline "
+        "only, as McNemar's test pairs the records of one hold-out split."
+    ]
+    assert "(mcnemar)" not in markdown and "Not recommended:" not in markdown
