@@ -351,12 +351,13 @@ def decision_sentence(
     )
     interval_text = ""
     if interval is not None:
-        unadjusted = " (not adjusted for the multiple comparisons)" if adjusted is not None else ""
-        about = (
-            f"A − B in {metric.name}"
-            if estimate_label == "mean difference"
-            else f"{estimate_label.split(',')[0]} (A − B)"
-        )
+        not_adjusted = "not adjusted for the multiple comparisons" if adjusted is not None else ""
+        if estimate_label == "mean difference":
+            about = f"A − B in {metric.name}"
+            unadjusted = f" ({not_adjusted})" if not_adjusted else ""
+        else:  # one parenthesis, not two: "p₁⁽¹⁾ (A − B on that fold; not adjusted …)"
+            about = f"{estimate_label.split(',')[0]} (A − B on that fold"
+            unadjusted = f"; {not_adjusted})" if not_adjusted else ")"
         interval_text = (
             f" The {level_text(1 - alpha)} interval for {about}{unadjusted} is {format_interval(interval)}"
             + (

@@ -472,3 +472,29 @@ def test_the_difference_of_proportions_caution_reads_like_every_other_caution() 
         "only, as McNemar's test pairs the records of one hold-out split."
     ]
     assert "(mcnemar)" not in markdown and "Not recommended:" not in markdown
+
+
+def test_dietterichs_interval_sentence_has_one_parenthesis_not_two(
+    example_all_markdown: str,
+) -> None:
+    """Was: "The 95% interval for p₁⁽¹⁾ (A − B) (not adjusted for the multiple comparisons)"."""
+    sentences = re.findall(r"The 95% interval for p₁⁽¹⁾[^\]]*\]", example_all_markdown)
+    assert len(sentences) == 3  # one per pair
+    for sentence in sentences:
+        assert sentence.startswith(
+            "The 95% interval for p₁⁽¹⁾ (A − B on that fold; not adjusted for the multiple "
+            "comparisons) is \\["
+        )
+        assert ") (" not in sentence
+
+
+def test_dietterichs_interval_of_one_pair_says_nothing_of_an_adjustment() -> None:
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("random")
+    )
+    report = quiet(
+        table, pairs=[("logistic_regression", "decision_tree")], tests=["paired_ttest_5x2cv"]
+    )
+    assert "The 95% interval for p₁⁽¹⁾ (A − B on that fold) is [" in (
+        report.outcomes[0].interpretation
+    )
