@@ -167,7 +167,7 @@ def difference_plot(
     n_points = int(finite.size)
     desc = (
         f"{n_points} per-{unit} differences in {measure} between the two models"
-        f"{'' if strip else f', one row per replication ({m} rows)'}; "
+        f"{'' if strip or m == 1 else f', one row per replication ({m} rows)'}; "
         f"{'mean ' + format_number(mean) if mean is not None else 'no mean'}"
         + (
             f", {interval_label} from {format_number(interval[0])} to {format_number(interval[1])}"
@@ -198,8 +198,8 @@ def difference_plot(
         )
         lx += 64
     if interval is not None:
-        if band_own_line:
-            lx, legend_y = left, legend_y + 16
+        if band_own_line:  # a line of its own, from the row labels' edge: the test's full name
+            lx, legend_y = 12, legend_y + 16
         legend.append(
             f'<rect class="cvr-band" x="{lx}" y="{legend_y - 9}" width="14" height="10" '
             f'fill="{COLOURS["band"]}" fill-opacity="0.45"/>'

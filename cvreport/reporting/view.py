@@ -435,6 +435,8 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     interval_label = (
         f"{level_text(band.result.interval_level(analysis.alpha))} interval of the recommended "
         f"{band.method}"
+        # the decision uses the adjusted p-value; the band is the test's own interval
+        + (" (unadjusted)" if band.adjusted is not None else "")
         if band
         else "interval"
     )

@@ -498,3 +498,36 @@ def test_dietterichs_interval_of_one_pair_says_nothing_of_an_adjustment() -> Non
     assert "The 95% interval for p₁⁽¹⁾ (A − B on that fold) is [" in (
         report.outcomes[0].interpretation
     )
+
+
+def test_the_band_of_an_adjusted_decision_is_labelled_unadjusted(
+    kfold_three_models_markdown: str,
+) -> None:
+    """Was: a band excluding 0 under "95% interval of the recommended …", decision "no"."""
+    frame = losses_frame("kfold")
+    third = frame[frame["model"] == "A"].copy()
+    third["model"] = "C"
+    third["loss"] = (np.random.default_rng(1).random(len(third)) < 0.25).astype(int)
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", pd.concat([frame, third])
+    )
+    report = quiet(table)
+    first = report.analysis.comparisons[0]
+    [outcome] = first.recommended
+    assert outcome.reject is False and outcome.adjusted > 0.05  # not significant, adjusted
+    low, high = outcome.shown_interval
+    assert high < 0  # yet its own interval excludes 0
+    page = report.to_html()
+    [desc] = re.findall(r'<desc id="[^"]*-diff-1-desc">([^<]*)</desc>', page)
+    label = "95% interval of the recommended Corrected repeated k-fold CV t test (unadjusted)"
+    assert f"{label} from {low:.4f} to {high:.4f}" in desc
+    assert f">{label}</text>" in page  # the legend, in full
+    assert "(1 rows)" not in desc and "one row per replication" not in desc  # one K-fold run
+
+
+def test_the_band_of_one_pair_is_not_called_unadjusted() -> None:
+    from tests._designs import TABLES
+
+    page = quiet(TABLES["kfold"]).to_html()
+    assert "(unadjusted)" not in page
+    assert "95% interval of the recommended Corrected repeated k-fold CV t test from" in page
