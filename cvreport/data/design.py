@@ -261,8 +261,10 @@ class Design:
                 counts.append(f"{sets} of {size_range(self.sizes)}")
             if self.K >= 2 and not self.complete:
                 counts.append("replications cover different records")
-        else:
+        elif self.K >= 2:
             counts.append("one score per fold")
+        else:  # hold-out: a score per validation set, not per fold
+            counts.append("one score per split" if self.m > 1 else "one score per model")
         return f"{name} ({', '.join(counts)})"
 
     def __str__(self) -> str:

@@ -263,7 +263,9 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
                     direction_note=Provenance.METRIC,
                     test_train_ratio_note=Provenance.FOLD_SIZES,
                     source=(
-                        f"{spec.name} computed per fold from predictions in a {n_rows:,}-row "
+                        f"{spec.name} computed "
+                        f"{'per fold' if shape[0] * shape[1] > 1 else 'on the one validation set'}"
+                        f" from predictions in a {n_rows:,}-row "
                         f"DataFrame: {where}"
                     ),
                 ),

@@ -45,11 +45,14 @@ REFERENCE = (
     "Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised "
     "classification learning algorithms. Neural Computation 10(7):1895–1923, section 3.1."
 )
-NOT_RECOMMENDED = (
-    "Not recommended: the two error rates come from the same validation records, but the "
-    "test treats them as independent proportions and ignores training-set variation "
-    "(Dietterich 1998); use McNemar's test (mcnemar) for one hold-out split."
+#: Why the difference of proportions misleads: its spec's caution and, after "not recommended
+#: as the deciding test —", its result's note (a report shows the note once).
+PROPORTION_CAUTION = (
+    "the two error rates come from the same validation records, but the test treats them as "
+    "independent proportions and ignores training-set variation (Dietterich 1998); a "
+    "labelled baseline only, as McNemar's test pairs the records of one hold-out split"
 )
+NOT_RECOMMENDED = f"not recommended as the deciding test — {PROPORTION_CAUTION}."
 
 
 class ProportionKernel(NamedTuple):
@@ -272,8 +275,5 @@ PROPORTION = TestSpec(
     kernel=proportion_test_kernel,
     inputs=holdout_error_rates,
     needs_binary=True,
-    caution=(
-        "it treats the two error rates as independent although both models were scored "
-        "on the same records (Dietterich 1998); not recommended"
-    ),
+    caution=PROPORTION_CAUTION,
 )

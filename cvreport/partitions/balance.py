@@ -75,7 +75,7 @@ def _balance_verdict(table: ResultsTable) -> tuple[bool | None, str]:
     return False, (
         f"the partitions are not balanced ({audit.design}): two replications' training sets "
         f"share up to Z_max = {z_text} records more or fewer than expected (Z = |X − E X|, "
-        "Wang, Li & Li 2015). The degrees of freedom assume balanced or block-regularized "
-        "partitions (cvreport.splits); with random partitions prefer "
+        "Wang, Li & Li 2015). The test's reference distribution assumes balanced or "
+        "block-regularized partitions (cvreport.splits); with random partitions prefer "
         "Alpaydın's combined 5×2cv F test"
     )

@@ -135,6 +135,7 @@ def difference_plot(
     # many replications of one fold each (repeated hold-out) read better as one strip
     strip = m > 20 or (k == 1 and m > 1)
     rows = 1 if strip else m
+    unit = "split" if k == 1 and m > 1 else "fold"  # a repeated hold-out validates on splits
 
     extent = [0.0, *finite.tolist()]
     if mean is not None and math.isfinite(mean):
@@ -165,15 +166,15 @@ def difference_plot(
 
     n_points = int(finite.size)
     desc = (
-        f"{n_points} per-fold differences in {measure} between the two models"
-        f"{'' if strip else f', one row per replication ({m} rows)'}; "
+        f"{n_points} per-{unit} differences in {measure} between the two models"
+        f"{'' if strip or m == 1 else f', one row per replication ({m} rows)'}; "
         f"{'mean ' + format_number(mean) if mean is not None else 'no mean'}"
         + (
             f", {interval_label} from {format_number(interval[0])} to {format_number(interval[1])}"
             if interval is not None
             else ""
         )
-        + f". Points right of the dashed zero line are folds where {right_of_zero}."
+        + f". Points right of the dashed zero line are {unit}s where {right_of_zero}."
     )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
@@ -186,7 +187,7 @@ def difference_plot(
     lx = left
     legend.append(
         f'<circle class="cvr-dot" cx="{lx + 4}" cy="{legend_y - 4}" r="4" '
-        f'fill="{COLOURS["accent"]}"/><text x="{lx + 12}" y="{legend_y}">fold difference</text>'
+        f'fill="{COLOURS["accent"]}"/><text x="{lx + 12}" y="{legend_y}">{unit} difference</text>'
     )
     lx += 120
     if mean is not None and math.isfinite(mean):
@@ -197,8 +198,8 @@ def difference_plot(
         )
         lx += 64
     if interval is not None:
-        if band_own_line:
-            lx, legend_y = left, legend_y + 16
+        if band_own_line:  # a line of its own, from the row labels' edge: the test's full name
+            lx, legend_y = 12, legend_y + 16
         legend.append(
             f'<rect class="cvr-band" x="{lx}" y="{legend_y - 9}" width="14" height="10" '
             f'fill="{COLOURS["band"]}" fill-opacity="0.45"/>'
@@ -349,12 +350,19 @@ def pvalue_plot(
         return left + (math.log10(p) - log_low) / (0 - log_low) * plot_width
 
     n_reject = sum(point.reject for point in points)
-    desc = (
-        f"p-values of {len(points)} test{'' if len(points) == 1 else 's'} on a logarithmic "
-        "axis from "
-        f"{format_pvalue(10.0**log_low, digits=-log_low)} to 1, with a vertical line at "
-        f"α = {alpha:g}; {n_reject} of them lie at or left of the line (reject H0)."
+    axis = (
+        f"on a logarithmic axis from {format_pvalue(10.0**log_low, digits=-log_low)} to 1, "
+        f"with a vertical line at α = {alpha:g}"
     )
+    if len(points) == 1:
+        where = "at or left of the line (reject H0)" if n_reject else "right of the line"
+        desc = f"The p-value of 1 test {axis}; it lies {where}."
+    else:
+        verb = "lies" if n_reject == 1 else "lie"
+        desc = (
+            f"p-values of {len(points)} tests {axis}; {n_reject} of them {verb} at or left "
+            "of the line (reject H0)."
+        )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
         f'<text class="cvr-fig-title" x="12" y="18" font-weight="600" fill="currentColor">'

@@ -107,15 +107,28 @@ def format_value(x: Any) -> str:
 def format_interval(interval: Any, digits: int = STAT_DIGITS) -> str:
     """Format a ``(low, high)`` interval as ``[low, high]``; ``—`` when there is none.
 
+    The open end of a one-sided interval is ``−∞`` or ``∞``, with a round bracket.
+
     >>> format_interval((-0.0123, 0.04))
     '[-0.0123, 0.0400]'
+    >>> format_interval((float("-inf"), -0.0009))
+    '(−∞, -0.0009]'
     >>> format_interval(None)
     '—'
     """
     if interval is None:
         return "—"
     low, high = interval
-    return f"[{format_number(low, digits)}, {format_number(high, digits)}]"
+    left = "(−∞" if _is_infinite(low) else f"[{format_number(low, digits)}"
+    right = "∞)" if _is_infinite(high) else f"{format_number(high, digits)}]"
+    return f"{left}, {right}"
+
+
+def _is_infinite(value: Any) -> bool:
+    try:
+        return math.isinf(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 STAR_LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))

@@ -14,6 +14,7 @@ unchanged.
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -39,11 +40,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ROPE",
+    "REPORT_SEED",
     "Comparison",
     "Posterior",
     "SkippedTest",
     "TestOutcome",
     "compare_pairs",
+    "draws_at_random",
     "options_for",
     "run_test",
 ]
@@ -160,17 +163,31 @@ class Comparison:
         return [o for o in self.outcomes if o.recommended]
 
 
+REPORT_SEED = 0
+"""The seed of a test that draws at random (bootstrap, permutation) when none is given:
+the same report, made again, shows the same p-values and intervals."""
+
+
+def draws_at_random(spec: TestSpec) -> bool:
+    """Whether a test draws resamples at random (its array function takes ``random_state``)."""
+    function = spec.array_function
+    return function is not None and "random_state" in inspect.signature(function).parameters
+
+
 def options_for(spec: TestSpec, test_options: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The keyword arguments a test runs with: the user's, two-sided, the default rope.
 
     Decided from the spec: a test that takes an ``alternative`` runs two-sided unless the
-    user asks otherwise, a Bayesian test with :data:`DEFAULT_ROPE` unless given one.
+    user asks otherwise, a Bayesian test with :data:`DEFAULT_ROPE` unless given one, a
+    test that draws at random with the seed :data:`REPORT_SEED` unless given one.
     """
     options = dict(test_options.get(spec.name, {}))
     if "alternative" in spec.keywords:
         options.setdefault("alternative", "two-sided")
     if spec.bayesian:
         options.setdefault("rope", DEFAULT_ROPE)
+    if draws_at_random(spec):
+        options.setdefault("random_state", REPORT_SEED)
     return options
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "general_caveats",
     "headline",
     "hypothesis_sentence",
+    "join_words",
     "margin_sentence",
     "measure_words",
     "p_equals",
@@ -102,6 +103,7 @@ def direction_sentence(
     metric: Metric | None = None,
     estimate_label: str = "mean difference",
     measure: str | None = None,
+    named: bool = False,
 ) -> str:
     """Which model did better on average, and by how much, in the user's metric.
 
@@ -110,6 +112,8 @@ def direction_sentence(
     ``measure`` names what is compared (default "mean" and the metric's name):
     "mean per-fold roc_auc" for an AUC computed per fold, "roc_auc" for the one
     value of each model on one test set (see :func:`measure_words`).
+    ``named`` writes the difference with the models' names (``lr − nb``), where the
+    roles A and B are not defined (the top of a report); otherwise as ``A − B``.
 
     >>> print(direction_sentence(0.0, "A", "B"))
     A and B have the same mean loss (A − B = 0.0000).
@@ -120,21 +124,24 @@ def direction_sentence(
     >>> print(direction_sentence(0.0071, "lr", "nb", metric=Metric("roc_auc", "higher"),
     ...                          measure="roc_auc"))
     lr has the higher roc_auc, by 0.0071 (A − B = 0.0071).
+    >>> print(direction_sentence(-0.0917, "A", "C", named=True))
+    A has the lower mean loss, by 0.0917 (A − C = -0.0917).
     """
     metric = metric or Metric("loss", "lower")
+    difference = f"{a} − {b}" if named else "A − B"
     measure = measure or f"mean {metric.name}"
     if estimate_label != "mean difference":
         return _centre_sentence(estimate, estimate_label)
     if estimate is None or not math.isfinite(estimate):
         return f"The difference in {measure} between {a} and {b} is not defined here."
     if estimate == 0:
-        return f"{a} and {b} have the same {measure} (A − B = {format_number(estimate)})."
+        return f"{a} and {b} have the same {measure} ({difference} = {format_number(estimate)})."
     # the model whose value is on the better side of the other's
     a_better = estimate > 0 if metric.higher_is_better else estimate < 0
     better = a if a_better else b
     return (
         f"{better} has the {metric.better_word} {measure}, by "
-        f"{format_number(abs(estimate))} (A − B = {format_number(estimate)})."
+        f"{format_number(abs(estimate))} ({difference} = {format_number(estimate)})."
     )
 
 
@@ -344,12 +351,13 @@ def decision_sentence(
     )
     interval_text = ""
     if interval is not None:
-        unadjusted = " (not adjusted for the multiple comparisons)" if adjusted is not None else ""
-        about = (
-            f"A − B in {metric.name}"
-            if estimate_label == "mean difference"
-            else f"{estimate_label.split(',')[0]} (A − B)"
-        )
+        not_adjusted = "not adjusted for the multiple comparisons" if adjusted is not None else ""
+        if estimate_label == "mean difference":
+            about = f"A − B in {metric.name}"
+            unadjusted = f" ({not_adjusted})" if not_adjusted else ""
+        else:  # one parenthesis, not two: "p₁⁽¹⁾ (A − B on that fold; not adjusted …)"
+            about = f"{estimate_label.split(',')[0]} (A − B on that fold"
+            unadjusted = f"; {not_adjusted})" if not_adjusted else ")"
         interval_text = (
             f" The {level_text(1 - alpha)} interval for {about}{unadjusted} is {format_interval(interval)}"
             + (
@@ -433,15 +441,16 @@ def headline(
 ) -> str:
     """A short summary for the top of a report: each test's verdict, then the direction.
 
-    ``estimate`` is the mean difference metric(A) − metric(B).
+    ``estimate`` is the mean difference metric(A) − metric(B), written with the
+    models' names: the top of a report comes before A and B are defined.
 
     >>> print(headline([verdict_clause(method="Combined 5×2cv F test", pvalue=0.012,
-    ...                                alpha=0.05, reject=True)], a="A", b="B", estimate=-0.021))
-    Significant difference at α = 0.05 (Combined 5×2cv F test, p = 0.012). A has the lower mean loss, by 0.0210 (A − B = -0.0210).
+    ...                                alpha=0.05, reject=True)], a="lr", b="nb", estimate=-0.021))
+    Significant difference at α = 0.05 (Combined 5×2cv F test, p = 0.012). lr has the lower mean loss, by 0.0210 (lr − nb = -0.0210).
     """
     text = "; ".join(clauses)
     text = text[:1].upper() + text[1:]
-    direction = direction_sentence(estimate, a, b, metric=metric, measure=measure)
+    direction = direction_sentence(estimate, a, b, metric=metric, measure=measure, named=True)
     return f"{text}. {direction}" if text else direction
 
 
@@ -560,8 +569,8 @@ def disagreement_sentence(
     verb_yes = "finds" if len(rejecting) == 1 else "find"
     verb_no = "does not" if len(not_rejecting) == 1 else "do not"
     text = (
-        f"The tests disagree about {a} and {b} at α = {alpha:g}: {_join(rejecting)} {verb_yes} a "
-        f"difference, {_join(not_rejecting)} {verb_no}. Tests answer slightly different "
+        f"The tests disagree about {a} and {b} at α = {alpha:g}: {join_words(rejecting)} "
+        f"{verb_yes} a difference, {join_words(not_rejecting)} {verb_no}. Tests answer slightly different "
         "questions and differ in how often they raise false alarms; "
     )
     split = set(recommended) & set(rejecting) and set(recommended) & set(not_rejecting)
@@ -572,7 +581,7 @@ def disagreement_sentence(
         )
     if recommended:
         return (
-            text + f"rely on the recommended test ({_join(recommended)}), and read the "
+            text + f"rely on the recommended test ({join_words(recommended)}), and read the "
             "disagreement as a sign that the evidence is borderline."
         )
     return text + "read the disagreement as a sign that the evidence is borderline."
@@ -692,7 +701,14 @@ def posterior_disagreement(
     return None
 
 
-def _join(items: Sequence[str]) -> str:
+def join_words(items: Sequence[str]) -> str:
+    """Items as a sentence lists them: ``"a, b and c"``.
+
+    Examples
+    --------
+    >>> join_words(["McNemar's test", "the sign test", "the t test"])
+    "McNemar's test, the sign test and the t test"
+    """
     items = list(items)
     if len(items) <= 1:
         return "".join(items)

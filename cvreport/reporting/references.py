@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["BENAVOLI_REFERENCE", "HOLM_REFERENCE", "OVERLAP_REFERENCE", "bibliography"]
+__all__ = [
+    "BENAVOLI_REFERENCE",
+    "HOLM_REFERENCE",
+    "OVERLAP_REFERENCE",
+    "bibliography",
+    "cited_by_name",
+]
 
 HOLM_REFERENCE = (
     "Holm, S. (1979). A simple sequentially rejective multiple test procedure. "
@@ -41,7 +47,10 @@ YANG_REFERENCE = (
 
 # citations given without year or venue, recognised by their authors, completed here
 _COMPLETE = {"Yang, J., Wang, R., Song, Y., Li, J.": YANG_REFERENCE}
-_POINTER = re.compile(r",\s*(eqs?\.|§|Lemma|Corollary)\s.*$")
+# a pointer into a paper runs to the end of its citation: the next "; " starts another paper
+_POINTER = re.compile(r",\s*(eqs?\.|§|Lemma|Corollary)\s[^;]*")
+# a full citation's first author's surname and its year: "Nadeau, C. and Bengio, Y. (2003)."
+_AUTHOR_YEAR = re.compile(r"\s*([^\W\d_][\w'’-]*),[^()]*\((\d{4})\)")
 
 
 def _key(reference: str) -> str:
@@ -71,3 +80,53 @@ def bibliography(cited: Iterable[str]) -> list[str]:
             clean = _clean(part)
             seen.setdefault(_key(clean), clean)
     return list(seen.values())
+
+
+def cited_by_name(
+    texts: Iterable[str], known: Iterable[str], *, listed: Iterable[str] = ()
+) -> list[str]:
+    """The known papers that the texts cite by first author and year, complete and once.
+
+    A report's sentences cite papers short (``Nadeau and Bengio 2003``); its
+    bibliography must list each of them, though no test that ran gives it.
+
+    Parameters
+    ----------
+    texts : iterable of str
+        The sentences the reader sees.
+    known : iterable of str
+        Full citations (one per line; several lines each a paper).
+    listed : iterable of str
+        Citations already listed: a paper one of them names (first author and
+        year, even inside a joint citation) is not returned again.
+
+    Returns
+    -------
+    list of str
+        The known papers cited in ``texts``, in the order of ``known``.
+
+    Examples
+    --------
+    >>> cited_by_name(
+    ...     ["the corrected t test widens the variance (Nadeau and Bengio 2003)."],
+    ...     ["Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. "
+    ...      "Machine Learning 52(3):239–281.",
+    ...      "Koehn, P. (2004). Statistical significance tests. EMNLP 2004:388–395."],
+    ... )
+    ['Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machine Learning 52(3):239–281.']
+    """
+    text = " ".join(texts)
+    listed = [" ".join(str(entry).split()) for entry in listed]
+    found: list[str] = []
+    for reference in known:
+        for part in str(reference).split("\n"):
+            clean = _clean(part)
+            match = _AUTHOR_YEAR.match(clean)
+            if match is None:
+                continue
+            surname, year = match[1], match[2]
+            named = re.search(rf"\b{re.escape(surname)}\b[^()]{{0,60}}?\b{year}\b", text)
+            known_already = any(f"{surname}, " in e and f"({year})" in e for e in listed)
+            if named and not known_already and clean not in found:
+                found.append(clean)
+    return found

@@ -32,7 +32,7 @@ Examples
 >>> print(report.context()["bottom_line"][0]["text"])  # doctest: +NORMALIZE_WHITESPACE
 No significant difference at α = 0.05 (Alpaydın's combined 5×2cv F test, p = 0.027,
 adjusted p = 0.082). logistic_regression has the lower mean error rate, by 0.0573
-(A − B = -0.0573).
+(logistic_regression − decision_tree = -0.0573).
 
 ``report.save("report.html")`` writes the standalone page; ``.md`` and ``.tex``
 give Markdown and LaTeX.

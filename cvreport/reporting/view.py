@@ -9,6 +9,7 @@ Every number is in the user's metric and direction.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +18,11 @@ import pandas as pd
 
 from cvreport._version import __version__
 from cvreport.data.design import DesignKind
-from cvreport.methods.registry import get_spec
+from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
 from cvreport.reporting import interpret, overview, references
-from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none
+from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none, options_for
 from cvreport.results import level_text
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
     """
     outcomes = analysis.outcomes
     audit = _audit_context(analysis)
-    return {
+    context = {
         "title": title,
         "version": __version__,
         "alpha": analysis.alpha,
@@ -86,9 +87,11 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         ],
         "pvalue_figure": _pvalue_figure(analysis, figure_prefix),
         "caveats": _caveats(analysis, audit),
-        "references": _references(analysis, audit),
         "design_kind": analysis.design.kind,
+        "unit": _unit(analysis),
     }
+    context["references"] = _references(analysis, audit, list(_sentences(context)))
+    return context
 
 
 def _test_name(analysis: Analysis, name: str) -> str:
@@ -144,7 +147,7 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "fold_sizes": fold_sizes,
         "fold_size_summary": fold_size_summary,
         "complete": bool(getattr(design, "complete", True)),
-        "source": facts.source,
+        "source": _article_before_count(facts.source),
         "formula": facts.formula,
         "loss_name": facts.loss_name,
         "measure": metric.name,
@@ -162,6 +165,11 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "binary": facts.binary,
         "pairs": [f"{a} vs {b}" for a, b in analysis.pairs],
     }
+
+
+def _unit(analysis: Analysis) -> str:
+    """What one validation of the design is called: a fold, or a split of a repeated hold-out."""
+    return "split" if analysis.design.kind == DesignKind.REPEATED_HOLDOUT else "fold"
 
 
 def _kind_words(kind: str) -> str:
@@ -185,6 +193,26 @@ def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
         "value_column": "Mean",
         "value_caption": f"Mean {name} over validation folds",
     }
+
+
+_COUNTED = re.compile(r"\b([Aa]) (?=(\d{1,3})(?:,\d{3})*-)")
+
+
+def _article_before_count(text: str | None) -> str | None:
+    """``"a 8,535-row"`` as it is read aloud: ``"an 8,535-row"`` (eight, eleven, eighteen).
+
+    >>> _article_before_count("formula on a 8,535-row DataFrame, a 400-row one, a 11-row one")
+    'formula on an 8,535-row DataFrame, a 400-row one, an 11-row one'
+    """
+    if text is None:
+        return None
+
+    def article(match: re.Match[str]) -> str:
+        lead = match[2]  # the first group of digits: the word the number is read with
+        vowel = lead.startswith("8") or lead in ("11", "18")
+        return f"{match[1]}{'n' if vowel else ''} "
+
+    return _COUNTED.sub(article, text)
 
 
 def _audit_context(analysis: Analysis) -> dict[str, Any] | None:
@@ -231,8 +259,23 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
             metric=analysis.metric,
             measure=analysis.measure,
         )
+        missing = _recommended_not_run(analysis, comparison)
+        if missing:  # the verdicts below are not the recommended test's: say so first
+            said = "test" if len(missing) == 1 else "tests"
+            text = (
+                f"The recommended {said} ({interpret.join_words(missing)}) could not run "
+                f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
+            )
         lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
     return lines
+
+
+def _recommended_not_run(analysis: Analysis, comparison: Comparison) -> list[str]:
+    """The recommended tests asked for on a pair that could not run, when none of them ran."""
+    if comparison.recommended:
+        return []
+    names = set(analysis.recommendation.names)
+    return [s.label for s in comparison.skipped if s.name in names]
 
 
 def _mean_difference(comparison: Comparison) -> float | None:
@@ -255,15 +298,20 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
         return None
     rows = []
     for index, comparison in enumerate(analysis.comparisons):
+        missing = _recommended_not_run(analysis, comparison)
         deciding = next(
             (o for o in comparison.recommended if o.reject is not None),
-            next((o for o in comparison.outcomes if o.reject is not None), None),
+            None
+            if missing  # another test does not take the place of the one that did not run
+            else next((o for o in comparison.outcomes if o.reject is not None), None),
         )
         rows.append(
             {
                 "pair": comparison.label,
                 "anchor": f"pair-{index + 1}",
-                "test": deciding.method if deciding else None,
+                "test": deciding.method
+                if deciding
+                else (f"none: {interpret.join_words(missing)} did not run" if missing else None),
                 "estimate": _mean_difference(comparison),
                 "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
                 "adjusted": deciding.adjusted if deciding else None,
@@ -324,13 +372,21 @@ def _pair_context(
             bayes.append(entry)
         else:
             rows.append(entry)
+    said: dict[tuple[str, str], list[str]] = {}  # (kind, words) -> the tests that say them
     for entry in rows + bayes:
         caveats.extend({"text": c, "kind": "caution"} for c in entry["cautions"])
-        caveats.extend(
-            {"text": f"{entry['method']}: {_as_sentence(w, entry['name'])}", "kind": "warning"}
-            for w in entry["warnings"]
-        )
-        caveats.extend({"text": f"{entry['method']}: {n}", "kind": "note"} for n in entry["notes"])
+        for kind, words in [
+            *(("warning", _as_sentence(w, entry["name"])) for w in entry["warnings"]),
+            *(("note", n) for n in entry["notes"]),
+        ]:
+            if (kind, words) not in said:
+                said[(kind, words)] = []
+                caveats.append({"text": words, "kind": kind})
+            said[(kind, words)].append(entry["method"])
+    for caveat in caveats:  # a caveat several tests share is said once, naming them all
+        methods = said.get((caveat["kind"], caveat["text"]))
+        if methods is not None:
+            caveat["text"] = f"{interpret.join_words(methods)}: {caveat['text']}"
     holdout = analysis.design.kind == "holdout"
     return {
         "index": index,
@@ -342,7 +398,8 @@ def _pair_context(
         "tests": rows,
         "bayesian": bayes,
         "skipped": [
-            {"name": s.name, "label": s.label, "reason": s.reason} for s in comparison.skipped
+            {"name": s.name, "label": s.label, "reason": _skip_reason(s.reason, s.name)}
+            for s in comparison.skipped
         ],
         "disagreement": comparison.disagreement,
         "fallback_note": comparison.fallback_note,
@@ -378,6 +435,8 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     interval_label = (
         f"{level_text(band.result.interval_level(analysis.alpha))} interval of the recommended "
         f"{band.method}"
+        # the decision uses the adjusted p-value; the band is the test's own interval
+        + (" (unadjusted)" if band.adjusted is not None else "")
         if band
         else "interval"
     )
@@ -385,7 +444,8 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
     return figures.difference_plot(
         differences,
-        title=f"Per-fold differences in {metric.name}: {comparison.a} − {comparison.b}",
+        title=f"Per-{_unit(analysis)} differences in {metric.name}: "
+        f"{comparison.a} − {comparison.b}",
         mean=mean,
         interval=interval,
         interval_label=interval_label,
@@ -421,6 +481,13 @@ def _pvalue_figure(analysis: Analysis, figure_prefix: str) -> str | None:
         title=f"p-values against α = {analysis.alpha:g}",
         figure_id=f"{figure_prefix}-pvalues",
     )
+
+
+def _skip_reason(reason: str, function_name: str) -> str:
+    """Why a test did not run, read after its label: "it", not its code name, and a full stop."""
+    if reason.startswith(f"{function_name} "):
+        reason = "it " + reason[len(function_name) + 1 :]
+    return _as_sentence(reason, function_name)
 
 
 def _as_sentence(warning: str, function_name: str) -> str:
@@ -461,20 +528,63 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
             "block-regularized partitions; their calibration does not carry over to random "
             "partitions."
         )
+    caveats.extend(_random_draws(analysis))
     if not analysis.recommendation.names:
         caveats.append(analysis.recommendation.reason)
     return caveats
 
 
-def _references(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
+def _random_draws(analysis: Analysis) -> list[str]:
+    """Per test that drew resamples at random: how many, with which seed, what that means."""
+    said: dict[str, str] = {}
+    for outcome in analysis.outcomes:
+        n = getattr(outcome.result, "n_resamples", None)
+        if n is None or outcome.spec is None or outcome.method in said:
+            continue
+        seed = options_for(outcome.spec, analysis.test_options).get("random_state")
+        drawn = "without a seed" if seed is None else f"with the seed {seed!r}"
+        said[outcome.method] = (
+            f"{outcome.method}: its p-value and interval come from {int(n):,} resamples drawn "
+            f"at random {drawn} (random_state in test_options); another seed moves them a little."
+        )
+    return list(said.values())
+
+
+def _sentences(value: Any) -> Any:
+    """Every string a reader sees in a context, its figures and full citations left out."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in ("reference", "references", "svg", "figure"):
+                yield from _sentences(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _sentences(item)
+
+
+def _references(
+    analysis: Analysis, audit: dict[str, Any] | None, sentences: list[str]
+) -> list[str]:
+    """The papers of the tests that ran and of the audit, and every paper a sentence cites."""
     cited = [o.result.reference for o in analysis.outcomes if o.result.reference]
     if audit and audit.get("available"):
-        cited.extend(str(audit["reference"]).split("\n"))
+        audit_papers = str(audit["reference"]).split("\n")
+        # the calibrated tests' papers belong to m×2 designs, where the audit speaks of them
+        cited.extend(audit_papers if analysis.design.kind == "mx2" else audit_papers[:1])
     if any(o.adjusted is not None for o in analysis.outcomes) and analysis.correction == "holm":
         cited.append(references.HOLM_REFERENCE)
     bayesian = any(o.posterior is not None for o in analysis.outcomes)
     if bayesian and not any("Benavoli" in c for c in cited):
         cited.append(references.BENAVOLI_REFERENCE)  # the default rope's source
+    known = [spec.reference for spec in SPECS] + [
+        str((audit or {}).get("reference") or references.OVERLAP_REFERENCE),
+        references.HOLM_REFERENCE,
+        references.BENAVOLI_REFERENCE,
+    ]
+    cited.extend(
+        references.cited_by_name(sentences, known, listed=references.bibliography(cited))
+    )
     return references.bibliography(cited)
 
 

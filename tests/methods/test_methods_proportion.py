@@ -32,7 +32,7 @@ def test_proportion_vector():
     assert res.pooled_error == pytest.approx(0.125)
     assert res.estimate == pytest.approx(0.05)
     assert res.distribution == "normal"
-    assert any("Not recommended" in n for n in res.notes)
+    assert any(n.startswith("not recommended as the deciding test — ") for n in res.notes)
 
 
 def test_hand_worked():

@@ -363,7 +363,7 @@ def test_one_value_is_not_called_a_mean_and_a_per_fold_auc_says_so(
     """Was: "the higher mean roc_auc" on one hold-out set, "mean roc_auc" for per-fold AUCs."""
     holdout = quiet(holdout_auc).to_markdown()
     assert "has the higher roc\\_auc, by" in holdout and "mean roc\\_auc" not in holdout
-    assert "| Model | roc\\_auc | SD over folds |" in holdout
+    assert "| Model | roc\\_auc |\n" in holdout
     kfold = kfold_auc_report.to_markdown()
     assert "has the higher mean per-fold roc\\_auc, by" in kfold
 

@@ -90,7 +90,7 @@ def test_a_test_warning_is_not_prefixed_by_the_code_name_after_its_label(
     example_all_markdown: str,
 ) -> None:
     bullets = _bullets(example_all_markdown)
-    calibrated = [b for b in bullets if b.startswith("Calibrated balanced 5×2cv F test: ")]
+    calibrated = _of(bullets, "Calibrated balanced 5×2cv F test")
     assert any("partitions are not balanced" in b for b in calibrated)
     for code in ("calibrated\\_ftest\\_5x2cv", "mcnemar\\_5x2bcv", "blocked\\_ttest\\_3x2cv"):
         assert not any(re.match(rf"[^:]+: {re.escape(code)}:", b) for b in bullets), code
@@ -180,7 +180,9 @@ def _html_caveats(page: str) -> list[str]:
 
 
 def _of(caveats: list[str], method: str) -> list[str]:
-    return [c[len(method) + 2 :] for c in caveats if c.startswith(f"{method}: ")]
+    """What the caveats say of one test: its own bullets and those it shares with others."""
+    named = re.compile(rf"^(?:[^:]*?(?:, | and ))?{re.escape(method)}(?:(?:, | and )[^:]*?)?: (.*)$")
+    return [m[1] for m in map(named.match, caveats) if m]
 
 
 @pytest.fixture(scope="module", params=["loss", "auc"])

@@ -151,7 +151,7 @@ def test_test_that_does_not_fit_is_listed_as_not_run(
     assert [(s.name, s.reason) for s in report.skipped] == [
         ("blocked_ttest_3x2cv", "blocked_ttest_3x2cv needs m = 3")
     ]
-    assert "blocked_ttest_3x2cv needs m = 3" in report.to_markdown().replace("\\_", "_")
+    assert "Blocked 3×2cv t test: it needs m = 3." in report.to_markdown().replace("\\_", "_")
 
 
 def test_kfold_falls_back_to_plain_t_when_corrected_cannot_run(
@@ -300,7 +300,7 @@ def test_bottom_line_gives_every_recommended_verdict_then_the_direction(
     assert line["text"] == (
         "No significant difference at α = 0.05 (Method calibrated_ftest_5x2cv, p = 0.200); "
         "significant difference at α = 0.05 (Method mcnemar_5x2bcv, p < 0.001). "
-        "forest has the lower mean error rate, by 0.0100 (A − B = -0.0100)."
+        "forest has the lower mean error rate, by 0.0100 (forest − tree = -0.0100)."
     )
 
 
