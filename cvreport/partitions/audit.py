@@ -465,9 +465,9 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         text = (
             "Every two training sets of different replications share (as near as the number "
             f"of records allows) {share}, so the replications are equally and minimally "
-            "correlated. This is "
-            "what the calibrated balanced 5×2 F-test (F(7, 5), Wang, Li & Li (2017)) and the 5×2 BCV "
-            "McNemar test (Yang et al.) assume; their calibrated degrees of freedom and "
+            "correlated. This is what the calibrated balanced 5×2cv F test (F(7, 5), Wang, Li "
+            "& Li 2017) and the 5×2 BCV McNemar test (Yang et al.) assume; their calibrated "
+            "degrees of freedom and "
             "effective table apply."
         )
         if design == "random":
@@ -481,7 +481,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if verdict == "typical":
             return (
                 f"The training sets of different replications overlap about as random K-fold "
-                f"partitioning makes them ({common}). The corrected repeated k-fold t-test "
+                f"partitioning makes them ({common}). The corrected repeated k-fold CV t test "
                 "and its relatives were built and studied on such random partitions."
             )
         return (

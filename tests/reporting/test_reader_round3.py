@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.methods.registry import get_spec
+from cvreport.partitions.audit import audit_overlap
 from cvreport.reporting.report import Report
 from tests._designs import losses_frame
 from tests.reporting.test_reader_points import _predictions
@@ -531,3 +533,18 @@ def test_the_band_of_one_pair_is_not_called_unadjusted() -> None:
     page = quiet(TABLES["kfold"]).to_html()
     assert "(unadjusted)" not in page
     assert "95% interval of the recommended Corrected repeated k-fold CV t test from" in page
+
+
+def test_the_audit_names_the_tests_as_the_report_names_them() -> None:
+    def as_in_a_sentence(name: str) -> str:
+        spec = get_spec(name)
+        return spec.method[0].lower() + spec.method[1:]
+
+    bcv = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example("bcv")
+    )
+    balanced = audit_overlap(bcv)
+    assert balanced.verdict == "balanced"
+    assert as_in_a_sentence("calibrated_ftest_5x2cv") in balanced.meaning
+    assert get_spec("mcnemar_5x2bcv").method in balanced.meaning
+    assert "F-test" not in balanced.meaning
