@@ -56,6 +56,7 @@ def _environment(**options: Any) -> jinja2.Environment:
     env.filters["yesno"] = _yes_no
     env.filters["fmt"] = formatting.format_by_kind
     env.filters["pvalue"] = formatting.format_pvalue
+    env.filters["probability"] = formatting.format_probability
     return env
 
 
@@ -121,4 +122,7 @@ def latex_environment() -> jinja2.Environment:
         value, kind, less_than="$<$"
     )
     env.filters["pvalue"] = lambda p: formatting.format_pvalue(p, less_than="$<$")
+    env.filters["probability"] = lambda p: formatting.format_probability(
+        p, less_than="$<$", greater_than="$>$"
+    )
     return env

@@ -20,6 +20,7 @@ __all__ = [
     "format_df",
     "format_interval",
     "format_number",
+    "format_probability",
     "format_pvalue",
     "format_value",
     "markdown_table_code",
@@ -76,6 +77,33 @@ def format_pvalue(p: Any, digits: int = PVALUE_DIGITS, *, less_than: str = "<") 
     threshold = 10.0**-digits
     if value < threshold:
         return f"{less_than}{threshold:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def format_probability(
+    p: Any, digits: int = STAT_DIGITS, *, less_than: str = "<", greater_than: str = ">"
+) -> str:
+    """Format a probability with ``digits`` decimals, beside others of its table.
+
+    A probability that rounds to 0 or 1 but is not is shown by its bound
+    (``<0.0001``, ``>0.9999``), never in scientific notation: a posterior of
+    8.7e-05 printed beside 0.9870 would read as another kind of number.
+
+    >>> format_probability(3e-05), format_probability(8.733e-05), format_probability(0.0)
+    ('<0.0001', '0.0001', '0.0000')
+    >>> format_probability(0.99999)
+    '>0.9999'
+    """
+    if p is None:
+        return "—"
+    value = float(p)
+    if math.isnan(value):
+        return "nan"
+    step = 10.0**-digits
+    if 0.0 < value < step / 2:
+        return f"{less_than}{step:.{digits}f}"
+    if 1.0 - step / 2 <= value < 1.0:
+        return f"{greater_than}{1.0 - step:.{digits}f}"
     return f"{value:.{digits}f}"
 
 

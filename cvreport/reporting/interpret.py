@@ -21,7 +21,12 @@ from collections.abc import Sequence
 
 from cvreport.data.direction import Setting
 from cvreport.data.metric import Metric
-from cvreport.rendering.formatting import format_interval, format_number, format_pvalue
+from cvreport.rendering.formatting import (
+    format_interval,
+    format_number,
+    format_probability,
+    format_pvalue,
+)
 from cvreport.results import MARGIN_ALTERNATIVES, level_text
 
 __all__ = [
@@ -454,6 +459,25 @@ def headline(
     return f"{text}. {direction}" if text else direction
 
 
+def _probability(p: float) -> str:
+    """A probability in prose: ``0.9870``, or ``below 0.0001`` / ``above 0.9999`` at the ends."""
+    text = format_probability(p)
+    bound = {"<": "below ", ">": "above "}.get(text[0])
+    return bound + text[1:] if bound else text
+
+
+def _is(p: float) -> str:
+    """``= 0.9870``, or ``< 0.0001`` / ``> 0.9999`` at the ends, after a ``P(...)``."""
+    text = format_probability(p)
+    return f"{text[0]} {text[1:]}" if text[0] in "<>" else f"= {text}"
+
+
+def _of(p: float) -> str:
+    """``of 0.9870``, or ``above 0.9999``, after "a posterior probability"."""
+    words = _probability(p)
+    return words if words.startswith(("below", "above")) else f"of {words}"
+
+
 def posterior_clause(
     *,
     method: str,
@@ -472,9 +496,9 @@ def posterior_clause(
     """
     band = f" (rope ±{format_number(rope)})" if rope else " (no rope)"
     return (
-        f"{method}{band}: P({a} better) = {format_number(p_a_better)}, "
-        f"P(equivalent) = {format_number(p_equivalent)}, "
-        f"P({b} better) = {format_number(p_b_better)}."
+        f"{method}{band}: P({a} better) {_is(p_a_better)}, "
+        f"P(equivalent) {_is(p_equivalent)}, "
+        f"P({b} better) {_is(p_b_better)}."
     )
 
 
@@ -510,9 +534,9 @@ def bayesian_sentence(
         text = (
             f"{method}, with a region of practical equivalence of ±{format_number(rope)} in "
             f"{metric}: the probability that {a} is practically better than {b} is "
-            f"{format_number(p_a_better)}, that the two are practically equivalent "
-            f"{format_number(p_equivalent)}, and that {b} is practically better "
-            f"{format_number(p_b_better)}."
+            f"{_probability(p_a_better)}, that the two are practically equivalent "
+            f"{_probability(p_equivalent)}, and that {b} is practically better "
+            f"{_probability(p_b_better)}."
         )
         verdicts = (
             (p_a_better, f"{a} is practically better"),
@@ -522,8 +546,8 @@ def bayesian_sentence(
     else:
         text = (
             f"{method}, without a region of practical equivalence (rope = 0): the probability "
-            f"that {a} is better than {b} is {format_number(p_a_better)} and that {b} is "
-            f"better {format_number(p_b_better)}; with rope = 0 this says no more than a "
+            f"that {a} is better than {b} is {_probability(p_a_better)} and that {b} is "
+            f"better {_probability(p_b_better)}; with rope = 0 this says no more than a "
             "one-sided p-value, and no difference can be called practically irrelevant."
         )
         verdicts = ((p_a_better, f"{a} is better"), (p_b_better, f"{b} is better"))
@@ -689,8 +713,8 @@ def posterior_disagreement(
         lead = f"{test} finds a significant difference at α = {alpha:g}, but {bayes} calls "
         if rope and p_equivalent > 1.0 - threshold:
             return (
-                f"{lead}neither model practically better: a posterior probability of "
-                f"{format_number(p_equivalent)} lies within the region of practical "
+                f"{lead}neither model practically better: a posterior probability "
+                f"{_of(p_equivalent)} lies within the region of practical "
                 f"equivalence ±{format_number(rope)}, so the cause is the rope: the difference "
                 "may be real but smaller than the rope counts as relevant."
             )

@@ -28,7 +28,7 @@ from nbclient.exceptions import CellExecutionError
 import cvreport
 from cvreport.jupyter import notebook
 from cvreport.partitions.splits import BlockRegularizedCV
-from cvreport.rendering.formatting import format_number, format_pvalue
+from cvreport.rendering.formatting import format_number, format_probability, format_pvalue
 from tests._fakes import model_losses
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -167,7 +167,7 @@ def test_written_notebook_runs_on_a_csv(tmp_path: Path) -> None:
     for outcome in expected.outcomes:
         assert f"{outcome.a} vs {outcome.b}" in report_html
         if outcome.posterior is not None:  # a Bayesian test shows its probabilities
-            assert format_number(outcome.posterior.p_b_better) in report_html
+            assert format_probability(outcome.posterior.p_b_better) in report_html
             continue
         assert format_number(outcome.shown_statistic) in report_html  # in the user's metric
         assert format_pvalue(outcome.result.pvalue) in report_html
@@ -234,7 +234,7 @@ def test_written_notebook_runs_on_per_fold_scores(tmp_path: Path) -> None:
     for outcome in expected.outcomes:
         assert f"{outcome.a} vs {outcome.b}" in report_html
         if outcome.posterior is not None:  # a Bayesian test shows its probabilities
-            assert format_number(outcome.posterior.p_b_better) in report_html
+            assert format_probability(outcome.posterior.p_b_better) in report_html
             continue
         assert format_number(outcome.shown_statistic) in report_html  # in the user's metric
         assert format_pvalue(outcome.result.pvalue) in report_html

@@ -548,3 +548,30 @@ def test_the_audit_names_the_tests_as_the_report_names_them() -> None:
     assert as_in_a_sentence("calibrated_ftest_5x2cv") in balanced.meaning
     assert get_spec("mcnemar_5x2bcv").method in balanced.meaning
     assert "F-test" not in balanced.meaning
+
+
+def test_a_tiny_posterior_probability_is_shown_by_its_bound_not_in_e_notation() -> None:
+    rng = np.random.default_rng(0)
+    rows = []
+    for replication in range(10):
+        for fold in range(10):
+            base = rng.normal(0.8, 0.01)
+            better = base + 0.03 + rng.normal(0, 0.005)
+            rows += [
+                {"replication": replication, "fold": fold, "model": "a", "acc": better},
+                {"replication": replication, "fold": fold, "model": "b", "acc": base},
+            ]
+    table = cvreport.ResultsTable.from_formula(
+        "acc ~ model | replication + fold", pd.DataFrame(rows), per_fold=True,
+        test_train_ratio=1 / 9,
+    )  # fmt: skip
+    report = cvreport.Report(table, tests="all")
+    (posterior,) = [o.posterior for o in report.outcomes if o.posterior is not None]
+    assert 0 < posterior.p_b_better < 5e-5  # rounds to 0.0000 but is not 0
+    markdown = report.to_markdown()
+    assert "| Bayesian correlated t test | 1.0000 | 0.0000 | <0.0001 | 0.0100 |" in markdown
+    assert "that b is practically better below 0.0001." in markdown
+    assert not re.search(r"\d\.\d+e-\d+", markdown)
+    page = report.to_html()
+    assert '<td data-field="p_b_better">&lt;0.0001</td>' in page
+    assert "$<$0.0001" in report.to_latex()
