@@ -427,7 +427,8 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     return {
         "title": title,
         "intro": (
-            f"{k} models on {n} data sets; the metric is the {analysis.metric.name} "
+            # the metric as the user named it, which may be a code name (roc_auc): no article
+            f"{k} models on {n} data sets; metric: {analysis.metric.name} "
             f"({analysis.metric.direction} is better)."
             + (f" The baseline is {analysis.baseline}." if analysis.baseline is not None else "")
         ),

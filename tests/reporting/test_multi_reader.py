@@ -319,3 +319,14 @@ def test_a_baseline_against_one_other_model_is_titled_in_the_singular() -> None:
     report = DatasetsReport(scores, direction="higher", baseline="new", n_samples=200)
     assert report.title == "new against 1 model on 4 data sets"
     assert report.to_markdown().startswith("# new against 1 model on 4 data sets\n")
+
+
+def test_the_intro_names_the_metric_without_an_article_before_a_code_name() -> None:
+    scores = pd.DataFrame(
+        {"new": [0.91, 0.85, 0.78, 0.95], "svm": [0.89, 0.80, 0.75, 0.94]},
+        index=["iris", "wine", "digits", "cancer"],
+    )
+    report = DatasetsReport(scores, direction="higher", baseline="new", n_samples=200)
+    intro = report.context()["intro"]
+    assert intro.startswith("2 models on 4 data sets; metric: ")
+    assert "(higher is better)" in intro and "the metric is the" not in intro
