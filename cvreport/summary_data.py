@@ -24,7 +24,7 @@ __all__ = ["SummaryRow", "SummaryTable"]
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One labelled value; ``kind`` is ``number``, ``pvalue``, ``df``, ``text`` or ``value``."""
+    """One labelled value; ``kind`` is ``number``, ``pvalue``, ``probability``, ``df``, ``text`` or ``value``."""
 
     label: str
     value: Any

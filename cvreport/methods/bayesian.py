@@ -264,9 +264,9 @@ class BayesianCorrelatedTTestResult(TestResult):
             SummaryRow("location / scale", self.statistic, "number"),
             SummaryRow("correlation ρ = n2/n", self.correlation, "number"),
             SummaryRow("rope (practical equivalence)", f"±{self.rope:g}", "text"),
-            SummaryRow(f"P({a} better: {a_better})", self.prob_a_better, "number"),
-            SummaryRow("P(equivalent: |δ| ≤ rope)", self.prob_equivalent, "number"),
-            SummaryRow(f"P({b} better: {b_better})", self.prob_b_better, "number"),
+            SummaryRow(f"P({a} better: {a_better})", self.prob_a_better, "probability"),
+            SummaryRow("P(equivalent: |δ| ≤ rope)", self.prob_equivalent, "probability"),
+            SummaryRow(f"P({b} better: {b_better})", self.prob_b_better, "probability"),
             SummaryRow("splits J", self.n_splits, "value"),
         ]
         return [r for r in rows if r.value is not None]

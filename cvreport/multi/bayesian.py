@@ -153,9 +153,9 @@ class BayesianSignedRankResult(Result):
         return [
             SummaryRow("models (A vs B)", f"{a} vs {b}", "text"),
             SummaryRow("data sets (N)", self.n_datasets, "value"),
-            SummaryRow(f"P({a} better)", self.p_a_better, "number"),
-            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "number"),
-            SummaryRow(f"P({b} better)", self.p_b_better, "number"),
+            SummaryRow(f"P({a} better)", self.p_a_better, "probability"),
+            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "probability"),
+            SummaryRow(f"P({b} better)", self.p_b_better, "probability"),
             SummaryRow("prior strength s", self.prior_strength, "number"),
             SummaryRow("posterior draws", self.n_samples, "value"),
             SummaryRow("seed", self.seed, "value"),

@@ -152,9 +152,9 @@ class HierarchicalResult(Result):
         return [
             SummaryRow("models (A vs B)", f"{a} vs {b}", "text"),
             SummaryRow("data sets", len(self.per_dataset), "value"),
-            SummaryRow(f"P({a} better)", self.p_a_better, "number"),
-            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "number"),
-            SummaryRow(f"P({b} better)", self.p_b_better, "number"),
+            SummaryRow(f"P({a} better)", self.p_a_better, "probability"),
+            SummaryRow(f"P(equivalent, within ±{self.rope:g})", self.p_equivalent, "probability"),
+            SummaryRow(f"P({b} better)", self.p_b_better, "probability"),
             SummaryRow("correlation of two folds (ρ)", self.rho, "number"),
             SummaryRow("draws", self.n_samples * self.chains, "value"),
             SummaryRow("Monte Carlo standard error", self.mc_standard_error, "number"),

@@ -119,7 +119,7 @@ def latex_environment() -> jinja2.Environment:
     # after an escaped underscore a long name may break across lines
     env.filters["breakable"] = lambda text: str(text).replace(r"\_", r"\_\allowbreak{}")
     env.filters["fmt"] = lambda value, kind="value": formatting.format_by_kind(
-        value, kind, less_than="$<$"
+        value, kind, less_than="$<$", greater_than="$>$"
     )
     env.filters["pvalue"] = lambda p: formatting.format_pvalue(p, less_than="$<$")
     env.filters["probability"] = lambda p: formatting.format_probability(

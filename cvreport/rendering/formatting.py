@@ -459,14 +459,21 @@ def escape_markdown(text: Any) -> str:
     return _MD_RE.sub(r"\\\1", _LINE_BREAK_RE.sub(" ", strip_bidi_controls(str(text))))
 
 
-def format_by_kind(value: Any, kind: str = "value", *, less_than: str = "<") -> str:
-    """A raw value as text by its kind: ``pvalue``, ``df``, ``number``, ``text`` or ``value``.
+def format_by_kind(
+    value: Any, kind: str = "value", *, less_than: str = "<", greater_than: str = ">"
+) -> str:
+    """A raw value as text by its kind: ``pvalue``, ``probability``, ``df``, ``number``,
+    ``text`` or ``value``.
 
     >>> format_by_kind(0.00004, "pvalue"), format_by_kind(None, "text")
     ('<0.001', '—')
+    >>> format_by_kind(3.8e-09, "probability"), format_by_kind(3.8e-09, "number")
+    ('<0.0001', '3.800e-09')
     """
     if kind == "pvalue":
         return format_pvalue(value, less_than=less_than)
+    if kind == "probability":
+        return format_probability(value, less_than=less_than, greater_than=greater_than)
     if kind == "df":
         return format_df(value)
     if kind == "number":

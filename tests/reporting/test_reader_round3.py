@@ -575,3 +575,12 @@ def test_a_tiny_posterior_probability_is_shown_by_its_bound_not_in_e_notation() 
     page = report.to_html()
     assert '<td data-field="p_b_better">&lt;0.0001</td>' in page
     assert "$<$0.0001" in report.to_latex()
+
+
+def test_a_result_summary_shows_tiny_posterior_probabilities_by_their_bound() -> None:
+    differences = np.full(20, 0.05) + np.random.default_rng(0).normal(0, 0.002, 20)
+    res = cvreport.arrays.bayesian_correlated_ttest(differences, test_train_ratio=0.25, rope=0.01)
+    assert 0 < res.prob_a_better < 5e-5 and 0 < res.prob_equivalent < 5e-5
+    rows = [line for line in str(res.summary()).splitlines() if line.startswith("P(")]
+    assert [row.split()[-1] for row in rows] == ["<0.0001", "<0.0001", "1.0000"]
+    assert not re.search(r"\d\.\d+e-\d+", "\n".join(rows))
