@@ -87,6 +87,12 @@ differences : array_like, shape (m, 2) or (2m,)
 DataError
     When an input is not numeric, holds a missing or infinite value, or has the
     wrong shape; the message says which.""",
+    "kfold_design_raises": """\
+DesignError
+    Unless the table is a K-fold design (one replication, K ≥ 2 folds).""",
+    "fold_differences_raises": """\
+DataError
+    Unless ``differences`` is a 1-D array of finite numbers.""",
     "margin_raises": """\
 CVReportError
     A margin that is missing, not positive or NaN, or given with another alternative.""",
@@ -245,7 +251,7 @@ SECTIONS["parameters_one_model_data"] = (
 )
 
 # "raises_*": a whole Raises section of shared text
-for _name in ("array", "mx2_design", "one_model_count"):
+for _name in ("array", "mx2_design", "one_model_count", "kfold_design", "fold_differences"):
     SECTIONS[f"raises_{_name}"] = "Raises\n------\n" + SECTIONS[f"{_name}_raises"]
 # "examples_*": an Examples section that starts with the example data "example_*"
 for _name in [name for name in SECTIONS if name.startswith("example_")]:

@@ -8,8 +8,10 @@ import numpy as np
 
 from cvreport.errors import DataError
 from cvreport.methods._common import (
+    ZERO_OVER_ZERO,
     TKernel,
     as_array,
+    kernel_fields,
     t_kernel,
     t_result,
     zero_spread,
@@ -31,6 +33,7 @@ __all__ = [
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
     "paired_ttest_kfold_kernel",
+    "rank_test_fields",
     "sample_standard_error",
 ]
 
@@ -111,6 +114,31 @@ def _paired_ttest_kfold(d: np.ndarray, alternative: str, folds: Any = None) -> T
         design=f"{d.size}-fold cross-validation (differences given directly)",
         notes=(f"{KFOLD_T_CAUTION}.",),
     )
+
+
+def rank_test_fields(
+    spec: TestSpec, d: np.ndarray, kernel: Any, alternative: str, no_statistic: str
+) -> dict[str, Any]:
+    """The result fields the rank and sign tests over K per-fold differences ``d`` share.
+
+    Those of :func:`~cvreport.methods._common.kernel_fields`, the mean and median
+    difference, the design, the caution of :data:`KFOLD_RANK_CAUTION` and, when every
+    difference is 0, a warning that says why no statistic is left (``no_statistic``).
+    """
+    warnings_: tuple[str, ...] = ()
+    if int(kernel.degenerate) == ZERO_OVER_ZERO:
+        warnings_ = (
+            f"every fold difference is 0: {no_statistic}; by convention statistic = 0 and p = 1.",
+        )
+    return {
+        **kernel_fields(spec, kernel, alternative),
+        "estimate": float(d.mean()),
+        "median": float(np.median(d)),
+        "nobs": int(d.size),
+        "design": f"{d.size}-fold cross-validation (differences given directly)",
+        "warnings": warnings_,
+        "notes": (f"{KFOLD_RANK_CAUTION}.",),
+    }
 
 
 def check_fold_differences(differences: Any) -> np.ndarray:

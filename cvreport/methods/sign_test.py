@@ -22,7 +22,7 @@ from scipy import stats
 from cvreport.errors import DataError
 from cvreport.methods._common import OK, ZERO_OVER_ZERO
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import KFOLD_RANK_CAUTION, kfold_spec
+from cvreport.methods.kfold import kfold_spec, rank_test_fields
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -122,28 +122,13 @@ class SignTestResult(TestResult):
 def _sign_test(d: np.ndarray, alternative: str) -> SignTestResult:
     k = sign_test_kernel(d, alternative)
     positive = int(np.count_nonzero(d > 0))
-    warnings_: tuple[str, ...] = ()
-    if int(k.degenerate) == ZERO_OVER_ZERO:
-        warnings_ = (
-            "every fold difference is 0: the models tie on every fold, so no sign is left; "
-            "by convention statistic = 0 and p = 1.",
-        )
     return SignTestResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        alternative=alternative,
-        estimate=float(d.mean()),
-        nobs=int(d.size),
-        method=SIGN_TEST.method,
-        test=SIGN_TEST.name,
-        reference=SIGN_TEST.reference,
-        design=f"{d.size}-fold cross-validation (differences given directly)",
-        warnings=warnings_,
-        notes=(f"{KFOLD_RANK_CAUTION}.",),
+        **rank_test_fields(
+            SIGN_TEST, d, k, alternative, "the models tie on every fold, so no sign is left"
+        ),
         positive=positive,
         negative=int(k.nonzero) - positive,
         ties=int(d.size - k.nonzero),
-        median=float(np.median(d)),
     )
 
 
@@ -167,10 +152,7 @@ def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> Sign
     -------
     SignTestResult
 
-    Raises
-    ------
-    DataError
-        Unless ``differences`` is a 1-D array of finite numbers.
+    {raises_fold_differences}
 
     {sign_references}
 
@@ -197,20 +179,13 @@ def sign_test(
 
     Works on per-record losses and on per-fold scores of one K-fold run.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
     SignTestResult
 
-    Raises
-    ------
-    DesignError
-        Unless the table is a K-fold design (one replication, K ≥ 2 folds).
+    {raises_kfold_design}
 
     {sign_references}
 

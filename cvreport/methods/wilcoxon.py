@@ -19,12 +19,9 @@ import numpy as np
 from scipy import stats
 
 from cvreport.errors import DataError
-from cvreport.methods._common import (
-    OK,
-    ZERO_OVER_ZERO,
-)
+from cvreport.methods._common import OK, ZERO_OVER_ZERO
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.kfold import KFOLD_RANK_CAUTION, kfold_spec
+from cvreport.methods.kfold import kfold_spec, rank_test_fields
 from cvreport.results import TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -211,25 +208,10 @@ class WilcoxonResult(TestResult):
 
 def _wilcoxon(d: np.ndarray, alternative: str) -> WilcoxonResult:
     k = wilcoxon_kfold_kernel(d, alternative)
-    warnings_: tuple[str, ...] = ()
-    if int(k.degenerate) == ZERO_OVER_ZERO:
-        warnings_ = (
-            "every fold difference is 0: the models never differ, so no rank is left; "
-            "by convention statistic = 0 and p = 1.",
-        )
     return WilcoxonResult(
-        statistic=float(k.statistic),
-        pvalue=float(k.pvalue),
-        alternative=alternative,
-        estimate=float(d.mean()),
-        nobs=int(d.size),
-        method=WILCOXON_KFOLD.method,
-        test=WILCOXON_KFOLD.name,
-        reference=WILCOXON_KFOLD.reference,
-        design=f"{d.size}-fold cross-validation (differences given directly)",
-        warnings=warnings_,
-        notes=(f"{KFOLD_RANK_CAUTION}.",),
-        median=float(np.median(d)),
+        **rank_test_fields(
+            WILCOXON_KFOLD, d, k, alternative, "the models never differ, so no rank is left"
+        ),
         nonzero=int(k.nonzero),
     )
 
@@ -252,10 +234,7 @@ def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") ->
     -------
     WilcoxonResult
 
-    Raises
-    ------
-    DataError
-        Unless ``differences`` is a 1-D array of finite numbers.
+    {raises_fold_differences}
 
     {wilcoxon_references}
 
@@ -282,20 +261,13 @@ def wilcoxon_kfold(
 
     Works on per-record losses and on per-fold scores of one K-fold run.
 
-    Parameters
-    ----------
-    {pair_parameters}
-    {alternative}
-    {data}
+    {parameters_pair_alternative_data}
 
     Returns
     -------
     WilcoxonResult
 
-    Raises
-    ------
-    DesignError
-        Unless the table is a K-fold design (one replication, K ≥ 2 folds).
+    {raises_kfold_design}
 
     {wilcoxon_references}
 
