@@ -32,11 +32,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import as_array
-from cvreport.methods.corrected_kfold import (
-    corrected_repeated_kfold_ttest,
-    corrected_repeated_kfold_ttest_array,
-    corrected_repeated_kfold_ttest_kernel,
-)
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
@@ -61,13 +56,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CORRECTED_RESAMPLED_T",
     "PAIRED_T_RESAMPLED",
-    "ResampledTTestResult",
-    "corrected_repeated_kfold_ttest",
-    "corrected_repeated_kfold_ttest_array",
-    "corrected_repeated_kfold_ttest_kernel",
     "corrected_resampled_ttest",
     "corrected_resampled_ttest_array",
-    "corrected_resampled_ttest_kernel",
     "paired_ttest_resampled",
     "paired_ttest_resampled_array",
     "paired_ttest_resampled_kernel",

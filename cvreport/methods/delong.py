@@ -22,7 +22,7 @@ per-fold DeLong tests of a CV design into one test that accounts for the
 dependence between folds (shared training records), so cvreport offers none:
 test the per-fold AUCs with the fold-level tests instead
 (``ResultsTable.from_predictions(..., metric="roc_auc")`` and, e.g.,
-:func:`~cvreport.methods.corrected.corrected_repeated_kfold_ttest`).
+:func:`~cvreport.methods.corrected_kfold.corrected_repeated_kfold_ttest`).
 
 References
 ----------

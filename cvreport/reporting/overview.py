@@ -27,7 +27,7 @@ Examples
 >>> frame = pair_overview(table, CORRECTED_REPEATED_KFOLD_T)
 >>> frame[["a", "b"]].values.tolist()
 [['a', 'b'], ['a', 'c'], ['b', 'c']]
->>> from cvreport.methods.corrected import corrected_repeated_kfold_ttest
+>>> from cvreport.methods.corrected_kfold import corrected_repeated_kfold_ttest
 >>> one = corrected_repeated_kfold_ttest(table, "a", "c")   # the same numbers, pair by pair
 >>> bool(np.isclose(frame.loc[1, "pvalue"], one.pvalue)), bool(frame.loc[1, "pvalue"] < 0.05)
 (True, True)

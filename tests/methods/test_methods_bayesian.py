@@ -20,10 +20,8 @@ from cvreport.methods.bayesian import (
     bayesian_correlated_ttest_array,
     bayesian_correlated_ttest_kernel,
 )
-from cvreport.methods.corrected import (
-    corrected_repeated_kfold_ttest_array,
-    corrected_resampled_ttest_array,
-)
+from cvreport.methods.corrected import corrected_resampled_ttest_array
+from cvreport.methods.corrected_kfold import corrected_repeated_kfold_ttest_array
 from tests._printed import FOUR, SECTION_1, as_printed, t3_cdf
 
 

@@ -13,17 +13,18 @@ from scipy import stats
 from cvreport.data.table import ResultsTable
 from cvreport.errors import DataError, DegenerateStatisticWarning, DesignError
 from cvreport.methods.corrected import (
-    ResampledTTestResult,
-    corrected_repeated_kfold_ttest,
-    corrected_repeated_kfold_ttest_array,
-    corrected_repeated_kfold_ttest_kernel,
     corrected_resampled_ttest,
     corrected_resampled_ttest_array,
-    corrected_resampled_ttest_kernel,
     paired_ttest_resampled,
     paired_ttest_resampled_array,
     paired_ttest_resampled_kernel,
 )
+from cvreport.methods.corrected_kfold import (
+    corrected_repeated_kfold_ttest,
+    corrected_repeated_kfold_ttest_array,
+    corrected_repeated_kfold_ttest_kernel,
+)
+from cvreport.methods.resampled_t import ResampledTTestResult, corrected_resampled_ttest_kernel
 from tests._printed import FOUR, SECTION_1, as_printed, t3_cdf
 
 

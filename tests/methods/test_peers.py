@@ -21,11 +21,8 @@ import pytest
 
 from cvreport.data.table import ResultsTable
 from cvreport.methods.bayesian import bayesian_correlated_ttest, bayesian_correlated_ttest_array
-from cvreport.methods.corrected import (
-    corrected_repeated_kfold_ttest,
-    corrected_resampled_ttest,
-    paired_ttest_resampled,
-)
+from cvreport.methods.corrected import corrected_resampled_ttest, paired_ttest_resampled
+from cvreport.methods.corrected_kfold import corrected_repeated_kfold_ttest
 from cvreport.methods.proportion import proportion_test_array
 
 
