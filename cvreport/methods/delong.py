@@ -374,15 +374,7 @@ def delong_test(
     ----------
     DeLong, DeLong & Clarke-Pearson (1988); Sun & Xu (2014).
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "record": list(range(6)) * 2,
-    ...                    "y": [1, 1, 1, 0, 0, 0] * 2,
-    ...                    "p": [0.9, 0.8, 0.3, 0.4, 0.2, 0.1, 0.7, 0.4, 0.6, 0.5, 0.3, 0.2]})
-    >>> t = ResultsTable.from_predictions(df, truth="y", score="p", metric="roc_auc",
-    ...                                   replication=None, fold=None)
+    {examples_auc_scores}
     >>> round(delong_test(t).auc_a, 6)
     0.888889
     """

@@ -170,6 +170,14 @@ Wilcoxon (1945), Biometrics Bulletin 1(6):80–83; for comparing classifiers, De
 >>> df = pd.DataFrame({"model": ["A"] * 40 + ["B"] * 40, "record": list(range(40)) * 2,
 ...                    "y": [0, 1] * 40,
 ...                    "yhat": [0, 1] * 18 + [1, 0] * 2 + [0, 1] * 12 + [1, 0] * 8})""",
+    "example_auc_scores": """\
+>>> import pandas as pd
+>>> from cvreport.data.table import ResultsTable
+>>> df = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "record": list(range(6)) * 2,
+...                    "y": [1, 1, 1, 0, 0, 0] * 2,
+...                    "p": [0.9, 0.8, 0.3, 0.4, 0.2, 0.1, 0.7, 0.4, 0.6, 0.5, 0.3, 0.2]})
+>>> t = ResultsTable.from_predictions(df, truth="y", score="p", metric="roc_auc",
+...                                   replication=None, fold=None)""",
     "example_prediction_arrays": """\
 >>> y = [0, 1] * 20
 >>> a = [0, 1] * 18 + [1, 0] * 2

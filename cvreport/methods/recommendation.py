@@ -55,6 +55,7 @@ from cvreport.methods.clustered import CLUSTERED
 from cvreport.methods.corrected import CORRECTED_RESAMPLED_T
 from cvreport.methods.corrected_kfold import CORRECTED_REPEATED_KFOLD_T
 from cvreport.methods.delong import DELONG
+from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.kfold import PAIRED_T_KFOLD
 from cvreport.methods.mcnemar import MCNEMAR
 from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
@@ -205,18 +206,11 @@ def recommendation(
     )
 
 
+@fill_doc
 def recommendation_for(table: ResultsTable, *, partitions: str | None = None) -> Recommendation:
     """:func:`recommendation` for a results table: its design, losses, metric and clusters.
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from cvreport.data.table import ResultsTable
-    >>> df = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "record": list(range(6)) * 2,
-    ...                    "y": [1, 1, 1, 0, 0, 0] * 2,
-    ...                    "p": [0.9, 0.8, 0.3, 0.4, 0.2, 0.1, 0.7, 0.4, 0.6, 0.5, 0.3, 0.2]})
-    >>> t = ResultsTable.from_predictions(df, truth="y", score="p", metric="roc_auc",
-    ...                                   replication=None, fold=None)
+    {examples_auc_scores}
     >>> recommendation_for(t).names
     ('delong_test',)
     """

@@ -51,7 +51,6 @@ Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397):171–185.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import math
 from collections.abc import Callable
@@ -83,6 +82,7 @@ from cvreport.methods.resampling_permutation import (
     permutation_pvalue,
 )
 from cvreport.methods.resampling_results import BootstrapTestResult, PermutationTestResult
+from cvreport.methods.run import with_table_design
 from cvreport.methods.spec import record_spec
 
 if TYPE_CHECKING:
@@ -416,13 +416,6 @@ def _table_inputs(
     return inputs, (str(first), str(second))
 
 
-def _finish(result: Any, table: ResultsTable, models: tuple[str, str]) -> Any:
-    design = table.design
-    return dataclasses.replace(
-        result, models=models, design=design.describe(), design_kind=design.kind
-    )
-
-
 @fill_doc
 def paired_bootstrap_test(
     table: ResultsTable,
@@ -477,7 +470,7 @@ def paired_bootstrap_test(
     check_bootstrap_options(**options)  # before reading the table
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
-    return _finish(result, table, models)
+    return with_table_design(result, table, models)
 
 
 @fill_doc
@@ -526,7 +519,7 @@ def paired_permutation_test(
     check_permutation_options(**options)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)
-    return _finish(result, table, models)
+    return with_table_design(result, table, models)
 
 
 PAIRED_BOOTSTRAP = record_spec(

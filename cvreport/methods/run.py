@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
     from cvreport.data.table import ResultsTable
 
-__all__ = ["check_alternative_for", "run_arrays", "run_table"]
+__all__ = ["check_alternative_for", "run_arrays", "run_table", "with_table_design"]
 
 
 def check_alternative_for(spec: Any, alternative: str | None) -> None:
@@ -132,6 +132,16 @@ def _build(spec: Any, inputs: tuple[Any, ...], alternative: str, options: dict[s
     return spec.build(*inputs, **options)
 
 
+def with_table_design(result: TestResult, table: ResultsTable, models: Any) -> Any:
+    """``result`` with models A and B and the design of ``table``, in words and as a kind."""
+    return dataclasses.replace(
+        result,
+        models=(str(models[0]), str(models[1])),
+        design=table.design.describe(),
+        design_kind=table.design.kind,
+    )
+
+
 def run_table(
     spec: Any,
     table: ResultsTable | str,
@@ -167,12 +177,7 @@ def run_table(
         finished = spec.finish(result, table, models, partition_warnings, partition_notes)
         return dataclasses.replace(finished, design_kind=table.design.kind)
     if spec.in_metric:  # already in the user's metric: only the pair and the design
-        return dataclasses.replace(
-            result,
-            models=(str(models[0]), str(models[1])),
-            design=table.design.describe(),
-            design_kind=table.design.kind,
-        )
+        return with_table_design(result, table, models)
     return finish_result(
         result,
         table,
