@@ -446,9 +446,7 @@ def bayesian_correlated_ttest(
         Only for the ``pvalue`` field (posterior probability that H1 is false).
     {data}
 
-    Returns
-    -------
-    BayesianCorrelatedTTestResult
+    {returns}
 
     Raises
     ------

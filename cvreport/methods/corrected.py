@@ -118,9 +118,7 @@ def paired_ttest_resampled_array(
         Mean loss of A minus mean loss of B on each validation set.
     {array_alternative}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     {raises_array}
 
@@ -179,9 +177,7 @@ def corrected_resampled_ttest_array(
         training sizes.
     {array_margin_alternative}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     {raises_array}
 
@@ -219,9 +215,7 @@ def paired_ttest_resampled(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     Raises
     ------
@@ -266,9 +260,7 @@ def corrected_resampled_ttest(
     {margin_alternative}
     {data}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     Raises
     ------

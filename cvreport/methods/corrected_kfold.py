@@ -124,9 +124,7 @@ def corrected_repeated_kfold_ttest_array(
         ``n2/n1``; default ``1/(k − 1)``, exact for equal folds.
     {array_margin_alternative}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     {raises_array}
 
@@ -169,9 +167,7 @@ def corrected_repeated_kfold_ttest(
     {margin_alternative}
     {data}
 
-    Returns
-    -------
-    ResampledTTestResult
+    {returns}
 
     Raises
     ------

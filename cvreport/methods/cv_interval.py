@@ -372,9 +372,7 @@ def cv_confidence_interval_array(
     margin : float, optional
         With "equivalent" or "non-inferior" only: a positive loss difference.
 
-    Returns
-    -------
-    CVIntervalResult
+    {returns}
 
     {raises_array}
 
@@ -474,9 +472,7 @@ def cv_confidence_interval(
         metric's units; the interval is then the two-sided ``1 − 2α`` one.
     {data}
 
-    Returns
-    -------
-    CVIntervalResult
+    {returns}
 
     Raises
     ------

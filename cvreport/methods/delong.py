@@ -359,9 +359,7 @@ def delong_test(
     margin : float, optional
         With "equivalent" or "non-inferior" only: a positive AUC difference.
 
-    Returns
-    -------
-    DeLongResult
+    {returns}
 
     Raises
     ------

@@ -7,7 +7,8 @@ text in when the module is imported, so ``help()``, IDEs and the docs show the
 whole docstring while the source keeps one copy. Like scipy.stats'
 ``_axis_nan_policy`` decorator, it changes only the docstring, never the
 signature. A key starting with ``parameters_``, ``raises_`` or ``examples_`` holds
-a whole section, title and rule included, composed from the other keys.
+a whole section, title and rule included, composed from the other keys;
+``{returns}`` is the Returns section naming the return annotation.
 
 Examples
 --------
@@ -269,17 +270,37 @@ for _name in [name for name in SECTIONS if name.startswith("example_")]:
 def fill_doc(function: F) -> F:
     """Fill the ``{name}`` placeholders of ``function.__doc__`` from :data:`SECTIONS`.
 
-    Each section is indented like the placeholder's line.
+    Each section is indented like the placeholder's line. ``{returns}`` is the
+    Returns section that names the function's return annotation, which the
+    signature already states (``-> TTestResult`` gives ``Returns``, its rule and
+    ``TTestResult``).
+
+    Examples
+    --------
+    >>> @fill_doc
+    ... def g() -> TTestResult:
+    ...     '''A result.
+    ...
+    ...     {returns}
+    ...     '''
+    >>> print(g.__doc__.strip())
+    A result.
+    <BLANKLINE>
+        Returns
+        -------
+        TTestResult
     """
     doc = function.__doc__
     if doc is None:
         return function
+    returns = function.__annotations__.get("return")
+    sections = {**SECTIONS, "returns": f"Returns\n-------\n{getattr(returns, '__name__', returns)}"}
     lines = []
     for line in doc.splitlines():
         stripped = line.strip()
-        if stripped.startswith("{") and stripped.endswith("}") and stripped[1:-1] in SECTIONS:
+        if stripped.startswith("{") and stripped.endswith("}") and stripped[1:-1] in sections:
             indent = line[: len(line) - len(line.lstrip())]
-            lines.append(textwrap.indent(SECTIONS[stripped[1:-1]], indent))
+            lines.append(textwrap.indent(sections[stripped[1:-1]], indent))
         else:
             lines.append(line)
     function.__doc__ = "\n".join(lines)

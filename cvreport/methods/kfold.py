@@ -168,9 +168,7 @@ def paired_ttest_kfold_array(differences: Any, *, alternative: str = "two-sided"
     {kfold_differences}
     {alternative}
 
-    Returns
-    -------
-    TTestResult
+    {returns}
 
     Raises
     ------
@@ -208,9 +206,7 @@ def paired_ttest_kfold(
         one-tailed test of Alpaydın (2014) for a loss.
     {data}
 
-    Returns
-    -------
-    TTestResult
+    {returns}
 
     Raises
     ------

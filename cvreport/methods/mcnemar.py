@@ -326,9 +326,7 @@ def mcnemar_array(
     n : int, optional
         Validation-set size; when given, ``estimate`` = (b − c)/n, the error of A − B.
 
-    Returns
-    -------
-    McNemarResult
+    {returns}
 
     {raises_array}
 
@@ -415,9 +413,7 @@ def mcnemar_kfold_array(b: Any, c: Any) -> McNemarKFoldResult:
     b, c : array_like
         Discordant counts per fold: b = n01 (A wrong, B right), c = n10 (A right, B wrong).
 
-    Returns
-    -------
-    McNemarKFoldResult
+    {returns}
 
     {raises_array}
 
@@ -457,9 +453,7 @@ def mcnemar(
         test or its mid-p variant.
     {data}
 
-    Returns
-    -------
-    McNemarResult
+    {returns}
 
     Raises
     ------
@@ -495,9 +489,7 @@ def mcnemar_kfold(
 
     {parameters_pair_data}
 
-    Returns
-    -------
-    McNemarKFoldResult
+    {returns}
 
     Raises
     ------

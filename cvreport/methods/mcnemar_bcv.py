@@ -315,9 +315,7 @@ def mcnemar_5x2bcv_array(
     level : float
         Level of the credible intervals.
 
-    Returns
-    -------
-    BCVMcNemarResult
+    {returns}
 
     {raises_array}
 
@@ -365,9 +363,7 @@ def mcnemar_5x2bcv(
         Level of the credible intervals.
     {data}
 
-    Returns
-    -------
-    BCVMcNemarResult
+    {returns}
 
     Raises
     ------

@@ -205,9 +205,7 @@ def paired_ttest_5x2cv_array(
         first replication, column 0 its first fold).
     {array_alternative}
 
-    Returns
-    -------
-    PairedTTest5x2cvResult
+    {returns}
 
     {raises_array}
 
@@ -255,9 +253,7 @@ def blocked_ttest_3x2cv_array(differences: Any, alternative: str = "two-sided") 
     {parameters_mx2_differences}
     {alternative}
 
-    Returns
-    -------
-    Mx2TTestResult
+    {returns}
 
     {raises_array}
 
@@ -303,9 +299,7 @@ def combined_ttest_5x2cv_array(differences: Any, alternative: str = "two-sided")
     {parameters_mx2_differences}
     {alternative}
 
-    Returns
-    -------
-    Mx2TTestResult
+    {returns}
 
     {raises_array}
 
@@ -345,9 +339,7 @@ def paired_ttest_5x2cv(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    PairedTTest5x2cvResult
+    {returns}
 
     {raises_mx2_design}
 
@@ -378,9 +370,7 @@ def blocked_ttest_3x2cv(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    Mx2TTestResult
+    {returns}
 
     {raises_mx2_design}
 
@@ -411,9 +401,7 @@ def combined_ttest_5x2cv(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    Mx2TTestResult
+    {returns}
 
     {raises_mx2_design}
 

@@ -228,9 +228,7 @@ def combined_ftest_5x2cv_array(differences: Any) -> FTest5x2cvResult:
 
     {parameters_mx2_differences}
 
-    Returns
-    -------
-    FTest5x2cvResult
+    {returns}
 
     {raises_array}
 
@@ -344,9 +342,7 @@ def calibrated_ftest_5x2cv_array(
     rho2 : float, optional
         Between-replication correlation in [0, ½]; when given, f is computed from it.
 
-    Returns
-    -------
-    CalibratedFTest5x2cvResult
+    {returns}
 
     {raises_array}
 
@@ -379,9 +375,7 @@ def combined_ftest_5x2cv(
 
     {parameters_pair_data}
 
-    Returns
-    -------
-    FTest5x2cvResult
+    {returns}
 
     {raises_mx2_design}
 
@@ -424,9 +418,7 @@ def calibrated_ftest_5x2cv(
         Set the correlations directly instead (f = 10/(1 + ρ1² + 8ρ2²)).
     {data}
 
-    Returns
-    -------
-    CalibratedFTest5x2cvResult
+    {returns}
 
     {raises_mx2_design}
 

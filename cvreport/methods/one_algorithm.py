@@ -288,9 +288,7 @@ def binomial_test_array(
         Records the model misclassified, of ``n`` scored.
     {one_model_target}
 
-    Returns
-    -------
-    OneModelTestResult
+    {returns}
 
     {raises_array}
 
@@ -316,9 +314,7 @@ def normal_test_array(
         Records the model misclassified, of ``n`` scored.
     {one_model_target}
 
-    Returns
-    -------
-    OneModelTestResult
+    {returns}
 
     {raises_array}
 
@@ -368,9 +364,7 @@ def ttest_error_array(
         The model's error rate on each validation fold.
     {one_model_target}
 
-    Returns
-    -------
-    OneModelTTestResult
+    {returns}
 
     {raises_array}
 
@@ -481,9 +475,7 @@ def binomial_test(
 
     {parameters_one_model_data}
 
-    Returns
-    -------
-    OneModelTestResult
+    {returns}
 
     {raises_one_model_count}
 
@@ -512,9 +504,7 @@ def normal_test(
 
     {parameters_one_model_data}
 
-    Returns
-    -------
-    OneModelTestResult
+    {returns}
 
     {raises_one_model_count}
 
@@ -543,9 +533,7 @@ def ttest_error(
 
     {parameters_one_model_data}
 
-    Returns
-    -------
-    OneModelTTestResult
+    {returns}
 
     Raises
     ------

@@ -173,9 +173,7 @@ def proportion_test_array(
     alternative : {"two-sided", "less", "greater"}
         "less" means H1: A has the lower error rate.
 
-    Returns
-    -------
-    ProportionTestResult
+    {returns}
 
     {raises_array}
 
@@ -225,9 +223,7 @@ def proportion_test(
     alternative : {"two-sided", "less", "greater"}
     {data}
 
-    Returns
-    -------
-    ProportionTestResult
+    {returns}
 
     Raises
     ------

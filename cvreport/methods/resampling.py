@@ -252,9 +252,7 @@ def paired_bootstrap_test_array(
     progress : bool, optional
         Show a progress bar (default: when the run is long).
 
-    Returns
-    -------
-    BootstrapTestResult
+    {returns}
 
     Raises
     ------
@@ -344,9 +342,7 @@ def paired_permutation_test_array(
     alternative : {"two-sided", "less", "greater"}
         About metric(A) − metric(B).
 
-    Returns
-    -------
-    PermutationTestResult
+    {returns}
 
     Raises
     ------
@@ -445,9 +441,7 @@ def paired_bootstrap_test(
         ``n_resamples``, ``confidence_level``, ``method``, ``alternative``,
         ``random_state``, ``batch``, ``progress`` of :func:`paired_bootstrap_test_array`.
 
-    Returns
-    -------
-    BootstrapTestResult
+    {returns}
 
     Raises
     ------
@@ -497,9 +491,7 @@ def paired_permutation_test(
     **options
         ``n_resamples``, ``alternative``, ``random_state``, ``batch``, ``progress``.
 
-    Returns
-    -------
-    PermutationTestResult
+    {returns}
 
     Raises
     ------

@@ -148,9 +148,7 @@ def sign_test_array(differences: Any, *, alternative: str = "two-sided") -> Sign
     alternative : {"two-sided", "less", "greater"}
         "less": H1 the differences are more often below 0 (A has the lower loss).
 
-    Returns
-    -------
-    SignTestResult
+    {returns}
 
     {raises_fold_differences}
 
@@ -181,9 +179,7 @@ def sign_test(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    SignTestResult
+    {returns}
 
     {raises_kfold_design}
 

@@ -230,9 +230,7 @@ def wilcoxon_kfold_array(differences: Any, *, alternative: str = "two-sided") ->
     alternative : {"two-sided", "less", "greater"}
         "less": H1 the differences are centred below 0 (A has lower loss).
 
-    Returns
-    -------
-    WilcoxonResult
+    {returns}
 
     {raises_fold_differences}
 
@@ -263,9 +261,7 @@ def wilcoxon_kfold(
 
     {parameters_pair_alternative_data}
 
-    Returns
-    -------
-    WilcoxonResult
+    {returns}
 
     {raises_kfold_design}
 
