@@ -170,9 +170,7 @@ def paired_ttest_kfold_array(differences: Any, *, alternative: str = "two-sided"
 
     {returns}
 
-    Raises
-    ------
-    {array_raises}
+    {raises_array}
 
     Examples
     --------
@@ -198,9 +196,7 @@ def paired_ttest_kfold(
     t = √K · mean(p) / S ~ t(K − 1) over the K per-fold differences in mean
     loss (Alpaydın (2014) eq. 19.14). Works on per-fold scores too.
 
-    Parameters
-    ----------
-    {pair_parameters}
+    {parameters_pair}
     alternative : {"two-sided", "less", "greater"}
         "less": H1 A − B < 0 in the metric (A has the lower loss, or score): the
         one-tailed test of Alpaydın (2014) for a loss.
@@ -214,9 +210,7 @@ def paired_ttest_kfold(
         Unless the table is a K-fold design (one replication, K ≥ 2 folds); for
         repeated K-fold use ``corrected_repeated_kfold_ttest``.
 
-    Examples
-    --------
-    {example_kfold}
+    {examples_kfold}
     >>> res = cvreport.paired_ttest_kfold("loss ~ model | replication + fold", data=df, alternative="less")
     >>> res.df, res.alternative
     (4.0, 'less')

@@ -264,9 +264,7 @@ def paired_bootstrap_test_array(
 
     {bootstrap_references}
 
-    Examples
-    --------
-    {example_prediction_arrays}
+    {examples_prediction_arrays}
     >>> res = paired_bootstrap_test_array(y, a, b, metric="f1", n_resamples=999, random_state=0)
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
@@ -353,9 +351,7 @@ def paired_permutation_test_array(
 
     {permutation_references}
 
-    Examples
-    --------
-    {example_prediction_arrays}
+    {examples_prediction_arrays}
     >>> res = paired_permutation_test_array(y, a, b, n_resamples=999, random_state=0)
     >>> round(res.estimate, 4), res.pvalue < 0.05
     (0.3, True)
@@ -451,9 +447,7 @@ def paired_bootstrap_test(
 
     {bootstrap_references}
 
-    Examples
-    --------
-    {example_predictions}
+    {examples_predictions}
     >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="f1",
     ...                                   replication=None, fold=None)
     >>> res = paired_bootstrap_test(t, n_resamples=999, random_state=0)
@@ -499,9 +493,7 @@ def paired_permutation_test(
 
     {permutation_references}
 
-    Examples
-    --------
-    {example_predictions}
+    {examples_predictions}
     >>> t = ResultsTable.from_predictions(df, truth="y", prediction="yhat", metric="accuracy",
     ...                                   replication=None, fold=None)
     >>> round(paired_permutation_test(t, n_resamples=999, random_state=0).estimate, 4)

@@ -185,9 +185,7 @@ def sign_test(
 
     {sign_references}
 
-    Examples
-    --------
-    {example_kfold_scores}
+    {examples_kfold_scores}
     >>> res = cvreport.sign_test(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)

@@ -267,9 +267,7 @@ def wilcoxon_kfold(
 
     {wilcoxon_references}
 
-    Examples
-    --------
-    {example_kfold_scores}
+    {examples_kfold_scores}
     >>> res = cvreport.wilcoxon_kfold(table, "A", "B", alternative="less")
     >>> res.statistic, res.pvalue
     (0.0, 0.015625)
