@@ -477,7 +477,6 @@ def bayesian_correlated_ttest(
 BAYESIAN_CORRELATED_T = TestSpec(
     build=_bayesian,
     prepare=prepare_splits,
-    name="bayesian_correlated_ttest",
     label="Bayesian correlated t test",
     method="Bayesian correlated t test",
     reference=REFERENCE,

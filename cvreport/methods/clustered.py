@@ -291,7 +291,6 @@ def clustered_paired_test(
 
 
 CLUSTERED = record_spec(
-    name="clustered_paired_test",
     label="Clustered paired test",
     method="Paired test with cluster-robust standard error",
     reference=REFERENCE_MILLER,

@@ -290,7 +290,6 @@ def corrected_resampled_ttest(
 PAIRED_T_RESAMPLED = TestSpec(
     build=_paired_ttest_resampled,
     prepare=partial(prepare_splits, holdout=True, ratio=False),
-    name="paired_ttest_resampled",
     label="Resampled paired t test",
     method="Resampled paired t test",
     reference=REFERENCE_RESAMPLED,
@@ -311,7 +310,6 @@ PAIRED_T_RESAMPLED = TestSpec(
 CORRECTED_RESAMPLED_T = TestSpec(
     build=_corrected_resampled,
     prepare=partial(prepare_splits, holdout=True),
-    name="corrected_resampled_ttest",
     label="Corrected resampled t test",
     method="Corrected resampled t test",
     reference=REFERENCE_NADEAU_BENGIO,

@@ -201,7 +201,6 @@ def corrected_repeated_kfold_ttest(
 CORRECTED_REPEATED_KFOLD_T = TestSpec(
     build=_corrected_repeated_kfold,
     prepare=prepare_splits,
-    name="corrected_repeated_kfold_ttest",
     label="Corrected repeated K-fold t test",
     method="Corrected repeated k-fold CV t test",
     reference=REFERENCE_BOUCKAERT_FRANK,

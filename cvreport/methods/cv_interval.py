@@ -522,7 +522,6 @@ CV_INTERVAL = TestSpec(
     prepare=_record_differences,
     accepts=lambda design: design.K >= 2,
     default_alternative="less",
-    name="cv_confidence_interval",
     label="CV confidence interval test",
     method="Cross-validation confidence interval and test",
     reference=REFERENCE,

@@ -425,7 +425,6 @@ def delong_tests_per_fold(
 
 
 DELONG = record_spec(
-    name="delong_test",
     label="DeLong's test of two AUCs",
     method="DeLong's test of two correlated AUCs",
     reference=REFERENCE_DELONG,

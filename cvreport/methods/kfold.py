@@ -231,7 +231,6 @@ def kfold_spec(**facts: Any) -> TestSpec:
 
 
 PAIRED_T_KFOLD = kfold_spec(
-    name="paired_ttest_kfold",
     label="K-fold paired t test",
     method="K-fold cross-validated paired t test",
     reference=REF_KFOLD_T,

@@ -508,7 +508,6 @@ def mcnemar_kfold(
 
 
 MCNEMAR = TestSpec(
-    name="mcnemar",
     label="McNemar test",
     method="McNemar's test (continuity-corrected)",
     reference=REF_MCNEMAR,
@@ -532,7 +531,6 @@ MCNEMAR = TestSpec(
     takes_alternative=False,
 )
 MCNEMAR_KFOLD = TestSpec(
-    name="mcnemar_kfold",
     label="Naive K-fold McNemar test",
     method="Naive K-fold CV McNemar test",
     reference=REF_KFOLD,

@@ -387,7 +387,6 @@ def mcnemar_5x2bcv(
 
 
 MCNEMAR_5X2BCV = mx2_spec(
-    name="mcnemar_5x2bcv",
     label="5×2 BCV McNemar test",
     method="5×2 BCV McNemar test",
     reference=REF_BCV,

@@ -419,7 +419,6 @@ def combined_ttest_5x2cv(
 
 
 PAIRED_T_5X2CV = mx2_spec(
-    name="paired_ttest_5x2cv",
     label="5×2cv paired t test",
     method="Dietterich's 5×2cv paired t test",
     reference=REF_DIETTERICH,
@@ -436,7 +435,6 @@ PAIRED_T_5X2CV = mx2_spec(
     ),
 )
 BLOCKED_T_3X2CV = mx2_spec(
-    name="blocked_ttest_3x2cv",
     label="Blocked 3×2cv t test",
     method="Blocked 3×2cv t test",
     reference=REF_BLOCKED,
@@ -450,7 +448,6 @@ BLOCKED_T_3X2CV = mx2_spec(
     partition_check=balance_warning,
 )
 COMBINED_T_5X2CV = mx2_spec(
-    name="combined_ttest_5x2cv",
     label="Combined 5×2cv t test",
     method="Yıldız's combined 5×2cv t test",
     reference=REF_YILDIZ,

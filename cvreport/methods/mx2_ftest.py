@@ -431,7 +431,6 @@ def calibrated_ftest_5x2cv(
 
 
 COMBINED_F_5X2CV = mx2_spec(
-    name="combined_ftest_5x2cv",
     label="Combined 5×2cv F test",
     method="Alpaydın's combined 5×2cv F test",
     reference=REF_ALPAYDIN,
@@ -445,7 +444,6 @@ COMBINED_F_5X2CV = mx2_spec(
     takes_alternative=False,
 )
 CALIBRATED_F_5X2CV = mx2_spec(
-    name="calibrated_ftest_5x2cv",
     label="Calibrated 5×2cv F test",
     method="Calibrated balanced 5×2cv F test",
     reference=REF_CALIBRATED,

@@ -576,7 +576,6 @@ def _count_spec(**facts: Any) -> TestSpec:
 
 
 BINOMIAL = _count_spec(
-    name="binomial_test",
     label="Binomial test of the error rate",
     method="Binomial test of the error rate against p0",
     function=binomial_test,
@@ -587,7 +586,6 @@ BINOMIAL = _count_spec(
     build=_count_test,
 )
 NORMAL = _count_spec(
-    name="normal_test",
     label="Normal test of the error rate",
     method="Normal approximation test of the error rate against p0",
     function=normal_test,
@@ -598,7 +596,6 @@ NORMAL = _count_spec(
     build=partial(_count_test, normal=True),
 )
 TTEST_ERROR = _one_model_spec(
-    name="ttest_error",
     label="t test of the fold error",
     method="t test of the mean fold error against p0",
     function=ttest_error,

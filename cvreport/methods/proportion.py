@@ -252,7 +252,6 @@ def proportion_test(
 
 
 PROPORTION = TestSpec(
-    name="proportion_test",
     label="Difference of proportions test",
     method="Difference of proportions test",
     reference=REFERENCE,

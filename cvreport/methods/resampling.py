@@ -507,7 +507,6 @@ def paired_permutation_test(
 
 
 PAIRED_BOOTSTRAP = record_spec(
-    name="paired_bootstrap_test",
     label="Paired bootstrap test",
     method="Paired bootstrap test",
     reference=REFERENCE_BOOTSTRAP,
@@ -518,7 +517,6 @@ PAIRED_BOOTSTRAP = record_spec(
     array_function=paired_bootstrap_test_array,
 )
 PAIRED_PERMUTATION = record_spec(
-    name="paired_permutation_test",
     label="Paired permutation test",
     method="Paired permutation test (approximate randomization)",
     reference=REFERENCE_PERMUTATION,

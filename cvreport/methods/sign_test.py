@@ -194,7 +194,6 @@ def sign_test(
 
 
 SIGN_TEST = kfold_spec(
-    name="sign_test",
     label="Sign test",
     method="Sign test over K-fold differences",
     reference=REF_SIGN,

@@ -76,14 +76,15 @@ RECORDS_REQUIREMENT = "a table of per-record predictions or losses"
 Inputs = Callable[["FoldStatistics"], tuple[Any, ...]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TestSpec:
     """One test, described once.
 
     Attributes
     ----------
     name : str
-        Name of the public function (``cvreport.<name>``, ``cvreport.arrays.<name>``).
+        Name of the public function (``cvreport.<name>``, ``cvreport.arrays.<name>``);
+        by default read from ``function``.
     label : str
         Short name shown in reports and tables.
     method : str
@@ -158,7 +159,7 @@ class TestSpec:
 
     __test__ = False  # not a pytest test class
 
-    name: str
+    name: str = ""
     label: str
     method: str
     reference: str
@@ -191,6 +192,7 @@ class TestSpec:
     array_design: Callable[..., DesignKind | None] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.name or self.function.__name__)
         object.__setattr__(self, "designs", tuple(map(DesignKind.named, self.designs)))
 
     def run(

@@ -276,7 +276,6 @@ def wilcoxon_kfold(
 
 
 WILCOXON_KFOLD = kfold_spec(
-    name="wilcoxon_kfold",
     label="Wilcoxon signed-rank test",
     method="Wilcoxon signed-rank test over K-fold differences",
     reference=REF_WILCOXON,
