@@ -107,8 +107,7 @@ def paired_ttest_5x2cv_kernel(
     >>> round(float(k.statistic), 6), round(float(k.pvalue), 6)
     (0.953463, 0.384142)
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
+    d = check_kernel_shape(differences)
     m = d.shape[-2]
     se = np.sqrt(split_variances(d).sum(axis=-1) / m)
     statistics, codes = safe_ratio(d, se[..., None, None])
@@ -140,8 +139,7 @@ def blocked_ttest_3x2cv_kernel(differences: Any, alternative: str = "two-sided")
     >>> round(float(k.statistic), 6), round(float(k.pvalue), 6), k.df
     (1.549193, 0.182021, 5.0)
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
+    d = check_kernel_shape(differences)
     m = d.shape[-2]
     flat = d.reshape(*d.shape[:-2], 2 * m)
     equal = zero_spread(flat)
@@ -158,8 +156,7 @@ def combined_ttest_5x2cv_kernel(differences: Any, alternative: str = "two-sided"
     >>> round(float(k.statistic), 6), round(float(k.pvalue), 6)
     (1.507557, 0.192031)
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
+    d = check_kernel_shape(differences)
     m = d.shape[-2]
     flat = d.reshape(*d.shape[:-2], 2 * m)
     mean = np.where(zero_spread(flat), flat[..., 0], flat.mean(axis=-1))

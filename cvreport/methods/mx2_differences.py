@@ -66,17 +66,19 @@ def split_variances(differences: Any) -> np.ndarray:
     >>> split_variances([[0.8 - 0.7, 0.5 - 0.4]]).tolist()
     [0.0]
     """
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
+    d = check_kernel_shape(differences)
     return np.where(zero_spread(d), 0.0, (d[..., 0] - d[..., 1]) ** 2 / 2.0)
 
 
-def check_kernel_shape(d: np.ndarray) -> None:
+def check_kernel_shape(differences: Any) -> np.ndarray:
+    """The differences as a float array of shape ``(..., m, 2)``, or a :class:`DataError`."""
+    d = np.asarray(differences, dtype=np.float64)
     if d.ndim < 2 or d.shape[-1] != 2 or d.shape[-2] < 1:
         raise DataError(
             f"m×2 differences must have shape (..., m, 2) (rows = replications, columns = "
             f"the two folds), got {d.shape}"
         )
+    return d
 
 
 def labels_or_positions(values: Any, count: int) -> tuple[str, ...]:

@@ -98,8 +98,7 @@ def combined_ftest_5x2cv_kernel(differences: Any) -> FKernel:
 
 def _f_kernel(differences: Any, scale: float, df1: float | None) -> FKernel:
     """scale · Σ_i Σ_j (p_i^(j))² / (2 Σ_i s_i²) ~ F(df1, m) (df1 None: 2m), upper tail."""
-    d = np.asarray(differences, dtype=np.float64)
-    check_kernel_shape(d)
+    d = check_kernel_shape(differences)
     m = d.shape[-2]
     df1 = 2.0 * m if df1 is None else float(df1)
     numerator = scale * (d**2).sum(axis=(-2, -1))
