@@ -33,7 +33,6 @@ from numpy.typing import ArrayLike, NDArray
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import as_array
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
     NOTE_ANTI_CONSERVATIVE,
     REFERENCE_NADEAU_BENGIO,
@@ -275,7 +274,6 @@ def corrected_resampled_ttest(
     >>> round(corrected_resampled_ttest(t, "A", "B").statistic, 6)
     0.632456
     """
-    check_margin(alternative, margin)
     return CORRECTED_RESAMPLED_T.run(
         table,
         a,

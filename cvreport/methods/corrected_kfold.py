@@ -17,7 +17,6 @@ from numpy.typing import ArrayLike
 from cvreport.errors import DataError, DesignError
 from cvreport.methods._common import as_array
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import check_margin
 from cvreport.methods.resampled_t import (
     REFERENCE_BOUCKAERT_FRANK,
     ResampledTTestKernel,
@@ -186,7 +185,6 @@ def corrected_repeated_kfold_ttest(
     >>> res.margin, round(res.pvalue, 4), res.reject(0.05)
     (0.05, 0.0331, True)
     """
-    check_margin(alternative, margin)
     return CORRECTED_REPEATED_KFOLD_T.run(
         table,
         a,

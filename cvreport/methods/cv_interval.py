@@ -46,7 +46,7 @@ from cvreport.methods._common import (
     safe_ratio,
 )
 from cvreport.methods.docstrings import fill_doc
-from cvreport.methods.equivalence import check_margin, margin_or_base
+from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.spec import TestSpec, kfold_record_differences
 from cvreport.results import TestResult, check_alternative
 from cvreport.summary_data import SummaryRow
@@ -498,13 +498,6 @@ def cv_confidence_interval(
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (0.840168, 0.799593)
     """
-    if alternative is not None:
-        check_margin(alternative, margin)
-    elif margin is not None:
-        raise CVReportError(
-            "margin= is used only with alternative='equivalent' or 'non-inferior'; pass one "
-            "of them, or drop margin="
-        )
     return CV_INTERVAL.run(
         table,
         a,

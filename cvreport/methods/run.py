@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cvreport.data.table_input import as_table
-from cvreport.errors import DataError
+from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import (
     emit_partition_warnings,
     emit_warnings,
@@ -55,6 +55,7 @@ from cvreport.methods._common import (
     loss_alternative,
     pair_statistics,
 )
+from cvreport.methods.equivalence import check_margin
 from cvreport.results import MARGIN_ALTERNATIVES, TestResult, check_alternative
 
 if TYPE_CHECKING:
@@ -159,6 +160,14 @@ def run_table(
     one-sided "less" is H1 "A is better" for a score too). ``options`` are the
     test's keyword options (``rope``, ``test_train_ratio``, ...).
     """
+    if spec.takes_margin:  # the margin's words before the table is read
+        if alternative is not None:
+            check_margin(alternative, options.get("margin"))
+        elif options.get("margin") is not None:
+            raise CVReportError(
+                "margin= is used only with alternative='equivalent' or 'non-inferior'; pass "
+                "one of them, or drop margin="
+            )
     check_alternative_for(spec, alternative)
     table = as_table(table, data)
     spec.check_design(table)
