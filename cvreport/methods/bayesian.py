@@ -478,7 +478,6 @@ BAYESIAN_CORRELATED_T = TestSpec(
     build=_bayesian,
     prepare=prepare_splits,
     label="Bayesian correlated t test",
-    method="Bayesian correlated t test",
     reference=REFERENCE,
     designs=("kfold", "repeated_kfold", "mx2", "repeated_holdout"),
     requirement="at least 2 splits: repeated hold-out, K-fold, m×2 or repeated K-fold CV",

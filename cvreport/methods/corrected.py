@@ -289,7 +289,6 @@ PAIRED_T_RESAMPLED = TestSpec(
     build=_paired_ttest_resampled,
     prepare=partial(prepare_splits, holdout=True, ratio=False),
     label="Resampled paired t test",
-    method="Resampled paired t test",
     reference=REFERENCE_RESAMPLED,
     designs=("repeated_holdout",),
     requirement=(
@@ -309,7 +308,6 @@ CORRECTED_RESAMPLED_T = TestSpec(
     build=_corrected_resampled,
     prepare=partial(prepare_splits, holdout=True),
     label="Corrected resampled t test",
-    method="Corrected resampled t test",
     reference=REFERENCE_NADEAU_BENGIO,
     designs=("repeated_holdout",),
     requirement=(

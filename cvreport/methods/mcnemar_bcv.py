@@ -388,7 +388,6 @@ def mcnemar_5x2bcv(
 
 MCNEMAR_5X2BCV = mx2_spec(
     label="5×2 BCV McNemar test",
-    method="5×2 BCV McNemar test",
     reference=REF_BCV,
     requirement=(
         "an m×2 design (m replications of 2-fold cross-validation, ideally 5×2 block-regularized)"

@@ -433,7 +433,6 @@ PAIRED_T_5X2CV = mx2_spec(
 )
 BLOCKED_T_3X2CV = mx2_spec(
     label="Blocked 3×2cv t test",
-    method="Blocked 3×2cv t test",
     reference=REF_BLOCKED,
     function=blocked_ttest_3x2cv,
     result=Mx2TTestResult,

@@ -253,7 +253,6 @@ def proportion_test(
 
 PROPORTION = TestSpec(
     label="Difference of proportions test",
-    method="Difference of proportions test",
     reference=REFERENCE,
     designs=("holdout",),
     requirement=(

@@ -508,7 +508,6 @@ def paired_permutation_test(
 
 PAIRED_BOOTSTRAP = record_spec(
     label="Paired bootstrap test",
-    method="Paired bootstrap test",
     reference=REFERENCE_BOOTSTRAP,
     function=paired_bootstrap_test,
     result=BootstrapTestResult,

@@ -88,7 +88,7 @@ class TestSpec:
     label : str
         Short name shown in reports and tables.
     method : str
-        Full name of the method, as in the result's ``method``.
+        Full name of the method, as in the result's ``method``; by default the label.
     reference : str
         The paper (or papers) the statistic comes from.
     designs : tuple of DesignKind
@@ -161,7 +161,7 @@ class TestSpec:
 
     name: str = ""
     label: str
-    method: str
+    method: str = ""
     reference: str
     designs: tuple[DesignKind, ...]
     requirement: str
@@ -193,6 +193,7 @@ class TestSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", self.name or self.function.__name__)
+        object.__setattr__(self, "method", self.method or self.label)
         object.__setattr__(self, "designs", tuple(map(DesignKind.named, self.designs)))
 
     def run(
