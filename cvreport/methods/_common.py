@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from cvreport.data.table_input import as_table
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
@@ -53,7 +52,6 @@ __all__ = [
     "TKernel",
     "apply_degenerate_pvalue",
     "as_array",
-    "as_table",
     "check_counts",
     "chi2_sf",
     "describe_degenerate",
