@@ -13,15 +13,17 @@ a whole section, title and rule included, composed from the other keys;
 Examples
 --------
 >>> @fill_doc
-... def f(table, a=None, b=None, *, data=None):
+... def f(table, a=None, b=None, *, data=None) -> TTestResult:
 ...     '''Compare two models.
 ...
 ...     Parameters
 ...     ----------
 ...     {pair_parameters}
+...
+...     {returns}
 ...     '''
->>> "The results, or a formula" in f.__doc__
-True
+>>> "The results, or a formula" in f.__doc__, f.__doc__.split()[-3:]
+(True, ['Returns', '-------', 'TTestResult'])
 """
 
 from __future__ import annotations
@@ -271,24 +273,7 @@ def fill_doc(function: F) -> F:
     """Fill the ``{name}`` placeholders of ``function.__doc__`` from :data:`SECTIONS`.
 
     Each section is indented like the placeholder's line. ``{returns}`` is the
-    Returns section that names the function's return annotation, which the
-    signature already states (``-> TTestResult`` gives ``Returns``, its rule and
-    ``TTestResult``).
-
-    Examples
-    --------
-    >>> @fill_doc
-    ... def g() -> TTestResult:
-    ...     '''A result.
-    ...
-    ...     {returns}
-    ...     '''
-    >>> print(g.__doc__.strip())
-    A result.
-    <BLANKLINE>
-        Returns
-        -------
-        TTestResult
+    Returns section that names the return annotation the signature states.
     """
     doc = function.__doc__
     if doc is None:
