@@ -330,11 +330,14 @@ class DatasetsReport(ReportDisplay):
         -------
         str
         """
+        # the picture's first line names the package: the fragment's first line, said once
+        package_line, tikz = self.cd_tikz(width_cm=width_cm).split("\n", 1)
         return (
             latex_environment()
             .get_template("cd_diagram.tex.j2")
             .render(
-                tikz=self.cd_tikz(width_cm=width_cm),
+                package_line=package_line,
+                tikz=tikz,
                 caption=multi_view.cd_caption(self.analysis),
                 standalone=standalone,
                 environment="figure*" if width_cm > 9 else "figure",

@@ -52,3 +52,16 @@ def test_five_data_sets_reject_at_ten_percent_but_not_at_five() -> None:
     }
     assert not kept[0.05]["reject"].any()
     assert kept[0.10]["reject"].all()
+
+
+@pytest.mark.parametrize("standalone", [False, True])
+def test_cd_latex_says_once_that_it_needs_tikz(standalone: bool) -> None:
+    report = DatasetsReport(_scores(6), direction="higher", baseline="new", n_samples=2000)
+    text = report.cd_latex(standalone=standalone)
+    assert text.count("{tikz}") == 1  # the preamble, or the first comment line
+    first = text.lstrip().splitlines()[0]
+    if standalone:
+        assert first.startswith("\\documentclass") and "needs" not in text
+    else:
+        assert first == r"% Critical-difference diagram (Demšar 2006); needs \usepackage{tikz}."
+        assert "\\begin{tikzpicture}" in text and text.count("needs") == 1
