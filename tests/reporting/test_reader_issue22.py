@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ from scipy import stats
 
 import cvreport
 from cvreport.data.datasets import DatasetsTable
+from cvreport.rendering.writer import OutputExistsError
 from cvreport.reporting import interpret
 from cvreport.reporting.multi_report import DatasetsReport
 
@@ -211,3 +213,16 @@ def test_many_data_sets_intro_names_the_metric_as_a_reader_does() -> None:
     text = DatasetsReport(table, baseline="A", n_samples=2000).to_markdown()
     assert "2 models on 6 data sets; metric: AUC (higher is better)." in text
     assert "roc_auc" not in _prose(text)
+
+
+def test_many_data_sets_files_are_refused_and_written_as_the_report_s(tmp_path: Path) -> None:
+    report = DatasetsReport(_scores(6), direction="higher", baseline="new", n_samples=2000)
+    for path, save, start in (
+        (tmp_path / "cd.svg", report.save_cd, "<svg"),
+        (tmp_path / "cd.tex", report.save_cd, "\\documentclass"),
+        (tmp_path / "report.md", report.save, "# "),
+    ):
+        assert save(path) == path and path.read_text(encoding="utf-8").startswith(start)
+        with pytest.raises(OutputExistsError, match="exists; pass overwrite=True"):
+            save(path)
+        assert save(path, overwrite=True) == path
