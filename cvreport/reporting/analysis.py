@@ -293,7 +293,7 @@ class _Runner:
                     continue
                 note = (
                     f"{failed[0].spec.method} could not run ({failed[0].reason}); "
-                    f"{fallback.method} is reported in its place."
+                    f"{interpret.in_sentence(fallback.method)} is reported in its place."
                 )
                 break
         return Comparison(a, b, tuple(outcomes), tuple(skipped), fallback_note=note)
