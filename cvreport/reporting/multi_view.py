@@ -324,6 +324,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         Strings, numbers and lists only; each test named by its method.
     """
     friedman = analysis.friedman
+    metric_words = reader_name(analysis.metric.name)  # the reader's name (AUC for roc_auc)
     nemenyi = analysis.nemenyi
     per = analysis.per_dataset
     tests_by_dataset: dict[Any, set[str]] = {}
@@ -385,7 +386,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "positive when A's {metric} is higher. Words: negligible, small, medium, large "
         "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. An effect "
         "size describes; the tests above decide."
-    ).replace("{metric}", reader_name(analysis.metric.name))
+    ).replace("{metric}", metric_words)
     order = friedman.average_ranks.sort_values(kind="mergesort")
     k, n = friedman.n_models, friedman.n_datasets
     decision = "rejects" if friedman.reject(analysis.alpha) else "does not reject"
@@ -431,8 +432,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     return {
         "title": title,
         "intro": (
-            # the metric as a reader names it (AUC for roc_auc)
-            f"{k} models on {n} data sets; metric: {reader_name(analysis.metric.name)} "
+            f"{k} models on {n} data sets; metric: {metric_words} "
             f"({analysis.metric.direction} is better)."
             + (f" The baseline is {analysis.baseline}." if analysis.baseline is not None else "")
         ),
@@ -441,7 +441,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         # one score per data set and model: one sentence, not a table of dashes
         "designs_note": None
         if per is not None
-        else f"Each of the {n} data sets holds one {reader_name(analysis.metric.name)} per model: no test "
+        else f"Each of the {n} data sets holds one {metric_words} per model: no test "
         "runs within a data set, and the comparison rests on the tests across data sets "
         "below.",
         "wtl_matrix": matrix,
@@ -476,7 +476,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             if bayes is None
             else f"Bayesian signed-rank test (Benavoli et al. 2017): posterior probability "
             f"that A is better, that the two are practically equivalent (|difference| ≤ "
-            f"{bayes.rope:g} in {reader_name(analysis.metric.name)}), or that B is better; "
+            f"{bayes.rope:g} in {metric_words}), or that B is better; "
             f"{bayes.n_samples:,} Monte Carlo draws per pair, seed {bayes.seed}, prior strength "
             f"{bayes.prior_strength:g} (Monte Carlo standard error "
             f"{_at_most(max(r.mc_standard_error for r in analysis.bayesian))})."
