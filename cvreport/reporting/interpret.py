@@ -198,7 +198,8 @@ def hypothesis_sentence(
     if alternative in ("less", "greater"):
         better, worse = (a, b) if alternative == "less" else (b, a)
         return (
-            f"H₁: {better} is better than {worse} ({metric.better_word} {reader_name(metric.name)}; "
+            f"H₁: {better} is better than {worse} "
+            f"({metric.better_word} {reader_name(metric.name)}; "
             "one-sided, as asked)."
         )
     return f"H₁: {a} and {b} differ (two-sided)."
@@ -596,7 +597,8 @@ def disagreement_sentence(
     verb_no = "does not" if len(not_rejecting) == 1 else "do not"
     text = (
         f"The tests disagree about {a} and {b} at α = {alpha:g}: {join_methods(rejecting)} "
-        f"{verb_yes} a difference, {join_methods(not_rejecting)} {verb_no}. Tests answer slightly different "
+        f"{verb_yes} a difference, {join_methods(not_rejecting)} {verb_no}. Tests answer "
+        "slightly different "
         "questions and differ in how often they raise false alarms; "
     )
     split = set(recommended) & set(rejecting) and set(recommended) & set(not_rejecting)
@@ -824,13 +826,15 @@ def general_caveats(
             )
     if direction is not None and direction.source.inferred:
         caveats.append(
-            f"The values are read as {reader_name(metric.name)}, where {metric.better_word} is better "
+            f"The values are read as {reader_name(metric.name)}, "
+            f"where {metric.better_word} is better "
             f"({direction.words})."
         )
     if rope is not None and not rope_given:
         caveats.append(
             f"The Bayesian test's region of practical equivalence is ±{format_number(rope)} "
-            f"in {reader_name(metric.name)}, the default: Benavoli et al. (2017) use 1% for accuracy. Pass "
+            f"in {reader_name(metric.name)}, the default: Benavoli et al. (2017) use 1% for "
+            "accuracy. Pass "
             "a rope suited to your metric (test_options, --rope) when it means something else."
         )
     if not per_record and has_records and single_split:
