@@ -480,7 +480,7 @@ def test_per_fold_scores_through_the_command_line(
     expected = corrected_repeated_kfold_ttest(table, "A", "B")
     text = out.read_text(encoding="utf-8")
     assert format_pvalue(expected.pvalue) in text
-    assert "| A | 0." in text and "Mean auc" in text  # the score as given, not negated
+    assert "| A | 0." in text and "Mean AUC" in text  # the score as given, not negated
     status, _, stderr = run(
         ["report", str(data), "-f", FORMULA, "-o", str(tmp_path / "x.md"),
          "--test-train-ratio", "0.5"],

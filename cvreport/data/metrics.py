@@ -57,6 +57,7 @@ __all__ = [
     "grouped_metric_values",
     "metric_names",
     "order_keys",
+    "reader_name",
     "resolve_metric",
 ]
 
@@ -140,6 +141,40 @@ for _word in ("precision", "recall"):
             False,
             f"{_word}_score(average='{_avg}')",
         )
+
+
+# how a sentence names each metric; the code name stays where the user types it
+_READER_NAMES = {
+    "accuracy": "accuracy",
+    "zero_one_loss": "0/1 loss",
+    "log_loss": "log loss",
+    "brier_score_loss": "Brier score",
+    "balanced_accuracy": "balanced accuracy",
+    "matthews_corrcoef": "Matthews correlation coefficient",
+    "kappa": "Cohen's kappa",
+    "f1": "F1",
+    "roc_auc": "AUC",
+    "roc_auc_ovr": "one-vs-rest AUC",
+    "average_precision": "average precision",
+    **{
+        f"{word}_{average}": f"{average} {'F1' if word == 'f1' else word}"
+        for word in ("f1", "precision", "recall")
+        for average in ("macro", "micro", "weighted")
+    },
+}
+
+
+def reader_name(name: str) -> str:
+    """How a sentence names a metric: ``"roc_auc"`` → ``"AUC"``; any other name as it is.
+
+    Examples
+    --------
+    >>> reader_name("roc_auc"), reader_name("log_loss"), reader_name("f1_macro")
+    ('AUC', 'log loss', 'macro F1')
+    >>> reader_name("auc"), reader_name("val_error")
+    ('AUC', 'val_error')
+    """
+    return _READER_NAMES.get(_ALIASES.get(name, name), name)
 
 
 def metric_names() -> tuple[str, ...]:

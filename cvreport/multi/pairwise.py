@@ -248,13 +248,15 @@ def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
     )
 
 
-def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
-    """Where the signed-rank test's assumptions fail for one pair, in words."""
+def _signed_rank_warnings(
+    n: int, zeros: int, tied: bool, alpha: float = 0.05
+) -> tuple[str, ...]:
+    """Where the signed-rank test's assumptions fail for one pair at ``alpha``, in words."""
     notes: list[str] = []
-    if 2.0 / 2**n > 0.05:
+    if 2.0 / 2**n > alpha:  # the smallest two-sided p-value of the exact null: all signs alike
         notes.append(
             f"With {n} data sets the smallest two-sided p-value the Wilcoxon signed-rank test "
-            f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = 0.05."
+            f"can give is {2.0 / 2**n:.4g}: it cannot reject at α = {alpha:g}."
         )
     if zeros == n:
         notes.append(
@@ -286,7 +288,9 @@ def _signed_rank_warnings(n: int, zeros: int, tied: bool) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _results(advantages: np.ndarray, pairs: Sequence[tuple[Any, Any]]) -> list[WilcoxonResult]:
+def _results(
+    advantages: np.ndarray, pairs: Sequence[tuple[Any, Any]], alpha: float = 0.05
+) -> list[WilcoxonResult]:
     batch = _signed_ranks(advantages)
     n = advantages.shape[1]
     results = []
@@ -304,7 +308,7 @@ def _results(advantages: np.ndarray, pairs: Sequence[tuple[Any, Any]]) -> list[W
                 wins_a=int(batch.wins_a[index]),
                 wins_b=int(batch.wins_b[index]),
                 ties=zeros,
-                warnings=_signed_rank_warnings(n, zeros, bool(batch.tied[index])),
+                warnings=_signed_rank_warnings(n, zeros, bool(batch.tied[index]), alpha),
             )
         )
     return results
@@ -468,7 +472,7 @@ def pairwise_wilcoxon(
     columns = values.columns
     first = matrix[:, columns.get_indexer([a for a, _ in pairs])].T
     second = matrix[:, columns.get_indexer([b for _, b in pairs])].T
-    results = _results(_advantage(first, second, direction), pairs) if pairs else []
+    results = _results(_advantage(first, second, direction), pairs, alpha) if pairs else []
     pvalues = np.array([r.pvalue for r in results])
     method = str(correction).lower()
     if method == "none" or len(pairs) == 1:

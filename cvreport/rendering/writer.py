@@ -256,9 +256,9 @@ def write_text(
                 )
                 return target
             except OSError as error:
-                if error.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.ENOSYS):
+                if error.errno not in _NO_LINKAT:
                     raise  # linking unnamed files is not possible here: write a named one
-        _write_named(folder, data, target, overwrite=overwrite, exists_error=exists_error)
+        _write_named(target, data, overwrite=overwrite, exists_error=exists_error)
     except OutputExistsError:
         raise
     except OSError as error:
@@ -294,22 +294,10 @@ def _link_unnamed(
 
 
 def _write_named(
-    folder: Path,
-    data: bytes,
-    target: Path,
-    *,
-    overwrite: bool,
-    exists_error: type[OutputExistsError],
+    target: Path, data: bytes, *, overwrite: bool, exists_error: type[OutputExistsError]
 ) -> None:
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    temporary = _named_copy(target, data)
     try:
-        try:
-            _write_all(descriptor, data)
-        finally:
-            os.close(descriptor)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; use the umask
         if overwrite:
             os.replace(temporary, target)
             return
@@ -322,7 +310,7 @@ def _write_named(
                 raise _exists(target, exists_error) from None
             os.replace(temporary, target)
     finally:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
 
 
 def write_texts(

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cvreport.data.metric import Metric
+from cvreport.data.metrics import reader_name
 from cvreport.distributions import as_distribution
 from cvreport.errors import (
     CVReportError,
@@ -292,7 +293,7 @@ class _Runner:
                     continue
                 note = (
                     f"{failed[0].spec.method} could not run ({failed[0].reason}); "
-                    f"{fallback.method} is reported in its place."
+                    f"{interpret.in_sentence(fallback.method)} is reported in its place."
                 )
                 break
         return Comparison(a, b, tuple(outcomes), tuple(skipped), fallback_note=note)
@@ -444,7 +445,7 @@ def _read(
         who = {"method": outcome.method, "a": outcome.a, "b": outcome.b}
         probabilities = asdict(outcome.posterior)
         reading = interpret.bayesian_sentence(
-            **who, **probabilities, metric=metric.name, degenerate=degenerate
+            **who, **probabilities, metric=reader_name(metric.name), degenerate=degenerate
         )
         short = interpret.posterior_clause(**who, **probabilities)
         return replace(outcome, interpretation=reading, headline=short)

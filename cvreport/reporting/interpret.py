@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from cvreport.data.direction import Setting
 from cvreport.data.metric import Metric
+from cvreport.data.metrics import reader_name
 from cvreport.rendering.formatting import (
     format_interval,
     format_number,
@@ -123,7 +124,7 @@ def direction_sentence(
     >>> print(direction_sentence(0.0, "A", "B"))
     A and B have the same mean loss (A − B = 0.0000).
     >>> print(direction_sentence(-0.0045, "svm", "rf", metric=Metric("auc", "higher")))
-    rf has the higher mean auc, by 0.0045 (A − B = -0.0045).
+    rf has the higher mean AUC, by 0.0045 (A − B = -0.0045).
     >>> print(direction_sentence(-0.021, "forest", "tree", metric=Metric("error", "lower")))
     forest has the lower mean error, by 0.0210 (A − B = -0.0210).
     >>> print(direction_sentence(0.0071, "lr", "nb", metric=Metric("roc_auc", "higher"),
@@ -134,7 +135,7 @@ def direction_sentence(
     """
     metric = metric or Metric("loss", "lower")
     difference = f"{a} − {b}" if named else "A − B"
-    measure = measure or f"mean {metric.name}"
+    measure = measure or f"mean {reader_name(metric.name)}"
     if estimate_label != "mean difference":
         return _centre_sentence(estimate, estimate_label)
     if estimate is None or not math.isfinite(estimate):
@@ -156,13 +157,14 @@ def measure_words(metric: Metric, *, per_record: bool, n_folds: int) -> str:
     >>> auc = Metric("roc_auc", "higher")
     >>> measure_words(auc, per_record=False, n_folds=10), measure_words(auc, per_record=False,
     ...                                                                  n_folds=1)
-    ('mean per-fold roc_auc', 'roc_auc')
+    ('mean per-fold AUC', 'AUC')
     >>> measure_words(Metric("error rate", "lower"), per_record=True, n_folds=10)
     'mean error rate'
     """
+    name = reader_name(metric.name)
     if per_record:
-        return f"mean {metric.name}"
-    return metric.name if n_folds <= 1 else f"mean per-fold {metric.name}"
+        return f"mean {name}"
+    return name if n_folds <= 1 else f"mean per-fold {name}"
 
 
 def _centre_sentence(estimate: float | None, label: str) -> str:
@@ -186,7 +188,7 @@ def hypothesis_sentence(
     >>> print(hypothesis_sentence("two-sided", "A", "B"))
     H₁: A and B differ (two-sided).
     >>> print(hypothesis_sentence("less", "A", "B", Metric("auc", "higher")))
-    H₁: A is better than B (higher auc; one-sided, as asked).
+    H₁: A is better than B (higher AUC; one-sided, as asked).
     >>> print(hypothesis_sentence("non-inferior", "A", "B", Metric("accuracy", "higher"), 0.005))
     H₁: A is not worse than B by 0.005 accuracy or more (A − B > −0.005).
     """
@@ -196,7 +198,8 @@ def hypothesis_sentence(
     if alternative in ("less", "greater"):
         better, worse = (a, b) if alternative == "less" else (b, a)
         return (
-            f"H₁: {better} is better than {worse} ({metric.better_word} {metric.name}; "
+            f"H₁: {better} is better than {worse} "
+            f"({metric.better_word} {reader_name(metric.name)}; "
             "one-sided, as asked)."
         )
     return f"H₁: {a} and {b} differ (two-sided)."
@@ -206,7 +209,7 @@ def _margin_hypothesis(
     alternative: str, a: str, b: str, metric: Metric, margin: float | None
 ) -> str:
     m = "the margin" if margin is None else f"{margin:g}"
-    units = "" if margin is None else f" {metric.name}"
+    units = "" if margin is None else f" {reader_name(metric.name)}"
     if alternative == "equivalent":
         return (
             f"H₁: {a} and {b} are equivalent within ±{m}{units} (two one-sided tests: "
@@ -276,12 +279,12 @@ def margin_sentence(
             f"{place}"
         )
     if alternative == "equivalent":
-        within = f"within ±{m} {metric.name}"
+        within = f"within ±{m} {reader_name(metric.name)}"
         claim = f"{a} and {b} are equivalent {within}"
         failed = f"equivalence of {a} and {b} {within} was NOT shown"
         doubt = "This does not mean that they differ by more than the margin"
     else:
-        claim = f"{a} is not worse than {b} by more than {m} {metric.name}"
+        claim = f"{a} is not worse than {b} by more than {m} {reader_name(metric.name)}"
         failed = f"non-inferiority was NOT shown: the data do not show that {claim}"
         doubt = f"This is not evidence that {a} is worse"
     tail = "" if reject else f" {doubt}: these data cannot tell at this level."
@@ -358,7 +361,7 @@ def decision_sentence(
     if interval is not None:
         not_adjusted = "not adjusted for the multiple comparisons" if adjusted is not None else ""
         if estimate_label == "mean difference":
-            about = f"A − B in {metric.name}"
+            about = f"A − B in {reader_name(metric.name)}"
             unadjusted = f" ({not_adjusted})" if not_adjusted else ""
         else:  # one parenthesis, not two: "p₁⁽¹⁾ (A − B on that fold; not adjusted …)"
             about = f"{estimate_label.split(',')[0]} (A − B on that fold"
@@ -593,8 +596,9 @@ def disagreement_sentence(
     verb_yes = "finds" if len(rejecting) == 1 else "find"
     verb_no = "does not" if len(not_rejecting) == 1 else "do not"
     text = (
-        f"The tests disagree about {a} and {b} at α = {alpha:g}: {join_words(rejecting)} "
-        f"{verb_yes} a difference, {join_words(not_rejecting)} {verb_no}. Tests answer slightly different "
+        f"The tests disagree about {a} and {b} at α = {alpha:g}: {join_methods(rejecting)} "
+        f"{verb_yes} a difference, {join_methods(not_rejecting)} {verb_no}. Tests answer "
+        "slightly different "
         "questions and differ in how often they raise false alarms; "
     )
     split = set(recommended) & set(rejecting) and set(recommended) & set(not_rejecting)
@@ -605,7 +609,7 @@ def disagreement_sentence(
         )
     if recommended:
         return (
-            text + f"rely on the recommended test ({join_words(recommended)}), and read the "
+            text + f"rely on the recommended test ({join_methods(recommended)}), and read the "
             "disagreement as a sign that the evidence is borderline."
         )
     return text + "read the disagreement as a sign that the evidence is borderline."
@@ -725,6 +729,50 @@ def posterior_disagreement(
     return None
 
 
+# a method name whose first word is one of these keeps its capital inside a sentence
+_PROPER_FIRST_WORDS = frozenset({"Bayesian", "Friedman", "Nadeau", "Nemenyi", "Wilcoxon"})
+
+
+def in_sentence(method: str) -> str:
+    """A test's method name as it reads inside a sentence.
+
+    The first letter is lower-cased unless the first word is a person's name
+    (``Dietterich's``, ``McNemar's``, ``Wilcoxon``, ``Bayesian``, ...), a symbol
+    (``K-fold``, ``F``) or an abbreviation (``5×2 BCV``).
+
+    Examples
+    --------
+    >>> in_sentence("Corrected repeated k-fold CV t test")
+    'corrected repeated k-fold CV t test'
+    >>> in_sentence("Dietterich's 5×2cv paired t test"), in_sentence("K-fold cross-validated t")
+    ("Dietterich's 5×2cv paired t test", 'K-fold cross-validated t')
+    """
+    first = method.split(" ", 1)[0]
+    proper = (
+        first in _PROPER_FIRST_WORDS
+        or first.endswith("'s")
+        or len(first.split("-", 1)[0]) == 1  # a symbol: "K-fold", "F test"
+        or any(c.isupper() or c.isdigit() for c in first[1:])  # "DeLong", "BCV"
+    )
+    return method if proper or not method[:1].isupper() else method[:1].lower() + method[1:]
+
+
+def join_methods(methods: Sequence[str], *, starts_sentence: bool = False) -> str:
+    """Method names listed inside a sentence (the first keeps its capital when it starts one).
+
+    >>> join_methods(["Corrected resampled t test", "Paired bootstrap test"])
+    'corrected resampled t test and paired bootstrap test'
+    """
+    named = [in_sentence(m) for m in methods]
+    if starts_sentence and named:
+        named[0] = methods[0]
+    return join_words(named)
+
+
+def _sentence_start(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
 def join_words(items: Sequence[str]) -> str:
     """Items as a sentence lists them: ``"a, b and c"``.
 
@@ -778,23 +826,27 @@ def general_caveats(
             )
     if direction is not None and direction.source.inferred:
         caveats.append(
-            f"The values are read as {metric.name}, where {metric.better_word} is better "
+            f"The values are read as {reader_name(metric.name)}, "
+            f"where {metric.better_word} is better "
             f"({direction.words})."
         )
     if rope is not None and not rope_given:
         caveats.append(
             f"The Bayesian test's region of practical equivalence is ±{format_number(rope)} "
-            f"in {metric.name}, the default: Benavoli et al. (2017) use 1% for accuracy. Pass "
+            f"in {reader_name(metric.name)}, the default: Benavoli et al. (2017) use 1% for "
+            "accuracy. Pass "
             "a rope suited to your metric (test_options, --rope) when it means something else."
         )
     if not per_record and has_records and single_split:
         caveats.append(
-            f"{metric.name} is not a mean of per-record values, so it is computed once on the "
+            f"{_sentence_start(reader_name(metric.name))} is not a mean of per-record values, so "
+            "it is computed once on the "
             "hold-out set; tests that need per-record losses (McNemar's tests) do not apply."
         )
     elif not per_record and has_records:
         caveats.append(
-            f"{metric.name} is not a mean of per-record values, so it is compared fold by "
+            f"{_sentence_start(reader_name(metric.name))} is not a mean of per-record values, so "
+            "it is compared fold by "
             "fold; tests that need per-record losses (McNemar's tests, the CV confidence "
             "interval) do not apply."
             + (" The records' folds were given, so the overlap audit runs." if audit_runs else "")

@@ -34,6 +34,8 @@ Examples
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
-from cvreport.rendering.writer import OutputExistsError, format_from_suffix, write_text
+from cvreport.rendering.writer import format_from_suffix, refuse_existing, write_text
 from cvreport.reporting import multi_view
 
 __all__ = ["DatasetsReport"]
@@ -330,11 +332,14 @@ class DatasetsReport(ReportDisplay):
         -------
         str
         """
+        # the picture's first line names the package: the fragment's first line, said once
+        package_line, tikz = self.cd_tikz(width_cm=width_cm).split("\n", 1)
         return (
             latex_environment()
             .get_template("cd_diagram.tex.j2")
             .render(
-                tikz=self.cd_tikz(width_cm=width_cm),
+                package_line=package_line,
+                tikz=tikz,
                 caption=multi_view.cd_caption(self.analysis),
                 standalone=standalone,
                 environment="figure*" if width_cm > 9 else "figure",
@@ -369,25 +374,13 @@ class DatasetsReport(ReportDisplay):
         OutputExistsError
             If the file exists and ``overwrite`` is false.
         """
-        target = Path(path)
-        kind = format_from_suffix(target, {".svg": "svg", ".tex": "latex"})
-        if target.exists() and not overwrite:
-            raise OutputExistsError(
-                f"{str(target)!r} exists; pass overwrite=True to replace it", target
-            )
-        text = self.cd_svg() if kind == "svg" else self.cd_latex(standalone=True)
-        return write_text(target, text, overwrite=overwrite)
+        renderers = {"svg": self.cd_svg, "latex": partial(self.cd_latex, standalone=True)}
+        return _write(path, {".svg": "svg", ".tex": "latex"}, renderers, overwrite=overwrite)
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the report; the suffix (.html, .md, .tex) picks the format."""
-        target = Path(path)
-        kind = format_from_suffix(target, _FORMATS)
-        if target.exists() and not overwrite:
-            raise OutputExistsError(
-                f"{str(target)!r} exists; pass overwrite=True to replace it", target
-            )
-        text = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}[kind]()
-        return write_text(target, text, overwrite=overwrite)
+        renderers = {"html": self.to_html, "markdown": self.to_markdown, "latex": self.to_latex}
+        return _write(path, _FORMATS, renderers, overwrite=overwrite)
 
     def __repr__(self) -> str:
         friedman = self.analysis.friedman
@@ -395,3 +388,17 @@ class DatasetsReport(ReportDisplay):
             f"<DatasetsReport: {self.title!r}; Friedman {multi_view.p_text(friedman.pvalue)}, "
             f"Iman–Davenport {multi_view.p_text(friedman.f_pvalue)}>"
         )
+
+
+def _write(
+    path: str | os.PathLike[str],
+    formats: Mapping[str, str],
+    renderers: Mapping[str, Callable[[], str]],
+    *,
+    overwrite: bool,
+) -> Path:
+    """Render in the format of ``path``'s suffix and write it, refusing an existing file first."""
+    target = Path(path)
+    kind = format_from_suffix(target, formats)
+    refuse_existing(target, overwrite=overwrite)
+    return write_text(target, renderers[kind](), overwrite=overwrite)

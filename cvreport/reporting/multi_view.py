@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 from cvreport._version import __version__
+from cvreport.data.metrics import reader_name
 from cvreport.errors import CVReportError
 from cvreport.methods.registry import get_spec
 from cvreport.multi.analysis import DatasetsAnalysis
@@ -36,6 +37,7 @@ from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.rendering.cd_tikz import cd_text as draw_cd_text
 from cvreport.rendering.cd_tikz import cd_tikz as draw_cd_tikz
 from cvreport.rendering.simplex import simplex_plot
+from cvreport.reporting.interpret import in_sentence
 
 __all__ = [
     "BETTER",
@@ -136,10 +138,10 @@ def _marks(analysis: DatasetsAnalysis) -> dict[tuple[Any, Any], str]:
 def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
     metric = analysis.metric
     lines = [
-        f"Mean ± standard deviation of the {metric.name} over each data set's folds "
+        f"Mean ± standard deviation of the {reader_name(metric.name)} over each data set's folds "
         f"({metric.direction} is better); the best mean of each data set in bold."
         if _has_folds(analysis)
-        else f"The {metric.name} of each model on each data set, one value each "
+        else f"The {reader_name(metric.name)} of each model on each data set, one value each "
         f"({metric.direction} is better); the best of each data set in bold."
     ]
     tex = [formatting.escape_latex(lines[0])]
@@ -147,7 +149,9 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
     if per is not None and per.baseline is not None:
         used = per.tests_used()
         tests = "; ".join(
-            f"{method} on {', '.join(map(str, sets))}" if len(used) > 1 else method
+            f"{in_sentence(method)} on {', '.join(map(str, sets))}"
+            if len(used) > 1
+            else in_sentence(method)
             for method, sets in used.items()
         )
         correction = (
@@ -222,7 +226,7 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
     ranks = analysis.friedman.average_ranks
     legend, legend_tex = _legend(analysis)
     return {
-        "caption": f"{analysis.metric.name} of {len(analysis.models)} models on "
+        "caption": f"{reader_name(analysis.metric.name)} of {len(analysis.models)} models on "
         f"{len(analysis.datasets)} data sets",
         "models": [str(m) for m in analysis.models],
         "baseline": None if analysis.baseline is None else str(analysis.baseline),
@@ -279,7 +283,7 @@ def latex_table_context(
     legend = list(table["legend_tex"])
     if _has_folds(analysis):
         legend[0] = formatting.escape_latex(
-            f"Mean of the {analysis.metric.name} over each data set's folds "
+            f"Mean of the {reader_name(analysis.metric.name)} over each data set's folds "
             f"({analysis.metric.direction} is better), the standard deviation below it "
             "in brackets; the best mean of each data set in bold."
         )
@@ -320,6 +324,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         Strings, numbers and lists only; each test named by its method.
     """
     friedman = analysis.friedman
+    metric_words = reader_name(analysis.metric.name)  # the reader's name (AUC for roc_auc)
     nemenyi = analysis.nemenyi
     per = analysis.per_dataset
     tests_by_dataset: dict[Any, set[str]] = {}
@@ -381,7 +386,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "positive when A's {metric} is higher. Words: negligible, small, medium, large "
         "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. An effect "
         "size describes; the tests above decide."
-    ).replace("{metric}", analysis.metric.name)
+    ).replace("{metric}", metric_words)
     order = friedman.average_ranks.sort_values(kind="mergesort")
     k, n = friedman.n_models, friedman.n_datasets
     decision = "rejects" if friedman.reject(analysis.alpha) else "does not reject"
@@ -427,8 +432,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     return {
         "title": title,
         "intro": (
-            # the metric as the user named it, which may be a code name (roc_auc): no article
-            f"{k} models on {n} data sets; metric: {analysis.metric.name} "
+            f"{k} models on {n} data sets; metric: {metric_words} "
             f"({analysis.metric.direction} is better)."
             + (f" The baseline is {analysis.baseline}." if analysis.baseline is not None else "")
         ),
@@ -437,7 +441,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         # one score per data set and model: one sentence, not a table of dashes
         "designs_note": None
         if per is not None
-        else f"Each of the {n} data sets holds one {analysis.metric.name} per model: no test "
+        else f"Each of the {n} data sets holds one {metric_words} per model: no test "
         "runs within a data set, and the comparison rests on the tests across data sets "
         "below.",
         "wtl_matrix": matrix,
@@ -472,7 +476,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             if bayes is None
             else f"Bayesian signed-rank test (Benavoli et al. 2017): posterior probability "
             f"that A is better, that the two are practically equivalent (|difference| ≤ "
-            f"{bayes.rope:g} in {analysis.metric.name}), or that B is better; "
+            f"{bayes.rope:g} in {metric_words}), or that B is better; "
             f"{bayes.n_samples:,} Monte Carlo draws per pair, seed {bayes.seed}, prior strength "
             f"{bayes.prior_strength:g} (Monte Carlo standard error "
             f"{_at_most(max(r.mc_standard_error for r in analysis.bayesian))})."
@@ -538,15 +542,22 @@ def simplex_figures(analysis: DatasetsAnalysis) -> list[dict[str, str]]:
     return figures
 
 
+def _cd_arguments(analysis: DatasetsAnalysis) -> dict[str, Any]:
+    """What the SVG and the TikZ diagram draw: the ranks, the CD and Nemenyi's cliques."""
+    return {
+        "average_ranks": analysis.nemenyi.average_ranks,
+        "cd": analysis.nemenyi.cd,
+        "cliques": analysis.nemenyi.cliques,
+        "n_datasets": len(analysis.datasets),
+        "test": f"Nemenyi test at α = {analysis.alpha:g}",
+        "highlight": analysis.baseline,
+    }
+
+
 def cd_svg(analysis: DatasetsAnalysis, *, figure_id: str = "cvr-cd") -> str:
     """The critical-difference diagram (Nemenyi cliques) as inline SVG."""
     return cd_diagram(
-        analysis.nemenyi.average_ranks,
-        cd=analysis.nemenyi.cd,
-        cliques=analysis.nemenyi.cliques,
-        n_datasets=len(analysis.datasets),
-        test=f"Nemenyi test at α = {analysis.alpha:g}",
-        highlight=analysis.baseline,
+        **_cd_arguments(analysis),
         figure_id=figure_id,
         title=f"Critical-difference diagram: average ranks of {len(analysis.models)} models",
     )
@@ -554,15 +565,7 @@ def cd_svg(analysis: DatasetsAnalysis, *, figure_id: str = "cvr-cd") -> str:
 
 def cd_tikz(analysis: DatasetsAnalysis, *, width_cm: float = 8.0) -> str:
     """The critical-difference diagram (Nemenyi cliques) as a bare ``tikzpicture``."""
-    return draw_cd_tikz(
-        analysis.nemenyi.average_ranks,
-        cd=analysis.nemenyi.cd,
-        cliques=analysis.nemenyi.cliques,
-        n_datasets=len(analysis.datasets),
-        test=f"Nemenyi test at α = {analysis.alpha:g}",
-        highlight=analysis.baseline,
-        width_cm=width_cm,
-    )
+    return draw_cd_tikz(**_cd_arguments(analysis), width_cm=width_cm)
 
 
 def cd_text(analysis: DatasetsAnalysis) -> str:

@@ -412,18 +412,11 @@ class Report(ReportDisplay):
         )
 
 
-def report(
-    table: ResultsTable | str,
-    *,
-    pairs: Sequence[tuple[str, str]] | None = None,
-    tests: str | Sequence[str] = "recommended",
-    alpha: float = 0.05,
-    correction: str | None = "holm",
-    data: pd.DataFrame | None = None,
-    title: str | None = None,
-    test_options: Mapping[str, Mapping[str, Any]] | None = None,
-) -> Report:
+def report(table: ResultsTable | str, **options: Any) -> Report:
     """Shortcut for :class:`Report`: ``cvreport.report(table).save("report.html")``.
+
+    ``options`` are those of :class:`Report` (``pairs``, ``tests``, ``alpha``,
+    ``correction``, ``data``, ``title``, ``test_options``).
 
     Examples
     --------
@@ -436,16 +429,7 @@ def report(
     >>> rep.to_markdown().startswith("# ")
     True
     """
-    return Report(
-        table,
-        pairs=pairs,
-        tests=tests,
-        alpha=alpha,
-        correction=correction,
-        data=data,
-        title=title,
-        test_options=test_options,
-    )
+    return Report(table, **options)
 
 
 # -- helpers ------------------------------------------------------------------

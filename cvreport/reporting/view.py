@@ -18,6 +18,7 @@ import pandas as pd
 
 from cvreport._version import __version__
 from cvreport.data.design import DesignKind
+from cvreport.data.metrics import reader_name
 from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
@@ -150,9 +151,9 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "source": _article_before_count(facts.source),
         "formula": facts.formula,
         "loss_name": facts.loss_name,
-        "measure": metric.name,
+        "measure": reader_name(metric.name),
         # the per-model column: a mean over folds, or the one value of one test set
-        **_value_words(metric.name, one_value=not analysis.measure.startswith("mean")),
+        **_value_words(reader_name(metric.name), one_value=not analysis.measure.startswith("mean")),
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": "" if facts.direction is None else str(facts.direction.source),
@@ -263,7 +264,7 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
         if missing:  # the verdicts below are not the recommended test's: say so first
             said = "test" if len(missing) == 1 else "tests"
             text = (
-                f"The recommended {said} ({interpret.join_words(missing)}) could not run "
+                f"The recommended {said} ({interpret.join_methods(missing)}) could not run "
                 f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
             )
         lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
@@ -311,7 +312,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
                 "anchor": f"pair-{index + 1}",
                 "test": deciding.method
                 if deciding
-                else (f"none: {interpret.join_words(missing)} did not run" if missing else None),
+                else (f"none: {interpret.join_methods(missing)} did not run" if missing else None),
                 "estimate": _mean_difference(comparison),
                 "pvalue": float_or_none(deciding.result.pvalue) if deciding else None,
                 "adjusted": deciding.adjusted if deciding else None,
@@ -386,7 +387,9 @@ def _pair_context(
     for caveat in caveats:  # a caveat several tests share is said once, naming them all
         methods = said.get((caveat["kind"], caveat["text"]))
         if methods is not None:
-            caveat["text"] = f"{interpret.join_words(methods)}: {caveat['text']}"
+            caveat["text"] = (
+                f"{interpret.join_methods(methods, starts_sentence=True)}: {caveat['text']}"
+            )
     holdout = analysis.design.kind == "holdout"
     return {
         "index": index,
@@ -434,25 +437,26 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     interval = band.shown_interval if band else None
     interval_label = (
         f"{level_text(band.result.interval_level(analysis.alpha))} interval of the recommended "
-        f"{band.method}"
+        f"{interpret.in_sentence(band.method)}"
         # the decision uses the adjusted p-value; the band is the test's own interval
         + (" (unadjusted)" if band.adjusted is not None else "")
         if band
         else "interval"
     )
     metric = analysis.metric
-    xlabel = f"{metric.name} of {comparison.a} − {metric.name} of {comparison.b}"
+    name = reader_name(metric.name)
+    xlabel = f"{name} of {comparison.a} − {name} of {comparison.b}"
     return figures.difference_plot(
         differences,
-        title=f"Per-{_unit(analysis)} differences in {metric.name}: "
+        title=f"Per-{_unit(analysis)} differences in {name}: "
         f"{comparison.a} − {comparison.b}",
         mean=mean,
         interval=interval,
         interval_label=interval_label,
         xlabel=xlabel,
         figure_id=f"{figure_prefix}-diff-{index + 1}",
-        measure=metric.name,
-        right_of_zero=f"{comparison.a} had the higher {metric.name} "
+        measure=name,
+        right_of_zero=f"{comparison.a} had the higher {name} "
         f"({metric.better_word} is better)",
     )
 

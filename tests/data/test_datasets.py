@@ -208,7 +208,7 @@ def test_the_many_datasets_report_runs_on_aucs_from_predictions():
     multi = DatasetsTable.from_predictions(df, truth="y", score="proba", metric="roc_auc")
     report = cvreport.DatasetsReport(multi)
     text = report.to_markdown()
-    assert "roc\\_auc (higher is better)" in text
+    assert "metric: AUC (higher is better)" in text
     for name, table in multi.tables.items():
         mean = -table.fold_errors().query("model == 'lr'")["loss"].mean()
         assert f"| {name} |" in text and f"{mean:.3f}" in text

@@ -293,7 +293,7 @@ def test_many_datasets_give_a_datasets_table_of_each_datasets_own_table() -> Non
             mean = np.mean([v for k, v in expected.items() if k[2] == model])
             assert multi.means().loc[name, model] == pytest.approx(mean, abs=1e-12)
         assert multi.tables[name].design.n_records == len(y)
-    assert "roc\\_auc" in DatasetsReport(multi).to_markdown()
+    assert "metric: AUC (higher is better)" in DatasetsReport(multi).to_markdown()
     zero_one = collect(models, data, cv=cv)
     assert zero_one.level == "record" and zero_one.metric.name == "error rate"
 

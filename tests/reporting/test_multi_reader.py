@@ -233,7 +233,7 @@ def test_one_score_per_data_set_says_so_once_instead_of_a_table_of_dashes() -> N
     table = DatasetsTable.from_formula("auc ~ model | dataset", frame)
     report = DatasetsReport(table, baseline="svm", n_samples=2000)
     sentence = (
-        "Each of the 8 data sets holds one auc per model: no test runs within a data set, and "
+        "Each of the 8 data sets holds one AUC per model: no test runs within a data set, and "
         "the comparison rests on the tests across data sets below."
     )
     markdown = report.to_markdown()

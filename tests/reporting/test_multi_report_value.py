@@ -17,6 +17,7 @@ from cvreport.methods.registry import get_spec
 from cvreport.multi import analysis as multi_analysis
 from cvreport.multi import compare_datasets
 from cvreport.reporting import multi_report, multi_view
+from cvreport.reporting.interpret import in_sentence
 from cvreport.reporting.multi_report import DatasetsReport
 from cvreport.reporting.report import Report
 
@@ -147,7 +148,7 @@ def test_one_test_has_one_name_in_both_reports(multi: DatasetsTable) -> None:
         assert name == spec.method and f"| {name}" in single and spec.label not in single
         # the many-data-sets report: the legend and each data set's row say the same
         assert designs[str(row.dataset)] == name
-        assert f"{name} on " in legend
+        assert f"{in_sentence(name)} on " in legend  # inside the sentence
         assert set(rows.loc[rows["test"] == test, "method"]) == {name}
         assert spec.label not in markdown and spec.label not in report.to_latex()
         seen.add(name)

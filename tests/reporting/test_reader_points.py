@@ -19,6 +19,7 @@ import pytest
 
 import cvreport
 from cvreport.rendering.formatting import format_number, format_pvalue
+from cvreport.reporting.interpret import in_sentence
 from cvreport.reporting.report import Report
 from tests._designs import TABLES
 
@@ -287,7 +288,7 @@ def test_the_figure_draws_the_recommended_interval_and_names_its_test(
     others = [o for o in comparison.outcomes if not o.recommended and o.shown_interval]
     figure = kfold_auc_report.context()["pairs"][0]["figure"]
     low, high = recommended.shown_interval
-    label = f"95% interval of the recommended {recommended.method}"
+    label = f"95% interval of the recommended {in_sentence(recommended.method)}"
     assert f">{label}</text>" in figure  # the legend, in full
     assert f"{label}: {format_number(low)} to {format_number(high)}" in figure
     for other in others:
@@ -351,8 +352,8 @@ def test_the_figure_description_speaks_the_metric_and_its_direction(
     """Was: "differences in mean loss" and "model A had the higher loss" for an AUC."""
     figure = kfold_auc_report.context()["pairs"][0]["figure"]
     desc = re.search(r"<desc[^>]*>(.*?)</desc>", figure, re.S)[1]
-    assert "per-fold differences in roc_auc" in desc
-    assert "folds where logreg had the higher roc_auc (higher is better)" in desc
+    assert "per-fold differences in AUC" in desc
+    assert "folds where logreg had the higher AUC (higher is better)" in desc
     assert "loss" not in desc
 
 
@@ -362,10 +363,10 @@ def test_one_value_is_not_called_a_mean_and_a_per_fold_auc_says_so(
 ) -> None:
     """Was: "the higher mean roc_auc" on one hold-out set, "mean roc_auc" for per-fold AUCs."""
     holdout = quiet(holdout_auc).to_markdown()
-    assert "has the higher roc\\_auc, by" in holdout and "mean roc\\_auc" not in holdout
-    assert "| Model | roc\\_auc |\n" in holdout
+    assert "has the higher AUC, by" in holdout and "mean AUC" not in holdout
+    assert "| Model | AUC |\n" in holdout
     kfold = kfold_auc_report.to_markdown()
-    assert "has the higher mean per-fold roc\\_auc, by" in kfold
+    assert "has the higher mean per-fold AUC, by" in kfold
 
 
 def test_a_test_has_one_name_in_every_heading(kfold_auc_report: Report) -> None:

@@ -145,7 +145,7 @@ def test_a_shared_caveat_names_every_test_it_belongs_to(
     balance = [c for c in first_pair if "the partitions are not balanced" in c]
     assert len(balance) == 1
     assert balance[0].startswith(
-        "Calibrated balanced 5×2cv F test, 5×2 BCV McNemar test and Blocked 3×2cv t test: "
+        "Calibrated balanced 5×2cv F test, 5×2 BCV McNemar test and blocked 3×2cv t test: "
     )
 
 
@@ -364,9 +364,9 @@ def test_one_holdout_value_per_model_has_no_spread_over_folds(
     predictions = _predictions(kfold=False)
     report = quiet(holdout_f1_table)
     markdown, page, latex = report.to_markdown(), report.to_html(), report.to_latex()
-    section = markdown.split("## Per-model f1", 1)[1].split("Higher is better.", 1)[0]
+    section = markdown.split("## Per-model F1", 1)[1].split("Higher is better.", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
-    assert rows[0] == "| Model | f1 |"
+    assert rows[0] == "| Model | F1 |"
     for model in ("logreg", "nb"):
         chosen = predictions[predictions["model"] == model]
         value = f1_score(chosen["y"], chosen["yhat"])
@@ -378,7 +378,7 @@ def test_one_holdout_value_per_model_has_no_spread_over_folds(
 
 
 def test_kfold_values_keep_their_spread_over_folds(kfold_auc_markdown: str) -> None:
-    assert "| Model | Mean roc\\_auc | SD over folds | Min | Max | Folds |" in kfold_auc_markdown
+    assert "| Model | Mean AUC | SD over folds | Min | Max | Folds |" in kfold_auc_markdown
 
 
 def test_a_one_sided_interval_shows_its_open_end_as_infinity_not_inf(tmp_path: Path) -> None:
@@ -521,7 +521,7 @@ def test_the_band_of_an_adjusted_decision_is_labelled_unadjusted(
     assert high < 0  # yet its own interval excludes 0
     page = report.to_html()
     [desc] = re.findall(r'<desc id="[^"]*-diff-1-desc">([^<]*)</desc>', page)
-    label = "95% interval of the recommended Corrected repeated k-fold CV t test (unadjusted)"
+    label = "95% interval of the recommended corrected repeated k-fold CV t test (unadjusted)"
     assert f"{label} from {low:.4f} to {high:.4f}" in desc
     assert f">{label}</text>" in page  # the legend, in full
     assert "(1 rows)" not in desc and "one row per replication" not in desc  # one K-fold run
@@ -532,7 +532,7 @@ def test_the_band_of_one_pair_is_not_called_unadjusted() -> None:
 
     page = quiet(TABLES["kfold"]).to_html()
     assert "(unadjusted)" not in page
-    assert "95% interval of the recommended Corrected repeated k-fold CV t test from" in page
+    assert "95% interval of the recommended corrected repeated k-fold CV t test from" in page
 
 
 def test_the_audit_names_the_tests_as_the_report_names_them() -> None:

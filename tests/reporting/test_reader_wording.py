@@ -181,7 +181,9 @@ def _html_caveats(page: str) -> list[str]:
 
 def _of(caveats: list[str], method: str) -> list[str]:
     """What the caveats say of one test: its own bullets and those it shares with others."""
-    named = re.compile(rf"^(?:[^:]*?(?:, | and ))?{re.escape(method)}(?:(?:, | and )[^:]*?)?: (.*)$")
+    # a name after the first of a list is written as inside a sentence (lower-case first letter)
+    name = f"[{method[0]}{method[0].lower()}]{re.escape(method[1:])}"
+    named = re.compile(rf"^(?:[^:]*?(?:, | and ))?{name}(?:(?:, | and )[^:]*?)?: (.*)$")
     return [m[1] for m in map(named.match, caveats) if m]
 
 

@@ -258,8 +258,8 @@ def test_disagreement_sentence_only_when_decisions_differ(
     report = Report(FakeTable())
     sentence = report.comparisons[0].disagreement
     assert sentence is not None
-    assert "Method calibrated_ftest_5x2cv finds a difference" in sentence
-    assert "Method mcnemar_5x2bcv does not" in sentence
+    assert "method calibrated_ftest_5x2cv finds a difference" in sentence
+    assert "method mcnemar_5x2bcv does not" in sentence
     assert "the recommended tests themselves disagree" in sentence
     assert sentence in report.to_markdown().replace("\\_", "_")
     fake_tests["mcnemar_5x2bcv"] = 0.02
@@ -268,7 +268,7 @@ def test_disagreement_sentence_only_when_decisions_differ(
     fake_tests["paired_ttest_5x2cv"] = 0.4
     one_side = Report(FakeTable(), tests="all").comparisons[0].disagreement
     assert one_side is not None
-    assert "rely on the recommended test (Method calibrated_ftest_5x2cv and Method" in one_side
+    assert "rely on the recommended test (method calibrated_ftest_5x2cv and method" in one_side
 
 
 def test_reading_states_direction_pvalue_and_interval(
@@ -661,9 +661,9 @@ def test_a_score_is_read_the_right_way_round() -> None:
     table = table_module.ResultsTable.from_fold_scores(scores, score="auc", replication=None)
     report = Report(table)
     for text in (report.to_markdown(), report.to_html(), report.to_latex()):
-        assert "a positive estimate means A has the higher auc" in text
+        assert "a positive estimate means A has the higher AUC" in text
         assert "negated" not in text
-        assert "a has the higher mean per-fold auc, by 0.1000" in text
+        assert "a has the higher mean per-fold AUC, by 0.1000" in text
     assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
     assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"

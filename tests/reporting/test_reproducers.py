@@ -167,7 +167,7 @@ def test_per_fold_auc_is_shown_as_auc_never_negated(breast_cancer_5x2: pd.DataFr
         if outcome.estimate_label == "mean difference" and outcome.posterior is None:
             assert outcome.shown_estimate == pytest.approx(mean["nb"] - mean["tree"])
     figure = report.context()["pairs"][0]["figure"]
-    assert "auc of nb − auc of tree" in figure
+    assert "AUC of nb − AUC of tree" in figure
     frame = report.to_frame()  # the export carries the result's numbers, in auc too
     assert set(frame["metric"]) == {"auc"} and set(frame["direction"]) == {"higher"}
     means = frame[frame["shown_estimate_is"] == "mean difference"]
