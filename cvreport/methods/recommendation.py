@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cvreport.data.design import DesignKind
+from cvreport.data.metrics import reader_name
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.clustered import CLUSTERED
 from cvreport.methods.corrected import CORRECTED_RESAMPLED_T
@@ -147,7 +148,7 @@ def recommendation(
     >>> advice.names, advice.fallbacks
     (('corrected_repeated_kfold_ttest',), ('paired_ttest_kfold',))
     >>> advice.reason.split(". ")[0]
-    'f1 is not a mean of per-record values, so it is computed once per fold and the fold-level test of the design compares the per-fold values'
+    'F1 is not a mean of per-record values, so it is computed once per fold and the fold-level test of the design compares the per-fold values'
     """
     if kind not in DESIGN_KINDS:
         raise CVReportError(
@@ -157,19 +158,22 @@ def recommendation(
     if metric is None and not clustered:
         return _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
     one_test_set = kind is DesignKind.HOLDOUT
+    # A sentence names the metric as a reader would ("AUC", "log loss"), not as code.
+    named = reader_name(str(metric))
+    subject = named[:1].upper() + named[1:]
     if one_test_set and clustered:
         if decomposable:
             return Recommendation(
                 (CLUSTERED,),
                 f"The records come in clusters, so they are not independent: the paired "
-                f"difference in {metric} gets a cluster-robust standard error, which the naive "
+                f"difference in {named} gets a cluster-robust standard error, which the naive "
                 "one understates when records of a cluster succeed or fail together "
                 "(Miller 2024).",
                 (PAIRED_BOOTSTRAP,),
             )
         return Recommendation(
             (PAIRED_BOOTSTRAP,),
-            f"{metric} is not a mean of per-record values and the records come in clusters: "
+            f"{subject} is not a mean of per-record values and the records come in clusters: "
             "the paired bootstrap resamples whole clusters, which keeps their dependence "
             "(Miller 2024; Koehn 2004).",
         )
@@ -177,7 +181,7 @@ def recommendation(
         base = _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
         return Recommendation(
             base.tests,
-            f"{metric} is a mean of per-record values, so the design's usual tests apply. "
+            f"{subject} is a mean of per-record values, so the design's usual tests apply. "
             + base.reason,
             base.fallback_tests,
         )
@@ -193,14 +197,14 @@ def recommendation(
             )
         return Recommendation(
             (PAIRED_BOOTSTRAP,),
-            f"{metric} is not a mean of per-record values, so on one test set its sampling "
+            f"{subject} is not a mean of per-record values, so on one test set its sampling "
             "variability comes from resampling the records with both models' predictions "
             "kept together: the paired bootstrap (Koehn 2004; Berg-Kirkpatrick et al. 2012).",
         )
     base = _design_recommendation(kind, partitions, binary=False, per_record=False)
     return Recommendation(
         base.tests,
-        f"{metric} is not a mean of per-record values, so it is computed once per fold and the "
+        f"{subject} is not a mean of per-record values, so it is computed once per fold and the "
         "fold-level test of the design compares the per-fold values. " + base.reason,
         base.fallback_tests,
     )

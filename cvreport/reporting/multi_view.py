@@ -358,9 +358,9 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         {
             "a": str(r.models[0]),
             "b": str(r.models[1]),
-            "p_a": f"{r.p_a_better:.3f}",
-            "p_rope": f"{r.p_equivalent:.3f}",
-            "p_b": f"{r.p_b_better:.3f}",
+            "p_a": formatting.format_probability(r.p_a_better, 3),
+            "p_rope": formatting.format_probability(r.p_equivalent, 3),
+            "p_b": formatting.format_probability(r.p_b_better, 3),
         }
         for r in analysis.bayesian
     ]

@@ -226,3 +226,21 @@ def test_many_data_sets_files_are_refused_and_written_as_the_report_s(tmp_path: 
         with pytest.raises(OutputExistsError, match="exists; pass overwrite=True"):
             save(path)
         assert save(path, overwrite=True) == path
+
+
+def test_many_data_sets_posteriors_print_their_bound_not_a_rounded_certainty() -> None:
+    """A posterior that rounds to 1 but is not 1 shows '>0.999', as the one-data-set report does."""
+    rng = np.random.default_rng(7)
+    old = 0.6 + 0.3 * rng.random(6)
+    scores = pd.DataFrame({"new": old + 0.02 + 0.02 * rng.random(6), "old": old})
+    report = DatasetsReport(scores, direction="higher", baseline="new", n_samples=50_000)
+    (posterior,) = report.analysis.bayesian
+    # 50,000 draws: a few fall in the rope, so neither probability is 0 or 1.
+    assert 0.9995 < posterior.p_a_better < 1.0 and 0.0 < posterior.p_equivalent < 0.0005
+    text = report.to_markdown()
+    assert "| new | old | \\>0.999 | \\<0.001 | 0.000 |" in text
+    assert "1.000" not in text.split("Bayesian signed-rank test")[1].split("###")[0]
+    # LaTeX writes the bound in math mode, never as a bare '<' (¡ in OT1 fonts).
+    latex = report.to_latex()
+    assert "& >0.999" not in latex and "& <0.001" not in latex
+    assert "0.999" in latex
