@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Self
 import pandas as pd
 
 from cvreport.data.design import DesignKind
+from cvreport.data.metrics import reader_name
 from cvreport.distributions import NORMAL, Distribution, T, as_distribution
 from cvreport.distributions import normal_interval as _normal_interval
 from cvreport.distributions import t_interval as _t_interval
@@ -575,7 +576,7 @@ class TestResult(HypothesisTestResult):
             SummaryRow("alternative", self.alternative, "text"),
             SummaryRow("p-value", self.pvalue, "pvalue"),
             SummaryRow(
-                f"estimate ({self._estimate_words}{self.loss_name} A − B)", self.estimate, "number"
+                f"estimate ({self._estimate_words}{reader_name(self.loss_name)} A − B)", self.estimate, "number"
             ),
         ]
         if self.margin is not None:
@@ -583,7 +584,7 @@ class TestResult(HypothesisTestResult):
         elif self.has_conf_int:
             rows.extend(self._interval_rows(alpha))
         if self.models and self.estimate is not None:
-            rows.append(SummaryRow("better", f"{self.direction} {self.loss_name}", "text"))
+            rows.append(SummaryRow("better", f"{self.direction} {reader_name(self.loss_name)}", "text"))
         rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
         rows.append(SummaryRow(f"reject H0 at α = {alpha:g}", self.reject(alpha), "value"))

@@ -244,3 +244,23 @@ def test_many_data_sets_posteriors_print_their_bound_not_a_rounded_certainty() -
     latex = report.to_latex()
     assert "& >0.999" not in latex and "& <0.001" not in latex
     assert "0.999" in latex
+
+
+def test_a_result_summary_names_the_metric_as_the_report_does() -> None:
+    """Was: 'estimate (mean roc_auc A − B)' and 'better: higher roc_auc' in summary()."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for fold in range(1, 6):
+        truth = rng.integers(0, 2, 40)
+        for model, noise in (("A", 0.6), ("B", 1.2)):
+            score = truth + noise * rng.standard_normal(40)
+            for record, (y, s) in enumerate(zip(truth, score, strict=True)):
+                rows.append((fold, model, f"{fold}-{record}", y, s))
+    data = pd.DataFrame(rows, columns=["fold", "model", "record", "y", "p"])
+    table = cvreport.ResultsTable.from_predictions(
+        data, truth="y", score="p", metric="roc_auc", replication=None
+    )
+    text = cvreport.paired_ttest_kfold(table, "A", "B").summary().as_text()
+    assert "estimate (mean AUC A − B)" in text
+    assert re.search(r"^better\s+higher AUC$", text, re.M)
+    assert "roc_auc" not in text
