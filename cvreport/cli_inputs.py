@@ -216,9 +216,14 @@ def require_data_and_formula(args: argparse.Namespace, example: str = DEFAULT_FO
     if not args.data:
         raise CommandError("no DATA given: pass a CSV or Parquet file, or --example")
     if not args.formula:
-        raise CommandError(
-            f"no formula given: pass -f, e.g. -f '{example}' (column names of your data)"
-        )
+        right = example.split("~", 1)[1].strip()
+        if getattr(args, "truth", None):  # --truth names the left side: leave it out
+            example, what = right, f"with --truth {args.truth} the left side may be left out"
+        elif getattr(args, "metric", None):  # the metric's left side is the true label
+            example, what = f"y ~ {right}", "y: the column of true labels"
+        else:
+            what = "column names of your data"
+        raise CommandError(f"no formula given: pass -f, e.g. -f '{example}' ({what})")
     return str(args.formula)
 
 

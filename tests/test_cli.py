@@ -149,6 +149,14 @@ def test_pairs_tests_and_alpha_options(
         (["-f", FORMULA, "--alpha", "2"], "--alpha must lie strictly between 0 and 1"),
         (["-f", FORMULA, "--correction", "tukey"], "unknown correction 'tukey'"),
         ([], "no formula given"),
+        (
+            ["--metric", "roc_auc", "--score", "p"],
+            "-f 'y ~ model | replication + fold' (y: the column of true labels)",
+        ),
+        (
+            ["--metric", "roc_auc", "--score", "p", "--truth", "label"],
+            "-f 'model | replication + fold' (with --truth label the left side may be left out)",
+        ),
         (["-f", FORMULA, "--rope", "-1"], "--rope must be a non-negative half-width"),
         (["-f", FORMULA, "--pairs", "A:B", "B:A"], "repeats ('A', 'B') reversed"),
         (["-f", "loss ~ model | replication + replication"], "named more than once"),
