@@ -120,6 +120,7 @@ class Roles:
             "replication": replication,
             "fold": fold,
             "record": record,
+            "cluster": cluster,
         }
         return cls(
             "loss",
@@ -190,6 +191,7 @@ class Roles:
         named.update(zip(("replication", "fold"), parsed.blocks))
         if not per_fold:
             named["record"] = record
+            named["cluster"] = cluster
         replication, fold = parsed.replication_and_fold
         return cls(
             "fold_score" if per_fold else "loss",

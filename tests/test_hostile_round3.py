@@ -1,0 +1,98 @@
+"""Hostile input of round three: a careless user through every public entry.
+
+Each test holds inputs that once gave a raw exception, a silent wrong number or a
+changed file; the expected behaviour is a typed error that says what is wrong
+and what to do, or numbers checked against an independent computation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.errors import DataError
+
+
+def _predictions(n: int = 40, seed: int = 0) -> pd.DataFrame:
+    """Two models' labels and probabilities on 2×2 CV of ``n`` records."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for replication in (1, 2):
+        order = rng.permutation(n)
+        for fold in (1, 2):
+            for model in ("a", "b"):
+                for record in order[fold - 1 :: 2]:
+                    truth = int(record % 2)
+                    p = float(np.clip(0.5 + (0.3 if truth else -0.3) + rng.normal(0, 0.3), 0, 1))
+                    rows.append(
+                        {
+                            "replication": replication,
+                            "fold": fold,
+                            "model": model,
+                            "record": int(record),
+                            "y": truth,
+                            "p": p,
+                            "q": 1 - p,
+                            "yhat": int(p > 0.5),
+                            "doc": int(record) // 4,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- one column, two roles
+
+
+@pytest.mark.parametrize(
+    ("keywords", "column"),
+    [
+        ({"score": "y"}, "y"),  # the truth as its own score: AUC 1 in every fold
+        ({"score": "record"}, "record"),
+        ({"score": "fold"}, "fold"),
+        ({"score": "model"}, "model"),  # was pandas' "could not convert string to float"
+        ({"score": "yhat", "prediction": "yhat"}, "yhat"),
+        ({"score": ["p", "p"], "metric": "roc_auc_ovr"}, "p"),
+        ({"score": {0: "p", 1: "p"}, "metric": "roc_auc_ovr"}, "p"),
+        ({"score": "p", "cluster": "p"}, "p"),
+    ],
+)
+@pytest.mark.parametrize("engine", [None, "duckdb"])
+def test_a_score_column_that_plays_another_role_is_refused(keywords, column, engine) -> None:
+    options = {"metric": "roc_auc", **keywords}
+    with pytest.raises(DataError, match=rf"column '{column}' is given for more than one role"):
+        cvreport.ResultsTable.from_predictions(_predictions(), truth="y", engine=engine, **options)
+
+
+@pytest.mark.parametrize("cluster", ["record", "model", "fold", "replication"])
+@pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
+def test_a_cluster_column_that_plays_another_role_is_refused_by_every_route(
+    cluster, engine
+) -> None:
+    frame = cvreport.load_example()
+    formula = "loss ~ model | replication + fold"
+    match = rf"column '{cluster}' is given for more than one role"
+    with pytest.raises(DataError, match=match):
+        cvreport.ResultsTable.from_formula(formula, frame, cluster=cluster, engine=engine)
+    with pytest.raises(DataError, match=match):
+        cvreport.ResultsTable(frame, cluster=cluster, engine=engine)
+    # the predictions route already refused it: the routes now agree
+    with pytest.raises(DataError, match=match):
+        cvreport.ResultsTable.from_predictions(
+            frame, truth="truth", prediction="prediction", cluster=cluster, engine=engine
+        )
+
+
+@pytest.mark.filterwarnings("ignore::cvreport.ClusterLeakageWarning")
+def test_distinct_score_and_cluster_columns_still_give_the_auc_of_sklearn() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    frame = _predictions()
+    table = cvreport.ResultsTable.from_predictions(
+        frame, truth="y", score="p", metric="roc_auc", cluster="doc"
+    )
+    got = table.fold_errors().set_index(["replication", "fold", "model"])["loss"]
+    for (replication, fold, model), group in frame.groupby(["replication", "fold", "model"]):
+        expected = roc_auc_score(group["y"], group["p"])
+        assert table.to_metric(got[(replication, fold, model)]) == pytest.approx(expected)
