@@ -96,3 +96,40 @@ def test_distinct_score_and_cluster_columns_still_give_the_auc_of_sklearn() -> N
     for (replication, fold, model), group in frame.groupby(["replication", "fold", "model"]):
         expected = roc_auc_score(group["y"], group["p"])
         assert table.to_metric(got[(replication, fold, model)]) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("formula", "keywords", "column"),
+    [
+        ("loss ~ model | replication + fold | dataset", {"cluster": "dataset"}, "dataset"),
+        ("loss ~ model | replication + fold + cluster(dataset) | dataset", {}, "dataset"),
+        ("loss ~ model | replication + fold | model", {}, "model"),
+        ("loss ~ model | replication + fold | record", {}, "record"),
+        ("loss ~ model | replication + fold | loss", {}, "loss"),
+    ],
+)
+def test_the_data_set_column_cannot_play_another_role(formula, keywords, column) -> None:
+    frame = cvreport.load_example("multi")
+    with pytest.raises(DataError, match=rf"column '{column}' is given for more than one role"):
+        cvreport.DatasetsTable.from_formula(formula, frame, **keywords)
+
+
+@pytest.mark.parametrize("dataset", ["y", "model", "record"])
+def test_the_data_set_column_of_predictions_cannot_play_another_role(dataset) -> None:
+    frame = cvreport.load_example("multi").assign(y=0)
+    with pytest.raises(DataError, match=rf"column '{dataset}' is given for more than one role"):
+        cvreport.DatasetsTable.from_predictions(
+            frame, truth="y", prediction="loss", dataset=dataset
+        )
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb"])
+def test_the_record_column_cannot_be_the_loss_of_a_formula(engine) -> None:
+    # was read as the record, then "60 keys appear in more than one row"
+    with pytest.raises(DataError, match=r"column 'loss' is given for more than one role"):
+        cvreport.ResultsTable.from_formula(
+            "loss ~ model | replication + fold",
+            cvreport.load_example(),
+            record="loss",
+            engine=engine,
+        )

@@ -138,7 +138,6 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
         "record": record,
         "cluster": cluster,
         "prediction": prediction,
-        **_score_roles(score),
     }
     require_columns(data, named, _HOW_TO_NAME)
     if spec.needs == "prediction" and prediction is None:
@@ -344,17 +343,6 @@ def with_records(layout: RecordLayout, contents: TableContents) -> TableContents
         records=layout.records,
         layout=lambda: layout,
     )
-
-
-def _score_roles(score: str | Sequence[str] | Mapping[Any, str] | None) -> dict[str, str]:
-    """The score column(s) as roles, so that no column plays a score and another part."""
-    if score is None:
-        return {}
-    if isinstance(score, str):
-        return {"score": score}
-    if isinstance(score, Mapping):
-        return {f"score[{label!r}]": column for label, column in score.items()}
-    return {f"score[{i}]": column for i, column in enumerate(score)}
 
 
 def _score_names(score: str | Sequence[str] | Mapping[Any, str] | None) -> list[str] | None:

@@ -35,6 +35,7 @@ __all__ = [
     "nonfinite_error",
     "repeated_keys_error",
     "require_columns",
+    "require_distinct_roles",
     "require_named_columns",
     "show",
     "split_records_error",
@@ -84,6 +85,11 @@ def require_named_columns(
         raise DataError(
             f"missing {named}; the data has columns {describe_keys(columns, 12)}. {how_to_fix}"
         )
+    require_distinct_roles(roles)
+
+
+def require_distinct_roles(roles: Mapping[str, str | None]) -> None:
+    """Raise :class:`DataError` when one column is named for two roles of ``roles``."""
     used = [col for col in roles.values() if col is not None]
     repeated = sorted({col for col in used if used.count(col) > 1}, key=str)
     if repeated:
