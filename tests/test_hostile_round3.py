@@ -133,3 +133,58 @@ def test_the_record_column_cannot_be_the_loss_of_a_formula(engine) -> None:
             record="loss",
             engine=engine,
         )
+
+
+# ---------------------------------------------------------------- options of many data sets
+
+
+@pytest.fixture(scope="module")
+def multi_table() -> cvreport.DatasetsTable:
+    return cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"seed": -1}, r"seed must be an integer ≥ 0"),  # was numpy's "expected non-negative"
+        ({"seed": "x"}, r"seed must be an integer ≥ 0"),  # was numpy's SeedSequence TypeError
+        ({"seed": 1.5}, r"seed must be an integer ≥ 0"),
+        ({"correction": "holmm"}, r"unknown correction='holmm'"),  # statsmodels' ValueError
+        ({"correction": 3}, r"unknown correction=3"),
+        ({"pairwise_correction": "holmm"}, r"unknown pairwise_correction='holmm'"),
+        ({"direction": "lowr"}, r"direction is 'lower' .* or 'higher' .*got 'lowr'"),
+    ],
+)
+def test_compare_datasets_refuses_bad_options_in_words(multi_table, options, match) -> None:
+    with pytest.raises(cvreport.CVReportError, match=match):
+        cvreport.compare_datasets(multi_table, **options)
+
+
+def test_a_misspelt_pairwise_correction_is_refused_with_two_models_too() -> None:
+    frame = cvreport.load_example("multi")
+    two = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset",
+        frame[frame["model"].isin(["knn", "naive_bayes"])],
+    )
+    with pytest.raises(cvreport.CVReportError, match="unknown pairwise_correction='holmm'"):
+        cvreport.compare_datasets(two, pairwise_correction="holmm")
+
+
+def test_a_ratio_keyed_by_an_unknown_data_set_is_refused() -> None:
+    frame = cvreport.load_example("multi")
+    scores = frame.groupby(["dataset", "replication", "fold", "model"], as_index=False)["loss"]
+    with pytest.raises(DataError, match="test_train_ratio names 'ghost', which are not data sets"):
+        cvreport.DatasetsTable.from_formula(
+            "loss ~ model | replication + fold | dataset",
+            scores.mean(),
+            per_fold=True,
+            test_train_ratio={"breast_cancer": 1.0, "ghost": 1.0},
+        )
+
+
+def test_a_seed_as_numpy_integer_gives_the_draws_of_the_int(multi_table) -> None:
+    with_int = cvreport.compare_datasets(multi_table, n_samples=2000, seed=3)
+    with_numpy = cvreport.compare_datasets(multi_table, n_samples=2000, seed=np.int64(3))
+    assert [r.p_a_better for r in with_int.bayesian] == [r.p_a_better for r in with_numpy.bayesian]
