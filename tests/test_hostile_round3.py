@@ -188,3 +188,70 @@ def test_a_seed_as_numpy_integer_gives_the_draws_of_the_int(multi_table) -> None
     with_int = cvreport.compare_datasets(multi_table, n_samples=2000, seed=3)
     with_numpy = cvreport.compare_datasets(multi_table, n_samples=2000, seed=np.int64(3))
     assert [r.p_a_better for r in with_int.bayesian] == [r.p_a_better for r in with_numpy.bayesian]
+
+
+# ---------------------------------------------------------------- labels of mixed types
+
+
+def _mixed(column: str, mapping) -> pd.DataFrame:
+    frame = cvreport.load_example()
+    values = frame[column].map(mapping).astype(object)
+    return frame.assign(**{column: values.where(values.notna(), frame[column])})
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize(
+    ("column", "mapping", "shown"),
+    [
+        ("model", {"logistic_regression": 1, "decision_tree": "1"}, r"1, '1'"),
+        ("record", {0: "0"}, r"'0', 1"),
+    ],
+)
+def test_mixed_types_handed_to_an_engine_are_refused_in_words(
+    engine, column, mapping, shown
+) -> None:
+    # was pyarrow's ArrowInvalid "Could not convert '1' with type str"
+    with pytest.raises(DataError, match=rf"column '{column}' mixes kinds of values \({shown}\)"):
+        cvreport.ResultsTable.from_formula(
+            "loss ~ model | replication + fold", _mixed(column, mapping), engine=engine
+        )
+
+
+@pytest.mark.parametrize(
+    ("column", "mapping"),
+    [
+        ("model", {"logistic_regression": 1, "decision_tree": "1"}),  # two models shown as "1"
+        ("fold", {1: "1"}),
+        ("replication", {2: "2"}),
+    ],
+)
+def test_labels_of_two_types_that_read_the_same_are_refused(column, mapping) -> None:
+    frame = _mixed(column, mapping)
+    if column != "model":  # the string labels on some rows only, so both kinds are present
+        frame[column] = frame[column].where(
+            frame["model"] != "naive_bayes",
+            frame[column].map(lambda v: int(v) if isinstance(v, str) else v),
+        )
+    with pytest.raises(DataError, match=rf"the {column} column '{column}' holds labels of"):
+        cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", frame)
+
+
+def test_a_data_set_labelled_1_and_another_labelled_text_1_are_refused() -> None:
+    frame = cvreport.load_example("multi")
+    names = frame["dataset"].unique()
+    labels = frame["dataset"].map({names[0]: 1, names[1]: "1"}).astype(object)
+    frame["dataset"] = labels.where(labels.notna(), frame["dataset"])
+    with pytest.raises(DataError, match=r"the data set column 'dataset' holds labels .*\(1, '1'\)"):
+        cvreport.DatasetsTable.from_formula("loss ~ model | replication + fold | dataset", frame)
+
+
+def test_labels_of_two_types_that_read_differently_stay_two_labels() -> None:
+    frame = _mixed("model", {"logistic_regression": 1, "decision_tree": "2"})
+    table = cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", frame)
+    assert table.models == (1, "2", "naive_bayes")
+    # the same numbers as with text labels
+    plain = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    expected = cvreport.paired_ttest_5x2cv(plain, "logistic_regression", "decision_tree")
+    assert cvreport.paired_ttest_5x2cv(table, 1, "2").pvalue == pytest.approx(expected.pvalue)
