@@ -255,3 +255,34 @@ def test_labels_of_two_types_that_read_differently_stay_two_labels() -> None:
     )
     expected = cvreport.paired_ttest_5x2cv(plain, "logistic_regression", "decision_tree")
     assert cvreport.paired_ttest_5x2cv(table, 1, "2").pvalue == pytest.approx(expected.pvalue)
+
+
+# ---------------------------------------------------------------- columns named by numbers
+
+
+def _numbered() -> pd.DataFrame:
+    """The example with its columns numbered 0..6 (replication, fold, model, record, ...)."""
+    frame = cvreport.load_example()
+    return frame.set_axis(range(frame.shape[1]), axis=1)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda f: cvreport.ResultsTable(f, loss=6, model=2, replication=0, fold=1, record=3),
+        lambda f: cvreport.ResultsTable(
+            f, loss=6, model=2, replication=0, fold=1, record=3, engine="duckdb"
+        ),
+        lambda f: cvreport.ResultsTable.from_predictions(
+            f, truth=4, prediction=5, model=2, replication=0, fold=1, record=3
+        ),
+        lambda f: cvreport.ResultsTable.from_fold_scores(
+            f.groupby([0, 1, 2], as_index=False)[6].mean(), score=6, model=2, replication=0, fold=1
+        ),
+    ],
+    ids=["keywords", "keywords-duckdb", "predictions", "fold-scores"],
+)
+def test_columns_named_by_numbers_are_refused_in_words(build) -> None:
+    # was KeyError: '3' deep in the record layout (the names were turned into text there)
+    with pytest.raises(DataError, match=r"columns are named by text, not by int: .*model=2"):
+        build(_numbered())

@@ -78,6 +78,17 @@ def require_named_columns(
     columns: Sequence[object], roles: Mapping[str, str | None], how_to_fix: str
 ) -> None:
     """Raise :class:`DataError` unless every column named in ``roles`` is in ``columns``."""
+    unnamed = {
+        role: col for role, col in roles.items() if col is not None and not isinstance(col, str)
+    }
+    if unnamed:
+        given = ", ".join(f"{role}={col!r}" for role, col in unnamed.items())
+        raise DataError(
+            f"columns are named by text, not by "
+            f"{type(next(iter(unnamed.values()))).__name__}: {given}; "
+            "give the columns text names (e.g. df.columns = df.columns.astype(str)) and name "
+            "them so"
+        )
     present = set(columns)
     missing = [(role, col) for role, col in roles.items() if col is not None and col not in present]
     if missing:
