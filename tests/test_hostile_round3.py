@@ -286,3 +286,79 @@ def test_columns_named_by_numbers_are_refused_in_words(build) -> None:
     # was KeyError: '3' deep in the record layout (the names were turned into text there)
     with pytest.raises(DataError, match=r"columns are named by text, not by int: .*model=2"):
         build(_numbered())
+
+
+# ---------------------------------------------------------------- splitters
+
+
+@pytest.mark.parametrize("random_state", ["x", -1, b"1"])
+@pytest.mark.parametrize("splitter", [cvreport.RandomMx2CV, cvreport.BlockRegularizedCV])
+def test_a_bad_random_state_is_refused_in_words(splitter, random_state) -> None:
+    # was numpy's SeedSequence TypeError or "expected non-negative integer"
+    with pytest.raises(cvreport.CVReportError, match=r"random_state must be an int ≥ 0"):
+        list(splitter(m=3, random_state=random_state).split(np.zeros((12, 1))))
+
+
+def test_stratification_refuses_missing_labels() -> None:
+    # a NaN label was silently a class of its own
+    y = np.r_[np.nan, np.nan, np.zeros(18)]
+    with pytest.raises(DataError, match=r"y has 2 missing label\(s\) \(first at position 0\)"):
+        list(cvreport.BlockRegularizedCV(m=3, stratify=True).split(np.zeros((20, 1)), y))
+
+
+def test_stratification_deals_labels_numpy_cannot_sort_class_by_class() -> None:
+    # numpy's unique raised "'<' not supported between 'str' and 'int'"
+    y = np.array([1, "a", 1, "a", 2, 2, 1, "a"], dtype=object)
+    for _, test in cvreport.RandomMx2CV(m=3, stratify=True, random_state=0).split(
+        np.zeros((8, 1)), y
+    ):
+        counts = pd.Series(y[test]).value_counts()
+        # each class split as evenly as it can be: 3 records give 1 or 2, 2 give 1
+        assert counts[1] in (1, 2) and counts["a"] in (1, 2) and counts[2] == 1
+
+
+# ---------------------------------------------------------------- planning
+
+
+@pytest.fixture(scope="module")
+def pilot() -> cvreport.ResultsTable:
+    return cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+
+
+def test_designs_as_one_text_are_the_designs_it_names(pilot) -> None:
+    # a text was iterated letter by letter: "cannot read '1' as a design"
+    a, b = "logistic_regression", "naive_bayes"
+    as_text = cvreport.plan(pilot, a, b, effect=0.02, designs="10x10, 5x2")
+    as_list = cvreport.plan(pilot, a, b, effect=0.02, designs=["10x10", (5, 2)])
+    assert str(as_text) == str(as_list)
+
+
+@pytest.mark.parametrize(
+    ("designs", "match"),
+    [
+        ([(10, "x")], r"a design \(m, K\) is two integers"),  # int('x'): raw ValueError
+        ([], r"designs is empty"),
+        (5, r"designs must be a list of designs"),  # 'int' object is not iterable
+    ],
+)
+def test_bad_designs_are_refused_in_words(pilot, designs, match) -> None:
+    with pytest.raises(cvreport.DesignError, match=match):
+        cvreport.plan(pilot, "logistic_regression", "naive_bayes", effect=0.02, designs=designs)
+
+
+@pytest.mark.parametrize("tests", [["mcnemr"], ["corrected_repeated_kfold_tt"]])
+def test_the_power_curve_names_an_unknown_test(pilot, tests) -> None:
+    # was "no planned test applies to these folds and replications"
+    with pytest.raises(cvreport.CVReportError, match=rf"tests names '{tests[0]}', which the"):
+        cvreport.power_curve(pilot, "logistic_regression", "naive_bayes", effect=0.02, tests=tests)
+
+
+def test_the_power_curve_takes_one_test_as_text(pilot) -> None:
+    a, b = "logistic_regression", "naive_bayes"
+    one = cvreport.power_curve(pilot, a, b, effect=0.02, tests="corrected_repeated_kfold_ttest")
+    listed = cvreport.power_curve(
+        pilot, a, b, effect=0.02, tests=["corrected_repeated_kfold_ttest"]
+    )
+    assert one.svg == listed.svg
