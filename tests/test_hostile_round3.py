@@ -362,3 +362,40 @@ def test_the_power_curve_takes_one_test_as_text(pilot) -> None:
         pilot, a, b, effect=0.02, tests=["corrected_repeated_kfold_ttest"]
     )
     assert one.svg == listed.svg
+
+
+# ---------------------------------------------------------------- arrays
+
+
+_DIFFERENCES = np.array([0.01, -0.02, 0.03, 0.0, 0.02])
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        cvreport.arrays.paired_ttest_kfold,
+        cvreport.arrays.wilcoxon_kfold,
+        cvreport.arrays.sign_test,
+        lambda d: cvreport.arrays.corrected_resampled_ttest(d, 0.25),
+    ],
+)
+def test_complex_differences_are_refused_not_cut_to_their_real_part(test) -> None:
+    # numpy's float64 conversion dropped the imaginary parts with a ComplexWarning only
+    with pytest.raises(DataError, match="differences must be real numbers, got complex values"):
+        test(_DIFFERENCES + 1j)
+
+
+@pytest.mark.parametrize("ratio", [None, "x"])
+def test_corrected_resampled_ttest_refuses_a_missing_ratio_in_words(ratio) -> None:
+    # None raised float()'s TypeError
+    with pytest.raises(cvreport.CVReportError, match="test_train_ratio must be a positive number"):
+        cvreport.arrays.corrected_resampled_ttest(_DIFFERENCES, ratio)
+
+
+def test_corrected_resampled_ttest_is_nadeau_and_bengio() -> None:
+    from scipy import stats
+
+    d, ratio = _DIFFERENCES, 0.25
+    t = d.mean() / np.sqrt((1 / d.size + ratio) * d.var(ddof=1))
+    expected = 2 * stats.t.sf(abs(t), d.size - 1)
+    assert cvreport.arrays.corrected_resampled_ttest(d, ratio).pvalue == pytest.approx(expected)
