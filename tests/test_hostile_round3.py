@@ -399,3 +399,61 @@ def test_corrected_resampled_ttest_is_nadeau_and_bengio() -> None:
     t = d.mean() / np.sqrt((1 / d.size + ratio) * d.var(ddof=1))
     expected = 2 * stats.t.sf(abs(t), d.size - 1)
     assert cvreport.arrays.corrected_resampled_ttest(d, ratio).pvalue == pytest.approx(expected)
+
+
+# ---------------------------------------------------------------- files read by the CLI
+
+
+def _main(*argv: str) -> int:
+    from cvreport.cli import main
+
+    return main(list(argv))
+
+
+@pytest.fixture
+def example_csv(tmp_path) -> str:
+    path = tmp_path / "results.csv"
+    cvreport.load_example().to_csv(path, index=False)
+    return str(path)
+
+
+def test_a_separator_of_two_characters_is_refused_before_pandas_reads(
+    example_csv, tmp_path, capsys
+) -> None:
+    # pandas fell back to its python engine with a ParserWarning and the whole header
+    # became one column, reported as missing columns
+    out = tmp_path / "report.md"
+    status = _main(
+        "report",
+        example_csv,
+        "-f",
+        "loss ~ model | replication + fold",
+        "--sep",
+        ";;",
+        "-o",
+        str(out),
+    )
+    assert status == 1 and not out.exists()
+    assert "the separator must be one character such as ';', got ';;'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("", "the file is empty: give a CSV with a header"),
+        (
+            "model,loss\nna\xefve,1\n".encode("latin-1"),
+            "the file is not UTF-8 text: save it as UTF-8",
+        ),
+    ],
+    ids=["empty", "latin-1"],
+)
+def test_a_file_pandas_cannot_read_is_explained_with_what_to_do(
+    tmp_path, capsys, content, words
+) -> None:
+    data = tmp_path / "results.csv"
+    data.write_bytes(content.encode() if isinstance(content, str) else content)
+    out = tmp_path / "report.md"
+    status = _main("report", str(data), "-f", "loss ~ model", "-o", str(out))
+    assert status == 1 and not out.exists()
+    assert words in capsys.readouterr().err
