@@ -457,3 +457,46 @@ def test_a_file_pandas_cannot_read_is_explained_with_what_to_do(
     status = _main("report", str(data), "-f", "loss ~ model", "-o", str(out))
     assert status == 1 and not out.exists()
     assert words in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- notebook, explorer, simulator
+
+
+def test_the_notebook_asks_for_a_path_when_given_a_frame(tmp_path) -> None:
+    from cvreport.jupyter import notebook
+
+    # was pathlib's TypeError "expected str, bytes or os.PathLike object, not DataFrame"
+    with pytest.raises(DataError, match=r"data= is the path of the CSV or Parquet file"):
+        notebook.write(tmp_path / "a.ipynb", data=cvreport.load_example())
+    assert not (tmp_path / "a.ipynb").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"alpah": 0.1}, r"explore\(\) has no option 'alpah'; its options are 'a', 'alpha'"),
+        ({"direction": "hgher"}, r"direction is 'lower' .* got 'hgher'"),  # said "rebuild"
+    ],
+)
+def test_explore_refuses_careless_options_in_words(pilot, options, match) -> None:
+    pytest.importorskip("ipywidgets")
+    from cvreport.jupyter.widgets import explore
+
+    with pytest.raises(cvreport.CVReportError, match=match):
+        explore(pilot, **options)
+
+
+@pytest.mark.parametrize("seed", [-1, "x", 1.5])
+def test_the_simulator_refuses_a_bad_seed_in_words(seed) -> None:
+    from cvreport import simulate
+
+    # numpy's SeedSequence raised ValueError / TypeError
+    with pytest.raises(cvreport.CVReportError, match=r"seed must be an integer ≥ 0"):
+        simulate.draw("epsilon", "10-fold", reps=2, seed=seed)
+
+
+def test_the_simulator_refuses_an_empty_list_of_designs() -> None:
+    from cvreport import simulate
+
+    with pytest.raises(cvreport.DesignError, match="designs is empty"):  # returned {} silently
+        simulate.draw("epsilon", [], reps=2)
