@@ -500,3 +500,32 @@ def test_the_simulator_refuses_an_empty_list_of_designs() -> None:
 
     with pytest.raises(cvreport.DesignError, match="designs is empty"):  # returned {} silently
         simulate.draw("epsilon", [], reps=2)
+
+
+@pytest.mark.parametrize(
+    "test_options",
+    [["paired_ttest_5x2cv"], {"paired_ttest_5x2cv": "greater"}],
+    ids=["list", "text-options"],
+)
+def test_test_options_that_are_no_mapping_of_mappings_are_refused(pilot, test_options) -> None:
+    # were AttributeError: 'list' object has no attribute 'items' and dict()'s ValueError
+    with pytest.raises(cvreport.CVReportError, match="test_options maps each test's name"):
+        cvreport.Report(pilot, tests="paired_ttest_5x2cv", test_options=test_options)
+
+
+def test_test_options_reach_the_test(pilot) -> None:
+    from scipy import stats
+
+    a, b = "logistic_regression", "decision_tree"
+    report = cvreport.Report(
+        pilot,
+        pairs=[(a, b)],
+        tests="paired_ttest_5x2cv",
+        test_options={"paired_ttest_5x2cv": {"alternative": "less"}},
+    )
+    # Dietterich's 5×2cv t: the first fold's difference over the pooled variance, df 5
+    d = pilot.differences(a, b).to_numpy()
+    variances = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    t = d[0, 0] / np.sqrt(variances.mean())
+    frame = report.to_frame()
+    assert frame["pvalue"].iloc[0] == pytest.approx(stats.t.cdf(t, 5))
