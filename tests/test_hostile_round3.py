@@ -529,3 +529,40 @@ def test_test_options_reach_the_test(pilot) -> None:
     t = d[0, 0] / np.sqrt(variances.mean())
     frame = report.to_frame()
     assert frame["pvalue"].iloc[0] == pytest.approx(stats.t.cdf(t, 5))
+
+
+def test_a_warning_of_the_command_reads_as_its_errors(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    frame = cvreport.load_example().assign(doc=lambda d: d["record"] // 4)
+    data = tmp_path / "clustered.csv"
+    frame.to_csv(data, index=False)
+    root = str(Path(cvreport.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cvreport",
+            "report",
+            str(data),
+            "-f",
+            "loss ~ model | replication + fold",
+            "--cluster",
+            "doc",
+            "-o",
+            str(tmp_path / "r.md"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    # was "<path>/__main__.py:8: ClusterLeakageWarning: ...\n  sys.exit(main())"
+    lines = done.stderr.strip().splitlines()
+    assert lines and all(line.startswith("cvreport: warning: ") for line in lines), lines
+    assert "clusters lie in two or more folds" in done.stderr
