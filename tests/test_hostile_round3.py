@@ -7,6 +7,8 @@ and what to do, or numbers checked against an independent computation.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -566,3 +568,25 @@ def test_a_warning_of_the_command_reads_as_its_errors(tmp_path) -> None:
     lines = done.stderr.strip().splitlines()
     assert lines and all(line.startswith("cvreport: warning: ") for line in lines), lines
     assert "clusters lie in two or more folds" in done.stderr
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb"])
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (np.nan, "fix their scores (a model that failed on a fold should get its worst score"),
+        ("text", "give numeric scores, e.g. convert the column with pandas.to_numeric"),
+    ],
+    ids=["nan", "text"],
+)
+def test_per_fold_scores_are_told_about_scores_not_losses(engine, bad, words) -> None:
+    # the advice spoke of per-record losses and of '{pred != truth}' formulas
+    frame = cvreport.load_example()
+    scores = frame.groupby(["replication", "fold", "model"], as_index=False)["loss"].mean()
+    scores = scores.rename(columns={"loss": "auc"})
+    if isinstance(bad, str):
+        scores["auc"] = scores["auc"].astype(str)
+    else:
+        scores.loc[2, "auc"] = bad
+    with pytest.raises(DataError, match=re.escape(words)):
+        cvreport.ResultsTable.from_fold_scores(scores, score="auc", engine=engine)

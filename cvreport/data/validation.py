@@ -131,8 +131,12 @@ def loss_values(series: pd.Series, what: str) -> np.ndarray:
         example = series.iloc[:3].tolist()
         raise DataError(
             f"{what} must hold numbers, but its dtype is {dtype} (e.g. {describe_keys(example)}); "
-            "give a numeric loss, or compute one in the formula, e.g. "
-            "'{pred != truth} ~ model | replication + fold'"
+            + (
+                "give numeric scores, e.g. convert the column with pandas.to_numeric(...)"
+                if what.startswith("score")
+                else "give a numeric loss, or compute one in the formula, e.g. "
+                "'{pred != truth} ~ model | replication + fold'"
+            )
         )
     if dtype == np.float64:
         return series.to_numpy()
@@ -216,8 +220,14 @@ def nonfinite_error(
     more = f" and {bad.shape[0] - 3} more" if bad.shape[0] > 3 else ""
     return DataError(
         f"{what} has {bad.shape[0]} value(s) that are not finite numbers "
-        f"({n_nan} NaN, {n_inf} infinite): {where}{more}; drop those rows or fix their losses "
-        "(a model that failed on a record should get its worst loss, not NaN)"
+        f"({n_nan} NaN, {n_inf} infinite): {where}{more}; "
+        + (
+            "drop those rows or fix their scores (a model that failed on a fold should get its "
+            "worst score, not NaN)"
+            if what.startswith("score")
+            else "drop those rows or fix their losses (a model that failed on a record should "
+            "get its worst loss, not NaN)"
+        )
     )
 
 
