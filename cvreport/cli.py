@@ -36,6 +36,7 @@ import argparse
 import math
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,6 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 on success, 1 on bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    shown = warnings.formatwarning
+    if not args.debug:  # a warning reads as the errors do, without this file's path and line
+        warnings.formatwarning = _format_warning
     try:
         status: int = args.handler(args)
         return status
@@ -196,6 +200,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    finally:
+        warnings.formatwarning = shown
+
+
+def _format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """``cvreport: warning: ...`` on one line, as the command's errors read."""
+    text = " ".join(str(message).split()) or category.__name__
+    return f"{PROG}: warning: {text}\n"
 
 
 # -- report ------------------------------------------------------------------

@@ -38,6 +38,7 @@ from cvreport.data.formula import evaluate_response, parse_formula, split_cluste
 from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.roles import Roles, metric_call
 from cvreport.data.table import ResultsTable
+from cvreport.data.validation import require_distinct_roles
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
 
 __all__ = ["DatasetsTable", "split_dataset_term"]
@@ -458,6 +459,7 @@ class DatasetsTable:
 
         ``ratios`` is the validation over training size of every data set, or of each by name.
         """
+        require_distinct_roles(roles.columns_by_role)
         tables: dict[Any, ResultsTable] = {}
         for name, part in backend.datasets(str(roles.dataset)):
             ratio = ratios.get(name) if isinstance(ratios, Mapping) else ratios
@@ -468,6 +470,14 @@ class DatasetsTable:
                 raise _named(name, error) from error
         if not tables:
             raise DataError("the data have no rows; give the results of at least two data sets")
+        unknown = (
+            [name for name in ratios if name not in tables] if isinstance(ratios, Mapping) else []
+        )
+        if unknown:
+            raise DataError(
+                f"test_train_ratio names {describe_keys(unknown)}, which are not data sets of "
+                f"the data ({describe_keys(tables, 10)}); key each ratio by a data set's label"
+            )
         return cls(tables, metric=next(iter(tables.values())).metric)
 
     @classmethod

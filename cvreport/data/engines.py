@@ -528,7 +528,8 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
         if engine == "polars":
             import polars as pl
 
-            return EngineSource(narwhals().from_native(pl.from_pandas(data).lazy()), "DataFrame")
+            lazy = pl.from_arrow(_pandas_to_arrow(data, "Polars")).lazy()
+            return EngineSource(narwhals().from_native(lazy), "DataFrame")
         return data
     with _translated(f"{type(data).__name__}", ()):
         repeated = _repeated_name(_native_columns(data))
@@ -580,11 +581,42 @@ def _native_columns(data: Any) -> list[str]:
     return []
 
 
-def _pandas_into_duckdb(data: pd.DataFrame) -> EngineSource:
-    import duckdb
+def _pandas_to_arrow(data: pd.DataFrame, engine: str) -> Any:
+    """The frame as an Arrow table; a column Arrow cannot type is named in a :class:`DataError`.
+
+    pandas keeps ``1`` and ``"1"`` side by side in an object column; an Arrow
+    column (DuckDB's, Polars') holds one type, so pyarrow refuses such a column.
+    """
     import pyarrow as pa
 
-    arrow = pa.Table.from_pandas(data, preserve_index=False)
+    try:
+        return pa.Table.from_pandas(data, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        for column in data.columns:
+            values = data[column]
+            if not isinstance(values, pd.Series) or values.dtype != object:
+                continue
+            try:
+                pa.array(values, from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                present = values.dropna()
+                kinds = present.map(type)
+                examples = [repr(present[kinds == kind].iloc[0]) for kind in kinds.unique()[:3]]
+                raise DataError(
+                    f"column {column!r} mixes kinds of values ({', '.join(examples)}), which "
+                    f"{engine} cannot hold in one column; convert it to one type (e.g. "
+                    f"data[{column!r}].astype(str)) or leave engine= out to compute in pandas"
+                ) from None
+        raise DataError(
+            f"the DataFrame cannot be handed to {engine} through Arrow ({error}); convert its "
+            "columns to plain numbers and strings or leave engine= out to compute in pandas"
+        ) from None
+
+
+def _pandas_into_duckdb(data: pd.DataFrame) -> EngineSource:
+    import duckdb
+
+    arrow = _pandas_to_arrow(data, "DuckDB")
     connection = duckdb.connect(config=duckdb_config())
     return EngineSource(narwhals().from_native(connection.from_arrow(arrow)), "DataFrame")
 

@@ -117,7 +117,7 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
     kind = data_format(source)
     if not check_regular_file(source):
         raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
-    if sep is not None and (not isinstance(sep, str) or not sep or sep in ('"', "\n")):
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in ('"', "\n")):
         raise DataError(f"the separator must be one character such as ';', got {sep!r}")
     try:
         if kind == "parquet":
@@ -135,6 +135,13 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
         if isinstance(error, DataError):
             raise
         reason = " ".join(str(error).split()) or type(error).__name__
+        if isinstance(error, UnicodeDecodeError):
+            reason += (
+                "; the file is not UTF-8 text: save it as UTF-8 (e.g. pd.read_csv(path, "
+                "encoding='latin-1').to_csv(new_path, index=False)) and read that"
+            )
+        elif isinstance(error, pd.errors.EmptyDataError):
+            reason += "; the file is empty: give a CSV with a header and a row per record"
         raise DataError(f"cannot read {str(source)!r}: {reason}") from error
     _check_separator(frame, source, sep)
     return frame

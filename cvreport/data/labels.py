@@ -23,6 +23,7 @@ __all__ = [
     "Order",
     "encode_labels",
     "first_appearance",
+    "refuse_labels_that_print_alike",
     "relabel_used",
     "sorted_order",
     "text_codes",
@@ -165,6 +166,7 @@ def encode_labels(
             _refuse_bools_among_numbers(series, column, role)
             raw, uniques = pd.factorize(series)
             labels = pd.Index(uniques)
+            refuse_labels_that_print_alike(labels, column, role)
         if n and raw.min() < 0:
             raise _missing_error(series, column, role)
         codes = raw
@@ -178,6 +180,25 @@ def encode_labels(
         codes = _relabel(codes, permutation)
     target = np.dtype(code_dtype) if code_dtype is not None else _code_dtype(len(labels))
     return codes.astype(target, copy=False), labels
+
+
+def refuse_labels_that_print_alike(labels: pd.Index, column: str, role: str) -> None:
+    """1 and "1" are two labels to Python but one to a reader (and to Arrow, DuckDB, a CSV)."""
+    if labels.dtype != object or labels.shape[0] < 2:
+        return
+    text = pd.Series(labels.map(str))
+    alike = text.duplicated(keep=False).to_numpy()
+    if alike.any():
+        first = text[alike].iloc[0]
+        shown = describe_keys(list(labels[(text == first).to_numpy()]))
+        groups = int(text[alike].nunique())
+        more = f", and {groups - 1:,} more such group(s)" if groups > 1 else ""
+        raise DataError(
+            f"the {role} column {column!r} holds labels of different types that read the same "
+            f"({shown}{more}): they would be shown, and read back from a file, as one label but "
+            f"counted as two. Give the column one type, e.g. df[{column!r}] = "
+            f"df[{column!r}].astype(str)"
+        )
 
 
 def _refuse_bools_among_numbers(series: pd.Series, column: str, role: str) -> None:

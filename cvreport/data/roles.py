@@ -120,6 +120,7 @@ class Roles:
             "replication": replication,
             "fold": fold,
             "record": record,
+            "cluster": cluster,
         }
         return cls(
             "loss",
@@ -190,6 +191,7 @@ class Roles:
         named.update(zip(("replication", "fold"), parsed.blocks))
         if not per_fold:
             named["record"] = record
+            named["cluster"] = cluster
         replication, fold = parsed.replication_and_fold
         return cls(
             "fold_score" if per_fold else "loss",
@@ -326,6 +328,27 @@ class Roles:
             self.cluster,
         ]
         return [c for c in dict.fromkeys(wanted) if c is not None]
+
+    @property
+    def columns_by_role(self) -> dict[str, str | None]:
+        """Every role's column: the named ones, the scores, the cluster and the data set."""
+        response = self.response
+        if self.parsed is not None and not self.parsed.response_is_column:
+            response = None  # an expression, not a column
+        roles: dict[str, str | None] = {
+            "loss" if self.outcome == "loss" else "score": response,
+            "truth": self.truth,
+            "prediction": self.prediction,
+            **self.named,
+            "cluster": self.cluster,
+            "dataset": self.dataset,
+        }
+        scores = self.score_columns
+        if len(scores) == 1:
+            roles["score"] = scores[0]
+        else:
+            roles.update({f"score[{i}]": column for i, column in enumerate(scores)})
+        return roles
 
     def how_to_name(self, columns: Sequence[Any]) -> str:
         """What to do when a named column is missing (the end of the error message)."""

@@ -39,6 +39,7 @@ from cvreport.data.direction import Provenance
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
+from cvreport.data.validation import require_distinct_roles
 from cvreport.data.views import TableViews
 from cvreport.errors import describe_keys
 
@@ -147,6 +148,7 @@ class ResultsTable(TableViews):
     @classmethod
     def _from_roles(cls, roles: Roles, data: Any, engine: str | None = None) -> ResultsTable:
         """The table of ``roles`` read from ``data`` (the end of every constructor)."""
+        require_distinct_roles(roles.columns_by_role)
         contents = backend_for(data, engine).contents(roles)
         if roles.test_train_ratio is not None:
             # per-record losses infer n2/n1 from the records; a ratio the user gives wins

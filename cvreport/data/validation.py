@@ -35,6 +35,7 @@ __all__ = [
     "nonfinite_error",
     "repeated_keys_error",
     "require_columns",
+    "require_distinct_roles",
     "require_named_columns",
     "show",
     "split_records_error",
@@ -77,6 +78,17 @@ def require_named_columns(
     columns: Sequence[object], roles: Mapping[str, str | None], how_to_fix: str
 ) -> None:
     """Raise :class:`DataError` unless every column named in ``roles`` is in ``columns``."""
+    unnamed = {
+        role: col for role, col in roles.items() if col is not None and not isinstance(col, str)
+    }
+    if unnamed:
+        given = ", ".join(f"{role}={col!r}" for role, col in unnamed.items())
+        raise DataError(
+            f"columns are named by text, not by "
+            f"{type(next(iter(unnamed.values()))).__name__}: {given}; "
+            "give the columns text names (e.g. df.columns = df.columns.astype(str)) and name "
+            "them so"
+        )
     present = set(columns)
     missing = [(role, col) for role, col in roles.items() if col is not None and col not in present]
     if missing:
@@ -84,6 +96,11 @@ def require_named_columns(
         raise DataError(
             f"missing {named}; the data has columns {describe_keys(columns, 12)}. {how_to_fix}"
         )
+    require_distinct_roles(roles)
+
+
+def require_distinct_roles(roles: Mapping[str, str | None]) -> None:
+    """Raise :class:`DataError` when one column is named for two roles of ``roles``."""
     used = [col for col in roles.values() if col is not None]
     repeated = sorted({col for col in used if used.count(col) > 1}, key=str)
     if repeated:
@@ -114,8 +131,12 @@ def loss_values(series: pd.Series, what: str) -> np.ndarray:
         example = series.iloc[:3].tolist()
         raise DataError(
             f"{what} must hold numbers, but its dtype is {dtype} (e.g. {describe_keys(example)}); "
-            "give a numeric loss, or compute one in the formula, e.g. "
-            "'{pred != truth} ~ model | replication + fold'"
+            + (
+                "give numeric scores, e.g. convert the column with pandas.to_numeric(...)"
+                if what.startswith("score")
+                else "give a numeric loss, or compute one in the formula, e.g. "
+                "'{pred != truth} ~ model | replication + fold'"
+            )
         )
     if dtype == np.float64:
         return series.to_numpy()
@@ -199,8 +220,14 @@ def nonfinite_error(
     more = f" and {bad.shape[0] - 3} more" if bad.shape[0] > 3 else ""
     return DataError(
         f"{what} has {bad.shape[0]} value(s) that are not finite numbers "
-        f"({n_nan} NaN, {n_inf} infinite): {where}{more}; drop those rows or fix their losses "
-        "(a model that failed on a record should get its worst loss, not NaN)"
+        f"({n_nan} NaN, {n_inf} infinite): {where}{more}; "
+        + (
+            "drop those rows or fix their scores (a model that failed on a fold should get its "
+            "worst score, not NaN)"
+            if what.startswith("score")
+            else "drop those rows or fix their losses (a model that failed on a record should "
+            "get its worst loss, not NaN)"
+        )
     )
 
 

@@ -373,6 +373,12 @@ def write(
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
     reference: str | None = None
+    if not isinstance(data, (str, os.PathLike)):
+        raise DataError(
+            f"data= is the path of the CSV or Parquet file the notebook loads, got a "
+            f"{type(data).__name__}; save the results first (e.g. "
+            "df.to_parquet('results.parquet')) and pass that path"
+        )
     if str(data) != EXAMPLE:
         source = Path(data)
         data_format(source)

@@ -14,12 +14,14 @@ wires controls to it (see :mod:`cvreport.reporting.report` for what a report con
 from __future__ import annotations
 
 import html
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cvreport.data.direction import check_direction
 from cvreport.data.table import ResultsTable
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, describe_keys
 from cvreport.reporting.report import CORRECTIONS, Report
 from cvreport.reporting.selection import specs_for
 from cvreport.results import check_alpha
@@ -378,6 +380,7 @@ def explore(
     >>> "0.01" in app.output.value
     True
     """
+    direction = check_direction(direction)
     if isinstance(table, str):
         if data is None:
             raise CVReportError(f"the formula {table!r} needs data=, the long-format results")
@@ -394,7 +397,17 @@ def explore(
             f"rebuild it with direction={direction!r} (ResultsTable.from_formula(..., "
             f"direction={direction!r})) instead of passing it here"
         )
+    unknown = sorted(set(options) - _EXPLORER_OPTIONS)
+    if unknown:
+        raise CVReportError(
+            f"explore() has no option {describe_keys(unknown)}; its options are "
+            f"{describe_keys(sorted(_EXPLORER_OPTIONS), 10)}"
+        )
     return Explorer(table, **options)
+
+
+_EXPLORER_OPTIONS = frozenset(inspect.signature(Explorer.__init__).parameters) - {"self", "table"}
+"""The keyword options of :class:`Explorer` that :func:`explore` passes on."""
 
 
 def _available_tests(table: ResultsTable) -> dict[str, str]:

@@ -101,6 +101,8 @@ def as_array(
     min_size: int = 1,
 ) -> np.ndarray:
     """A finite float64 array from user input, or a :class:`DataError` that says what is wrong."""
+    if np.iscomplexobj(values):  # float64 would drop the imaginary parts silently
+        raise DataError(f"{name} must be real numbers, got complex values")
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -97,7 +97,10 @@ def table_split_differences(table: ResultsTable, a: object, b: object) -> NDArra
 
 
 def check_ratio(test_train_ratio: float) -> float:
-    ratio = float(test_train_ratio)
+    try:
+        ratio = float(test_train_ratio)
+    except (TypeError, ValueError):
+        ratio = math.nan  # None or text: refused below, in words
     if not (math.isfinite(ratio) and ratio > 0):
         raise CVReportError(
             f"test_train_ratio must be a positive number n_validation / n_training, got "

@@ -23,13 +23,16 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
+from cvreport.data.direction import check_direction
 from cvreport.data.metric import Direction, Metric
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.multi.bayesian import (
     DEFAULT_SAMPLES,
     BayesianSignedRankResult,
     bayesian_signed_rank_pairs,
+    check_seed,
 )
+from cvreport.multi.corrections import check_correction
 from cvreport.multi.effect_sizes import pairwise_effect_sizes
 from cvreport.multi.friedman import (
     CriticalDifference,
@@ -229,7 +232,18 @@ def compare_datasets(
     >>> result.wilcoxon[["b", "r_minus", "better"]].values.tolist()
     [['old', 28.0, 'new'], ['base', 28.0, 'new']]
     """
+    # every option is checked before the first data set is tested
     alpha = check_alpha(alpha)
+    direction = check_direction(direction)
+    correction = check_correction(correction)
+    if pairwise_correction != "auto":
+        pairwise_correction = (
+            check_correction(
+                pairwise_correction, own=("bergmann-hommel",), option="pairwise_correction"
+            )
+            or "none"
+        )
+    seed = check_seed(seed)
     if isinstance(data, DatasetsTable):
         metric = data.metric
         if direction is not None and direction != metric.direction:

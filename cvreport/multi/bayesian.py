@@ -55,6 +55,7 @@ __all__ = [
     "automatic_samples",
     "bayesian_signed_rank",
     "bayesian_signed_rank_pairs",
+    "check_seed",
     "posterior_points",
 ]
 
@@ -199,7 +200,20 @@ def automatic_samples(n_pairs: int, n_datasets: int) -> int:
     return int(min(DEFAULT_SAMPLES, max(MIN_AUTOMATIC_SAMPLES, WORK_BUDGET // work)))
 
 
-def _check_options(rope: Any, prior_strength: Any, n_samples: Any) -> None:
+def check_seed(seed: Any) -> int | None:
+    """The seed of the posterior draws: ``None`` or an integer ≥ 0 (numpy's SeedSequence)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    raise CVReportError(
+        f"seed must be an integer ≥ 0 (or None for fresh draws), got {seed!r}; the same "
+        "seed gives the same probabilities"
+    )
+
+
+def _check_options(rope: Any, prior_strength: Any, n_samples: Any, seed: Any) -> None:
+    check_seed(seed)
     if not (
         isinstance(rope, (int, float)) and not isinstance(rope, bool) and math.isfinite(rope)
     ) or (rope < 0):
@@ -482,7 +496,7 @@ def bayesian_signed_rank(
     (0.5, 0.0, 0.5)
     """
     _check_direction(direction)
-    _check_options(rope, prior_strength, n_samples)
+    _check_options(rope, prior_strength, n_samples, seed)
     a, b = paired_scores(first, second, models)
     advantage = _advantage(a, b, direction)
     n_samples = int(n_samples)
@@ -558,7 +572,7 @@ def bayesian_signed_rank_pairs(
         )
     if n_samples is None:
         n_samples = automatic_samples(len(pairs), len(values))
-    _check_options(rope, prior_strength, n_samples)
+    _check_options(rope, prior_strength, n_samples, seed)
     n_samples = int(n_samples)
     if not pairs:
         return []
@@ -628,7 +642,7 @@ def posterior_points(
     True
     """
     _check_direction(direction)
-    _check_options(rope, prior_strength, n_points)
+    _check_options(rope, prior_strength, n_points, seed)
     a, b = paired_scores(first, second, ("A", "B"))
     advantage = _advantage(a, b, direction)
     draws = _draws(advantage.size, prior_strength, int(n_points), seed)

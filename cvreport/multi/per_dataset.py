@@ -35,6 +35,7 @@ from cvreport.errors import (
 from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.recommendation import recommendation
 from cvreport.methods.registry import get_spec
+from cvreport.multi.corrections import check_correction
 from cvreport.partitions.audit import audit_overlap
 from cvreport.results import check_alpha
 
@@ -374,8 +375,7 @@ def per_dataset_tests(
     True
     """
     alpha = check_alpha(alpha)
-    if correction is not None and str(correction).lower() == "none":
-        correction = None
+    correction = check_correction(correction)
     if not table.tables:
         raise DesignError(
             "per-dataset tests need each data set's folds or records; this table holds one "

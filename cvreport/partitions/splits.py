@@ -113,11 +113,17 @@ def _rng(random_state: RandomState) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         # scikit-learn style: draw a seed so that repeated calls differ, as they do there
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    if isinstance(random_state, (bool, float)):
+    refused = isinstance(random_state, (bool, np.bool_, float, str, bytes))
+    if refused or (isinstance(random_state, (int, np.integer)) and random_state < 0):
         raise CVReportError(
-            f"random_state must be an int, a numpy Generator or None, got {random_state!r}"
+            f"random_state must be an int ≥ 0, a numpy Generator or None, got {random_state!r}"
         )
-    return np.random.default_rng(random_state)
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError):
+        raise CVReportError(
+            f"random_state must be an int ≥ 0, a numpy Generator or None, got {random_state!r}"
+        ) from None
 
 
 def _class_codes(y: Any, n: int, who: str) -> np.ndarray:
@@ -128,8 +134,17 @@ def _class_codes(y: Any, n: int, who: str) -> np.ndarray:
         raise DataError(
             f"y must be one label per record (shape ({n},)) for stratification, got shape {arr.shape}"
         )
-    _, codes = np.unique(arr, return_inverse=True)
-    return codes.reshape(-1)
+    missing = pd.isna(arr)
+    if missing.any():
+        raise DataError(
+            f"y has {int(missing.sum())} missing label(s) (first at position "
+            f"{int(np.flatnonzero(missing)[0])}); stratification needs every record's class"
+        )
+    try:
+        _, codes = np.unique(arr, return_inverse=True)
+    except TypeError:  # labels numpy cannot sort (1 and "a"): in order of appearance
+        codes, _ = pd.factorize(pd.Series(arr, dtype=object))
+    return np.asarray(codes, dtype=np.int64).reshape(-1)
 
 
 def _dealing_sequence(n: int, codes: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, describe_keys
 from cvreport.planning.components import VarianceComponents
 from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
 
@@ -61,7 +61,14 @@ def power_by_replications(
     ks = [1] if components.K == 1 else sorted({int(k) for k in folds})
     if components.K >= 2 and (not ks or ks[0] < 2):
         raise CVReportError(f"folds must be integers of at least 2, got {ks!r}")
-    wanted = None if tests is None else set(tests)
+    wanted = None if tests is None else {tests} if isinstance(tests, str) else set(tests)
+    drawn = [test.name for test in PLANNED_TESTS if test.name != "mcnemar"]
+    unknown = sorted(set(wanted or ()) - set(drawn), key=str)
+    if unknown:
+        raise CVReportError(
+            f"tests names {describe_keys(unknown)}, which the power curve does not draw; "
+            f"choose among {describe_keys(drawn, 10)}"
+        )
     rows = []
     for test in PLANNED_TESTS:
         if test.name == "mcnemar" or (wanted is not None and test.name not in wanted):

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,14 @@ from cvreport.planning.power import (
     mcnemar_power,
 )
 
-__all__ = ["NULL_EFFECT", "PLANNED_TESTS", "CandidateDesign", "PlannedTest", "parse_design"]
+__all__ = [
+    "NULL_EFFECT",
+    "PLANNED_TESTS",
+    "CandidateDesign",
+    "PlannedTest",
+    "parse_design",
+    "parse_designs",
+]
 
 #: The difference at which a test's power is its type I error under the model.
 NULL_EFFECT = 1e-300
@@ -94,7 +102,13 @@ def parse_design(value: Any) -> CandidateDesign:
     if isinstance(value, CandidateDesign):
         return value
     if isinstance(value, tuple) and len(value) == 2:
-        return CandidateDesign(int(value[0]), int(value[1]))
+        try:
+            m, k = (int(operator.index(v)) for v in value)
+        except TypeError:
+            raise DesignError(
+                f"a design (m, K) is two integers, the replications and the folds, got {value!r}"
+            ) from None
+        return CandidateDesign(m, k)
     text = str(value).strip().lower()
     if match := re.fullmatch(r"(\d+)\s*[x×]\s*(\d+)(\s*cv)?", text):
         return CandidateDesign(int(match[1]), int(match[2]))
@@ -108,6 +122,38 @@ def parse_design(value: Any) -> CandidateDesign:
         f"cannot read {value!r} as a design; write 'MxK' (e.g. '10x10', '5x2'), 'K-fold', "
         "'J splits' (repeated hold-out) or 'hold-out N' (one hold-out set of N records)"
     )
+
+
+def parse_designs(values: Any) -> list[CandidateDesign]:
+    """The candidate designs of ``values``: an iterable of designs, or one text of designs
+    separated by commas (``"10x10, 5x2"``, as on the command line).
+
+    Raises
+    ------
+    DesignError
+        When no design is named, or one names no design (:func:`parse_design`).
+
+    Examples
+    --------
+    >>> [d.label for d in parse_designs("10x10, 5x2")] == [d.label for d in parse_designs(
+    ...     ["10x10", (5, 2)])]
+    True
+    """
+    if isinstance(values, str):
+        values = [part for part in values.split(",") if part.strip()]
+    elif isinstance(values, CandidateDesign) or (
+        isinstance(values, tuple) and len(values) == 2 and all(isinstance(v, int) for v in values)
+    ):
+        values = [values]  # one design, (m, K)
+    try:
+        designs = [parse_design(value) for value in values]
+    except TypeError:
+        raise DesignError(
+            f"designs must be a list of designs such as ['10x10', '5x2'], got {values!r}"
+        ) from None
+    if not designs:
+        raise DesignError("designs is empty; name designs such as ['10x10', '5x2'] or leave it out")
+    return designs
 
 
 @dataclass(frozen=True)

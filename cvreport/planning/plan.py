@@ -30,7 +30,7 @@ from cvreport.planning.designs import (
     PLANNED_TESTS,
     CandidateDesign,
     PlannedTest,
-    parse_design,
+    parse_designs,
 )
 from cvreport.planning.limits import describe_limits, limit_power
 from cvreport.planning.power import check_effect, check_power
@@ -115,7 +115,7 @@ def plan_from_components(
             "nothing to plan: the pilot gives neither a variance of per-fold differences nor "
             "0/1 per-record losses for McNemar's test"
         )
-    given = None if designs is None else [parse_design(d) for d in designs]
+    given = None if designs is None else parse_designs(designs)
     rows: list[dict[str, Any]] = []
     recommendations: list[Recommendation] = []
     for test, inputs in planned:

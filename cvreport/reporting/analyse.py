@@ -276,6 +276,14 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     correction = _check_correction(plan.correction)
     pairs = _resolve_pairs(table, plan.pairs)
     tests = _normalise_tests(plan.tests)
+    given_options = plan.test_options or {}
+    if not isinstance(given_options, Mapping) or not all(
+        isinstance(v, Mapping) for v in given_options.values()
+    ):
+        raise CVReportError(
+            "test_options maps each test's name to its options, e.g. "
+            f"{{'paired_ttest_5x2cv': {{'alternative': 'less'}}}}, got {given_options!r}"
+        )
     test_options = {
         get_spec(name, in_report=True).name: dict(given)
         for name, given in (plan.test_options or {}).items()

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cvreport.errors import CVReportError
+from cvreport.errors import CVReportError, DesignError
 from cvreport.simulate.aggregate import FoldStatistics
 from cvreport.simulate.chunks import chunk_statistics, probe_binary
 from cvreport.simulate.designs import DESIGN_NAMES, SimulationDesign, get_design
@@ -146,6 +146,8 @@ def draw(
         chosen = [get_design(designs)]
     else:
         chosen = [get_design(d) for d in designs]
+        if not chosen:
+            raise DesignError("designs is empty; name a design such as '10-fold' or leave it out")
     binary = probe_binary(base)
     # a placeholder job per design: the plan only needs the designs
     runner = get_runner(TABLE_V_SPECS[0])

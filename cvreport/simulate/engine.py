@@ -161,6 +161,12 @@ def _frame(plan: Plan, counts: np.ndarray, reps: int, value: float) -> pd.DataFr
 def _root_seed(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
+    if seed is not None and (
+        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise CVReportError(
+            f"seed must be an integer ≥ 0, a numpy SeedSequence or None, got {seed!r}"
+        )
     return np.random.SeedSequence(seed)
 
 

@@ -37,6 +37,7 @@ from cvreport.data.build import (
 )
 from cvreport.data.direction import comparison_columns
 from cvreport.data.formula import evaluate_response
+from cvreport.data.labels import refuse_labels_that_print_alike
 from cvreport.data.predictions import metric_contents
 from cvreport.data.roles import Roles
 from cvreport.data.validation import column_is_binary, loss_values, require_columns
@@ -201,6 +202,8 @@ class MemoryBackend:
                 f"the data set column {dataset!r} is missing on {int(labels.isna().sum())} "
                 f"row(s) (first rows {rows}); every row must name its data set"
             )
+        if labels.dtype == object:
+            refuse_labels_that_print_alike(pd.Index(labels.unique()), dataset, "data set")
 
     def datasets(self, dataset: str) -> Iterator[tuple[Any, MemoryBackend]]:
         """Each data set's label and rows, in order of first appearance."""
