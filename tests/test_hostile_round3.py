@@ -590,3 +590,29 @@ def test_per_fold_scores_are_told_about_scores_not_losses(engine, bad, words) ->
         scores.loc[2, "auc"] = bad
     with pytest.raises(DataError, match=re.escape(words)):
         cvreport.ResultsTable.from_fold_scores(scores, score="auc", engine=engine)
+
+
+@pytest.mark.parametrize("path", [None, b"report.md", 3, "", "   "])
+def test_saving_to_what_is_not_a_path_is_refused_in_words(path, tmp_path, monkeypatch) -> None:
+    """Was: pathlib's TypeError for Report.save(None), save(b'...') and the like."""
+    from cvreport.jupyter import notebook
+    from cvreport.reporting.multi_report import DatasetsReport
+
+    monkeypatch.chdir(tmp_path)
+    report = cvreport.Report("loss ~ model | replication + fold", data=cvreport.load_example())
+    multi = DatasetsReport(
+        cvreport.DatasetsTable.from_formula(
+            "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+        ),
+        n_samples=1000,
+    )
+    saves = (
+        lambda: report.save(path),
+        lambda: multi.save(path),
+        lambda: multi.save_cd(path),
+        lambda: notebook.write(path, data="results.csv"),
+    )
+    for save in saves:
+        with pytest.raises(cvreport.CVReportError, match="file path|output path is empty"):
+            save()
+    assert list(tmp_path.iterdir()) == []

@@ -25,7 +25,12 @@ from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
-from cvreport.rendering.writer import OutputExistsError, refuse_existing, write_text
+from cvreport.rendering.writer import (
+    OutputExistsError,
+    output_path,
+    refuse_existing,
+    write_text,
+)
 from cvreport.reporting.report import CORRECTIONS
 from cvreport.reporting.selection import get_spec
 from cvreport.results import check_alpha
@@ -365,7 +370,7 @@ def write(
     """
     import nbformat
 
-    target = Path(path)
+    target = output_path(path)
     if target.suffix != ".ipynb":
         raise CVReportError(f"a notebook's file name ends in .ipynb, got {str(target)!r}")
     refuse_existing(target, overwrite=overwrite, exists_error=NotebookExistsError)

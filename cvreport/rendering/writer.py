@@ -40,6 +40,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cvreport.errors import CVReportError
 
@@ -103,6 +104,30 @@ def _exists(
     )
 
 
+def output_path(path: Any) -> Path:
+    """``path`` as a :class:`~pathlib.Path`, or a :class:`CVReportError` when it is not a path.
+
+    ``Path(None)`` or ``Path(b"x")`` would raise pathlib's TypeError, which does not say
+    that a file name was expected.
+
+    Examples
+    --------
+    >>> output_path("report.html").name
+    'report.html'
+    >>> output_path(None)
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.CVReportError: the output must be a file path (a str or pathlib.Path), got None
+    """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise CVReportError(
+            f"the output must be a file path (a str or pathlib.Path), got {path!r:.80}"
+        )
+    if not str(path).strip():
+        raise CVReportError("the output path is empty; give a file name, e.g. 'report.html'")
+    return Path(path)
+
+
 def refuse_existing(
     path: str | os.PathLike[str],
     *,
@@ -141,7 +166,7 @@ def refuse_existing(
     ...
     cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
     """
-    target = Path(path)
+    target = output_path(path)
     if target.exists() and not overwrite:
         raise _exists(target, exists_error)
     return target
@@ -237,7 +262,7 @@ def write_text(
     OutputWriteError
         On any other failure, naming ``path`` (e.g. a full disk: ``errno`` 28).
     """
-    target = Path(path)
+    target = output_path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise MissingFolderError(

@@ -46,7 +46,12 @@ from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
-from cvreport.rendering.writer import format_from_suffix, refuse_existing, write_text
+from cvreport.rendering.writer import (
+    format_from_suffix,
+    output_path,
+    refuse_existing,
+    write_text,
+)
 from cvreport.reporting import multi_view
 
 __all__ = ["DatasetsReport"]
@@ -398,7 +403,7 @@ def _write(
     overwrite: bool,
 ) -> Path:
     """Render in the format of ``path``'s suffix and write it, refusing an existing file first."""
-    target = Path(path)
+    target = output_path(path)
     kind = format_from_suffix(target, formats)
     refuse_existing(target, overwrite=overwrite)
     return write_text(target, renderers[kind](), overwrite=overwrite)

@@ -60,6 +60,7 @@ from cvreport.rendering.environment import html_environment, latex_environment, 
 from cvreport.rendering.writer import (
     OutputExistsError,
     format_from_suffix,
+    output_path,
     refuse_existing,
     write_text,
 )
@@ -378,7 +379,7 @@ class Report(ReportDisplay):
         OSError
             When the folder does not exist or is not writable.
         """
-        target = Path(path)
+        target = output_path(path)
         if format is None:
             kind = format_from_suffix(
                 target, FORMATS, or_else=" or pass format='html', 'md' or 'tex'"

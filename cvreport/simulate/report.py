@@ -34,7 +34,7 @@ from cvreport.methods.registry import get_spec
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, text_environment
 from cvreport.rendering.formatting import format_number
-from cvreport.rendering.writer import format_from_suffix, write_text
+from cvreport.rendering.writer import format_from_suffix, output_path, write_text
 from cvreport.simulate.engine import COLUMNS
 from cvreport.simulate.figures import power_curve_plot
 from cvreport.simulate.reference import TABLE_V, compare_with_paper
@@ -254,7 +254,7 @@ class CalibrationReport(ReportDisplay):
 
         Refuses to replace an existing file unless ``overwrite=True``.
         """
-        target = Path(path)
+        target = output_path(path)
         kind = format_from_suffix(target, FORMATS)
         text = self.to_html() if kind == "html" else self.to_markdown()
         write_text(target, text, overwrite=overwrite)
