@@ -667,5 +667,5 @@ def test_a_score_is_read_the_right_way_round() -> None:
     assert report.outcomes[0].shown_estimate == pytest.approx(0.1)
     result = report.results[0]
     assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"
-    assert "(mean auc A − B)" in result.summary().as_text()
+    assert "(mean AUC A − B)" in result.summary().as_text()
     assert "negated" not in result.summary().as_text()
