@@ -616,3 +616,18 @@ def test_saving_to_what_is_not_a_path_is_refused_in_words(path, tmp_path, monkey
         with pytest.raises(cvreport.CVReportError, match="file path|output path is empty"):
             save()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("errors", [[12.0, 15.0, 11.0], [0.1, 1.2, 0.3], [0.1, -0.05, 0.2]])
+def test_fold_error_rates_outside_zero_one_are_refused(errors) -> None:
+    """Was: arrays.ttest_error([12, 15, 11], p0=0.1) tested percentages as error rates."""
+    with pytest.raises(DataError, match="error rates between 0 and 1"):
+        cvreport.arrays.ttest_error(errors, p0=0.1)
+    # Within [0, 1] the test runs and agrees with scipy's one-sample t test.
+    from scipy import stats
+
+    good = np.clip(np.asarray(errors) / max(errors), 0.0, 1.0) * 0.5
+    res = cvreport.arrays.ttest_error(good, p0=0.1)
+    expected = stats.ttest_1samp(good, 0.1, alternative="greater")
+    assert res.statistic == pytest.approx(expected.statistic)
+    assert res.pvalue == pytest.approx(expected.pvalue)

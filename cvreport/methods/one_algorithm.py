@@ -349,6 +349,12 @@ def _check_fold_errors(fold_errors: Any) -> np.ndarray:
     e = as_array(fold_errors, "fold_errors")
     if e.ndim != 1:
         raise DataError(f"fold_errors must be a 1-D array of K values, got shape {e.shape}")
+    outside = np.flatnonzero((e < 0.0) | (e > 1.0))
+    if outside.size:  # a percentage or a score, not an error rate
+        raise DataError(
+            f"fold_errors are error rates between 0 and 1, got {e[outside[0]]:g} at position "
+            f"{outside[0]}; give percentages divided by 100, or 1 − accuracy for an accuracy"
+        )
     return e
 
 
