@@ -203,7 +203,7 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     order: list[Any] = []
     while True:
         head = frame.select(M).head(n).collect().to_pandas()[M]
-        order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
+        order = [v for v in pd.unique(head).tolist() if v in wanted]  # first appearance
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
         n *= 8
@@ -1035,7 +1035,7 @@ def _first_appearances(
     nw = narwhals()
     head = lazy.select(D, M).head(_FIRST_ROWS).collect().to_pandas()
     whole = head.shape[0] < _FIRST_ROWS
-    seen = {label: rows[M].tolist() for label, rows in head.groupby(D, sort=False)}
+    seen = {label: pd.unique(rows[M]).tolist() for label, rows in head.groupby(D, sort=False)}
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     for label, models in labels.items():
         wanted = set(models.tolist())

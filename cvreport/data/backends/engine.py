@@ -244,7 +244,8 @@ def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> l
     while True:
         with source.errors():
             head = source.frame.select(column).head(n).collect().to_pandas()[column]
-        order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
+        # in order of first appearance, hashed in one vectorised pass over the rows read
+        order = [v for v in pd.unique(head).tolist() if v in wanted]
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
         n *= 8
