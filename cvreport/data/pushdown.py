@@ -50,7 +50,15 @@ raises the same error with the same message without bringing the rows out.
 The columns (renamed as in :mod:`cvreport.data.engine_query`) come into pandas
 only for what the engine cannot compute: a formula beyond
 :func:`~cvreport.data.engines.response_expression`, more than 62 models, or a
-Dask or Spark frame whose rows must be named.
+Dask or Spark frame whose rows must be named. Then :class:`MemoryHandover` is
+raised, naming the columns to fetch; the backend
+(:mod:`cvreport.data.backends.engine`) fetches them and lets the in-memory
+backend build the table or word its error.
+
+Many data sets (:func:`contents_by_dataset`) run the same two aggregations once,
+with the data set column among the group-by keys and each row's bit placed by
+its own data set's design; the results are split into each data set's contents.
+A data set that pass cannot build is built alone, which words its problem.
 """
 
 from __future__ import annotations
@@ -1000,7 +1008,7 @@ def contents_by_dataset(
         for label, cells in cells_of.items():
             try:
                 summary = _summary(parts[label], route, cells, orders[label])
-            except (MemoryHandover, CVReportError, KeyError):
+            except (MemoryHandover, RowsNeeded, CVReportError, KeyError):
                 continue  # built alone: it words its own problem
             if summary.design().words is not None:
                 summaries[label] = summary
