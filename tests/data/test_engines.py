@@ -763,7 +763,8 @@ def test_many_datasets_run_one_set_of_queries_whatever_their_number(convert, eng
         table = DatasetsTable.from_formula("loss ~ model | replication + fold | dataset", data)
         assert len(table.datasets) == frame["dataset"].nunique()
         counts[n_datasets] = (len(queries), len(polars_runs))
-    # the per-cell aggregation and the per-record words, once for every data set
-    assert counts[2][0] == counts[3][0] == counts[6][0] == 2
+    # the models' first rows (one union of every data set's head), the per-cell
+    # aggregation and the per-record words: once for every data set
+    assert counts[2][0] == counts[3][0] == counts[6][0] == 3
     if engine == "polars-lazy":  # and every query Polars runs, labels and first rows too
         assert counts[2][1] == counts[3][1] == counts[6][1]
