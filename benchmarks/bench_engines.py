@@ -26,6 +26,13 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   are written once to ``DIR/parquet-N`` and reused; otherwise they are deleted
   afterwards.
 
+* ``datasets`` (not run by default): 20 data sets × 1M rows (5×2 CV, 5 models, 40k
+  records each; ``--scale`` shrinks the records) in one Parquet file, built as a
+  ``DatasetsTable`` through DuckDB (the path) and Polars (``scan_parquet``): the data
+  sets are aggregated in one set of queries. Run the script with another
+  checkout's ``cvreport`` first on ``PYTHONPATH`` (a copy of the script outside the
+  checkout) to compare.
+
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
   200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
   (``--no-clean`` leaves it out) and with one row written twice; each read in a
@@ -521,6 +528,70 @@ def study_parquet(
             shutil.rmtree(folder, ignore_errors=True)
 
 
+# --------------------------------------------------------------------------- many data sets
+
+
+def _datasets_case(queue: Any, case: str, path: str, repeat: int) -> None:
+    import cvreport
+    from cvreport.data.datasets import DatasetsTable
+
+    formula = "loss ~ model | replication + fold | dataset"
+    if case == "polars":
+        import polars as pl
+
+        def build() -> Any:
+            return DatasetsTable.from_formula(formula, pl.scan_parquet(path))
+
+    else:
+
+        def build() -> Any:
+            return DatasetsTable.from_formula(formula, path)
+
+    seconds, gib, table = measure_median(build, repeat)
+    where = Path(cvreport.__file__).resolve().parents[1].name
+    label = f"{len(table.datasets)} data sets via {case} (cvreport of {where}){_peak()}"
+    queue.put((label, seconds, gib))
+
+
+def study_datasets(scale: float, data: str | None, repeat: int) -> None:
+    """Many data sets on one Parquet file: 20 data sets × 1M rows (5×2 CV, 5 models,
+    40k records each), in data set order, built through DuckDB and Polars."""
+    n_datasets, n_records = 20, int(40_000 * scale)
+    folder, keep = _data_folder(data, f"datasets-{n_datasets}-{n_records}")
+    path = folder / "datasets.parquet"
+    try:
+        if not path.exists():
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            folder.mkdir(parents=True, exist_ok=True)
+            rng = np.random.default_rng(7)
+            writer = None
+            start = time.perf_counter()
+            for d in range(n_datasets):
+                frame = cv_rows(n_records, 5, 5, rng=rng, string_ids=False)
+                frame.insert(0, "dataset", f"set{d:02d}")
+                frame["model"] = frame["model"].astype(str)
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(str(path), table.schema)
+                writer.write_table(table)
+            assert writer is not None
+            writer.close()
+            print(f"\nwrote {path} in {time.perf_counter() - start:.0f} s")
+        import duckdb
+
+        n_rows = int(
+            duckdb.sql("SELECT count(*) FROM read_parquet(?)", params=[str(path)]).fetchall()[0][0]
+        )
+        print(f"{_load()} before the timed cases")
+        rows = [_in_child(_datasets_case, case, str(path), repeat) for case in ("duckdb", "polars")]
+        _report(rows, f"{n_rows:,} rows of {n_datasets} data sets from Parquet")
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 # --------------------------------------------------------------------------- a duplicated row
 
 
@@ -596,7 +667,8 @@ def main() -> None:
         nargs="*",
         default=["memory", "pandas50", "parquet"],
         help=(
-            f"memory, pandas50, parquet, duplicate, or one 10M case: {', '.join(MEMORY_CASES[1:])}"
+            "memory, pandas50, parquet, duplicate, datasets, or one 10M case: "
+            f"{', '.join(MEMORY_CASES[1:])}"
         ),
     )
     parser.add_argument("--scale", type=float, default=1.0)
@@ -640,6 +712,8 @@ def main() -> None:
             )
         elif study == "duplicate":
             study_duplicate(args.scale, args.data, not args.no_clean)
+        elif study == "datasets":
+            study_datasets(args.scale, args.data, args.repeat)
         else:
             raise SystemExit(f"unknown study {study!r}")
 

@@ -14,10 +14,12 @@ import pandas as pd
 
 from cvreport.data.engines import narwhals
 
-__all__ = ["F", "I", "M", "R", "Y", "case_codes", "collect", "collect_batches", "powers"]
+__all__ = ["D", "F", "I", "M", "R", "Y", "case_codes", "collect", "collect_batches", "powers"]
 
 R, F, M, I, Y = "_r", "_f", "_m", "_i", "_y"  # noqa: E741
 """The canonical columns: replication, fold, model, record and the per-record value."""
+D = "_d"
+"""The canonical data set column, when many data sets are aggregated at once."""
 
 
 def collect(frame: Any) -> pd.DataFrame:

@@ -50,7 +50,15 @@ raises the same error with the same message without bringing the rows out.
 The columns (renamed as in :mod:`cvreport.data.engine_query`) come into pandas
 only for what the engine cannot compute: a formula beyond
 :func:`~cvreport.data.engines.response_expression`, more than 62 models, or a
-Dask or Spark frame whose rows must be named.
+Dask or Spark frame whose rows must be named. Then :class:`MemoryHandover` is
+raised, naming the columns to fetch; the backend
+(:mod:`cvreport.data.backends.engine`) fetches them and lets the in-memory
+backend build the table or word its error.
+
+Many data sets (:func:`contents_by_dataset`) run the same two aggregations once,
+with the data set column among the group-by keys and each row's bit placed by
+its own data set's design; the results are split into each data set's contents.
+A data set that pass cannot build is built alone, which words its problem.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -74,6 +82,7 @@ from cvreport.data.build import (
 from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
 from cvreport.data.engine_query import (
+    D,
     F,
     I,
     M,
@@ -110,12 +119,17 @@ from cvreport.data.validation import (
     Names,
     check_design_grid,
 )
+from cvreport.errors import CVReportError
 
 __all__ = [
+    "EngineRoute",
+    "MemoryHandover",
+    "contents_by_dataset",
     "engine_column",
     "engine_contents",
-    "formula_contents",
-    "prediction_contents",
+    "formula_route",
+    "losses_route",
+    "prediction_route",
 ]
 
 _FIRST_ROWS = 1 << 12  # rows read first to find the models' order of appearance
@@ -125,6 +139,7 @@ _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
+_HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _RECORDS_PER_PASS = 5_000_000
 """Records whose words one pass aggregates. Past it, integer record ids are split
 into passes: at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
@@ -137,6 +152,42 @@ once the records outgrow them."""
 
 
 _IRREGULAR = object()  # an aggregation found keys that do not form the design
+
+
+class MemoryHandover(Exception):
+    """The engine cannot build this table: the in-memory backend must, from these rows.
+
+    Raised where the engine cannot compute a value (a formula beyond its
+    translation, more than :data:`_MAX_BITS` models), where the words of a problem
+    need the rows (no rows, an engine without row positions, labels pandas
+    judges), and where the keys are irregular in a way the engine's diagnosis does
+    not name. The backend fetches :meth:`rows` and lets the in-memory validation
+    build the contents or word the error.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The columns the in-memory backend reads.
+    reason : str
+        Why, for whoever debugs the route taken.
+    first_rows : int, optional
+        Only the first rows are needed, as text (a loss column whose type pandas
+        refuses shows it in its first rows).
+    """
+
+    def __init__(self, columns: Sequence[str], reason: str, first_rows: int | None = None) -> None:
+        super().__init__(reason)
+        self.columns = list(dict.fromkeys(columns))
+        self.reason = reason
+        self.first_rows = first_rows
+
+    def rows(self, source: EngineSource) -> pd.DataFrame:
+        """The rows the in-memory backend reads, as a pandas DataFrame."""
+        if self.first_rows is None:
+            return source.to_pandas(self.columns)
+        with source.errors():
+            frame = source.frame.select(self.columns).head(self.first_rows)
+            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
 
 
 def _is_numeric(dtype: Any) -> bool:
@@ -161,7 +212,7 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     order: list[Any] = []
     while True:
         head = frame.select(M).head(n).collect().to_pandas()[M]
-        order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
+        order = [v for v in pd.unique(head).tolist() if v in wanted]  # first appearance
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
         n *= 8
@@ -169,7 +220,8 @@ def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
     return pd.Index(order + rest, dtype=labels.dtype) if order else labels
 
 
-def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
+def _cells(frame: Any, by: Sequence[str] = ()) -> tuple[pd.DataFrame, Any]:
+    """Per (replication, fold, model) aggregates (per data set too: ``by``)."""
     nw = narwhals()
     lazy = frame.with_columns(nw.col(Y).cast(nw.Float64).alias(Y))
     stats = lazy.with_columns(
@@ -180,7 +232,7 @@ def _cells(frame: Any) -> tuple[pd.DataFrame, Any]:
         nw.col(I).is_null().cast(nw.Int64).alias("_noid"),
     )
     cells = collect(
-        stats.group_by(R, F, M).agg(
+        stats.group_by(*by, R, F, M).agg(
             nw.len().alias("n"),
             nw.col(Y).sum().alias("sum"),
             nw.col("_y2").sum().alias("sumsq"),
@@ -249,44 +301,112 @@ def _loss_patterns(
     )
 
 
+@dataclass(frozen=True)
+class _WordDesign:
+    """One table's design, as its per-record words read it."""
+
+    models: pd.Index
+    binary: bool
+    reps: pd.Index
+    folds: pd.Index
+
+    @property
+    def block(self) -> int:
+        """Bits of one replication."""
+        return len(self.folds) * len(self.models)
+
+    @property
+    def words(self) -> list[list[int]] | None:
+        """The replications of each word; ``None`` when the words do not fit."""
+        m, per_word = len(self.reps), _EXACT_BITS // self.block
+        if per_word == 0 or -(-m // per_word) > _MOST_WORDS:
+            return None
+        return [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
+
+    def position(self) -> Any:
+        """Each row's bit ``(i·K + j)·M + k``."""
+        n_models, block = len(self.models), self.block
+        return (
+            case_codes(R, self.reps, [i * block for i in range(len(self.reps))])
+            + case_codes(F, self.folds, [j * n_models for j in range(len(self.folds))])
+            + case_codes(M, self.models, range(n_models))
+        )
+
+    def bounds(self, w: int) -> tuple[int, int]:
+        """The first bit of word ``w`` and the first past it (both 0 past the last word)."""
+        words = self.words or []
+        if w >= len(words):
+            return 0, 0
+        return words[w][0] * self.block, (words[w][-1] + 1) * self.block
+
+
+def _per_dataset(dataset: str | None, labels: list[Any], exprs: list[tuple[Any, Any]]) -> Any:
+    """One expression from each data set's own (``exprs``: ``(key, expression)`` per label
+    of ``labels``): those with the same key share a branch, so that data sets of one
+    design add no branch at all."""
+    nw = narwhals()
+    groups: dict[Any, tuple[list[Any], Any]] = {}
+    for label, (key, expr) in zip(labels, exprs):
+        groups.setdefault(key, ([], expr))[0].append(label)
+    branches = list(groups.values())
+    if dataset is None or len(branches) == 1:
+        return branches[0][1]
+    chain = nw.when(nw.col(dataset).is_in(branches[0][0])).then(branches[0][1])
+    for members, expr in branches[1:-1]:
+        chain = chain.when(nw.col(dataset).is_in(members)).then(expr)
+    return chain.otherwise(branches[-1][1])
+
+
+def _design_key(design: _WordDesign) -> tuple[Any, ...]:
+    return (
+        tuple(design.models.tolist()),
+        tuple(design.reps.tolist()),
+        tuple(design.folds.tolist()),
+    )
+
+
 def _record_words(
     lazy: Any,
-    models: pd.Index,
-    binary: bool,
-    reps: pd.Index,
-    folds: pd.Index,
+    designs: dict[Any, _WordDesign],
+    dataset: str | None = None,
     n_records: int = 0,
-) -> tuple[np.ndarray | None, MembershipPatterns] | object | None:
-    """Loss patterns and membership from one aggregation per record, or :data:`_IRREGULAR`.
+) -> dict[Any, tuple[np.ndarray | None, MembershipPatterns] | object]:
+    """Loss patterns and membership of each table from one aggregation per record.
 
     Each row sets bit ``(i·K + j)·M + k`` (replication ``i``, fold ``j``, model ``k``)
     of a word of replications (a float64 power of two: its position is computed
     once per row); per record the engine sums those bits (and, for 0/1 losses, the
     bits of the rows with loss 1). A record is valid when the bits did
     not carry (as many set bits as rows) and each replication's block of ``K·M``
-    bits is empty or one fold's ``M`` models. ``None`` when a fold's block does not
-    fit a word, or when the words would be many (the per-fold route is used then).
+    bits is empty or one fold's ``M`` models. The designs' words must fit
+    (:attr:`_WordDesign.words`).
+
+    ``designs`` holds one design per data set, by its label in the column
+    ``dataset`` (``None``: one table, under the key ``None``): the records of every
+    data set are aggregated at once, grouped by data set and record, each row's
+    bit placed by its own data set's design. A data set's value is
+    :data:`_IRREGULAR` when its bits do not form its design.
 
     With integer record ids and more than :data:`_RECORDS_PER_PASS` records
-    (``n_records``: the most in one replication), the records are aggregated in
-    passes (record id modulo the passes), so that one pass's hash table fits.
+    (``n_records``: the most in one replication, summed over the data sets), the
+    records are aggregated in passes (record id modulo the passes), so that one
+    pass's hash table fits.
     """
     nw = narwhals()
-    m, n_folds, n_models = len(reps), len(folds), len(models)
-    block = n_folds * n_models  # bits of one replication
-    per_word = _EXACT_BITS // block
-    if per_word == 0 or -(-m // per_word) > _MOST_WORDS:
-        return None
-    words = [list(range(s, min(m, s + per_word))) for s in range(0, m, per_word)]
-    position = (
-        case_codes(R, reps, [i * block for i in range(m)])
-        + case_codes(F, folds, [j * n_models for j in range(n_folds)])
-        + case_codes(M, models, range(n_models))
-    )
-    with_bits = lazy.select(I, Y, position.alias("_pos"))
+    labels = list(designs)
+    keyed = [(_design_key(d), d) for d in designs.values()]
+    n_words = max(len(d.words or []) for d in designs.values())
+    binary = any(d.binary for d in designs.values())
+    position = _per_dataset(dataset, labels, [(k, d.position()) for k, d in keyed])
+    by = [dataset] if dataset is not None else []
+    with_bits = lazy.select(*by, I, Y, position.alias("_pos"))
+    if dataset is not None:
+        with_bits = with_bits.filter(nw.col(dataset).is_in(labels))
     aggs = [nw.len().alias("_n")]
-    for w, word in enumerate(words):
-        low, high = word[0] * block, (word[-1] + 1) * block
+    for w in range(n_words):
+        bounds = [d.bounds(w) for d in designs.values()]
+        low = _per_dataset(dataset, labels, [(b, nw.lit(b[0])) for b in bounds])
+        high = _per_dataset(dataset, labels, [(b, nw.lit(b[1])) for b in bounds])
         in_word = (nw.col("_pos") >= low) & (nw.col("_pos") < high)
         power = nw.lit(2.0) ** (nw.col("_pos") - low)  # exact: a power of two below 2**52
         with_bits = with_bits.with_columns(
@@ -296,50 +416,64 @@ def _record_words(
         if binary:
             with_bits = with_bits.with_columns((nw.col(f"_p{w}") * nw.col(Y)).alias(f"_e{w}"))
             aggs.append(nw.col(f"_e{w}").sum().alias(f"_wrong{w}"))
-    names = ["_n"] + [f"_set{w}" for w in range(len(words))]
-    names += [f"_wrong{w}" for w in range(len(words))] if binary else []
+    names = ["_n"] + [f"_set{w}" for w in range(n_words)]
+    names += [f"_wrong{w}" for w in range(n_words)] if binary else []
     # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas;
     # one row per record comes back in batches, each counted into patterns at once
     n_passes = 1
     if lazy.collect_schema()[I].is_integer():
         n_passes = max(1, -(-n_records // _RECORDS_PER_PASS))
-    tally: list[np.ndarray] = []  # rows (i, fold << n_models | errors, records) of each batch
-    counted: list[MembershipPatterns] = []
+    tally: dict[Any, list[np.ndarray]] = {label: [] for label in labels}
+    counted: dict[Any, list[MembershipPatterns]] = {label: [] for label in labels}
+    irregular: set[Any] = set()
     for part in range(n_passes):
         rows = with_bits
         if n_passes > 1:  # each record in one pass (abs: engines differ on negative ids)
             rows = with_bits.filter((nw.col(I) % n_passes).abs() == part)
-        query = rows.group_by(I).agg(*aggs).select(nw.col(*names).cast(nw.Float64))
+        query = rows.group_by(*by, I).agg(*aggs).select(*by, nw.col(*names).cast(nw.Float64))
         for found in collect_batches(query):
-            batch = _batch_patterns(found, words, block, n_models, n_folds, m, tally)
-            if batch is _IRREGULAR:
-                return _IRREGULAR
-            counted.append(batch)  # type: ignore[arg-type]
-    loss_patterns = None
-    if binary:
-        full = (1 << n_models) - 1
-        stacked = np.concatenate(tally or [np.zeros((0, 3), dtype=np.int64)])
-        keys, where = np.unique(stacked[:, :2], axis=0, return_inverse=True)
-        n = np.bincount(where.reshape(-1), weights=stacked[:, 2], minlength=keys.shape[0])
-        i, code = keys[:, 0], keys[:, 1]
-        loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
-    return loss_patterns, _merged_patterns(counted, m)
+            split = [(None, found)] if dataset is None else found.groupby(dataset, sort=False)
+            for label, rows_of in split:
+                if label in irregular:
+                    continue
+                design = designs[label]
+                batch = _batch_patterns(rows_of, design, tally[label])
+                if batch is _IRREGULAR:
+                    irregular.add(label)
+                else:
+                    counted[label].append(batch)  # type: ignore[arg-type]
+    result: dict[Any, tuple[np.ndarray | None, MembershipPatterns] | object] = {}
+    for label, design in designs.items():
+        if label in irregular:
+            result[label] = _IRREGULAR
+            continue
+        loss_patterns = None
+        if design.binary:
+            n_models = len(design.models)
+            full = (1 << n_models) - 1
+            stacked = np.concatenate(tally[label] or [np.zeros((0, 3), dtype=np.int64)])
+            keys, where = np.unique(stacked[:, :2], axis=0, return_inverse=True)
+            n = np.bincount(where.reshape(-1), weights=stacked[:, 2], minlength=keys.shape[0])
+            i, code = keys[:, 0], keys[:, 1]
+            loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
+        result[label] = (loss_patterns, _merged_patterns(counted[label], len(design.reps)))
+    return result
 
 
 def _batch_patterns(
-    found: pd.DataFrame,
-    words: list[list[int]],
-    block: int,
-    n_models: int,
-    n_folds: int,
-    m: int,
-    tally: list[np.ndarray],
+    found: pd.DataFrame, design: _WordDesign, tally: list[np.ndarray]
 ) -> MembershipPatterns | object:
     """The membership patterns of a batch of records' words; their loss patterns are
     counted as rows ``(i, fold << n_models | errors, records)`` appended to ``tally``
-    (with ``_wrong`` words only); :data:`_IRREGULAR` when a record's bits do not form
-    the design."""
-    binary = "_wrong0" in found.columns
+    (0/1 losses only); :data:`_IRREGULAR` when a record's bits do not form the design."""
+    words = design.words or []
+    block, n_models, n_folds, m = (
+        design.block,
+        len(design.models),
+        len(design.folds),
+        len(design.reps),
+    )
+    binary = design.binary
     n_rows = found["_n"].to_numpy(dtype=np.int64)
     set_words = [_exact_word(found[f"_set{w}"]) for w in range(len(words))]
     wrong_words = [_exact_word(found[f"_wrong{w}"]) for w in range(len(words))] if binary else []
@@ -471,9 +605,11 @@ def _canonical(
     replication: str | None,
     fold: str | None,
     record: str,
+    dataset: str | None = None,
 ) -> Any:
     nw = narwhals()
     return source.frame.select(
+        *([nw.col(dataset).alias(D)] if dataset is not None else []),
         (nw.col(replication) if replication is not None else nw.lit(CONSTANT_LABEL)).alias(R),
         (nw.col(fold) if fold is not None else nw.lit(CONSTANT_LABEL)).alias(F),
         nw.col(model).alias(M),
@@ -544,8 +680,10 @@ def _to_loss(metric: Metric, binary: bool) -> tuple[float, float]:
     return (1.0, -1.0) if metric.unit == "proportion" else (0.0, -1.0)
 
 
-def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str) -> pd.DataFrame:
-    """The rows pandas needs to word a value the engine cannot compute.
+def _handover_for_values(
+    source: EngineSource, needed: Sequence[str], loss_name: str
+) -> MemoryHandover:
+    """The hand-over for a value the engine cannot compute.
 
     A loss column of text, dates or categories is refused by its type, which its
     first rows show; anything else (a formula beyond the engine's translation)
@@ -555,10 +693,9 @@ def _rows_to_explain(source: EngineSource, needed: Sequence[str], loss_name: str
     if loss_name in source.columns:
         dtype = source.dtype(loss_name)
         textual = (nw.String, nw.Categorical, nw.Enum, nw.Date, nw.Datetime, nw.Duration)
-        if isinstance(dtype, textual) or dtype in textual:
-            frame = source.frame.select(list(dict.fromkeys(needed))).head(3)  # as pandas shows
-            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
-    return source.to_pandas(needed)
+        if isinstance(dtype, textual) or dtype in textual:  # as pandas shows
+            return MemoryHandover(needed, f"loss {loss_name!r} holds {dtype}", first_rows=3)
+    return MemoryHandover(needed, "values the engine cannot compute")
 
 
 def _named_in(column: str, text: str) -> bool:
@@ -566,44 +703,27 @@ def _named_in(column: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(column)}(?!\w)", text) is not None
 
 
-def engine_contents(
-    source: EngineSource,
-    *,
-    response: Any,
-    model: str,
-    replication: str | None,
-    fold: str | None,
-    record: str,
-    loss_name: str,
-    describe: Callable[[int], str],
-    explain: Callable[[pd.DataFrame], TableContents],
-    needed: Sequence[str],
-    direction: Direction | None = None,
-    metric: Metric | None = None,
-    direction_note: str = "",
-    all_wrong_suspect: bool = False,
-) -> TableContents:
-    """Validate and summarise per-record values inside the engine that holds them.
+@dataclass(frozen=True)
+class EngineRoute:
+    """How a table's per-record values are read inside the engine.
 
-    Parameters
+    The same route reads one table (:func:`engine_contents`) and each data set of
+    many in one pass (:func:`contents_by_dataset`).
+
+    Attributes
     ----------
-    source : EngineSource
-        The frame.
     response : narwhals expression or None
         The value of each row; ``None`` when it cannot be computed in the engine
-        (then the rows are brought into pandas).
+        (then the in-memory backend reads the rows).
     model, replication, fold, record : str or None
         Column names, as for :class:`~cvreport.data.table.ResultsTable`.
     loss_name : str
         Name of the values.
     describe : callable
         ``describe(n_rows)``: the table's source line.
-    explain : callable
-        Builds the contents from the rows in pandas: used when the engine finds
-        a problem (it raises the in-memory validation's precise error) or cannot
-        compute the values.
-    needed : sequence of str
-        The columns ``explain`` reads.
+    needed : tuple of str
+        The columns the in-memory backend reads when the engine hands the table
+        over.
     direction : {"lower", "higher"} or None
         Which way is better, as given; decided as in pandas
         (:func:`~cvreport.data.direction.resolve_metric`) from the name and the
@@ -615,100 +735,342 @@ def engine_contents(
     all_wrong_suspect : bool
         For 0/1 losses from predictions: let pandas look at a table whose every
         row is wrong (it checks that the labels share a coding).
+    finish : callable, optional
+        ``finish(source, contents)``: what the route adds to the contents (a
+        fetcher of the predictions), from the source of the table's rows.
     """
-    keys = (model, replication, fold, record)
-    source.check_plain([c for c in needed if c in keys or _named_in(c, loss_name)])
+
+    response: Any
+    model: str
+    replication: str | None
+    fold: str | None
+    record: str
+    loss_name: str
+    describe: Callable[[int], str]
+    needed: tuple[str, ...]
+    direction: Direction | None = None
+    metric: Metric | None = None
+    direction_note: str = ""
+    all_wrong_suspect: bool = False
+    finish: Callable[[EngineSource, TableContents], TableContents] | None = None
+
+    @property
+    def keys(self) -> tuple[str, str | None, str | None, str]:
+        """The model, replication, fold and record columns."""
+        return (self.model, self.replication, self.fold, self.record)
+
+    def canonical(self, source: EngineSource, dataset: str | None = None) -> Any:
+        """The rows as the canonical columns (and the data set's, as ``D``)."""
+        model, replication, fold, record = self.keys
+        return _canonical(source, self.response, model, replication, fold, record, dataset)
+
+    def check_plain(self, source: EngineSource) -> None:
+        """Raise :class:`~cvreport.errors.DataError` for a used column of nested values."""
+        keys = self.keys
+        source.check_plain([c for c in self.needed if c in keys or _named_in(c, self.loss_name)])
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """What the per-cell aggregation says of one table, checked."""
+
+    n_rows: int
+    binary: bool
+    replications: pd.Index
+    folds: pd.Index
+    models: pd.Index
+    metric: Metric
+    direction_note: str
+    to_loss: tuple[float, float]
+    sums: np.ndarray
+    sumsq: np.ndarray
+    counts: np.ndarray
+    diagnosis: EngineDiagnosis
+
+    @property
+    def most_records(self) -> int:
+        """Records of the replication with the most."""
+        return int(self.counts[:, :, 0].sum(axis=1).max())
+
+    def design(self) -> _WordDesign:
+        return _WordDesign(self.models, self.binary, self.replications, self.folds)
+
+
+def _summary(
+    source: EngineSource,
+    route: EngineRoute,
+    cells: pd.DataFrame,
+    models_in_order: Callable[[pd.Index], pd.Index],
+) -> _Summary:
+    """Check one table's cells and turn them into its labels, metric and per-cell sums.
+
+    Raises :class:`MemoryHandover` when the in-memory backend must build the table,
+    and :class:`~cvreport.errors.DataError` for a problem the aggregates name.
+    """
+    needed = list(route.needed)
+    n_rows = int(cells["n"].sum())
+    if n_rows == 0:  # pandas words it, from no rows
+        raise MemoryHandover(needed, "no rows")
+    binary = _is_binary(cells)
+    names = Names(route.replication, route.fold, route.model, route.record)
+    diagnosis = EngineDiagnosis(source, route.response, names, route.loss_name, n_rows)
+    try:
+        plain_column = route.loss_name in source.columns
+        diagnosis.check_values(cells, binary, plain_column=plain_column)
+        if route.all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
+            raise RowsNeeded
+        diagnosis.check_labels(cells)
+    except RowsNeeded as needs:
+        raise MemoryHandover(needed, "the problem's words need the rows") from needs
+    replications = _sorted_labels(cells[R])
+    folds = _sorted_labels(cells[F])
+    models = models_in_order(_label_index(cells[M]))
+    if route.metric is None:
+        metric, direction_note = _metric_of(cells, binary, route.loss_name, route.direction)
+        offset, sign = _to_loss(metric, binary)
+    else:
+        metric, direction_note = route.metric, route.direction_note
+        offset, sign = 0.0, 1.0
+    i, j, k = (
+        _codes(cells[R], replications),
+        _codes(cells[F], folds),
+        _codes(cells[M], models),
+    )
+    shape = (len(replications), len(folds), len(models))
+    present = np.zeros(shape, dtype=bool)
+    present[i, j, k] = True
+    check_design_grid(present, replications, folds, models, route.model)
+    sums, sumsq = np.zeros(shape), np.zeros(shape)
+    counts = np.zeros(shape, dtype=np.int64)
+    raw_sums = cells["sum"].to_numpy(dtype=np.float64)
+    n = cells["n"].to_numpy(dtype=np.int64)
+    # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
+    sums[i, j, k] = offset * n + sign * raw_sums
+    sumsq[i, j, k] = (
+        offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
+    )
+    counts[i, j, k] = n
+    if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
+        raise MemoryHandover(needed, f"{len(models)} models, more than {_MAX_BITS}")
+    return _Summary(
+        n_rows,
+        binary,
+        replications,
+        folds,
+        models,
+        metric,
+        direction_note,
+        (offset, sign),
+        sums,
+        sumsq,
+        counts,
+        diagnosis,
+    )
+
+
+def _as_loss(lazy: Any, to_loss: tuple[float, float]) -> Any:
+    """The rows with their values as the internal loss ``a + b · value``."""
+    if to_loss == (0.0, 1.0):
+        return lazy
+    nw = narwhals()
+    return lazy.with_columns((to_loss[0] + to_loss[1] * nw.col(Y)).alias(Y))
+
+
+def _built(
+    source: EngineSource,
+    route: EngineRoute,
+    summary: _Summary,
+    loss_patterns: np.ndarray | None,
+    patterns: MembershipPatterns,
+) -> TableContents:
+    """The table's contents from its summary and its records' patterns, finished by the route."""
+    stats = pattern_statistics(summary.sums, summary.sumsq, summary.counts, loss_patterns, patterns)
+    contents = TableContents(
+        models=summary.models,
+        replications=summary.replications,
+        folds=summary.folds,
+        stats=stats,
+        design=record_design(stats, summary.replications, summary.folds, patterns.n_records),
+        is_binary=summary.binary,
+        per_record=True,
+        loss_name=route.loss_name,
+        source=route.describe(summary.n_rows),
+        n_rows=summary.n_rows,
+        route=f"engine ({source.frame.implementation.name.lower()})",
+        metric=summary.metric,
+        direction_note=summary.direction_note,
+        layout=_materialised_layout(
+            source,
+            route.response,
+            route.keys,
+            summary.to_loss,
+            summary.models,
+            route.loss_name,
+        ),
+    )
+    return contents if route.finish is None else route.finish(source, contents)
+
+
+def engine_contents(source: EngineSource, route: EngineRoute) -> TableContents:
+    """Validate and summarise per-record values inside the engine that holds them.
+
+    Parameters
+    ----------
+    source : EngineSource
+        The frame.
+    route : EngineRoute
+        Which columns, which values, and how the contents are finished.
+
+    Returns
+    -------
+    TableContents
+        The table's labels, sufficient statistics and design.
+
+    Raises
+    ------
+    MemoryHandover
+        When the in-memory backend must build the contents (or word the error)
+        from the rows it names.
+    DataError
+        A problem the engine's aggregates name, in the in-memory validation's words.
+    """
+    route.check_plain(source)
+    needed = list(route.needed)
     with source.errors():
-        if response is None:
-            return explain(_rows_to_explain(source, needed, loss_name))
-        names = Names(replication, fold, model, record)
-        frame = _canonical(source, response, model, replication, fold, record)
-        cells, lazy = _cells(frame)
-        n_rows = int(cells["n"].sum())
-        if n_rows == 0:  # pandas words it, from no rows
-            return explain(source.to_pandas(needed))
-        binary = _is_binary(cells)
-        diagnosis = EngineDiagnosis(source, response, names, loss_name, n_rows)
-        try:
-            diagnosis.check_values(cells, binary, plain_column=loss_name in source.columns)
-            if all_wrong_suspect and float(cells["sum"].sum()) == n_rows:
-                raise RowsNeeded
-            diagnosis.check_labels(cells)
-        except RowsNeeded:
-            return explain(source.to_pandas(needed))
-        replications = _sorted_labels(cells[R])
-        folds = _sorted_labels(cells[F])
-        models = _first_appearance(lazy, _label_index(cells[M]))
-        if metric is None:
-            metric, direction_note = _metric_of(cells, binary, loss_name, direction)
-            offset, sign = _to_loss(metric, binary)
-        else:
-            offset, sign = 0.0, 1.0
-        i, j, k = (
-            _codes(cells[R], replications),
-            _codes(cells[F], folds),
-            _codes(cells[M], models),
-        )
-        shape = (len(replications), len(folds), len(models))
-        present = np.zeros(shape, dtype=bool)
-        present[i, j, k] = True
-        check_design_grid(present, replications, folds, models, model)
-        sums, sumsq = np.zeros(shape), np.zeros(shape)
-        counts = np.zeros(shape, dtype=np.int64)
-        raw_sums = cells["sum"].to_numpy(dtype=np.float64)
-        n = cells["n"].to_numpy(dtype=np.int64)
-        # the internal loss a + b·y: Σ = a·n + b·Σy, Σ² = a²·n + 2ab·Σy + Σy² (b² = 1)
-        sums[i, j, k] = offset * n + sign * raw_sums
-        sumsq[i, j, k] = (
-            offset * offset * n + 2 * offset * sign * raw_sums + cells["sumsq"].to_numpy(np.float64)
-        )
-        counts[i, j, k] = n
-        if (offset, sign) != (0.0, 1.0):
-            nw = narwhals()
-            lazy = lazy.with_columns((offset + sign * nw.col(Y)).alias(Y))
-        if len(models) > _MAX_BITS:  # more models than bits: laid out in memory instead
-            return explain(source.to_pandas(needed))
+        if route.response is None:
+            raise _handover_for_values(source, needed, route.loss_name)
+        cells, lazy = _cells(route.canonical(source))
+        summary = _summary(source, route, cells, partial(_first_appearance, lazy))
+        lazy = _as_loss(lazy, summary.to_loss)
+        models, replications, folds = summary.models, summary.replications, summary.folds
         # one aggregation per record where the design's bits fit a few words, else per fold
-        most_records = int(counts[:, :, 0].sum(axis=1).max())  # in one replication
-        found = _record_words(lazy, models, binary, replications, folds, most_records)
-        if found is _IRREGULAR:
-            loss_patterns, patterns = _IRREGULAR, None
-        elif found is None:
-            loss_patterns = _loss_patterns(lazy, models, binary, replications, folds)
+        design = summary.design()
+        if design.words is not None:
+            found = _record_words(lazy, {None: design}, None, summary.most_records)[None]
+            loss_patterns, patterns = (_IRREGULAR, None) if found is _IRREGULAR else found
+        else:
+            loss_patterns = _loss_patterns(lazy, models, summary.binary, replications, folds)
             patterns = (
                 None
                 if loss_patterns is _IRREGULAR
                 else _membership(lazy, models[0], replications, folds)
             )
-        else:
-            loss_patterns, patterns = found  # type: ignore[misc]
         if loss_patterns is _IRREGULAR or patterns is None:
-            diagnosis.check_keys(lazy, models, replications, folds)
-            return explain(source.to_pandas(needed))  # not reached: the keys name the problem
-        stats = pattern_statistics(sums, sumsq, counts, loss_patterns, patterns)
-        return TableContents(
-            models=models,
-            replications=replications,
-            folds=folds,
-            stats=stats,
-            design=record_design(stats, replications, folds, patterns.n_records),
-            is_binary=binary,
-            per_record=True,
-            loss_name=loss_name,
-            source=describe(n_rows),
-            n_rows=n_rows,
-            route=f"engine ({source.frame.implementation.name.lower()})",
-            metric=metric,
-            direction_note=direction_note,
-            layout=_materialised_layout(
-                source,
-                response,
-                (model, replication, fold, record),
-                (offset, sign),
-                models,
-                loss_name,
-            ),
+            summary.diagnosis.check_keys(lazy, models, replications, folds)
+            raise MemoryHandover(needed, "irregular keys")  # not reached: the keys name it
+        return _built(source, route, summary, loss_patterns, patterns)  # type: ignore[arg-type]
+
+
+def contents_by_dataset(
+    source: EngineSource, route: EngineRoute, dataset: str, parts: dict[Any, EngineSource]
+) -> dict[Any, TableContents]:
+    """Each data set's contents from one set of queries over all of them.
+
+    The per-cell aggregation and the per-record words of :func:`engine_contents`
+    run once over the whole frame with the data set column ``dataset`` added to
+    their keys (each row's bits placed by its own data set's design), and are
+    split into each data set's contents afterwards: the same numbers as one
+    table per data set, at the cost of one pass instead of one per data set.
+
+    Parameters
+    ----------
+    source : EngineSource
+        The frame of every data set.
+    route : EngineRoute
+        As for :func:`engine_contents`, for each data set alike.
+    dataset : str
+        The data set column (every row labelled).
+    parts : dict
+        Each data set's label and the source of its rows (the frame filtered on
+        it): their contents read rows from it, and name it in their errors.
+
+    Returns
+    -------
+    dict
+        The contents of the data sets this pass could build. A data set left out
+        (a problem to word, a design whose words do not fit, values the engine
+        cannot compute) is built alone, by :func:`engine_contents` on its part,
+        which words its error or hands it over.
+    """
+    if route.response is None:
+        return {}
+    route.check_plain(source)
+    with source.errors():
+        cells_all, lazy = _cells(route.canonical(source, dataset), [D])
+        cells_of = {
+            label: cells.drop(columns=D).reset_index(drop=True)
+            for label, cells in cells_all.groupby(D, sort=False)
+            if label in parts
+        }
+        orders = _first_appearances(
+            lazy, {k: _label_index(v[M]) for k, v in cells_of.items() if not v[M].isna().any()}
         )
+        summaries: dict[Any, _Summary] = {}
+        for label, cells in cells_of.items():
+            try:
+                summary = _summary(parts[label], route, cells, orders[label])
+            except (MemoryHandover, RowsNeeded, CVReportError, KeyError):
+                continue  # built alone: it words its own problem
+            if summary.design().words is not None:
+                summaries[label] = summary
+        if not summaries:
+            return {}
+        if any(s.to_loss != (0.0, 1.0) for s in summaries.values()):  # each its own loss
+            nw = narwhals()
+            losses = [
+                (s.to_loss, s.to_loss[0] + s.to_loss[1] * nw.col(Y)) for s in summaries.values()
+            ]
+            lazy = lazy.with_columns(_per_dataset(D, list(summaries), losses).alias(Y))
+        found = _record_words(
+            lazy,
+            {label: s.design() for label, s in summaries.items()},
+            D,
+            sum(s.most_records for s in summaries.values()),
+        )
+        return {
+            label: _built(parts[label], route, summaries[label], *words)  # type: ignore[misc]
+            for label, words in found.items()
+            if words is not _IRREGULAR
+        }
+
+
+def _first_appearances(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """For each data set (``labels``: its models), how to order its models: as
+    :func:`_first_appearance` orders one table's, from the data set's first rows.
+
+    Every data set's first rows come in one query (a union of each data set's
+    head, :data:`_HEADS_PER_QUERY` at a time); only the data sets whose first rows
+    do not show every model are read again, further.
+    """
+    nw = narwhals()
+    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
+    pending = dict(labels)
+    n = _FIRST_ROWS
+    while pending:
+        names = list(pending)
+        pieces = []
+        for start in range(0, len(names), _HEADS_PER_QUERY):
+            heads = [
+                lazy.filter(nw.col(D) == label).select(D, M).head(n)
+                for label in names[start : start + _HEADS_PER_QUERY]
+            ]
+            pieces.append(collect(nw.concat(heads, how="vertical")))
+        head = pd.concat(pieces, ignore_index=True)
+        grouped = dict(list(head.groupby(D, sort=False)))
+        for label in names:
+            models = pending[label]
+            rows = grouped.get(label, head.iloc[:0])[M]
+            wanted = set(models.tolist())
+            order = [v for v in pd.unique(rows).tolist() if v in wanted]  # first appearance
+            if len(order) == len(wanted) or rows.shape[0] < n or n >= _MOST_FIRST_ROWS:
+                rest = [v for v in models.tolist() if v not in set(order)]
+                found = pd.Index(order + rest, dtype=models.dtype) if order else models
+                orders[label] = lambda _models, found=found: found
+                del pending[label]
+        n *= 8
+    return orders
 
 
 # --------------------------------------------------------------------------- constructors' helpers
@@ -721,16 +1083,46 @@ def engine_column(source: EngineSource, column: str) -> Any:
     return nw.col(column) if dtype.is_numeric() or dtype == nw.Boolean else None
 
 
-def formula_contents(
+def losses_route(
+    source: EngineSource,
+    *,
+    column: str,
+    model: str,
+    replication: str | None,
+    fold: str | None,
+    record: str,
+    loss_name: str,
+    describe: Callable[[int], str],
+    needed: Sequence[str],
+    direction: Direction | None,
+) -> EngineRoute:
+    """The route of a loss (or score) column."""
+    return EngineRoute(
+        response=engine_column(source, column),
+        model=model,
+        replication=replication,
+        fold=fold,
+        record=record,
+        loss_name=loss_name,
+        describe=describe,
+        needed=tuple(needed),
+        direction=direction,
+    )
+
+
+def formula_route(
     source: EngineSource,
     formula: str,
     parsed: ParsedFormula,
     *,
     record: str,
     direction: Direction | None,
-    explain: Callable[[pd.DataFrame], TableContents],
-) -> TableContents:
-    """Contents of a formula's per-record values, aggregated inside the engine."""
+) -> EngineRoute:
+    """The route of a formula's per-record values.
+
+    With one block, whether it is the fold or the replication is read from
+    ``source`` (do records repeat across its groups?).
+    """
     columns = source.columns
     replication: str | None = None
     fold: str | None = None
@@ -747,8 +1139,18 @@ def formula_contents(
         response = response_expression(parsed.response, columns)
         inputs = [c for c in columns if c in parsed.response]
     keys = [c for c in (parsed.model, *parsed.blocks, record) if c is not None]
-    contents = engine_contents(
-        source,
+    compared = comparison_columns(parsed.response)
+    predictions = None
+    if compared is not None and compared[0] in columns and compared[2] in columns:
+        predictions = truth_and_prediction(compared[0], compared[2])
+
+    def finish(rows: EngineSource, contents: TableContents) -> TableContents:
+        if predictions is not None:
+            fetch = _prediction_fetcher(rows, parsed.model, replication, fold, record, *predictions)
+            contents = replace(contents, fetch_predictions=fetch)
+        return replace(contents, formula=formula)
+
+    return EngineRoute(
         response=response,
         model=parsed.model,
         replication=replication,
@@ -758,20 +1160,10 @@ def formula_contents(
         describe=lambda n: (
             f"formula {formula!r} on a {n:,}-row {source.kind} (record column {record!r})"
         ),
-        explain=explain,
-        needed=[*keys, *inputs],
+        needed=(*keys, *inputs),
         direction=direction,
+        finish=finish,
     )
-    if contents.formula is not None:  # built in pandas, from the formula
-        return contents
-    compared = comparison_columns(parsed.response)
-    if compared is not None and compared[0] in columns and compared[2] in columns:
-        truth, prediction = truth_and_prediction(compared[0], compared[2])
-        fetch = _prediction_fetcher(
-            source, parsed.model, replication, fold, record, truth, prediction
-        )
-        contents = replace(contents, fetch_predictions=fetch)
-    return replace(contents, formula=formula)
 
 
 def _prediction_fetcher(
@@ -795,16 +1187,15 @@ def _prediction_fetcher(
     return fetch
 
 
-def prediction_contents(
+def prediction_route(
     source: EngineSource,
     roles: dict[str, str | None],
-    explain: Callable[[pd.DataFrame], TableContents],
     *,
     metric: Metric,
     direction_note: str,
     loss_name: str,
-) -> TableContents:
-    """Contents of 0/1 losses from predictions, aggregated inside the engine."""
+) -> EngineRoute:
+    """The route of 0/1 losses from predictions."""
     nw = narwhals()
     truth, prediction = str(roles["truth"]), str(roles["prediction"])
     model, record = str(roles["model"]), str(roles["record"])
@@ -813,10 +1204,12 @@ def prediction_contents(
     response = None
     if numeric[0] == numeric[1]:
         response = (nw.col(prediction) != nw.col(truth)).cast(nw.Float64)
-    needed = [c for c in roles.values() if c is not None]
 
-    contents = engine_contents(
-        source,
+    def finish(rows: EngineSource, contents: TableContents) -> TableContents:
+        fetch = _prediction_fetcher(rows, model, replication, fold, record, truth, prediction)
+        return replace(contents, fetch_predictions=fetch)
+
+    return EngineRoute(
         response=response,
         model=model,
         replication=replication,
@@ -827,13 +1220,9 @@ def prediction_contents(
             f"predictions {prediction!r} and truth {truth!r} of a {n:,}-row {source.kind}: "
             f"model {model!r}, replication {replication!r}, fold {fold!r}, record {record!r}"
         ),
-        explain=explain,
-        needed=needed,
+        needed=tuple(c for c in roles.values() if c is not None),
         metric=metric,
         direction_note=direction_note,
         all_wrong_suspect=True,
+        finish=finish,
     )
-    if contents.prediction_columns is not None:  # built in pandas
-        return contents
-    fetch = _prediction_fetcher(source, model, replication, fold, record, truth, prediction)
-    return replace(contents, fetch_predictions=fetch)

@@ -21,6 +21,9 @@ import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.data import pushdown
+from cvreport.data.datasets import DatasetsTable
+from cvreport.data.sufficient import membership_patterns
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
 
@@ -639,3 +642,129 @@ def test_per_record_words_counted_batch_by_batch_give_the_whole_tables(
         with pytest.raises(CVReportError) as raised:
             ResultsTable(data, **options)
         assert str(raised.value) == str(expected.value), case
+
+
+# ------------------------------------------------------------------ many data sets in one pass
+
+
+def _many_datasets(seed: int, n_datasets: int = 4) -> pd.DataFrame:
+    """Data sets of different designs (5×2 CV; 3×3 CV; one 4-fold CV; 10-fold CV, whose
+    6 models' bits do not fit one word per record) and different orders of the models,
+    with a 0/1 loss, a 0/1 accuracy and a real-valued loss per record."""
+    rng = np.random.default_rng(seed)
+    designs = [(5, 2), (3, 3), (1, 4), (1, 10)]
+    models = ["m1", "m2", "m3", "m4", "m5", "m6"]
+    parts = []
+    for d in range(n_datasets):
+        m, k = designs[d % len(designs)]
+        n_records = 4 * k
+        rows = []
+        for i in range(m):
+            fold_of = rng.permutation(np.arange(n_records) % k)
+            for record in range(n_records):
+                for model in models:
+                    rows.append((f"set{d}", i, int(fold_of[record]), model, record))
+        part = pd.DataFrame(rows, columns=["dataset", "replication", "fold", "model", "record"])
+        part = part.iloc[rng.permutation(part.shape[0])]  # each its own order of the models
+        part["loss"] = (rng.random(part.shape[0]) < 0.3 + 0.05 * d).astype(float)
+        part["accuracy"] = 1.0 - part["loss"]
+        part["brier"] = rng.random(part.shape[0]) ** 2
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _assert_same_tables(got: Any, expected: Any) -> None:
+    assert got.datasets == expected.datasets and got.models == expected.models
+    assert got.metric == expected.metric
+    for summary in ("means", "sds"):
+        np.testing.assert_allclose(
+            getattr(got, summary)().to_numpy(), getattr(expected, summary)().to_numpy(), rtol=1e-12
+        )
+    for name, table in got.tables.items():
+        other = expected.tables[name]
+        assert table._route.startswith("engine") and not other._route.startswith("engine")
+        assert table.models == other.models and table.design.describe() == other.design.describe()
+        for field in ("sums", "sumsq", "counts", "both_wrong"):
+            mine, theirs = getattr(table.stats, field), getattr(other.stats, field)
+            assert (mine is None) == (theirs is None), field
+            if mine is not None:
+                np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12, err_msg=field)
+        mine_p, theirs_p = table.stats.patterns, other.stats.patterns
+        if mine_p is None:
+            mine_p = membership_patterns(table.stats.membership, len(table.folds))
+        if theirs_p is None:
+            theirs_p = membership_patterns(other.stats.membership, len(other.folds))
+        np.testing.assert_array_equal(mine_p.patterns, theirs_p.patterns)
+        np.testing.assert_array_equal(mine_p.counts, theirs_p.counts)
+
+
+_ONE_PASS_ENGINES = [
+    e for e in ENGINES if e not in ("pandas", "pandas-via-duckdb", "parquet-polars")
+]
+
+
+@pytest.mark.parametrize(
+    ("engine", "response"),
+    [
+        (engine, response)
+        for engine in _ONE_PASS_ENGINES
+        for response in ("loss", "accuracy", "brier")
+        if engine not in ("dask", "spark") or response == "loss"  # one outcome for slow engines
+    ],
+)
+def test_many_datasets_in_one_pass_match_pandas(convert, engine, response):
+    frame = _many_datasets(seed=31)
+    formula = f"{response} ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, frame)
+    data, kwargs = convert(engine, frame)
+    assert not kwargs
+    got = DatasetsTable.from_formula(formula, data)
+    _assert_same_tables(got, expected)
+    # one data set irregular (a row twice): its own error, worded as pandas words it
+    broken = pd.concat([frame, frame[frame["dataset"] == "set2"].iloc[:1]], ignore_index=True)
+    with pytest.raises(DataError) as in_memory:
+        DatasetsTable.from_formula(formula, broken)
+    data, _ = convert(engine, broken)
+    with pytest.raises(DataError) as in_engine:
+        DatasetsTable.from_formula(formula, data)
+    assert str(in_engine.value) == str(in_memory.value)
+    assert "data set 'set2'" in str(in_engine.value)
+
+
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
+def test_many_datasets_run_one_set_of_queries_whatever_their_number(convert, engine, monkeypatch):
+    queries: list[str] = []
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+            queries.append(_name)
+            return _original(frame, *args)
+
+        monkeypatch.setattr(pushdown, name, counted)
+    polars_runs: list[int] = []
+    if engine == "polars-lazy":
+        pl = _need("polars")
+        collect = pl.LazyFrame.collect
+
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            polars_runs.append(1)
+            return collect(self, *args, **kwargs)
+
+        monkeypatch.setattr(pl.LazyFrame, "collect", run)
+    counts = {}
+    for n_datasets in (2, 3, 6):
+        # designs whose words fit: every data set in the shared pass
+        frame = _many_datasets(seed=32, n_datasets=n_datasets)
+        frame = frame[frame["dataset"] != "set3"]  # the 10-fold design, aggregated alone
+        data, _ = convert(engine, frame)
+        queries.clear()
+        polars_runs.clear()
+        table = DatasetsTable.from_formula("loss ~ model | replication + fold | dataset", data)
+        assert len(table.datasets) == frame["dataset"].nunique()
+        counts[n_datasets] = (len(queries), len(polars_runs))
+    # the models' first rows (one union of every data set's head), the per-cell
+    # aggregation and the per-record words: once for every data set
+    assert counts[2][0] == counts[3][0] == counts[6][0] == 3
+    if engine == "polars-lazy":  # and every query Polars runs, labels and first rows too
+        assert counts[2][1] == counts[3][1] == counts[6][1]

@@ -24,14 +24,17 @@ from cvreport.data.build import ClusterRows, TableContents
 from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
 from cvreport.data.formula import evaluate_response
 from cvreport.data.pushdown import (
-    engine_column,
+    EngineRoute,
+    MemoryHandover,
+    contents_by_dataset,
     engine_contents,
-    formula_contents,
-    prediction_contents,
+    formula_route,
+    losses_route,
+    prediction_route,
 )
 from cvreport.data.roles import Roles
 from cvreport.data.validation import require_named_columns
-from cvreport.errors import DataError, describe_keys
+from cvreport.errors import CVReportError, DataError, describe_keys
 
 __all__ = ["EngineBackend"]
 
@@ -46,10 +49,16 @@ class EngineBackend:
     ----------
     source : EngineSource
         The frame, lazily.
+    shared : _DatasetsPass, optional
+        For one data set's rows (from :meth:`datasets`): the pass that aggregates
+        every data set at once, and this data set's label in it.
     """
 
-    def __init__(self, source: EngineSource) -> None:
+    def __init__(
+        self, source: EngineSource, shared: tuple[_DatasetsPass, Any] | None = None
+    ) -> None:
         self.source = source
+        self._shared = shared
 
     @property
     def kind(self) -> str:
@@ -64,45 +73,29 @@ class EngineBackend:
     # ------------------------------------------------------------------ the table's contents
 
     def contents(self, roles: Roles) -> TableContents:
-        """Validate the columns ``roles`` name and summarise them inside the engine."""
+        """Validate the columns ``roles`` name and summarise them inside the engine.
+
+        The engine hands the table over to the in-memory backend
+        (:class:`~cvreport.data.pushdown.MemoryHandover`) where it cannot compute a
+        value or where the words of a problem need the rows.
+        """
         if roles.outcome == "metric":
             return MemoryBackend(self.columns_for_metric(roles)).contents(roles)
         if roles.outcome == "fold_score":  # one score per fold: small by nature
             require_named_columns(self.columns, roles.named, roles.how_to_name(self.columns))
             return MemoryBackend(self.source.to_pandas()).contents(roles)
         require_named_columns(self.columns, roles.named, roles.how_to_name(self.columns))
-        alone = replace(roles, cluster=None)  # the rows pandas explains carry no clusters
-
-        def explain(frame: pd.DataFrame) -> TableContents:
-            """The in-memory backend's contents: its validation words a problem found here."""
-            return MemoryBackend(frame).contents(alone)
-
-        if roles.outcome == "predictions":
-            shown, how, loss_name = roles.prediction_metric()
-            contents = prediction_contents(
-                self.source,
-                dict(roles.named),
-                explain,
-                metric=shown,
-                direction_note=how,
-                loss_name=loss_name,
-            )
-        elif roles.parsed is not None:
-            contents = self._formula_losses(roles, explain)
-        else:
-            contents = engine_contents(
-                self.source,
-                response=engine_column(self.source, str(roles.response)),
-                model=roles.model,
-                replication=roles.replication,
-                fold=roles.fold,
-                record=str(roles.record),
-                loss_name=roles.response_name,
-                describe=lambda n: roles.source_line(n, self.kind),
-                explain=explain,
-                needed=[c for c in roles.named.values() if c is not None],
-                direction=roles.direction,
-            )
+        contents = None
+        if self._shared is not None:  # one of many data sets, all aggregated at once
+            shared, label = self._shared
+            contents = shared.contents(roles, label)
+        if contents is None:
+            try:
+                contents = engine_contents(self.source, self._route(roles, self.source))
+            except MemoryHandover as handover:
+                contents = self._memory_contents(roles, handover)
+        if roles.outcome != "predictions" and roles.parsed is not None:
+            contents = replace(contents, formula=roles.formula)
         if roles.cluster is None:
             return contents
         # only the record and cluster columns leave the engine
@@ -110,21 +103,40 @@ class EngineBackend:
         rows = self.source.to_pandas(wanted)
         return replace(contents, clusters=ClusterRows(rows, str(roles.record), roles.cluster))
 
-    def _formula_losses(self, roles: Roles, explain: Any) -> TableContents:
-        parsed = roles.parsed
-        assert parsed is not None
-        columns = self.columns
-        if parsed.response_is_column and parsed.response not in columns:
-            evaluate_response(parsed, self.source.to_pandas(columns[:1]).iloc[:0])
-        contents = formula_contents(
-            self.source,
-            parsed.text,
-            parsed,
+    def _route(self, roles: Roles, source: EngineSource) -> EngineRoute:
+        """How the engine reads the per-record values ``roles`` name, from ``source``."""
+        if roles.outcome == "predictions":
+            shown, how, loss_name = roles.prediction_metric()
+            return prediction_route(
+                source, dict(roles.named), metric=shown, direction_note=how, loss_name=loss_name
+            )
+        if roles.parsed is not None:
+            parsed = roles.parsed
+            if parsed.response_is_column and parsed.response not in source.columns:
+                evaluate_response(parsed, source.to_pandas(source.columns[:1]).iloc[:0])
+            return formula_route(
+                source, parsed.text, parsed, record=str(roles.record), direction=roles.direction
+            )
+        return losses_route(
+            source,
+            column=str(roles.response),
+            model=roles.model,
+            replication=roles.replication,
+            fold=roles.fold,
             record=str(roles.record),
+            loss_name=roles.response_name,
+            describe=lambda n: roles.source_line(n, self.kind),
+            needed=[c for c in roles.named.values() if c is not None],
             direction=roles.direction,
-            explain=explain,
         )
-        return replace(contents, formula=roles.formula)
+
+    def _memory_contents(self, roles: Roles, handover: MemoryHandover) -> TableContents:
+        """The in-memory backend's contents from the rows the engine handed over: its
+        validation words a problem found here, or computes what the engine cannot."""
+        rows = handover.rows(self.source)
+        alone = replace(roles, cluster=None)  # the rows pandas reads carry no clusters
+        with self.source.errors():
+            return MemoryBackend(rows).contents(alone)
 
     # ------------------------------------------------------------------ columns and parts
 
@@ -172,15 +184,56 @@ class EngineBackend:
         """Each data set's label and its rows, still in the engine, in order of first appearance.
 
         Only the labels come back (one row per data set); each data set's rows
-        are the frame filtered on its label, aggregated by the engine in turn.
+        are the frame filtered on its label. The first data set whose contents
+        are asked for has the engine aggregate every data set at once, with the
+        data set column among the keys (:func:`~cvreport.data.pushdown.contents_by_dataset`);
+        the others adopt their share, and a data set that pass could not build
+        (an irregular design) is aggregated alone, which words its problem.
         """
         nw = narwhals()
         source = self.source
         with source.errors():
             labels = source.frame.select(nw.col(dataset)).unique().collect().to_pandas()[dataset]
-        for name in _first_appearance(source, dataset, labels.tolist()):
-            part = source.frame.filter(nw.col(dataset) == name)
-            yield name, EngineBackend(EngineSource(part, source.kind, source.files))
+        parts = {
+            name: EngineSource(
+                source.frame.filter(nw.col(dataset) == name), source.kind, source.files
+            )
+            for name in _first_appearance(source, dataset, labels.tolist())
+        }
+        shared = _DatasetsPass(self, dataset, parts)
+        for name, part in parts.items():
+            yield name, EngineBackend(part, (shared, name))
+
+
+class _DatasetsPass:
+    """The one set of queries that aggregates every data set of a frame, run when the first
+    data set's contents are asked for and kept for the others (for the same roles)."""
+
+    def __init__(
+        self, backend: EngineBackend, dataset: str, parts: dict[Any, EngineSource]
+    ) -> None:
+        self.backend, self.dataset, self.parts = backend, dataset, parts
+        self._roles: Roles | None = None
+        self._found: dict[Any, TableContents] = {}
+
+    def contents(self, roles: Roles, label: Any) -> TableContents | None:
+        """The contents of data set ``label`` from the shared pass; ``None`` when it must be
+        built alone."""
+        key = replace(roles, test_train_ratio=None, cluster=None, dataset=None)
+        if key != self._roles:
+            self._roles, self._found = key, self._run(replace(roles, cluster=None))
+        return self._found.get(label)
+
+    def _run(self, roles: Roles) -> dict[Any, TableContents]:
+        parsed = roles.parsed
+        if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
+            return {}  # which block is the fold is read from each data set's own rows
+        source = self.backend.source
+        try:
+            route = self.backend._route(roles, source)
+            return contents_by_dataset(source, route, self.dataset, self.parts)
+        except (CVReportError, MemoryHandover):
+            return {}  # each data set alone words its problem
 
 
 def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> list[Any]:
@@ -191,7 +244,8 @@ def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> l
     while True:
         with source.errors():
             head = source.frame.select(column).head(n).collect().to_pandas()[column]
-        order = list(dict.fromkeys(v for v in head.tolist() if v in wanted))
+        # in order of first appearance, hashed in one vectorised pass over the rows read
+        order = [v for v in pd.unique(head).tolist() if v in wanted]
         if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
             break
         n *= 8
