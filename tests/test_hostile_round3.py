@@ -613,7 +613,7 @@ def test_saving_to_what_is_not_a_path_is_refused_in_words(path, tmp_path, monkey
         lambda: notebook.write(path, data="results.csv"),
     )
     for save in saves:
-        with pytest.raises(cvreport.CVReportError, match="file path|output path is empty"):
+        with pytest.raises(cvreport.CVReportError, match=r"file path|output path is empty"):
             save()
     assert list(tmp_path.iterdir()) == []
 
