@@ -631,3 +631,18 @@ def test_fold_error_rates_outside_zero_one_are_refused(errors) -> None:
     expected = stats.ttest_1samp(good, 0.1, alternative="greater")
     assert res.statistic == pytest.approx(expected.statistic)
     assert res.pvalue == pytest.approx(expected.pvalue)
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb"])
+def test_a_missing_cluster_column_is_named_as_the_cluster(engine) -> None:
+    """Was: '... The formula 'loss ~ model | replication + fold' names them.' for cluster=."""
+    with pytest.raises(DataError) as caught:
+        cvreport.ResultsTable.from_formula(
+            "loss ~ model | replication + fold",
+            cvreport.load_example(),
+            cluster="doc",
+            engine=engine,
+        )
+    message = str(caught.value)
+    assert message.startswith("missing cluster column 'doc'")
+    assert "The cluster 'doc' is not among them" in message and "names them" not in message

@@ -355,6 +355,11 @@ class Roles:
         if self.parsed is None:
             return HOW_TO_NAME
         how_to_fix = f"The formula {self.parsed.text!r} names them."
+        if self.cluster is not None and self.cluster not in columns:  # given beside the formula
+            how_to_fix = (
+                f"The cluster {self.cluster!r} is not among them: name the column that groups "
+                "the records, or leave the cluster out."
+            )
         if self.outcome == "loss" and self.record not in columns:
             how_to_fix += (
                 " If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
