@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.rendering.figures import COLOURS, _svg_open, _truncate, _x
+from cvreport.rendering.formatting import format_probability
 
 __all__ = ["simplex_plot"]
 
@@ -106,8 +107,8 @@ def simplex_plot(
         "are practically equivalent"
         + (f" (difference within ±{rope:g})" if rope is not None else "")
         + f", and that {b} is better, each a point of a triangle whose corners are those "
-        f"outcomes. P({a} better) = {p_a:.3f}, P(equivalent) = {p_rope:.3f}, "
-        f"P({b} better) = {p_b:.3f}: the share of points in each corner's region."
+        f"outcomes. P({a} better) {_is(p_a)}, P(equivalent) {_is(p_rope)}, "
+        f"P({b} better) {_is(p_b)}: the share of points in each corner's region."
     )
     out = _svg_open(figure_id, size, height, title, desc)
     triangle = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
@@ -134,11 +135,17 @@ def simplex_plot(
             f'<text x="{x:.1f}" y="{bottom + 18:.1f}" text-anchor="{anchor}" '
             f'fill="currentColor">{_x(_truncate(name, name_width))}'
             # "better" on the line of the probability, so that no long name cuts it off
-            f'<tspan x="{x:.1f}" dy="15">better: P = {p:.3f}</tspan></text>'
+            f'<tspan x="{x:.1f}" dy="15">{_x(f"better: P {_is(p)}")}</tspan></text>'
         )
     out.append(
         f'<text x="{corners[1][0]:.1f}" y="{corners[1][1] - 10:.1f}" text-anchor="middle" '
-        f'fill="currentColor">{_x(f"equivalent: P = {p_rope:.3f}")}</text>'
+        f'fill="currentColor">{_x(f"equivalent: P {_is(p_rope)}")}</text>'
     )
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _is(p: float) -> str:
+    """"= 0.307", or the bound "< 0.001" / "> 0.999" of a probability the table shows so."""
+    shown = format_probability(p, 3)
+    return f"{shown[0]} {shown[1:]}" if shown[0] in "<>" else f"= {shown}"

@@ -244,6 +244,10 @@ def test_many_data_sets_posteriors_print_their_bound_not_a_rounded_certainty() -
     latex = report.to_latex()
     assert "& >0.999" not in latex and "& <0.001" not in latex
     assert "0.999" in latex
+    # The simplex figure labels its corners with the same bounds, escaped for SVG.
+    html = report.to_html()
+    assert "better: P &gt; 0.999" in html and "equivalent: P &lt; 0.001" in html
+    assert "P(new better) &gt; 0.999" in html
 
 
 def test_a_result_summary_names_the_metric_as_the_report_does() -> None:
