@@ -34,6 +34,7 @@ from cvreport.errors import (
     FormulaError,
     IntervalUndefinedError,
     PartitionWarning,
+    UnusedOptionsWarning,
 )
 from cvreport.methods import delong_tests_per_fold
 from cvreport.methods.bootstrap_margin import paired_bootstrap_equivalence_test
@@ -81,6 +82,7 @@ __all__ = [
     "ResultsTable",
     "Summary",
     "TestResult",
+    "UnusedOptionsWarning",
     "__version__",
     "arrays",
     "audit_clusters",

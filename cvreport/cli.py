@@ -63,7 +63,7 @@ from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA, with_cluster_term
 from cvreport.data.io import data_format
 from cvreport.data.table import ResultsTable
-from cvreport.errors import DataError, FormulaError
+from cvreport.errors import DataError, FormulaError, UnusedOptionsWarning
 from cvreport.rendering.csv_export import csv_text
 from cvreport.rendering.writer import write_texts
 from cvreport.reporting.report import FORMATS, Report
@@ -240,15 +240,20 @@ def _run_report(args: argparse.Namespace) -> int:
     alpha = _check_alpha(args.alpha)
     tests = _parse_tests(args.tests)
     table = _load_table(args)
-    report = Report(
-        table,
-        pairs=_parse_pairs(args.pairs, table.models) if args.pairs else None,
-        tests=tests,
-        alpha=alpha,
-        correction=args.correction,
-        title=args.title,
-        test_options=({"bayesian_correlated_ttest": {"rope": rope}} if rope is not None else None),
-    )
+    with warnings.catch_warnings():
+        # the note after the report says what --rope did when the Bayesian test does not run
+        warnings.simplefilter("ignore", UnusedOptionsWarning)
+        report = Report(
+            table,
+            pairs=_parse_pairs(args.pairs, table.models) if args.pairs else None,
+            tests=tests,
+            alpha=alpha,
+            correction=args.correction,
+            title=args.title,
+            test_options=(
+                {"bayesian_correlated_ttest": {"rope": rope}} if rope is not None else None
+            ),
+        )
     files = [(output, report.render(kind, **options)), *_tables(report, args)]
 
     written = write_texts(files, overwrite=args.overwrite)

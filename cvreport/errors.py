@@ -49,6 +49,10 @@ class PartitionWarning(UserWarning):
     """The partitions do not satisfy an assumption of the method (e.g. balance)."""
 
 
+class UnusedOptionsWarning(UserWarning):
+    """Options were given for a test that the report does not run, so they change nothing."""
+
+
 def describe_keys(keys: Iterable[object], limit: int = 5) -> str:
     """Render the first ``limit`` keys of an iterable for an error message."""
     items = list(keys)

@@ -646,3 +646,22 @@ def test_a_missing_cluster_column_is_named_as_the_cluster(engine) -> None:
     message = str(caught.value)
     assert message.startswith("missing cluster column 'doc'")
     assert "The cluster 'doc' is not among them" in message and "names them" not in message
+
+
+def test_options_for_a_test_the_report_does_not_run_are_said_to_change_nothing() -> None:
+    """Was: Report(test_options={'paired_bootstrap_test': ...}) dropped them without a word."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    with pytest.warns(cvreport.UnusedOptionsWarning, match="'paired_bootstrap_test' change"):
+        report = cvreport.Report(table, test_options={"paired_bootstrap_test": {"seed": 1}})
+    assert list(report.test_names) == ["combined_ftest_5x2cv"]
+    # Options for a test that does run are used, and nothing is said.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cvreport.UnusedOptionsWarning)
+        ran = cvreport.Report(
+            table, test_options={"combined_ftest_5x2cv": {"alternative": "two-sided"}}
+        )
+    assert ran.results[0].pvalue == pytest.approx(report.results[0].pvalue)

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -35,7 +36,7 @@ from cvreport.data.design import Design
 from cvreport.data.direction import Provenance, Setting
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import confusion_counts, confusion_metric
-from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.errors import CVReportError, DataError, UnusedOptionsWarning, describe_keys
 from cvreport.methods.recommendation import Recommendation, recommendation_for
 from cvreport.methods.registry import get_spec, specs_for
 from cvreport.methods.spec import TestSpec
@@ -293,6 +294,7 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     audit, audit_note = _run_audit(table)
     advice = recommendation_for(table, partitions=getattr(audit, "design", None))
     specs = _resolve_tests(table, tests, advice)
+    _warn_unused_options(test_options, (*specs, *advice.fallback_tests))
     # many models: every pair in one overview, details for the best model's pairs
     frame = None
     if plan.pairs is None and len(pairs) > overview.DETAIL_LIMIT and advice.tests:
@@ -341,6 +343,20 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
 
 
 # -- the plan, checked ----------------------------------------------------------------
+def _warn_unused_options(test_options: Mapping[str, Any], runnable: Sequence[TestSpec]) -> None:
+    """Options for a test the report will not run change nothing: say so, once."""
+    names = list(dict.fromkeys(spec.name for spec in runnable))
+    unused = [name for name in test_options if name not in names]
+    if unused:
+        warnings.warn(
+            f"test_options for {describe_keys(unused)} change nothing: this report does not "
+            f"run {'it' if len(unused) == 1 else 'them'} (it runs "
+            f"{describe_keys(names) if names else 'no test'}); name the test in tests= to run it",
+            UnusedOptionsWarning,
+            stacklevel=3,
+        )
+
+
 def _check_correction(correction: str | None) -> str | None:
     if correction is None or correction == "none":
         return None
