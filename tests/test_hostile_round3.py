@@ -665,3 +665,13 @@ def test_options_for_a_test_the_report_does_not_run_are_said_to_change_nothing()
             table, test_options={"combined_ftest_5x2cv": {"alternative": "two-sided"}}
         )
     assert ran.results[0].pvalue == pytest.approx(report.results[0].pvalue)
+
+
+@pytest.mark.parametrize("kind", ["holdout", "kfold"])
+def test_a_clustered_recommendation_without_a_metric_names_the_loss(kind) -> None:
+    """Was: 'the paired difference in None ...' and 'None is a mean of per-record values'."""
+    from cvreport.methods.recommendation import recommendation
+
+    reason = recommendation(kind, binary=True, per_record=True, clustered=True).reason
+    assert "None" not in reason
+    assert "the loss" in reason or reason.startswith("The loss is a mean")

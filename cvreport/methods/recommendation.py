@@ -159,7 +159,7 @@ def recommendation(
         return _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
     one_test_set = kind is DesignKind.HOLDOUT
     # A sentence names the metric as a reader would ("AUC", "log loss"), not as code.
-    named = reader_name(str(metric))
+    named = "the loss" if metric is None else reader_name(str(metric))
     subject = named[:1].upper() + named[1:]
     if one_test_set and clustered:
         if decomposable:

@@ -107,8 +107,9 @@ def simplex_plot(
         "are practically equivalent"
         + (f" (difference within ±{rope:g})" if rope is not None else "")
         + f", and that {b} is better, each a point of a triangle whose corners are those "
-        f"outcomes. P({a} better) {_is(p_a)}, P(equivalent) {_is(p_rope)}, "
-        f"P({b} better) {_is(p_b)}: the share of points in each corner's region."
+        f"outcomes. P({a} better) {_equals_or_bound(p_a)}, P(equivalent) "
+        f"{_equals_or_bound(p_rope)}, P({b} better) {_equals_or_bound(p_b)}: the share of "
+        "points in each corner's region."
     )
     out = _svg_open(figure_id, size, height, title, desc)
     triangle = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
@@ -135,17 +136,18 @@ def simplex_plot(
             f'<text x="{x:.1f}" y="{bottom + 18:.1f}" text-anchor="{anchor}" '
             f'fill="currentColor">{_x(_truncate(name, name_width))}'
             # "better" on the line of the probability, so that no long name cuts it off
-            f'<tspan x="{x:.1f}" dy="15">{_x(f"better: P {_is(p)}")}</tspan></text>'
+            f'<tspan x="{x:.1f}" dy="15">'
+            f"{_x(f'better: P {_equals_or_bound(p)}')}</tspan></text>"
         )
     out.append(
         f'<text x="{corners[1][0]:.1f}" y="{corners[1][1] - 10:.1f}" text-anchor="middle" '
-        f'fill="currentColor">{_x(f"equivalent: P {_is(p_rope)}")}</text>'
+        f'fill="currentColor">{_x(f"equivalent: P {_equals_or_bound(p_rope)}")}</text>'
     )
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _is(p: float) -> str:
-    """"= 0.307", or the bound "< 0.001" / "> 0.999" of a probability the table shows so."""
+def _equals_or_bound(p: float) -> str:
+    """``= 0.307``, or the bound ``< 0.001`` / ``> 0.999`` the table beside the figure shows."""
     shown = format_probability(p, 3)
     return f"{shown[0]} {shown[1:]}" if shown[0] in "<>" else f"= {shown}"
