@@ -721,8 +721,11 @@ def parse_formula(text: str) -> ParsedFormula:
     cvreport.errors.FormulaError: cannot read the formula 'loss ~ model + fold': ...
     """
     if not isinstance(text, str):
+        # a frame where the formula belongs: the arguments were given the other way round
+        order = " (the formula comes first, the data second)" if hasattr(text, "columns") else ""
         raise FormulaError(
-            f"the formula must be a string, got {type(text).__name__}; expected {EXPECTED_SHAPES}"
+            f"the formula must be a string, got {type(text).__name__}{order}; "
+            f"expected {EXPECTED_SHAPES}"
         )
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise FormulaError(

@@ -37,6 +37,7 @@ from cvreport.data.clusters import attach_clusters
 from cvreport.data.design import DESIGN_KINDS, Design
 from cvreport.data.direction import Provenance
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.metrics import reader_name
 from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
 from cvreport.data.validation import require_distinct_roles
@@ -481,5 +482,10 @@ class ResultsTable(TableViews):
     def __repr__(self) -> str:
         return (
             f"<ResultsTable: {self._design.describe()}; models {describe_keys(self.models)}; "
-            f"{self._metric.name} {self._loss_name!r}, {self._metric.direction} is better>"
+            f"{self._metric_words()}, {self._metric.direction} is better>"
         )
+
+    def _metric_words(self) -> str:
+        """The metric as a reader names it, and the column or metric name it was read from."""
+        words = reader_name(self._metric.name)
+        return words if self._loss_name == words else f"{words} ({self._loss_name!r})"

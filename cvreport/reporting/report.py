@@ -407,8 +407,9 @@ class Report(ReportDisplay):
 
     def __repr__(self) -> str:
         return (
-            f"Report({len(self.table.models)} models, {len(self.comparisons)} pairs, "
-            f"{len(self.results)} results, design={self.table.design.kind!r}, "
+            f"Report({_count(len(self.table.models), 'model')}, "
+            f"{_count(len(self.comparisons), 'pair')}, {_count(len(self.results), 'result')}, "
+            f"design={self.table.design.kind!r}, "
             f"alpha={self.alpha:g}, correction={self.correction!r})"
         )
 
@@ -434,6 +435,10 @@ def report(table: ResultsTable | str, **options: Any) -> Report:
 
 
 # -- helpers ------------------------------------------------------------------
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _default_title(pairs: Sequence[tuple[Any, Any]]) -> str:
     if len(pairs) == 1:
         return f"Comparison of {pairs[0][0]} and {pairs[0][1]}"

@@ -203,3 +203,12 @@ def test_per_record_score_can_be_negated():
     with pytest.warns(DeprecationWarning, match="direction='higher'"):
         old = ResultsTable.from_formula("ll ~ model", df, higher_is_better=True)
     assert old.metric == table.metric
+
+
+def test_a_frame_given_where_the_formula_belongs_is_named_as_swapped_arguments():
+    frame = pd.DataFrame({"loss": [0, 1], "model": ["a", "b"]})
+    with pytest.raises(FormulaError, match=r"got DataFrame \(the formula comes first, the data"):
+        ResultsTable.from_formula(frame, "loss ~ model")
+    with pytest.raises(FormulaError, match=r"got int; expected") as caught:
+        parse_formula(3)
+    assert "comes first" not in str(caught.value)

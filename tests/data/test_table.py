@@ -815,3 +815,26 @@ def test_missing_record_ids():
         DataError, match=r"record column 'record' has 1 missing value\(s\) \(rows 6\)"
     ):
         ResultsTable(df)
+
+
+def test_the_repr_names_the_metric_as_a_reader_does_and_where_it_was_read():
+    """The repr said "roc_auc 'roc_auc'" and "error rate 'loss'": a code name twice."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {
+            "replication": np.repeat([1, 2], 24),
+            "fold": np.tile(np.repeat([1, 2], 12), 2),
+            "model": np.tile(np.repeat(["a", "b"], 6), 4),
+            "record": np.tile(np.r_[0:6], 8),
+            "truth": np.tile([0, 1, 0, 1, 1, 0], 8),
+            "proba": rng.uniform(size=48),
+        }
+    )
+    frame["record"] = frame["record"] + 6 * (frame["fold"] - 1)
+    auc = ResultsTable.from_predictions(frame, truth="truth", score="proba", metric="roc_auc")
+    assert repr(auc).endswith("; AUC ('roc_auc'), higher is better>")
+    frame["err"] = ((frame["proba"] > 0.5) != frame["truth"]).astype(int)
+    assert repr(ResultsTable(frame, loss="err")).endswith("; error rate ('err'), lower is better>")
+    frame["accuracy"] = 1 - frame["err"]
+    accuracy = ResultsTable(frame, loss="accuracy")
+    assert repr(accuracy).endswith("; accuracy, higher is better>")

@@ -669,3 +669,9 @@ def test_a_score_is_read_the_right_way_round() -> None:
     assert result.estimate == pytest.approx(0.1) and result.loss_name == "auc"
     assert "(mean AUC A − B)" in result.summary().as_text()
     assert "negated" not in result.summary().as_text()
+
+
+def test_the_repr_counts_in_words_that_agree_with_the_number():
+    table = real_example_table()
+    one_pair = Report(table, pairs=[table.models[:2]])
+    assert repr(one_pair).startswith(f"Report({len(table.models)} models, 1 pair, ")
