@@ -23,6 +23,7 @@ from cvreport.data.direction import name_direction, resolve_metric
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_fold_score_layout, build_record_layout
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.metrics import check_metric_range
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
@@ -225,6 +226,7 @@ def fold_score_contents(
     ratio that the caller inferred came from (default: given by the user).
     """
     values = loss_values(scores, f"score {score_name!r}")
+    check_metric_range(values, score_name, f"score {score_name!r}")
     metric, how = resolve_metric(score_name, values, direction=direction, per_record=False)
     direction_note = direction_note or how
     higher_is_better = metric.higher_is_better
