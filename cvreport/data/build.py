@@ -33,6 +33,7 @@ from cvreport.data.sufficient import (
 )
 from cvreport.data.validation import loss_values
 from cvreport.errors import DataError, describe_keys
+from cvreport.option_values import real_option
 
 __all__ = [
     "ClusterRows",
@@ -272,10 +273,13 @@ def fold_score_contents(
 def check_ratio(test_train_ratio: float | None) -> float | None:
     if test_train_ratio is None:
         return None
-    try:
-        ratio = math.nan if isinstance(test_train_ratio, bool) else float(test_train_ratio)
-    except (TypeError, ValueError):
-        ratio = math.nan
+    requirement = (
+        "a positive number (validation size / training size, e.g. 1.0 for 2-fold CV or 1/9 "
+        "for 10-fold CV)"
+    )
+    ratio = real_option(
+        test_train_ratio, "test_train_ratio", requirement, finite=False, error=DataError
+    )
     if not math.isfinite(ratio) or ratio <= 0:
         raise DataError(
             f"test_train_ratio must be a positive number (validation size / training size, "
