@@ -5,8 +5,8 @@ margin, a test/train ratio, a correlation, a prior, a number of draws) goes
 through :func:`real_option` or :func:`integer_option` before its range is
 checked, so that ``p0="0.1"`` is refused in the same words as ``alpha="0.05"``
 instead of being read through ``float()`` on one route and refused on another.
-Numpy scalars (``np.float32(0.05)``, ``np.int64(3)``) and fractions are numbers;
-``True``, text, ``None`` and arrays are not.
+Numpy scalars (``np.float32(0.05)``, ``np.int64(3)``, a 0-d array of numbers) and
+fractions are numbers; ``True``, text, ``None`` and arrays of several values are not.
 
 Examples
 --------
@@ -79,7 +79,8 @@ def real_option(
     Raises
     ------
     CVReportError
-        For text, ``True``/``False``, ``None``, arrays and other non-numbers, and
+        For text, ``True``/``False``, ``None``, arrays of several values and other
+        non-numbers, and
         (with ``finite``) for NaN and infinities.
 
     Examples
@@ -91,6 +92,8 @@ def real_option(
     ...
     cvreport.errors.CVReportError: rope must be a number ≥ 0, got True: True and False are not numbers here
     """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value[()]  # a number that went through numpy, e.g. a ratio of sums
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise _not_a_number(value, name, requirement, error)
     number = float(value)
