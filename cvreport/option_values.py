@@ -1,4 +1,4 @@
-"""The one check of a numeric option: a real number, not text, not True/False.
+"""The one check of a numeric option (a real number, not text, not True/False) and of a switch.
 
 Every numeric keyword of cvreport (a level, a null error rate ``p0``, a ROPE, a
 margin, a test/train ratio, a correlation, a prior, a number of draws) goes
@@ -7,6 +7,8 @@ checked, so that ``p0="0.1"`` is refused in the same words as ``alpha="0.05"``
 instead of being read through ``float()`` on one route and refused on another.
 Numpy scalars (``np.float32(0.05)``, ``np.int64(3)``, a 0-d array of numbers) and
 fractions are numbers; ``True``, text, ``None`` and arrays of several values are not.
+A switch (``tie_correction``, ``per_fold``) goes through :func:`bool_option`, so
+that ``"no"`` is not read as true.
 
 Examples
 --------
@@ -28,7 +30,7 @@ import numpy as np
 
 from cvreport.errors import CVReportError
 
-__all__ = ["integer_option", "real_option"]
+__all__ = ["bool_option", "integer_option", "real_option"]
 
 
 def _not_a_number(
@@ -118,3 +120,28 @@ def integer_option(value: Any, name: str, requirement: str) -> int:
     if not number.is_integer():
         raise CVReportError(f"{name} must be {requirement}, got {value!r}")
     return int(number)
+
+
+def bool_option(value: Any, name: str) -> bool:
+    """``value`` when it is True or False (numpy's too), else a :class:`CVReportError`.
+
+    ``"no"`` or ``"False"`` would read as true; 0 and 1 are refused too, so that a
+    switch is never a number.
+
+    Examples
+    --------
+    >>> bool_option(np.bool_(False), "tie_correction")
+    False
+    >>> bool_option("no", "tie_correction")
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.CVReportError: tie_correction must be True or False, got the text 'no' (any text but '' would read as True)
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, str):
+        raise CVReportError(
+            f"{name} must be True or False, got the text {value!r} (any text but '' would "
+            "read as True)"
+        )
+    raise CVReportError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")

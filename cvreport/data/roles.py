@@ -34,6 +34,7 @@ from cvreport.data.formula import (
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import MetricSpec, resolve_metric
 from cvreport.errors import DataError
+from cvreport.option_values import bool_option
 
 __all__ = ["HOW_TO_NAME", "MetricCall", "Outcome", "Roles", "metric_call", "per_fold_metric_error"]
 
@@ -156,6 +157,7 @@ class Roles:
         DataError
             A cluster with per-fold scores; a metric of predictions read as per-fold scores.
         """
+        per_fold = bool_option(per_fold, "per_fold")
         given = formula
         formula, named_cluster = split_cluster_term(formula)
         cluster = named_cluster or cluster

@@ -135,14 +135,17 @@ def _first_text(values: Any) -> str | bytes | None:
         return values
     kind = getattr(getattr(values, "dtype", None), "kind", None)
     if kind in ("U", "S"):
-        return np.asarray(values).flat[0] if np.size(values) else None
+        return np.asarray(values).flat[0].item() if np.size(values) else None
     if kind not in (None, "O"):  # a numeric array: no text in it
         return None
     try:
         items = np.asarray(values, dtype=object).ravel()
     except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
         return None
-    return next((item for item in items if isinstance(item, str | bytes)), None)
+    text = next((item for item in items if isinstance(item, str | bytes)), None)
+    if text is None:
+        return None
+    return str(text) if isinstance(text, str) else bytes(text)  # np.str_ shown as str
 
 
 # -- vectorised arithmetic (kernels) -------------------------------------------
