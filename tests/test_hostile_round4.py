@@ -261,3 +261,75 @@ def test_the_cluster_robust_test_without_correction_is_the_hand_computation() ->
         se = math.sqrt(factor * float(np.sum(sums**2)) / d.size**2)
         result = arrays.clustered_paired_test(d, clusters, small_sample_correction=correction)
         assert result.statistic == pytest.approx(d.mean() / se)
+
+
+def test_an_accuracy_just_above_one_is_a_wrong_value_not_a_percentage() -> None:
+    scores = _fold_scores(1.0, "accuracy")
+    scores.loc[4, "accuracy"] = 1.02
+    with pytest.raises(DataError, match=r"1 of 30 values outside \[0, 1\].*fix those values") as e:
+        cvreport.ResultsTable.from_fold_scores(scores, score="accuracy")
+    assert "percentages" not in str(e.value)
+
+
+# ---------------------------------------------------------------- labels and counts of the arrays
+
+
+@pytest.mark.parametrize(
+    ("folds", "clusters", "match"),
+    [
+        ([0, 0, 1, 1], [1, np.nan, 2, 2], "the cluster labels hold missing values"),
+        ([0, np.nan, 1, 1], [1, 1, 2, 2], "folds must hold whole fold positions"),
+        ([0, 0, 1, 1], [1, 2, 3], "folds and clusters describe different numbers of records"),
+        (np.zeros((2, 2, 2)), [1, 2], r"folds must be an \(n_records, m\) array"),
+    ],
+)
+def test_audit_clusters_refuses_what_it_cannot_read_in_words(folds, clusters, match) -> None:
+    # was: IndexError 'tuple index out of range' for every one of them
+    with pytest.raises(DataError, match=match):
+        cvreport.audit_clusters(np.asarray(folds), np.asarray(clusters, dtype=object))
+
+
+def test_audit_clusters_reads_one_replication_given_as_one_column() -> None:
+    audit = cvreport.audit_clusters(np.array([0, 0, 1, 1, 1]), np.array(["a", "b", "b", "c", "c"]))
+    assert audit.n_clusters == 3 and not audit.ok
+    assert audit.straddling["cluster"].tolist() == ["b"]
+
+
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_the_cv_interval_refuses_a_missing_fold_label(missing) -> None:
+    # was: the NaN record made a fold of its own (or joined a fold) without a word
+    folds = np.array([1, missing, 2, 2, 1, 2], dtype=object)
+    with pytest.raises(
+        DataError, match=r"the fold labels hold 1 missing value\(s\) \(positions 1\)"
+    ):
+        arrays.cv_confidence_interval(_DIFFERENCES[:6], folds)
+    reps = np.array([1, 1, 1, missing, 2, 2], dtype=object)
+    with pytest.raises(DataError, match="the replication labels hold 1 missing value"):
+        arrays.cv_confidence_interval(
+            _DIFFERENCES[:6], [1, 1, 2, 2, 1, 2], replications=reps, repeated="average"
+        )
+
+
+def test_the_power_curve_takes_whole_numbers_of_folds_only(table) -> None:
+    pair = ("naive_bayes", "decision_tree")
+    # was: folds=["5"] drawn as 5; folds=[1.5] refused as "got [1]"; replications=[True] as 1
+    with pytest.raises(CVReportError, match=r"folds must be integers of at least 2, got 1\.5"):
+        cvreport.power_curve(table, *pair, effect=0.01, folds=[1.5])
+    with pytest.raises(CVReportError, match=r"folds must be .*got the text '5'"):
+        cvreport.power_curve(table, *pair, effect=0.01, folds=["5"])
+    with pytest.raises(CVReportError, match=r"replications must be .*got True"):
+        cvreport.power_curve(table, *pair, effect=0.01, replications=[True])
+    whole = cvreport.power_curve(
+        table, *pair, effect=0.01, folds=[5.0, 10], tests=["corrected_repeated_kfold_ttest"]
+    )
+    same = cvreport.power_curve(
+        table, *pair, effect=0.01, folds=[5, 10], tests=["corrected_repeated_kfold_ttest"]
+    )
+    assert whole.to_frame().equals(same.to_frame())
+
+
+@pytest.mark.parametrize("digits", [1.5, "3", True, -1])
+def test_the_digits_of_the_many_data_sets_report_are_a_whole_number(multi, digits) -> None:
+    # was: 1.5 and '3' and True read through int(); -1 raised format's raw ValueError on rendering
+    with pytest.raises(CVReportError, match="digits must be a whole number of decimals ≥ 0"):
+        cvreport.DatasetsReport(multi, digits=digits, n_samples=1000)

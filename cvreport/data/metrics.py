@@ -264,8 +264,10 @@ def check_metric_range(values: np.ndarray, column: str, what: str) -> None:
         return
     shown = f"[{low:g}, {high:g}]" if np.isfinite(high) else f"[{low:g}, ∞)"
     extreme = values[outside][np.argmax(np.abs(values[outside]))]
+    width = max(abs(low), abs(high))
     percentages = np.isfinite(high) and bool(
         np.all((values >= 100 * low - slack) & (values <= 100 * high + slack))
+        and np.max(np.abs(values)) > 2 * width  # 1.02 is a wrong value, not a percentage
     )
     advice = (
         "they look like percentages: divide the column by 100"
