@@ -333,3 +333,46 @@ def test_the_digits_of_the_many_data_sets_report_are_a_whole_number(multi, digit
     # was: 1.5 and '3' and True read through int(); -1 raised format's raw ValueError on rendering
     with pytest.raises(CVReportError, match="digits must be a whole number of decimals ≥ 0"):
         cvreport.DatasetsReport(multi, digits=digits, n_samples=1000)
+
+
+# ---------------------------------------------------------------- roles
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda frame, engine: cvreport.ResultsTable(frame, record=None, engine=engine),
+        lambda frame, engine: cvreport.ResultsTable.from_formula(
+            FORMULA, frame, record=None, engine=engine
+        ),
+        lambda frame, engine: cvreport.ResultsTable.from_predictions(
+            frame, truth="truth", prediction="prediction", record=None, engine=engine
+        ),
+    ],
+    ids=["columns", "formula", "predictions"],
+)
+def test_record_none_is_refused_in_words(build, engine) -> None:
+    # was: KeyError 'None' in memory, "missing record column 'None'" or the engine's
+    # "selected columns were not found" elsewhere
+    with pytest.raises(DataError, match=r"record=None, but per-record values need the column"):
+        build(cvreport.load_example(), engine)
+
+
+def test_higher_is_better_given_as_text_is_refused() -> None:
+    # was: higher_is_better="no" read as True: a loss column of a neutral name tested as a score
+    frame = cvreport.load_example().rename(columns={"loss": "y"})
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(
+            CVReportError, match=r"higher_is_better must be True or False, got the text 'no'"
+        ),
+    ):
+        cvreport.ResultsTable.from_formula(
+            "y ~ model | replication + fold", frame, higher_is_better="no"
+        )
+    with pytest.warns(DeprecationWarning):
+        table = cvreport.ResultsTable.from_formula(
+            "y ~ model | replication + fold", frame, higher_is_better=False
+        )
+    assert table.metric.direction == "lower"

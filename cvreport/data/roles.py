@@ -48,6 +48,17 @@ HOW_TO_NAME = (
 )
 
 
+def _require_record(record: Any) -> None:
+    """Refuse ``record=None``: per-record values are paired across models by their record."""
+    if record is None:
+        raise DataError(
+            "record=None, but per-record values need the column of record ids (the same id "
+            "for a record in every model's rows, so that the models are compared record by "
+            "record); name it with record=..., or, for one score per fold, use per_fold=True "
+            "or ResultsTable.from_fold_scores"
+        )
+
+
 @dataclass(frozen=True)
 class Roles:
     """Which column plays which part, and what the values are.
@@ -115,6 +126,7 @@ class Roles:
         cluster: str | None = None,
     ) -> Roles:
         """Per-record losses named by keywords (:class:`~cvreport.data.table.ResultsTable`)."""
+        _require_record(record)
         named = {
             "loss": loss,
             "model": model,
@@ -192,6 +204,7 @@ class Roles:
         named: dict[str, str | None] = {"model": parsed.model}
         named.update(zip(("replication", "fold"), parsed.blocks))
         if not per_fold:
+            _require_record(record)
             named["record"] = record
             named["cluster"] = cluster
         replication, fold = parsed.replication_and_fold
@@ -230,6 +243,7 @@ class Roles:
     ) -> Roles:
         """Predictions and the truth, with or without a metric (see :meth:`ResultsTable.from_predictions
         <cvreport.data.table.ResultsTable.from_predictions>`)."""
+        _require_record(record)
         named = {
             "truth": truth,
             "prediction": prediction,
