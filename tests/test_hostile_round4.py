@@ -376,3 +376,42 @@ def test_higher_is_better_given_as_text_is_refused() -> None:
             "y ~ model | replication + fold", frame, higher_is_better=False
         )
     assert table.metric.direction == "lower"
+
+
+# ---------------------------------------------------------------- the plan command's files
+
+_PLAN = ["naive_bayes", "decision_tree", "-f", FORMULA, "--effect", "0.01"]
+
+
+def test_the_plan_command_never_writes_over_its_data(tmp_path, capsys) -> None:
+    # was: --csv DATA --overwrite replaced the pilot's data by the table of powers
+    data = tmp_path / "pilot.csv"
+    cvreport.load_example().to_csv(data, index=False)
+    before = data.read_bytes()
+    status = main(["plan", str(data), *_PLAN, "--csv", str(data), "--overwrite"])
+    err = capsys.readouterr().err
+    assert status == 1 and "is the data file read" in err
+    assert data.read_bytes() == before
+
+
+def test_the_plan_command_refuses_one_file_for_two_outputs(tmp_path, capsys) -> None:
+    # was: the SVG written over the CSV just written, and "wrote" said of both
+    data = tmp_path / "pilot.csv"
+    cvreport.load_example().to_csv(data, index=False)
+    out = tmp_path / "plan.csv"
+    status = main(["plan", str(data), *_PLAN, "--csv", str(out), "--svg", str(out)])
+    err = capsys.readouterr().err
+    assert status == 1 and "--svg and --csv name the same file" in err
+    assert not out.exists()
+
+
+def test_a_failed_plan_command_writes_no_file(tmp_path, capsys) -> None:
+    # was: the CSV written, then "--svg: a single hold-out split ..." and status 1
+    frame = cvreport.load_example()
+    data = tmp_path / "holdout.csv"
+    frame[(frame["replication"] == 1) & (frame["fold"] == 1)].to_csv(data, index=False)
+    csv, svg = tmp_path / "plan.csv", tmp_path / "plan.svg"
+    status = main(["plan", str(data), *_PLAN, "--csv", str(csv), "--svg", str(svg)])
+    err = capsys.readouterr().err
+    assert status == 1 and "a single hold-out split gives no variance" in err
+    assert not csv.exists() and not svg.exists()
