@@ -56,6 +56,7 @@ def real_option(
     *,
     finite: bool = True,
     error: type[CVReportError] = CVReportError,
+    hint: str = "",
 ) -> float:
     """``value`` as a float when it is a real number, else a :class:`CVReportError`.
 
@@ -73,6 +74,8 @@ def real_option(
     error : type of CVReportError
         The class raised (:class:`~cvreport.errors.DataError` where the option
         describes the data, e.g. a test/train ratio).
+    hint : str
+        A sentence added to the message of a value that is not a number.
 
     Returns
     -------
@@ -97,7 +100,8 @@ def real_option(
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value[()]  # a number that went through numpy, e.g. a ratio of sums
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise _not_a_number(value, name, requirement, error)
+        exc = _not_a_number(value, name, requirement, error)
+        raise error(f"{exc}; {hint}" if hint else str(exc))
     number = float(value)
     if finite and not math.isfinite(number):
         raise error(f"{name} must be {requirement}, got {value!r}")

@@ -118,12 +118,8 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     ...
     cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
     """
-    try:
-        real_option(alpha, name, "a number between 0 and 1", finite=False)
-    except CVReportError as exc:
-        raise CVReportError(
-            f"{exc}; {name} must lie strictly between 0 and 1; 0.05 is usual"
-        ) from None
+    usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
+    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
     if not 0 < alpha < 1:
         raise CVReportError(
             f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
