@@ -415,3 +415,20 @@ def test_a_failed_plan_command_writes_no_file(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert status == 1 and "a single hold-out split gives no variance" in err
     assert not csv.exists() and not svg.exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--samples", "0"], "--samples must be a positive number of draws, got 0"),
+        (["--seed", "-1"], "--seed must be an integer ≥ 0, got -1"),
+        (["--rope", "nan"], "--rope must be a number ≥ 0 in the metric's units"),
+    ],
+)
+def test_the_datasets_command_names_its_flags(flags, words, tmp_path, capsys) -> None:
+    # was: "n_samples must be a positive integer", "seed must be ..." (the keywords of the
+    # API, not the flags typed), said only after the data were read
+    out = tmp_path / "d.md"
+    status = main(["datasets", "--example", "-o", str(out), *flags])
+    err = capsys.readouterr().err
+    assert status == 1 and words in err and not out.exists()
