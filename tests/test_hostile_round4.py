@@ -432,3 +432,36 @@ def test_the_datasets_command_names_its_flags(flags, words, tmp_path, capsys) ->
     status = main(["datasets", "--example", "-o", str(out), *flags])
     err = capsys.readouterr().err
     assert status == 1 and words in err and not out.exists()
+
+
+# ---------------------------------------------------------------- collect
+
+
+@pytest.fixture(scope="module")
+def small_problem():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=2, random_state=0)}
+    return models, X[:120], y[:120]
+
+
+@pytest.mark.parametrize("cv", ["5", True, 1, 5.0])
+def test_collect_refuses_a_number_of_folds_it_cannot_use(small_problem, cv) -> None:
+    # was: sklearn's raw ValueError ("Expected `cv` as an integer ..." or "n_splits=1")
+    models, X, y = small_problem
+    with pytest.raises(CVReportError, match=r"cv must be a splitter .* or an int number of folds"):
+        cvreport.collect(models, X, y, cv=cv)
+
+
+def test_collect_refuses_groups_of_another_length(small_problem) -> None:
+    # was: sklearn's "Found input variables with inconsistent numbers of samples"
+    from sklearn.model_selection import GroupKFold
+
+    models, X, y = small_problem
+    with pytest.raises(DataError, match="groups has 2 labels but X has 120 rows"):
+        cvreport.collect(models, X, y, cv=GroupKFold(3), groups=[1, 2])
+    table = cvreport.collect(models, X, y, cv=3)  # an int still means sklearn's folds
+    assert (table.design.K, table.design.n_records) == (3, 120)
