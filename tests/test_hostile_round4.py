@@ -465,3 +465,15 @@ def test_collect_refuses_groups_of_another_length(small_problem) -> None:
         cvreport.collect(models, X, y, cv=GroupKFold(3), groups=[1, 2])
     table = cvreport.collect(models, X, y, cv=3)  # an int still means sklearn's folds
     assert (table.design.K, table.design.n_records) == (3, 120)
+
+
+def test_true_names_no_model_labelled_one() -> None:
+    # was: Report(pairs=[(True, 2)]) and resolve_pair(True, 2) compared the model labelled 1
+    frame = cvreport.load_example()
+    codes = {"logistic_regression": 1, "decision_tree": 2, "naive_bayes": 3}
+    table = cvreport.ResultsTable.from_formula(
+        FORMULA, frame.assign(model=frame["model"].map(codes))
+    )
+    with pytest.raises(DataError, match=r"unknown model True; the table's models are 1, 2, 3"):
+        cvreport.Report(table, pairs=[(True, 2)])
+    assert table.resolve_pair(1.0, "2") == (1, 2)  # the same number, or its text, still finds it
