@@ -441,6 +441,16 @@ def _parse_tests(values: Sequence[str] | None) -> str | list[str]:
     return names
 
 
+def _check_repeated_pair(value: str, pair: tuple[Any, Any], earlier: list[tuple[Any, Any]]) -> None:
+    """Refuse ``A:B`` given twice (``B:A`` after ``A:B`` is refused by the report itself)."""
+    if pair in earlier:
+        raise CommandError(
+            f"--pairs {value} is given twice; name each pair once (a repeated pair would be "
+            "counted twice in the multiplicity correction), or check whether another pair "
+            "was meant"
+        )
+
+
 def _parse_pairs(values: Sequence[str], models: Sequence[Any]) -> list[tuple[str, str]]:
     """Split each ``A:B``; a model name may itself contain ':' if the split is unambiguous."""
     known = [str(m) for m in models]
@@ -454,6 +464,7 @@ def _parse_pairs(values: Sequence[str], models: Sequence[Any]) -> list[tuple[str
         ]
         if len(splits) == 1:
             a, b = splits[0]
+            _check_repeated_pair(value, (by_text[a], by_text[b]), pairs)
             pairs.append((by_text[a], by_text[b]))
             continue
         if ":" not in value:

@@ -17,6 +17,7 @@ in .html, .md or .tex. With ``--example`` the bundled ten-task example
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,7 @@ def run_datasets(args: argparse.Namespace) -> int:
         raise CommandError(f"name the report .html, .md or .tex, got {str(output)!r}")
     check_outputs({"-o": output}, overwrite=args.overwrite, inputs=input_paths(args))
     alpha = check_alpha(args.alpha)
+    _check_bayesian_flags(args)
     table = load_datasets_table(args)
     report = DatasetsReport(
         table,
@@ -114,3 +116,15 @@ def run_datasets(args: argparse.Namespace) -> int:
     result = report.analysis
     print(f"wrote {written} ({len(result.models)} models on {len(result.datasets)} data sets)")
     return 0
+
+
+def _check_bayesian_flags(args: argparse.Namespace) -> None:
+    """Refuse --rope, --samples and --seed out of range by their flags, before the data is read."""
+    if not (math.isfinite(args.rope) and args.rope >= 0):
+        raise CommandError(
+            f"--rope must be a number ≥ 0 in the metric's units (e.g. 0.01), got {args.rope:g}"
+        )
+    if args.samples is not None and args.samples < 1:
+        raise CommandError(f"--samples must be a positive number of draws, got {args.samples}")
+    if args.seed < 0:
+        raise CommandError(f"--seed must be an integer ≥ 0, got {args.seed}")

@@ -14,10 +14,10 @@ of every test on every design and the limits of the estimate in words.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from cvreport.cli_checks import CommandError, check_alpha, check_output
+from cvreport.cli_checks import CommandError, check_alpha, check_outputs
+from cvreport.cli_inputs import input_paths
 from cvreport.data.examples import load_example
 from cvreport.data.io import read_results
 from cvreport.data.table import ResultsTable
@@ -106,9 +106,8 @@ def run_plan(command: argparse.Namespace) -> int:
     args = build_plan_parser().parse_intermixed_args(command.arguments)
     command.debug = args.debug
 
-    outputs = [Path(p) for p in (args.svg, args.csv) if p]
-    for output in outputs:
-        check_output(output, overwrite=args.overwrite)
+    outputs = {"--svg": args.svg, "--csv": args.csv}
+    check_outputs(outputs, overwrite=args.overwrite, inputs=input_paths(args))
     table = _pilot(args, CommandError)
     designs = None
     if args.designs:
@@ -124,16 +123,16 @@ def run_plan(command: argparse.Namespace) -> int:
         alpha=check_alpha(args.alpha),
         designs=designs,
     )
+    if args.svg and result.components is None:  # refused before any file is written
+        raise CommandError(
+            "--svg: a single hold-out split gives no variance of per-fold differences to "
+            "draw a power curve from"
+        )
     print(result.summary().as_text(), end="")
     if args.csv:
         csv = result.to_frame().to_csv(index=False)
         print(f"wrote {write_text(args.csv, csv, overwrite=args.overwrite)}")
     if args.svg:
-        if result.components is None:
-            raise CommandError(
-                "--svg: a single hold-out split gives no variance of per-fold differences to "
-                "draw a power curve from"
-            )
         curve = power_curve(
             result.components, effect=args.effect, power=args.power, alpha=args.alpha
         )

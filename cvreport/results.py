@@ -23,7 +23,6 @@ silent NaN. Statistics build their summaries from the plain data of
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, Self
@@ -36,6 +35,7 @@ from cvreport.distributions import NORMAL, Distribution, T, as_distribution
 from cvreport.distributions import normal_interval as _normal_interval
 from cvreport.distributions import t_interval as _t_interval
 from cvreport.errors import CVReportError, IntervalUndefinedError
+from cvreport.option_values import real_option
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
@@ -118,11 +118,8 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     ...
     cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-        raise CVReportError(
-            f"{name} must be a number between 0 and 1, got {alpha!r}: "
-            f"{name} must lie strictly between 0 and 1; 0.05 is usual"
-        )
+    usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
+    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
     if not 0 < alpha < 1:
         raise CVReportError(
             f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"

@@ -23,6 +23,7 @@ from cvreport.data.direction import name_direction, resolve_metric
 from cvreport.data.labels import encode_labels
 from cvreport.data.layout import RecordLayout, build_fold_score_layout, build_record_layout
 from cvreport.data.metric import Direction, Metric
+from cvreport.data.metrics import check_metric_range
 from cvreport.data.sufficient import (
     FoldBlock,
     SufficientStatistics,
@@ -32,6 +33,7 @@ from cvreport.data.sufficient import (
 )
 from cvreport.data.validation import loss_values
 from cvreport.errors import DataError, describe_keys
+from cvreport.option_values import real_option
 
 __all__ = [
     "ClusterRows",
@@ -225,6 +227,7 @@ def fold_score_contents(
     ratio that the caller inferred came from (default: given by the user).
     """
     values = loss_values(scores, f"score {score_name!r}")
+    check_metric_range(values, score_name, f"score {score_name!r}")
     metric, how = resolve_metric(score_name, values, direction=direction, per_record=False)
     direction_note = direction_note or how
     higher_is_better = metric.higher_is_better
@@ -270,10 +273,13 @@ def fold_score_contents(
 def check_ratio(test_train_ratio: float | None) -> float | None:
     if test_train_ratio is None:
         return None
-    try:
-        ratio = math.nan if isinstance(test_train_ratio, bool) else float(test_train_ratio)
-    except (TypeError, ValueError):
-        ratio = math.nan
+    requirement = (
+        "a positive number (validation size / training size, e.g. 1.0 for 2-fold CV or 1/9 "
+        "for 10-fold CV)"
+    )
+    ratio = real_option(
+        test_train_ratio, "test_train_ratio", requirement, finite=False, error=DataError
+    )
     if not math.isfinite(ratio) or ratio <= 0:
         raise DataError(
             f"test_train_ratio must be a positive number (validation size / training size, "

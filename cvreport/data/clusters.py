@@ -96,6 +96,38 @@ class ClusterAudit:
         )
 
 
+def _checked_audit_input(folds: Any, clusters: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(n_records, m)`` integer fold positions and ``n_records`` cluster labels, or a DataError.
+
+    One replication may come as a 1-D array of fold positions.
+    """
+    positions = np.asarray(folds)
+    if positions.ndim == 1:
+        positions = positions[:, None]
+    if positions.ndim != 2:
+        raise DataError(
+            f"folds must be an (n_records, m) array of fold positions (one column per "
+            f"replication, −1 where a record is absent), got shape {positions.shape}"
+        )
+    numeric = positions.dtype.kind in "iub" or (
+        positions.dtype.kind == "f" and bool(np.all(np.isfinite(positions)))
+    )
+    if not numeric or not np.all(positions == np.round(positions)):
+        raise DataError(
+            "folds must hold whole fold positions (0, 1, …; −1 where a record is absent), "
+            "with no missing values; encode fold labels first, e.g. with pandas.factorize"
+        )
+    labels = np.asarray(clusters, dtype=object).ravel()
+    if labels.shape[0] != positions.shape[0]:
+        raise DataError(
+            f"folds and clusters describe different numbers of records ({positions.shape[0]} "
+            f"and {labels.shape[0]}); give one cluster label per record"
+        )
+    if pd.isna(pd.Series(labels, dtype=object)).any():
+        raise DataError("the cluster labels hold missing values; give every record a cluster")
+    return positions.astype(np.int64), labels
+
+
 def audit_clusters(
     folds: np.ndarray,
     clusters: np.ndarray,
@@ -116,8 +148,8 @@ def audit_clusters(
     -------
     ClusterAudit
     """
-    folds = np.asarray(folds)
-    codes, labels = pd.factorize(pd.Series(np.asarray(clusters, dtype=object)), sort=False)
+    folds, clusters = _checked_audit_input(folds, clusters)
+    codes, labels = pd.factorize(pd.Series(clusters), sort=False)
     m = folds.shape[1]
     replications = tuple(range(m)) if replications is None else replications
     rows = []

@@ -48,6 +48,7 @@ import numpy as np
 from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.validation import is_binary
 from cvreport.errors import DataError
+from cvreport.option_values import bool_option
 
 __all__ = [
     "DEFAULT_DIRECTION",
@@ -177,7 +178,7 @@ def check_direction(direction: Any = None, higher_is_better: Any = None) -> Dire
         DeprecationWarning,
         stacklevel=3,
     )
-    alias: Direction = "higher" if higher_is_better else "lower"
+    alias: Direction = "higher" if bool_option(higher_is_better, "higher_is_better") else "lower"
     if direction is not None and direction != alias:
         raise DataError(
             f"direction={direction!r} and higher_is_better={higher_is_better!r} disagree; "

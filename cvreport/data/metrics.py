@@ -46,16 +46,19 @@ from cvreport.data.metric import Metric, direction_from_name
 from cvreport.errors import DataError, describe_keys
 
 __all__ = [
+    "METRIC_RANGES",
     "NAMED_METRICS",
     "PROBABILITY_METRICS",
     "PROBABILITY_SUM_TOLERANCE",
     "MetricSpec",
+    "check_metric_range",
     "check_predictions",
     "confusion_counts",
     "grouped_auc",
     "grouped_average_precision",
     "grouped_metric_values",
     "metric_names",
+    "named_metric_range",
     "order_keys",
     "reader_name",
     "resolve_metric",
@@ -186,6 +189,97 @@ def metric_names() -> tuple[str, ...]:
     True
     """
     return tuple(sorted(NAMED_METRICS))
+
+
+# the values each named metric can take; a per-fold column of that name must lie in them
+_CORRELATIONS = ("matthews_corrcoef", "kappa")
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    name: (-1.0, 1.0) if name in _CORRELATIONS else (0.0, np.inf if name == "log_loss" else 1.0)
+    for name in NAMED_METRICS
+}
+# spellings of a column a per-fold score is found under: what cross-validation tools write
+_COLUMN_SPELLINGS = {
+    **_ALIASES,
+    "auroc": "roc_auc",
+    "acc": "accuracy",
+    "error_rate": "zero_one_loss",
+}
+_COLUMN_PREFIXES = ("mean_test_", "test_", "val_", "valid_", "validation_", "eval_")
+_RANGE_SLACK = 1e-9  # rounding of a mean of per-record values (an accuracy of 1 + 2e-16)
+
+
+def named_metric_range(column: str) -> tuple[str, tuple[float, float]] | None:
+    """The named metric a column of per-fold scores is called after, and its range.
+
+    The column's name is read as a metric of :func:`metric_names` or one of its
+    aliases, bare or after a prefix that cross-validation tools put before it
+    (``test_roc_auc`` of scikit-learn's ``cross_validate``, ``val_accuracy``);
+    any other name has no range (``None``).
+
+    Examples
+    --------
+    >>> named_metric_range("test_roc_auc"), named_metric_range("MCC")
+    (('roc_auc', (0.0, 1.0)), ('matthews_corrcoef', (-1.0, 1.0)))
+    >>> named_metric_range("margin") is None
+    True
+    """
+    lowered = str(column).strip().lower()
+    candidates = [lowered] + [lowered[len(p) :] for p in _COLUMN_PREFIXES if lowered.startswith(p)]
+    for candidate in candidates:
+        name = _COLUMN_SPELLINGS.get(candidate, candidate)
+        if name in METRIC_RANGES:
+            return name, METRIC_RANGES[name]
+    return None
+
+
+def check_metric_range(values: np.ndarray, column: str, what: str) -> None:
+    """Refuse per-fold scores outside the range of the metric their column is named after.
+
+    An AUC of 85.3 is a percentage: read as a proportion it would make every
+    difference 100 times too large and every Bayesian ROPE meaningless. The
+    message says to divide by 100 when the values look like percentages, and
+    how to keep values that are not that metric (a column of another name).
+
+    Raises
+    ------
+    DataError
+        When a value lies outside the metric's range.
+
+    Examples
+    --------
+    >>> check_metric_range(np.array([0.81, 0.79]), "auc", "score 'auc'")
+    >>> check_metric_range(np.array([81.0, 79.5]), "auc", "score 'auc'")
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.DataError: score 'auc' holds 2 of 2 values outside [0, 1], ...
+    """
+    known = named_metric_range(column)
+    if known is None or values.size == 0:
+        return
+    name, (low, high) = known
+    slack = _RANGE_SLACK * max(1.0, abs(low), abs(high) if np.isfinite(high) else 1.0)
+    outside = (values < low - slack) | (values > high + slack)
+    n_outside = int(np.count_nonzero(outside))
+    if not n_outside:
+        return
+    shown = f"[{low:g}, {high:g}]" if np.isfinite(high) else f"[{low:g}, ∞)"
+    extreme = values[outside][np.argmax(np.abs(values[outside]))]
+    width = max(abs(low), abs(high))
+    percentages = np.isfinite(high) and bool(
+        np.all((values >= 100 * low - slack) & (values <= 100 * high + slack))
+        and np.max(np.abs(values)) > 2 * width  # 1.02 is a wrong value, not a percentage
+    )
+    advice = (
+        "they look like percentages: divide the column by 100"
+        if percentages
+        else "fix those values"
+    )
+    raise DataError(
+        f"{what} holds {n_outside} of {values.size} values outside {shown}, the range of "
+        f"{reader_name(name)} (e.g. {float(extreme):g}); {advice}. If the column holds "
+        f"another quantity than {reader_name(name)}, give it a name that is not a metric's "
+        f"(e.g. '{column}_points') and say which way is better with direction="
+    )
 
 
 def resolve_metric(

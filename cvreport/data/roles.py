@@ -34,6 +34,7 @@ from cvreport.data.formula import (
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import MetricSpec, resolve_metric
 from cvreport.errors import DataError
+from cvreport.option_values import bool_option
 
 __all__ = ["HOW_TO_NAME", "MetricCall", "Outcome", "Roles", "metric_call", "per_fold_metric_error"]
 
@@ -45,6 +46,17 @@ HOW_TO_NAME = (
     "Name the columns with the keywords (loss=, model=, replication=, fold=, record=) or a "
     "formula such as 'loss ~ model | replication + fold'."
 )
+
+
+def _require_record(record: Any) -> None:
+    """Refuse ``record=None``: per-record values are paired across models by their record."""
+    if record is None:
+        raise DataError(
+            "record=None, but per-record values need the column of record ids (the same id "
+            "for a record in every model's rows, so that the models are compared record by "
+            "record); name it with record=..., or, for one score per fold, use per_fold=True "
+            "or ResultsTable.from_fold_scores"
+        )
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,7 @@ class Roles:
         cluster: str | None = None,
     ) -> Roles:
         """Per-record losses named by keywords (:class:`~cvreport.data.table.ResultsTable`)."""
+        _require_record(record)
         named = {
             "loss": loss,
             "model": model,
@@ -156,6 +169,7 @@ class Roles:
         DataError
             A cluster with per-fold scores; a metric of predictions read as per-fold scores.
         """
+        per_fold = bool_option(per_fold, "per_fold")
         given = formula
         formula, named_cluster = split_cluster_term(formula)
         cluster = named_cluster or cluster
@@ -190,6 +204,7 @@ class Roles:
         named: dict[str, str | None] = {"model": parsed.model}
         named.update(zip(("replication", "fold"), parsed.blocks))
         if not per_fold:
+            _require_record(record)
             named["record"] = record
             named["cluster"] = cluster
         replication, fold = parsed.replication_and_fold
@@ -228,6 +243,7 @@ class Roles:
     ) -> Roles:
         """Predictions and the truth, with or without a metric (see :meth:`ResultsTable.from_predictions
         <cvreport.data.table.ResultsTable.from_predictions>`)."""
+        _require_record(record)
         named = {
             "truth": truth,
             "prediction": prediction,

@@ -345,7 +345,10 @@ class ResultsTable(TableViews):
         :class:`DesignError`. ``direction`` works as in :meth:`from_formula`: given,
         or read from the column's name (``auc``, ``f1``, ``accuracy`` are scores), or
         else the column is a loss. Internally a score is negated into a loss; reports
-        show it as given.
+        show it as given. A column named after a bounded metric (``auc``, ``accuracy``,
+        ``f1``, ``mcc``, also after a prefix such as ``test_`` or ``val_``) must hold values
+        in that metric's range: percentages are refused with a request to divide by 100
+        (:func:`~cvreport.data.metrics.named_metric_range`).
 
         Parameters
         ----------

@@ -145,7 +145,10 @@ class TableViews(SummaryDisplay):
     def _model_label(self, label: Any) -> Any:
         models = self.models
         if label in models:
-            return models[models.index(label)]
+            found = models[models.index(label)]
+            flags = bool | np.bool_  # True == 1: a flag names no model labelled 1
+            if isinstance(label, flags) == isinstance(found, flags):
+                return found
         matches = [m for m in models if str(m) == str(label)]
         if len(matches) == 1:
             return matches[0]

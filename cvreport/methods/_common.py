@@ -103,6 +103,12 @@ def as_array(
     """A finite float64 array from user input, or a :class:`DataError` that says what is wrong."""
     if np.iscomplexobj(values):  # float64 would drop the imaginary parts silently
         raise DataError(f"{name} must be real numbers, got complex values")
+    text = _first_text(values)
+    if text is not None:  # float64 would read '0.1' as 0.1 here and refuse it elsewhere
+        raise DataError(
+            f"{name} must be numbers, got the text {text!r}; convert it first (float(...), "
+            "numpy.asarray(..., dtype=float) or pandas.to_numeric)"
+        )
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -121,6 +127,25 @@ def as_array(
             "drop or fill the missing folds first"
         )
     return array
+
+
+def _first_text(values: Any) -> str | bytes | None:
+    """The first string of ``values`` (a scalar, a sequence or an array), or None."""
+    if isinstance(values, str | bytes):
+        return values
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind in ("U", "S"):
+        return np.asarray(values).flat[0].item() if np.size(values) else None
+    if kind not in (None, "O"):  # a numeric array: no text in it
+        return None
+    try:
+        items = np.asarray(values, dtype=object).ravel()
+    except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
+        return None
+    text = next((item for item in items if isinstance(item, str | bytes)), None)
+    if text is None:
+        return None
+    return str(text) if isinstance(text, str) else bytes(text)  # np.str_ shown as str
 
 
 # -- vectorised arithmetic (kernels) -------------------------------------------

@@ -51,6 +51,7 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.resampled_t import check_ratio, prepare_splits, split_moments
 from cvreport.methods.spec import TestSpec, flat_split_differences, split_design
+from cvreport.option_values import real_option
 from cvreport.results import TestResult, level_text
 from cvreport.summary_data import SummaryRow
 
@@ -289,10 +290,8 @@ class BayesianCorrelatedTTestResult(TestResult):
 
 # ================================================================ layer 2: the array-level function
 def _check_rope(rope: float) -> float:
-    try:
-        w = float(rope)
-    except (TypeError, ValueError):
-        w = math.nan
+    requirement = "a non-negative half-width in the metric's units (e.g. 0.01)"
+    w = real_option(rope, "rope", requirement, finite=False)
     if not (math.isfinite(w) and w >= 0):
         raise CVReportError(
             f"rope must be a non-negative half-width in the metric's units (e.g. 0.01), got {rope!r}"

@@ -36,8 +36,9 @@ from numpy.typing import ArrayLike
 
 from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import normal_pvalue
+from cvreport.methods._common import as_array, normal_pvalue
 from cvreport.methods.spec import TestSpec, record_spec
+from cvreport.option_values import bool_option
 from cvreport.results import NormalTestResult, check_alternative
 from cvreport.summary_data import SummaryRow
 
@@ -88,8 +89,9 @@ def _clustered(
     alternative: str = "two-sided",
     small_sample_correction: bool = True,
 ) -> ClusteredTestResult:
-    d = np.asarray(d, dtype=np.float64)
+    d = as_array(d, "differences")
     check_alternative(alternative)
+    small_sample_correction = bool_option(small_sample_correction, "small_sample_correction")
     n = d.shape[0]
     labels = np.asarray(clusters)
     if labels.shape[0] != n:

@@ -16,6 +16,7 @@ from scipy import special
 
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import as_array
+from cvreport.option_values import real_option
 
 __all__ = [
     "BetaPosterior",
@@ -153,8 +154,10 @@ def contingency_posteriors(
     >>> e.mode, r.mode, round(r.prob_above_half, 6)
     (0.16, 0.75, 0.975479)
     """
-    if not prior > 0:
-        raise CVReportError(f"prior (λ of the Beta(λ, λ) prior) must be positive, got {prior!r}")
+    what = "prior (λ of the Beta(λ, λ) prior)"
+    if not real_option(prior, "prior", "a positive number (λ of the Beta(λ, λ) prior)") > 0:
+        raise CVReportError(f"{what} must be positive, got {prior!r}")
+    real_option(level, "level", "a number strictly between 0 and 1 (e.g. 0.95)", finite=False)
     counts = as_array([n00, n01, n10, n11], "the 2×2 table")
     if np.any(counts < 0):
         raise DataError(f"2×2 counts must be non-negative, got {counts.tolist()}")

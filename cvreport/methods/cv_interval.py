@@ -37,7 +37,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from cvreport.errors import CVReportError, DataError, DesignError
+from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
     ZERO_OVER_ZERO,
     as_array,
@@ -85,6 +85,16 @@ class CVIntervalKernel(NamedTuple):
     std_dev: NDArray[np.float64]
     n: int
     degenerate: NDArray[np.int8]
+
+
+def _refuse_missing_labels(labels: np.ndarray, role: str) -> None:
+    """A NaN or None label would make a fold (or replication) of its own: refuse it."""
+    missing = np.flatnonzero(pd.isna(pd.Series(labels.ravel(), dtype=object)).to_numpy())
+    if missing.size:
+        raise DataError(
+            f"the {role} labels hold {missing.size} missing value(s) (positions "
+            f"{describe_keys(missing.tolist())}); give every record difference its {role}"
+        )
 
 
 def _check_variance(variance: str) -> str:
@@ -282,6 +292,7 @@ def _cv_interval_test(
             "folds must give one fold label per record difference: expected shape "
             f"{h.shape}, got {labels.shape}"
         )
+    _refuse_missing_labels(labels, "fold")
     groups = [np.arange(h.size)]
     if replications is not None:
         reps = np.asarray(replications)
@@ -290,6 +301,7 @@ def _cv_interval_test(
                 "replications must give one label per record difference: expected shape "
                 f"{h.shape}, got {reps.shape}"
             )
+        _refuse_missing_labels(reps, "replication")
         _, rep_codes = np.unique(reps, return_inverse=True)
         rep_codes = rep_codes.reshape(h.shape)
         groups = [np.flatnonzero(rep_codes == i) for i in range(int(rep_codes.max()) + 1)]

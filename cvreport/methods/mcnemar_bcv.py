@@ -26,6 +26,7 @@ from cvreport.methods.contingency_posterior import BetaPosterior, contingency_po
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.mx2_differences import balance_warning, finish_balanced, mx2_spec
 from cvreport.methods.spec import TestSpec, mx2_tables
+from cvreport.option_values import real_option
 from cvreport.results import TestResult
 from cvreport.summary_data import SummaryRow, SummaryTable
 
@@ -210,7 +211,10 @@ def _mcnemar_5x2bcv(
     prior: float = 1.0,
     level: float = 0.95,
 ) -> BCVMcNemarResult:
-    rho1, rho2, prior, level = float(rho1), float(rho2), float(prior), float(level)
+    rho1 = real_option(rho1, "rho1", "a number in [0, 1]", finite=False)
+    rho2 = real_option(rho2, "rho2", "a number in [0, 1]", finite=False)
+    prior = real_option(prior, "prior", "a positive number (λ of the Beta(λ, λ) prior)")
+    level = real_option(level, "level", "a number strictly between 0 and 1 (e.g. 0.95)")
     if not 0.0 <= rho1 <= 1.0 or not 0.0 <= rho2 <= 1.0:
         raise CVReportError(f"rho1 and rho2 must lie in [0, 1], got {rho1!r} and {rho2!r}")
     m = tables.shape[0]

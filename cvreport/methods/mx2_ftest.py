@@ -29,6 +29,7 @@ from cvreport.methods.mx2_differences import (
     split_variances,
 )
 from cvreport.methods.spec import TestSpec
+from cvreport.option_values import real_option
 from cvreport.results import TestResult
 from cvreport.summary_data import SummaryRow
 
@@ -246,12 +247,12 @@ def _resolve_calibration(
     m: int, df1: str | float, rho1: float | None, rho2: float | None
 ) -> tuple[float, float, str, tuple[str, ...]]:
     """(numerator df, ρ1, rule, notes) from the user's choice (see calibrated_ftest_5x2cv)."""
-    r1 = 0.0 if rho1 is None else float(rho1)
+    r1 = 0.0 if rho1 is None else real_option(rho1, "rho1", "a number in (−1, 1)", finite=False)
     if not -1.0 < r1 < 1.0:
         raise CVReportError(f"rho1 must lie in (−1, 1), got {rho1!r}")
     notes: list[str] = []
     if rho2 is not None:
-        r2 = float(rho2)
+        r2 = real_option(rho2, "rho2", "a number in [0, 0.5]", finite=False)
         if not 0.0 <= r2 <= 0.5:
             raise CVReportError(f"rho2 must lie in [0, 0.5], got {rho2!r}")
         if not (isinstance(df1, str) and df1 == "paper"):
@@ -271,7 +272,7 @@ def _resolve_calibration(
         if df1 == "exact":
             return exact, r1, "exact", (f"numerator df = {mean} = {exact:.4f}.",)
         raise CVReportError(f"df1 must be 'paper', 'exact' or a positive number, got {df1!r}")
-    value = float(df1)
+    value = real_option(df1, "df1", "'paper', 'exact' or a positive number", finite=False)
     if not value > 0 or not math.isfinite(value):
         raise CVReportError(f"df1 must be a positive number, got {df1!r}")
     return value, r1, "given", ()

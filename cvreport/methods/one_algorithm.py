@@ -34,6 +34,7 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.kfold import sample_standard_error
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
+from cvreport.option_values import real_option
 from cvreport.results import TestResult, TTestResult, check_alternative
 from cvreport.summary_data import SummaryRow
 
@@ -227,10 +228,7 @@ class OneModelTTestResult(TTestResult):
 
 # ================================================================ array level
 def _check_p0(p0: Any) -> float:
-    try:
-        value = float(p0)
-    except (TypeError, ValueError):
-        raise CVReportError(f"p0 must be a number strictly between 0 and 1, got {p0!r}") from None
+    value = real_option(p0, "p0", "a number strictly between 0 and 1", finite=False)
     if not 0.0 < value < 1.0:
         raise CVReportError(f"p0 must lie strictly between 0 and 1, got {p0!r}")
     return value

@@ -26,6 +26,7 @@ from cvreport.errors import CVReportError, DataError
 from cvreport.methods._common import kernel_fields, normal_pvalue, safe_ratio
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.spec import TestSpec, holdout_error_rates
+from cvreport.option_values import integer_option, real_option
 from cvreport.results import TestResult, check_alternative
 from cvreport.summary_data import SummaryRow
 
@@ -131,12 +132,15 @@ class ProportionTestResult(TestResult):
 
 
 def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> ProportionTestResult:
-    pa, pb = float(error_a), float(error_b)
+    rate = "an error rate in [0, 1]"
+    pa = real_option(error_a, "error_a", rate, finite=False, error=DataError)
+    pb = real_option(error_b, "error_b", rate, finite=False, error=DataError)
     for name, value in (("error_a", pa), ("error_b", pb)):
         if not (0.0 <= value <= 1.0):
             raise DataError(f"{name} must be an error rate in [0, 1], got {value!r}")
-    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-        raise CVReportError(f"n must be a positive whole number of validation records, got {n!r}")
+    requirement = "a positive whole number of validation records"
+    if integer_option(n, "n", requirement) < 1:
+        raise CVReportError(f"n must be {requirement}, got {n!r}")
     kernel = proportion_test_kernel(pa, pb, n, alternative)
     return ProportionTestResult(
         **kernel_fields(

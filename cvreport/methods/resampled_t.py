@@ -28,6 +28,7 @@ from cvreport.methods._common import (
     zero_spread,
 )
 from cvreport.methods.equivalence import margin_or_base
+from cvreport.option_values import real_option
 from cvreport.results import TTestResult, check_alternative
 from cvreport.summary_data import SummaryRow
 
@@ -97,10 +98,8 @@ def table_split_differences(table: ResultsTable, a: object, b: object) -> NDArra
 
 
 def check_ratio(test_train_ratio: float) -> float:
-    try:
-        ratio = float(test_train_ratio)
-    except (TypeError, ValueError):
-        ratio = math.nan  # None or text: refused below, in words
+    requirement = "a positive number n_validation / n_training"
+    ratio = real_option(test_train_ratio, "test_train_ratio", requirement, finite=False)
     if not (math.isfinite(ratio) and ratio > 0):
         raise CVReportError(
             f"test_train_ratio must be a positive number n_validation / n_training, got "

@@ -44,6 +44,7 @@ from cvreport.multi.friedman import (
 from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS, pairwise_wilcoxon
 from cvreport.multi.per_dataset import PerDatasetTests, per_dataset_tests
 from cvreport.multi.ranks import score_matrix
+from cvreport.option_values import bool_option
 from cvreport.results import check_alpha
 
 __all__ = ["DatasetsAnalysis", "compare_datasets"]
@@ -244,6 +245,7 @@ def compare_datasets(
             or "none"
         )
     seed = check_seed(seed)
+    tie_correction = bool_option(tie_correction, "tie_correction")
     if isinstance(data, DatasetsTable):
         metric = data.metric
         if direction is not None and direction != metric.direction:

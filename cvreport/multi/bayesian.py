@@ -46,6 +46,7 @@ from cvreport.data.metric import Direction
 from cvreport.errors import CVReportError
 from cvreport.multi.pairwise import _advantage, paired_scores
 from cvreport.multi.ranks import _check_direction, score_matrix
+from cvreport.option_values import integer_option, real_option
 from cvreport.results import Result
 from cvreport.summary_data import SummaryRow
 
@@ -214,23 +215,11 @@ def check_seed(seed: Any) -> int | None:
 
 def _check_options(rope: Any, prior_strength: Any, n_samples: Any, seed: Any) -> None:
     check_seed(seed)
-    if not (
-        isinstance(rope, (int, float)) and not isinstance(rope, bool) and math.isfinite(rope)
-    ) or (rope < 0):
+    if real_option(rope, "rope", "a number ≥ 0 in the metric's units") < 0:
         raise CVReportError(f"rope must be a number ≥ 0 in the metric's units, got {rope!r}")
-    if not (
-        isinstance(prior_strength, (int, float))
-        and not isinstance(prior_strength, bool)
-        and math.isfinite(prior_strength)
-        and prior_strength > 0
-    ):
+    if not real_option(prior_strength, "prior_strength", "a positive number") > 0:
         raise CVReportError(f"prior_strength must be a positive number, got {prior_strength!r}")
-    if (
-        isinstance(n_samples, bool)
-        or not isinstance(n_samples, (int, float, np.integer))
-        or not float(n_samples).is_integer()
-        or n_samples < 1
-    ):
+    if integer_option(n_samples, "n_samples", "a positive integer") < 1:
         raise CVReportError(f"n_samples must be a positive integer, got {n_samples!r}")
 
 

@@ -12,6 +12,7 @@ optional dependency (the ``sklearn`` extra) and is imported only when
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -340,6 +341,18 @@ def _collect_one(
     return _table(data, columns, positive, spec, metric, pos_label)
 
 
+def _checked_cv(cv: Any) -> Any:
+    """``cv`` for sklearn's ``check_cv``; a number of folds must be an int ≥ 2."""
+    if isinstance(cv, str | bool | np.bool_ | float) or (
+        isinstance(cv, numbers.Integral) and cv < 2
+    ):
+        raise CVReportError(
+            f"cv must be a splitter (e.g. BlockRegularizedCV(m=5) or sklearn's StratifiedKFold) "
+            f"or an int number of folds ≥ 2, got {cv!r}"
+        )
+    return int(cv) if isinstance(cv, numbers.Integral) else cv
+
+
 def _collect_frame(
     clone: Any,
     check_cv: Any,
@@ -366,7 +379,12 @@ def _collect_frame(
         raise DataError("y has missing labels; drop those records or fill their labels")
     classes = np.unique(truth)
     positive = positive_code(pd.Index(classes), pos_label)
-    splitter = check_cv(cv, y, classifier=True)
+    splitter = check_cv(_checked_cv(cv), y, classifier=True)
+    n_groups = None if groups is None else np.asarray(groups, dtype=object).reshape(-1).shape[0]
+    if n_groups is not None and n_groups != n:
+        raise DataError(
+            f"groups has {n_groups} labels but X has {n} rows; pass one group per row of X"
+        )
     splits = [(np.asarray(train), np.asarray(test)) for train, test in splitter.split(X, y, groups)]
     if not splits:
         raise CVReportError(f"{type(splitter).__name__} yielded no splits")

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from cvreport.errors import CVReportError
+from cvreport.option_values import integer_option
 from cvreport.results import check_alpha
 
 __all__ = [
@@ -419,7 +420,7 @@ def simulate_zmax(
     """
     n = _check_n(n)
     _n_pairs(m)
-    if n_sim < 1:
+    if integer_option(n_sim, "n_sim", "a positive whole number of simulations") < 1:
         raise CVReportError(f"n_sim must be positive, got {n_sim!r}")
     rng = np.random.default_rng(random_state)
     half = n // 2

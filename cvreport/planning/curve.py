@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
+from cvreport.option_values import integer_option
 from cvreport.planning.components import VarianceComponents
 from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
 
@@ -55,10 +56,13 @@ def power_by_replications(
     pandas.DataFrame
         Columns ``test, label, K, design, m, power``.
     """
-    ms = sorted({int(m) for m in replications})
+    ms = sorted({integer_option(m, "replications", "positive integers") for m in replications})
     if not ms or ms[0] < 1:
         raise CVReportError(f"replications must be positive integers, got {ms!r}")
-    ks = [1] if components.K == 1 else sorted({int(k) for k in folds})
+    if components.K == 1:
+        ks = [1]
+    else:
+        ks = sorted({integer_option(k, "folds", "integers of at least 2") for k in folds})
     if components.K >= 2 and (not ks or ks[0] < 2):
         raise CVReportError(f"folds must be integers of at least 2, got {ks!r}")
     wanted = None if tests is None else {tests} if isinstance(tests, str) else set(tests)

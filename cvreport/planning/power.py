@@ -33,6 +33,7 @@ import numpy as np
 from scipy import special, stats
 
 from cvreport.errors import CVReportError, DataError
+from cvreport.option_values import real_option
 from cvreport.planning.components import VarianceComponents
 from cvreport.results import check_alpha
 
@@ -55,14 +56,16 @@ _NODES = 256  # quadrature nodes per dimension of ftest_5x2_power
 
 def check_power(power: float) -> float:
     """``power`` itself, or a :class:`CVReportError` unless 0 < power < 1."""
-    if not (isinstance(power, (int, float)) and 0 < power < 1):
+    requirement = "a number strictly between 0 and 1 (e.g. 0.8)"
+    if not 0 < real_option(power, "power", requirement, finite=False) < 1:
         raise CVReportError(f"power must lie strictly between 0 and 1 (e.g. 0.8), got {power!r}")
     return float(power)
 
 
 def check_effect(effect: float) -> float:
     """``effect`` itself, or a :class:`CVReportError` unless it is a finite number > 0."""
-    if not (isinstance(effect, (int, float)) and math.isfinite(effect) and effect > 0):
+    requirement = "a positive difference in the metric's units (e.g. 0.01)"
+    if not (real_option(effect, "effect", requirement, finite=False) > 0 and math.isfinite(effect)):
         raise CVReportError(
             f"effect must be a positive difference in the metric's units (e.g. 0.01 for one "
             f"point of accuracy), got {effect!r}"

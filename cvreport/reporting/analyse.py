@@ -402,8 +402,13 @@ def _resolve_pairs(
                 "once (a reversed pair is the same comparison and would be counted twice "
                 "in the multiplicity correction)"
             )
-        if (a, b) not in resolved:
-            resolved.append((a, b))
+        if (a, b) in resolved:
+            raise CVReportError(
+                f"the pair ({a!r}, {b!r}) is given twice; compare each pair once (a repeated "
+                "pair would be counted twice in the multiplicity correction), or check "
+                "whether another pair was meant"
+            )
+        resolved.append((a, b))
     if not resolved:
         raise CVReportError("pairs is empty; pass None to compare every pair of models")
     return resolved

@@ -44,6 +44,7 @@ import pandas as pd
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import CVReportError
 from cvreport.multi.analysis import DatasetsAnalysis, compare_datasets
+from cvreport.option_values import integer_option
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
 from cvreport.rendering.writer import (
@@ -175,7 +176,9 @@ class DatasetsReport(ReportDisplay):
                 seed=seed,
             )
         self.analysis: DatasetsAnalysis = analysis
-        self.digits = int(digits)
+        self.digits = integer_option(digits, "digits", "a whole number of decimals ≥ 0")
+        if self.digits < 0:
+            raise CVReportError(f"digits must be a whole number of decimals ≥ 0, got {digits!r}")
         self.title = title or multi_view.default_title(analysis)
         self._context_cache: dict[str, Any] | None = None
         self._simplex_cache: list[dict[str, str]] | None = None

@@ -180,7 +180,8 @@ def test_table_fold_scores_kfold():
             "model": ["A"] * 10 + ["B"] * 10,
             "replication": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5] * 2,
             "fold": [1, 2] * 10,
-            "auc": [-x for x in SECTION_1] + [0.0] * 10,
+            # an AUC lies in [0, 1]: both models around 0.5, A − B the section's differences
+            "auc": [0.5 - x for x in SECTION_1] + [0.5] * 10,
         }
     )
     table = ResultsTable.from_fold_scores(frame, score="auc")  # higher is better
