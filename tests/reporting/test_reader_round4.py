@@ -1,0 +1,234 @@
+"""The one-data-set report read again as a new user: margins, ties, one value per model.
+
+Each test renders a report as a user would (Markdown, HTML, LaTeX) and checks a
+sentence or heading against the numbers beside it.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.reporting.report import Report
+from cvreport.results import level_text
+from tests._fakes import overfull_boxes, pdflatex_or_skip, run_pdflatex
+
+
+def quiet(*args: object, **kwargs: object) -> Report:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Report(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _kfold_errors(models: dict[str, float], seed: int = 7) -> pd.DataFrame:
+    """0/1 errors of each model on every record of a 3×10-fold CV of 300 records."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for replication in range(1, 4):
+        order = rng.permutation(300)
+        for fold in range(10):
+            for model, error in models.items():
+                for record in order[fold::10]:
+                    rows.append((replication, fold + 1, model, record, int(rng.random() < error)))
+    return pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "error"])
+
+
+@pytest.fixture(scope="module")
+def five_models() -> cvreport.ResultsTable:
+    frame = _kfold_errors({"m1": 0.10, "m2": 0.12, "m3": 0.15, "m4": 0.2, "m5": 0.11}, seed=8)
+    return cvreport.ResultsTable.from_formula("error ~ model | replication + fold", frame)
+
+
+@pytest.fixture(scope="module")
+def holdout_auc() -> cvreport.ResultsTable:
+    """Scores of three models on one test set of 400 records."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 400)
+    frames = []
+    for model, separation in (("forest", 1.6), ("svm", 1.3), ("logreg", 1.2)):
+        z = separation * (2 * y - 1) + rng.normal(0, 1, y.size)
+        scores = {"id": np.arange(y.size), "model": model, "y": y, "p": 1 / (1 + np.exp(-z))}
+        frames.append(pd.DataFrame(scores))
+    return cvreport.ResultsTable.from_formula(
+        "roc_auc(y, p) ~ model", pd.concat(frames), record="id"
+    )
+
+
+def _comparisons(markdown: str) -> str:
+    return markdown.split("## Comparisons", 1)[1].split("\n### ", 1)[0]
+
+
+# -- a test against a margin is marked, and "significant" is said of it truly -----
+@pytest.fixture(scope="module")
+def non_inferiority(five_models: cvreport.ResultsTable) -> Report:
+    return quiet(
+        five_models,
+        pairs=[("m1", "m5"), ("m1", "m4")],
+        tests=["corrected_repeated_kfold_ttest"],
+        test_options={
+            "corrected_repeated_kfold_ttest": {"alternative": "non-inferior", "margin": 0.05}
+        },
+    )
+
+
+def test_a_non_inferiority_row_is_marked_and_significant_is_defined_for_it(
+    non_inferiority: Report,
+) -> None:
+    """Was: "Every test is two-sided unless marked" above rows marked nowhere, and
+    "Significant means the decision rejects 'no difference'" beside "yes" for a
+    non-inferiority test (which rejects "A is worse by the margin or more")."""
+    markdown = non_inferiority.to_markdown()
+    intro = _comparisons(markdown)
+    assert "Every test is two-sided" not in intro
+    assert "unless its row is marked “non-inferiority”" in intro
+    assert "for a non-inferiority test, that A is shown not to be worse than B" in intro
+    rows = [line for line in markdown.splitlines() if line.startswith("| Corrected")]
+    assert rows and all("(recommended; non-inferiority)" in row for row in rows)
+    at_a_glance = [line for line in intro.splitlines() if line.startswith("| m1 vs")]
+    assert len(at_a_glance) == 2
+    assert all("t test (non-inferiority) |" in row for row in at_a_glance)
+    page = non_inferiority.to_html()
+    assert '<span class="cvr-badge">non-inferiority</span>' in page
+    assert "Every test is two-sided" not in page
+
+
+def test_only_margin_tests_show_only_their_interval_level(non_inferiority: Report) -> None:
+    """Was: "95% (90% against a margin) interval" heading a column of 90% intervals only."""
+    alpha = non_inferiority.analysis.alpha
+    shown = level_text(1 - 2 * alpha)
+    markdown = non_inferiority.to_markdown()
+    assert f"| {shown} interval |" in markdown
+    assert "against a margin) interval" not in markdown
+    assert f"{shown}\\% interval" in non_inferiority.to_latex() or (
+        f"{shown.replace('%', '')}\\% interval" in non_inferiority.to_latex()
+    )
+
+
+def test_two_sided_tests_are_not_said_to_be_marked(five_models: cvreport.ResultsTable) -> None:
+    """Nothing is marked when every test is two-sided, so "unless marked" promised a mark."""
+    report = quiet(five_models, pairs=[("m1", "m4")])
+    intro = _comparisons(report.to_markdown())
+    assert "Every test is two-sided: H₁ is that the two models differ." in intro
+    assert "unless" not in intro
+
+
+def test_an_equivalence_headline_gives_the_margin_in_the_metric(
+    five_models: cvreport.ResultsTable,
+) -> None:
+    """Was: "Equivalence within ±0.05 NOT shown": 0.05 of what?"""
+    report = quiet(
+        five_models,
+        pairs=[("m1", "m5")],
+        tests=["corrected_repeated_kfold_ttest"],
+        test_options={
+            "corrected_repeated_kfold_ttest": {"alternative": "equivalent", "margin": 0.05}
+        },
+    )
+    measure = five_models.metric.name
+    short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
+    assert f"within ±0.05 {measure} " in short
+
+
+def test_a_latex_margin_row_fits_the_page(non_inferiority: Report, tmp_path: Path) -> None:
+    """The marked row and its interval column stay inside the text width."""
+    exe = pdflatex_or_skip()
+    run = run_pdflatex(exe, non_inferiority.to_latex(), tmp_path)
+    assert run.returncode == 0
+    log = (tmp_path / "report.log").read_text("latin-1")
+    assert overfull_boxes(log) == []
+    assert "\\textsuperscript{R,NI}" in non_inferiority.to_latex()
+
+
+# -- models that never differ ----------------------------------------------------------
+def test_identical_models_are_not_said_to_be_either_one_better() -> None:
+    """Was: "[0.0000, 0.0000]; it includes 0, so either model could be the better one"
+    for two models with the same loss on every record."""
+    frame = _kfold_errors({"m1": 0.1})
+    twin = frame.assign(model="twin")
+    table = cvreport.ResultsTable.from_formula(
+        "error ~ model | replication + fold", pd.concat([frame, twin])
+    )
+    report = quiet(table, tests=["corrected_repeated_kfold_ttest"])
+    (result,) = report.results
+    low, high = result.conf_int()
+    assert low == high == 0.0
+    markdown = report.to_markdown()
+    assert "either model could be the better one" not in markdown
+    assert "\\[0.0000, 0.0000\\]; it is the single point 0 because the two models never differ" in (
+        markdown
+    )
+
+
+# -- one value per model on one test set --------------------------------------------
+def test_one_auc_per_model_is_not_called_a_mean(holdout_auc: cvreport.ResultsTable) -> None:
+    """Was: "Mean A − B" heading the difference of two AUCs, each one value on one test set."""
+    report = quiet(holdout_auc)
+    markdown = report.to_markdown()
+    header = next(line for line in markdown.splitlines() if line.startswith("| Pair (A vs B)"))
+    assert "| A − B |" in header and "Mean" not in header
+    assert "Mean A − B" not in report.to_html()
+    assert "Mean A $-$ B" not in report.to_latex()
+    aucs = {row["model"]: row for row in report.analysis.model_summaries}
+    assert len(aucs) == 3
+
+
+def test_per_record_losses_keep_their_mean(five_models: cvreport.ResultsTable) -> None:
+    """A mean over folds is still called a mean."""
+    markdown = quiet(five_models, pairs=[("m1", "m4"), ("m1", "m5")]).to_markdown()
+    header = next(line for line in markdown.splitlines() if line.startswith("| Pair (A vs B)"))
+    assert "| Mean A − B |" in header
+
+
+def test_the_source_names_the_metric_as_a_reader_does(holdout_auc: cvreport.ResultsTable) -> None:
+    """Was: "roc_auc computed on the one validation set" in the data's Source line."""
+    markdown = quiet(holdout_auc).to_markdown()
+    source = next(line for line in markdown.splitlines() if line.startswith("| Source |"))
+    assert "AUC (roc\\_auc) computed on the one validation set" in source
+
+
+def test_one_test_set_metrics_are_not_called_pooled(holdout_auc: cvreport.ResultsTable) -> None:
+    """Was: "Pooled accuracy" on one validation set, where nothing is pooled."""
+    pytest.importorskip("sklearn")
+    frame = pd.DataFrame(
+        {
+            "id": np.tile(np.arange(40), 2),
+            "model": np.repeat(["a", "b"], 40),
+            "y": np.tile(np.arange(40) % 2, 2),
+            "pred": np.r_[np.arange(40) % 2, (np.arange(40) // 3) % 2],
+        }
+    )
+    table = cvreport.ResultsTable.from_formula("f1(y, pred) ~ model", frame, record="id")
+    report = quiet(table)
+    markdown = report.to_markdown()
+    assert "| Accuracy | Balanced accuracy |" in markdown and "Pooled" not in markdown
+    assert "Pooled" not in report.to_html() and "Pooled" not in report.to_latex()
+
+
+# -- the disagreement note -----------------------------------------------------------
+def test_a_test_named_inside_the_disagreement_sentence_is_not_capitalised(
+    five_models: cvreport.ResultsTable,
+) -> None:
+    """Was: "... of being better while Corrected repeated k-fold CV t test finds ..."."""
+    report = quiet(five_models, tests="all")
+    notes = [c.disagreement for c in report.comparisons if c.disagreement]
+    assert notes, "the 10 pairs give at least one disagreement"
+    for note in notes:
+        inside = re.findall(r"while (\S+)", note)
+        assert inside and all(word[0].islower() or word.endswith("'s") for word in inside)
+
+
+def test_the_example_latex_tables_fit_the_page(tmp_path: Path) -> None:
+    """Was: the pooled-metrics table of the example ran 8.8pt into the margin."""
+    exe = pdflatex_or_skip()
+    table = cvreport.ResultsTable.from_predictions(
+        cvreport.load_example(), truth="truth", prediction="prediction"
+    )  # as `cvreport report --example` builds it: with the pooled metrics table
+    run = run_pdflatex(exe, quiet(table).to_latex(), tmp_path)
+    assert run.returncode == 0
+    assert overfull_boxes((tmp_path / "report.log").read_text("latin-1")) == []
