@@ -422,7 +422,16 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     matrix = None
     if per is not None and per.baseline is None:
         wtl = per.win_tie_loss_matrix()
+        n_pairs = len(analysis.models) * (len(analysis.models) - 1) // 2
+        adjusted = (
+            f", its p-values adjusted over the {n_pairs} pairs of that data set with "
+            f"{correction_name(per.correction)}"
+            if per.correction and n_pairs > 1
+            else ""
+        )
         matrix = {
+            "caption": "win/tie/loss of the row model against the column model at "
+            f"α = {analysis.alpha:g}, by each data set's test{adjusted}",
             "models": [str(m) for m in wtl.columns],
             "rows": [
                 {"model": str(m), "cells": [text or "—" for text in cells]}
