@@ -87,8 +87,31 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         "design_kind": analysis.design.kind,
         "unit": _unit(analysis),
     }
+    _say_shared_notes_once(context["pairs"], context["caveats"])
     context["references"] = _references(analysis, audit, list(_sentences(context)))
     return context
+
+
+def _say_shared_notes_once(pairs: list[dict[str, Any]], caveats: list[str]) -> None:
+    """A note that every pair's tests share word for word (the n2/n1 of the corrected t
+    tests, say) moves from each pair's caveats to the report's, said once."""
+    if len(pairs) < 2:
+        return
+    shared = set.intersection(
+        *({c["text"] for c in pair["caveats"] if c["kind"] == "note"} for pair in pairs)
+    )
+    if not shared:
+        return
+    in_order = [c["text"] for c in pairs[0]["caveats"] if c["text"] in shared]
+    for pair in pairs:
+        pair["caveats"] = [c for c in pair["caveats"] if c["text"] not in shared]
+    caveats.extend(_for_every_pair(text) for text in in_order)
+
+
+def _for_every_pair(text: str) -> str:
+    """A pair's caveat ("Test: words") as the report's: "Test (every pair): words"."""
+    method, colon, rest = text.partition(": ")
+    return f"{method} (every pair): {rest}" if colon else f"Every pair: {text}"
 
 
 def _decided(analysis: Analysis) -> list[TestOutcome]:

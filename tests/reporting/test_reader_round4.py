@@ -262,3 +262,39 @@ def test_the_win_tie_loss_matrix_says_its_p_values_are_adjusted() -> None:
     assert said in caption and "α = 0.05" in caption
     assert said.replace("'", "&#39;") in report.to_html()
     assert said in report.to_latex()
+
+
+def test_a_note_every_pair_shares_is_said_once(five_models: cvreport.ResultsTable) -> None:
+    """Was: the same n2/n1 sentence under every one of the pairs (ten times for five models)."""
+    pairs = [("m1", "m2"), ("m1", "m3"), ("m2", "m3")]
+    report = quiet(five_models, pairs=pairs)
+    ratio = f"n2/n1 = {30 / 270:g}"  # 10 folds of 300 records: 30 validation, 270 training
+    markdown = report.to_markdown()
+    assert markdown.count(ratio) == 1
+    caveats = markdown.split("\n## Caveats", 1)[1].split("\n## ", 1)[0]
+    assert f"- Corrected repeated k-fold CV t test (every pair): {ratio}" in caveats
+    assert report.to_html().count(ratio) == 1
+    single = quiet(five_models, pairs=pairs[:1]).to_markdown()  # one pair: said in its section
+    assert single.count(ratio) == 1 and "(every pair)" not in single
+
+
+# -- the power curve -------------------------------------------------------------------
+def test_the_power_curve_names_the_metric_and_counts_replications_in_whole_numbers() -> None:
+    """Was: "Power to detect a difference of 0.05" (of what?) and "for 1.0000 to 30.0000
+    replications" in the figure's description."""
+    pilot = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    replications = range(2, 13)
+    curve = cvreport.power_curve(
+        pilot, "logistic_regression", "decision_tree", effect=0.05, replications=replications
+    )
+    measure = pilot.metric.name
+    assert measure == "error rate"
+    title = re.search(r"<title[^>]*>([^<]*)</title>", curve.svg)
+    assert title is not None and title.group(1) == f"Power to detect a difference of 0.05 in {measure}"
+    desc = re.search(r"<desc[^>]*>([^<]*)</desc>", curve.svg)
+    assert desc is not None
+    assert f"in {measure}, for {min(replications)} to {max(replications)} replications" in (
+        desc.group(1)
+    )
