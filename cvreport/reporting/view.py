@@ -92,6 +92,19 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
     return context
 
 
+def _after_colon(text: str) -> str:
+    """A test's note as it continues "Test: …": a capital that only started the note's own
+    sentence is lower-cased; a name, a symbol or an abbreviation keeps it.
+
+    >>> _after_colon("Every split difference is 0."), _after_colon("McNemar's b is 0.")
+    ('every split difference is 0.', "McNemar's b is 0.")
+    >>> _after_colon("P(equivalent) = 1."), _after_colon("n2/n1 = 0.25.")
+    ('P(equivalent) = 1.', 'n2/n1 = 0.25.')
+    """
+    first = text.split(" ", 1)[0]
+    return interpret.in_sentence(text) if first.isalpha() else text
+
+
 def _say_shared_notes_once(pairs: list[dict[str, Any]], caveats: list[str]) -> None:
     """A note that every pair's tests share word for word (the n2/n1 of the corrected t
     tests, say) moves from each pair's caveats to the report's, said once."""
@@ -480,7 +493,8 @@ def _pair_context(
         methods = said.get((caveat["kind"], caveat["text"]))
         if methods is not None:
             caveat["text"] = (
-                f"{interpret.join_methods(methods, starts_sentence=True)}: {caveat['text']}"
+                f"{interpret.join_methods(methods, starts_sentence=True)}: "
+                f"{_after_colon(caveat['text'])}"
             )
     holdout = analysis.design.kind == "holdout"
     return {

@@ -298,3 +298,15 @@ def test_the_power_curve_names_the_metric_and_counts_replications_in_whole_numbe
     assert f"in {measure}, for {min(replications)} to {max(replications)} replications" in (
         desc.group(1)
     )
+
+
+def test_a_note_after_its_test_name_continues_the_sentence() -> None:
+    """Was: "Bayesian correlated t test: Every split difference is 0: …" (a capital mid-sentence)."""
+    frame = _kfold_errors({"m1": 0.1})
+    table = cvreport.ResultsTable.from_formula(
+        "error ~ model | replication + fold", pd.concat([frame, frame.assign(model="twin")])
+    )
+    markdown = quiet(table, tests="all").to_markdown()
+    notes = [line for line in markdown.splitlines() if line.startswith("- Bayesian correlated t")]
+    assert any(": every split difference is 0" in line for line in notes), notes
+    assert not re.search(r"t test: [A-Z][a-z]+ ", markdown)
