@@ -310,3 +310,24 @@ def test_a_note_after_its_test_name_continues_the_sentence() -> None:
     notes = [line for line in markdown.splitlines() if line.startswith("- Bayesian correlated t")]
     assert any(": every split difference is 0" in line for line in notes), notes
     assert not re.search(r"t test: [A-Z][a-z]+ ", markdown)
+
+
+def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
+    """Was: "91 pairs of 14 models, each with the Corrected repeated k-fold CV t test"."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for replication in range(1, 11):
+        for fold in range(1, 11):
+            shift = rng.normal(0, 0.01)
+            for i in range(14):
+                auc = 0.80 + 0.004 * i + shift + rng.normal(0, 0.01)
+                rows.append((replication, fold, f"model_{i:02d}", auc))
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
+    table = cvreport.ResultsTable.from_fold_scores(frame, score="auc")
+    report = quiet(table)
+    n_pairs = 14 * 13 // 2
+    method = "corrected repeated k-fold CV t test"
+    said = f"{n_pairs} pairs of 14 models, each with the {method}"
+    assert said in report.to_markdown().replace("\\_", "_")
+    assert said in report.to_html()
+    assert f"Every pair of models: A − B in mean AUC, the {method}</caption>" in report.to_html()
