@@ -226,8 +226,10 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
     ranks = analysis.friedman.average_ranks
     legend, legend_tex = _legend(analysis)
     return {
-        "caption": f"{reader_name(analysis.metric.name)} of {len(analysis.models)} models on "
-        f"{len(analysis.datasets)} data sets",
+        "caption": _capitalised(
+            f"{reader_name(analysis.metric.name)} of {len(analysis.models)} models on "
+            f"{len(analysis.datasets)} data sets"
+        ),
         "models": [str(m) for m in analysis.models],
         "baseline": None if analysis.baseline is None else str(analysis.baseline),
         "rows": rows,
@@ -236,6 +238,11 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
         "legend": legend,
         "legend_tex": legend_tex,
     }
+
+
+def _capitalised(text: str) -> str:
+    """A caption starts with a capital ("Error of 4 models", "AUC of 4 models")."""
+    return text[:1].upper() + text[1:]
 
 
 def latex_table_context(

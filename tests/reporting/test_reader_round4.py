@@ -262,6 +262,9 @@ def test_the_win_tie_loss_matrix_says_its_p_values_are_adjusted() -> None:
     assert said in caption and "α = 0.05" in caption
     assert said.replace("'", "&#39;") in report.to_html()
     assert said in report.to_latex()
+    caption = f"Error of {len(models)} models on 9 data sets"  # was "error of 4 models …"
+    assert f"<caption>{caption}</caption>" in report.to_html()
+    assert f"\\caption{{{caption}}}" in report.to_latex()
 
 
 def test_a_note_every_pair_shares_is_said_once(five_models: cvreport.ResultsTable) -> None:
