@@ -253,7 +253,11 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "loss_name": facts.loss_name,
         "measure": reader_name(metric.name),
         # the per-model column: a mean over folds, or the one value of one test set
-        **_value_words(reader_name(metric.name), one_value=not analysis.measure.startswith("mean")),
+        **_value_words(
+            reader_name(metric.name),
+            one_value=not analysis.measure.startswith("mean"),
+            unit=_unit(analysis),
+        ),
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": "" if facts.direction is None else str(facts.direction.source),
@@ -281,7 +285,7 @@ def _kind_words(kind: str) -> str:
         return str(kind)
 
 
-def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
+def _value_words(name: str, *, one_value: bool, unit: str = "fold") -> dict[str, str]:
     """Headings of the per-model table and of the pairs' differences: a mean over folds, or
     one value per model."""
     if one_value:
@@ -294,7 +298,7 @@ def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
     return {
         "value_heading": f"Mean {name}",
         "value_column": "Mean",
-        "value_caption": f"Mean {name} over validation folds",
+        "value_caption": f"Mean {name} over validation {unit}s",
         "difference_heading": "Mean A − B",
     }
 

@@ -334,3 +334,31 @@ def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
     assert said in report.to_markdown().replace("\\_", "_")
     assert said in report.to_html()
     assert f"Every pair of models: A − B in mean AUC, the {method}</caption>" in report.to_html()
+
+
+# -- repeated hold-out: splits, not folds ----------------------------------------------
+def test_a_repeated_holdout_report_counts_splits_not_folds() -> None:
+    """Was: "Folds per replication (K) 1", "Fold sizes" and "SD over folds … Folds 15" beside
+    a design line that says "J = 15 splits"."""
+    rng = np.random.default_rng(11)
+    rows = []
+    n_splits, validation = 15, 100
+    for split in range(1, n_splits + 1):
+        for record in rng.permutation(300)[:validation]:
+            for model, error in (("a", 0.15), ("b", 0.2)):
+                rows.append((split, model, record, int(rng.random() < error)))
+    frame = pd.DataFrame(rows, columns=["split", "model", "record", "err"])
+    table = cvreport.ResultsTable.from_formula("err ~ model | split", frame)
+    report = quiet(table)
+    markdown = report.to_markdown()
+    assert f"J = {n_splits} splits" in markdown
+    assert f"| Splits (J) | {n_splits} |" in markdown
+    assert f"| Validation set sizes | {validation} records |" in markdown
+    assert "| SD over splits | Min | Max | Splits |" in markdown
+    assert "Folds per replication" not in markdown and "fold" not in markdown.lower().split(
+        "## recommended test"
+    )[0].replace("k-fold", "")
+    page = report.to_html()
+    assert "<dt>Splits (J)</dt>" in page and "Folds per replication" not in page
+    latex = report.to_latex()
+    assert "Splits ($J$)" in latex and "SD over splits" in latex
