@@ -362,3 +362,19 @@ def test_a_repeated_holdout_report_counts_splits_not_folds() -> None:
     assert "<dt>Splits (J)</dt>" in page and "Folds per replication" not in page
     latex = report.to_latex()
     assert "Splits ($J$)" in latex and "SD over splits" in latex
+
+
+def test_the_latex_data_table_says_what_was_inferred_and_where_the_data_came_from(
+    holdout_auc: cvreport.ResultsTable,
+) -> None:
+    """Was: the LaTeX "Metric" row said only "higher is better" (Markdown and HTML say it was
+    inferred from the name) and the LaTeX report had no "Source" row."""
+    report = quiet(holdout_auc)
+    provenance = report.analysis.facts.direction.words
+    assert provenance == "inferred from the metric's name"
+    markdown, latex = report.to_markdown(), report.to_latex()
+    assert f"higher is better, {provenance}" in markdown
+    metric_row = next(line for line in latex.splitlines() if line.startswith("Metric &"))
+    assert f"higher is better, {provenance}" in metric_row
+    source_row = next(line for line in latex.splitlines() if line.startswith("Source &"))
+    assert "AUC (roc\\_auc) computed on the one validation set" in source_row
