@@ -240,6 +240,11 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
     }
 
 
+def _missing(value: object) -> bool:
+    """None or NaN: what a DataFrame holds where a pair's effect favours neither model."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _capitalised(text: str) -> str:
     """A caption starts with a capital ("Error of 4 models", "AUC of 4 models")."""
     return text[:1].upper() + text[1:]
@@ -379,7 +384,8 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             "delta": _effect_text(
                 row.cliff_delta, row.delta_low, row.delta_high, row.delta_magnitude
             ),
-            "favours": "—" if row.favours is None else str(row.favours),
+            # no effect (g = 0) favours neither model; pandas may hold it as None or NaN
+            "favours": "neither" if _missing(row.favours) else str(row.favours),
         }
         for row in (analysis.effect_sizes.itertuples() if analysis.effect_sizes is not None else ())
     ]

@@ -378,3 +378,31 @@ def test_the_latex_data_table_says_what_was_inferred_and_where_the_data_came_fro
     assert f"higher is better, {provenance}" in metric_row
     source_row = next(line for line in latex.splitlines() if line.startswith("Source &"))
     assert "AUC (roc\\_auc) computed on the one validation set" in source_row
+
+
+def test_an_effect_of_zero_favours_neither_model_in_words() -> None:
+    """Was: "favours: nan" for two models with the same score on every data set."""
+    rng = np.random.default_rng(5)
+    rows = [
+        (f"set{d}", r, f, m, e + 0.02 * d + rng.normal(0, 0.02))
+        for d in range(9)
+        for r in range(1, 6)
+        for f in (1, 2)
+        for m, e in {"ours": 0.10, "svm": 0.12, "knn": 0.15}.items()
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "replication", "fold", "model", "error"])
+    twin = frame[frame["model"] == "svm"].assign(model="svm2")
+    multi = cvreport.DatasetsTable.from_formula(
+        "error ~ model | replication + fold | dataset", pd.concat([frame, twin]), per_fold=True
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = cvreport.DatasetsReport(multi)
+    effects = report.analysis.effect_sizes
+    tied = effects[(effects["a"] == "svm") & (effects["b"] == "svm2")]
+    assert float(tied["hedges_g"].iloc[0]) == 0.0
+    markdown = report.to_markdown()
+    row = next(line for line in markdown.splitlines() if line.startswith("| svm | svm2 | 0.00 ["))
+    assert row.endswith("| neither |")
+    assert "nan" not in markdown.lower().split("## references")[0]
+    assert ">nan<" not in report.to_html()
