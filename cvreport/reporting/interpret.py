@@ -428,12 +428,16 @@ def verdict_clause(
     >>> verdict_clause(method="t test", pvalue=0.01, alpha=0.05, reject=True,
     ...                alternative="non-inferior", margin=0.01, metric=Metric("roc_auc", "higher"))
     'non-inferiority by the margin 0.01 AUC shown at α = 0.05 (t test, p = 0.010)'
+    >>> verdict_clause(method="t test", pvalue=0.006, alpha=0.05, reject=True, alternative="less")
+    'significant difference at α = 0.05 (t test, one-sided p = 0.006)'
     """
     shown = p_equals(pvalue)
     if adjusted is not None:
         shown += ", " + p_equals(adjusted, "adjusted p")
     if degenerate:
         shown += " by the zero-variance convention, not evidence"
+    if alternative in ("less", "greater"):  # half a two-sided p: say so where it is given
+        shown = f"one-sided {shown}"
     if alternative in MARGIN_ALTERNATIVES and margin is not None:
         units = "" if metric is None else f" {reader_name(metric.name)}"
         claim = (

@@ -406,3 +406,21 @@ def test_an_effect_of_zero_favours_neither_model_in_words() -> None:
     assert row.endswith("| neither |")
     assert "nan" not in markdown.lower().split("## references")[0]
     assert ">nan<" not in report.to_html()
+
+
+def test_a_one_sided_p_value_is_called_one_sided_in_the_headline(
+    five_models: cvreport.ResultsTable,
+) -> None:
+    """Was: "Significant difference at α = 0.05 (…, p = 0.006)" for a one-sided test, half
+    the two-sided p a reader assumes, with nothing said about sides at the top."""
+    options = {"corrected_repeated_kfold_ttest": {"alternative": "less"}}
+    report = quiet(
+        five_models, pairs=[("m1", "m4")], tests=["corrected_repeated_kfold_ttest"],
+        test_options=options,
+    )  # fmt: skip
+    (result,) = report.results
+    two_sided = cvreport.corrected_repeated_kfold_ttest(five_models, "m1", "m4")
+    assert result.pvalue == pytest.approx(two_sided.pvalue / 2)
+    short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
+    assert f"one-sided p = {result.pvalue:.3f})" in short
+    assert "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
