@@ -35,6 +35,7 @@ from cvreport.data.metrics import (
     MetricSpec,
     check_predictions,
     grouped_metric_values,
+    reader_name,
     record_values,
     resolve_metric,
 )
@@ -263,7 +264,7 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
                     direction_note=Provenance.METRIC,
                     test_train_ratio_note=Provenance.FOLD_SIZES,
                     source=(
-                        f"{spec.name} computed "
+                        f"{_named(spec.name)} computed "
                         f"{'per fold' if shape[0] * shape[1] > 1 else 'on the one validation set'}"
                         f" from predictions in a {n_rows:,}-row "
                         f"DataFrame: {where}"
@@ -575,3 +576,10 @@ def score_matrix(
             "or as a mapping {label: column}"
         )
     return values
+
+
+def _named(name: str) -> str:
+    """A metric as the source line names it: the reader's name, then the name as given when
+    they differ (``"AUC (roc_auc)"``, ``"accuracy"``)."""
+    reader = reader_name(name)
+    return name if reader == name else f"{reader} ({name})"

@@ -38,6 +38,7 @@ def power_figure(
     target: float,
     effect: float,
     title: str | None = None,
+    measure: str | None = None,
     figure_id: str = "cvr-plan-power",
     width: int = 680,
 ) -> str:
@@ -55,6 +56,9 @@ def power_figure(
         The difference the powers are computed for (named in the title and description).
     title : str, optional
         Figure title; default names the effect.
+    measure : str, optional
+        The metric the effect is a difference in, as a reader names it (``"AUC"``);
+        the title and description then say "a difference of 0.05 in AUC".
     figure_id : str
         Unique id within the page.
     width : int
@@ -65,7 +69,8 @@ def power_figure(
     str
         ``<svg>`` markup.
     """
-    title = title or f"Power to detect a difference of {effect:g}"
+    in_measure = f" in {measure}" if measure else ""
+    title = title or f"Power to detect a difference of {effect:g}{in_measure}"
     groups = list(frame.groupby(["test", "K"], sort=False))
     low, high = float(frame["m"].min()), float(frame["m"].max())
     if high - low < 1e-12:
@@ -89,7 +94,7 @@ def power_figure(
     ]
     desc = (
         f"Power of {len(groups)} test and fold-count combinations to detect a difference of "
-        f"{format_number(effect)}, for {format_number(low)} to {format_number(high)} "
+        f"{format_number(effect)}{in_measure}, for {low:g} to {high:g} "
         f"replications, with a dashed line at power {target:g}. "
         + (
             "The first designs that reach it: " + "; ".join(reached) + "."

@@ -476,7 +476,7 @@ def _read(
         distribution=result.distribution,
         measure=measure,
     )
-    short = interpret.verdict_clause(**decision)
+    short = interpret.verdict_clause(**decision, metric=metric)
     return replace(outcome, adjusted=adj, reject=reject, interpretation=reading, headline=short)
 
 

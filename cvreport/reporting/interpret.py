@@ -371,6 +371,9 @@ def decision_sentence(
             + (
                 "; it excludes 0."
                 if interval[0] > 0 or interval[1] < 0
+                else "; it is the single point 0 because the two models never differ here, "
+                "not a measure of how precisely the difference is known."
+                if interval[0] == 0 == interval[1]
                 else "; it includes 0, so either model could be the better one."
             )
         )
@@ -408,10 +411,12 @@ def verdict_clause(
     degenerate: bool = False,
     alternative: str = "two-sided",
     margin: float | None = None,
+    metric: Metric | None = None,
 ) -> str:
     """The decision of one test in a clause: ``significant difference at α = 0.05 (F test, p = 0.012)``.
 
-    A test against a ``margin`` says whether equivalence or non-inferiority was shown.
+    A test against a ``margin`` says whether equivalence or non-inferiority was shown,
+    the margin in the ``metric``'s units when it is given.
 
     >>> verdict_clause(method="F test", pvalue=0.2, alpha=0.05, reject=False, adjusted=0.4)
     'no significant difference at α = 0.05 (F test, p = 0.200, adjusted p = 0.400)'
@@ -420,17 +425,25 @@ def verdict_clause(
     >>> verdict_clause(method="t test", pvalue=0.3, alpha=0.05, reject=False,
     ...                alternative="equivalent", margin=0.005)
     'equivalence within ±0.005 NOT shown at α = 0.05 (t test, p = 0.300)'
+    >>> verdict_clause(method="t test", pvalue=0.01, alpha=0.05, reject=True,
+    ...                alternative="non-inferior", margin=0.01, metric=Metric("roc_auc", "higher"))
+    'non-inferiority by the margin 0.01 AUC shown at α = 0.05 (t test, p = 0.010)'
+    >>> verdict_clause(method="t test", pvalue=0.006, alpha=0.05, reject=True, alternative="less")
+    'significant difference at α = 0.05 (t test, one-sided p = 0.006)'
     """
     shown = p_equals(pvalue)
     if adjusted is not None:
         shown += ", " + p_equals(adjusted, "adjusted p")
     if degenerate:
         shown += " by the zero-variance convention, not evidence"
+    if alternative in ("less", "greater"):  # half a two-sided p: say so where it is given
+        shown = f"one-sided {shown}"
     if alternative in MARGIN_ALTERNATIVES and margin is not None:
+        units = "" if metric is None else f" {reader_name(metric.name)}"
         claim = (
-            f"equivalence within ±{margin:g}"
+            f"equivalence within ±{margin:g}{units}"
             if alternative == "equivalent"
-            else f"non-inferiority by the margin {margin:g}"
+            else f"non-inferiority by the margin {margin:g}{units}"
         )
         verdict = f"{claim} shown" if reject else f"{claim} NOT shown"
         return f"{verdict} at α = {alpha:g} ({method}, {shown})"
@@ -675,7 +688,7 @@ def posterior_disagreement(
     ...       pvalue=0.010, adjusted=0.068, alpha=0.05, signed=True, correction="holm",
     ...       n_comparisons=3))  # doctest: +NORMALIZE_WHITESPACE
     Bayesian t gives A a posterior probability above 0.95 (0.9900) of being better while
-    Corrected t finds no significant difference at α = 0.05 only after the multiplicity
+    corrected t finds no significant difference at α = 0.05 only after the multiplicity
     adjustment: its p = 0.010 is below α on its own, adjusted p = 0.068 after adjusting for
     3 comparisons with Holm's step-down method. The posterior probability is not adjusted
     for the other comparisons, so the cause of the disagreement is the adjustment.
@@ -685,7 +698,7 @@ def posterior_disagreement(
         p, model = better[0]
         head = (
             f"{bayes} gives {model} a posterior probability above {threshold:g} "
-            f"({format_number(p)}) of being better while {test} finds no significant "
+            f"({format_number(p)}) of being better while {in_sentence(test)} finds no significant "
             f"difference at α = {alpha:g}"
         )
         cause = disagreement_cause(

@@ -226,8 +226,10 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
     ranks = analysis.friedman.average_ranks
     legend, legend_tex = _legend(analysis)
     return {
-        "caption": f"{reader_name(analysis.metric.name)} of {len(analysis.models)} models on "
-        f"{len(analysis.datasets)} data sets",
+        "caption": _capitalised(
+            f"{reader_name(analysis.metric.name)} of {len(analysis.models)} models on "
+            f"{len(analysis.datasets)} data sets"
+        ),
         "models": [str(m) for m in analysis.models],
         "baseline": None if analysis.baseline is None else str(analysis.baseline),
         "rows": rows,
@@ -236,6 +238,16 @@ def table_context(analysis: DatasetsAnalysis, *, digits: int = 3) -> dict[str, A
         "legend": legend,
         "legend_tex": legend_tex,
     }
+
+
+def _missing(value: object) -> bool:
+    """None or NaN: what a DataFrame holds where a pair's effect favours neither model."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _capitalised(text: str) -> str:
+    """A caption starts with a capital ("Error of 4 models", "AUC of 4 models")."""
+    return text[:1].upper() + text[1:]
 
 
 def latex_table_context(
@@ -372,7 +384,8 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             "delta": _effect_text(
                 row.cliff_delta, row.delta_low, row.delta_high, row.delta_magnitude
             ),
-            "favours": "—" if row.favours is None else str(row.favours),
+            # no effect (g = 0) favours neither model; pandas may hold it as None or NaN
+            "favours": "neither" if _missing(row.favours) else str(row.favours),
         }
         for row in (analysis.effect_sizes.itertuples() if analysis.effect_sizes is not None else ())
     ]
@@ -422,7 +435,16 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
     matrix = None
     if per is not None and per.baseline is None:
         wtl = per.win_tie_loss_matrix()
+        n_pairs = len(analysis.models) * (len(analysis.models) - 1) // 2
+        adjusted = (
+            f", its p-values adjusted over the {n_pairs} pairs of that data set with "
+            f"{correction_name(per.correction)}"
+            if per.correction and n_pairs > 1
+            else ""
+        )
         matrix = {
+            "caption": "win/tie/loss of the row model against the column model at "
+            f"α = {analysis.alpha:g}, by each data set's test{adjusted}",
             "models": [str(m) for m in wtl.columns],
             "rows": [
                 {"model": str(m), "cells": [text or "—" for text in cells]}

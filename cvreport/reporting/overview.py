@@ -225,13 +225,24 @@ def context(
     order = np.lexsort((np.arange(len(frame)), frame["adjusted"].fillna(np.inf).to_numpy()))
     test = str(frame["test"].iloc[0]) if len(frame) else ""
     models = pd.unique(pd.concat([frame["a"], frame["b"]]))
+    method = label or (get_spec(test).method if test else "")
     return {
         "total": len(frame),
         "models": len(models),
-        "test": label or (get_spec(test).method if test else ""),
+        "test": method,
+        "test_phrase": _with_article(method),
         "correction_name": interpret.correction_name(correction) if correction else None,
         "significant": int(frame["significant"].sum()),
         "rows": rows,
         "text_rows": [rows[int(i)] for i in order[:TEXT_ROWS]],
         "detailed": DETAILED_PAIRS,
     }
+
+
+def _with_article(method: str) -> str:
+    """A test's name as "each with …" reads it: "the corrected repeated k-fold CV t test",
+    "Dietterich's 5×2cv paired t test" (a possessive takes no article)."""
+    if not method:
+        return method
+    named = interpret.in_sentence(method)
+    return named if method.split(" ", 1)[0].endswith("'s") else f"the {named}"

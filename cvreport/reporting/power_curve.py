@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from cvreport.data.metrics import reader_name
 from cvreport.planning.components import (
     VarianceComponents,
     as_pilot_table,
@@ -134,11 +135,13 @@ def power_curve(
     effect = check_effect(effect)
     target = check_power(power)
     alpha = check_alpha(alpha)
+    measure = None
     if isinstance(pilot_table, VarianceComponents):
         components = pilot_table
     else:
         table = as_pilot_table(pilot_table)
         components = estimate_components(table, *table.resolve_pair(a, b))
+        measure = reader_name(table.metric.name)
     frame = power_by_replications(
         components,
         effect=effect,
@@ -147,7 +150,7 @@ def power_curve(
         replications=replications,
         tests=tests,
     )
-    svg = power_figure(frame, target=target, effect=effect)
+    svg = power_figure(frame, target=target, effect=effect, measure=measure)
     return PowerCurve(
         svg=svg, components=components, effect=effect, target=target, alpha=alpha, frame=frame
     )

@@ -29,7 +29,7 @@ from cvreport.results import level_text
 if TYPE_CHECKING:
     from cvreport.reporting.analyse import Analysis
 
-__all__ = ["build_context"]
+__all__ = ["build_context", "side_mark"]
 
 _AUDIT_COLUMNS = {
     "replication_a": ("replication", "text"),
@@ -55,12 +55,8 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         "version": __version__,
         "alpha": analysis.alpha,
         "alpha_text": f"{analysis.alpha:g}",
-        "level_text": level_text(1 - analysis.alpha)
-        + (  # a test against a margin shows its 1 − 2α interval (Schuirmann 1987)
-            f" ({level_text(1 - 2 * analysis.alpha)} against a margin)"
-            if any(o.result.margin is not None for o in outcomes)
-            else ""
-        ),
+        "level_text": _level_text(analysis),
+        "sides": _sides_sentence(analysis),
         "correction": analysis.correction,
         "correction_name": interpret.correction_name(analysis.correction)
         if analysis.correction
@@ -91,8 +87,112 @@ def build_context(analysis: Analysis, *, title: str, figure_prefix: str) -> dict
         "design_kind": analysis.design.kind,
         "unit": _unit(analysis),
     }
+    _say_shared_notes_once(context["pairs"], context["caveats"])
     context["references"] = _references(analysis, audit, list(_sentences(context)))
     return context
+
+
+def _after_colon(text: str) -> str:
+    """A test's note as it continues "Test: …": a capital that only started the note's own
+    sentence is lower-cased; a name, a symbol or an abbreviation keeps it.
+
+    >>> _after_colon("Every split difference is 0."), _after_colon("McNemar's b is 0.")
+    ('every split difference is 0.', "McNemar's b is 0.")
+    >>> _after_colon("P(equivalent) = 1."), _after_colon("n2/n1 = 0.25.")
+    ('P(equivalent) = 1.', 'n2/n1 = 0.25.')
+    """
+    first = text.split(" ", 1)[0]
+    return interpret.in_sentence(text) if first.isalpha() else text
+
+
+def _say_shared_notes_once(pairs: list[dict[str, Any]], caveats: list[str]) -> None:
+    """A note that every pair's tests share word for word (the n2/n1 of the corrected t
+    tests, say) moves from each pair's caveats to the report's, said once."""
+    if len(pairs) < 2:
+        return
+    shared = set.intersection(
+        *({c["text"] for c in pair["caveats"] if c["kind"] == "note"} for pair in pairs)
+    )
+    if not shared:
+        return
+    in_order = [c["text"] for c in pairs[0]["caveats"] if c["text"] in shared]
+    for pair in pairs:
+        pair["caveats"] = [c for c in pair["caveats"] if c["text"] not in shared]
+    caveats.extend(_for_every_pair(text) for text in in_order)
+
+
+def _for_every_pair(text: str) -> str:
+    """A pair's caveat ("Test: words") as the report's: "Test (every pair): words"."""
+    method, colon, rest = text.partition(": ")
+    return f"{method} (every pair): {rest}" if colon else f"Every pair: {text}"
+
+
+def _decided(analysis: Analysis) -> list[TestOutcome]:
+    """The outcomes with a p-value and a decision (the Bayesian tests have neither)."""
+    return [o for o in analysis.outcomes if o.posterior is None and o.has_pvalue]
+
+
+def _level_text(analysis: Analysis) -> str:
+    """The level of the intervals the tables show: 1 − α, or the 1 − 2α interval a test
+    against a margin compares with it (Schuirmann 1987), or both when the tests mix."""
+    decided = _decided(analysis)
+    margins = [o.result.margin is not None for o in decided]
+    if margins and all(margins):
+        return level_text(1 - 2 * analysis.alpha)
+    if any(margins):
+        return (
+            f"{level_text(1 - analysis.alpha)} ({level_text(1 - 2 * analysis.alpha)} "
+            "against a margin)"
+        )
+    return level_text(1 - analysis.alpha)
+
+
+def side_mark(alternative: str) -> str | None:
+    """How a test's row is marked when it is not two-sided: ``"non-inferiority"``,
+    ``"equivalence"`` or ``"one-sided"``; None for a two-sided test.
+
+    >>> side_mark("non-inferior"), side_mark("less"), side_mark("two-sided")
+    ('non-inferiority', 'one-sided', None)
+    """
+    marks = {"non-inferior": "non-inferiority", "equivalent": "equivalence"}
+    if alternative == "two-sided":
+        return None
+    return marks.get(alternative, "one-sided")
+
+
+def _sides_sentence(analysis: Analysis) -> str:
+    """What the tests' H₁ is and what "significant" means, true of every test the tables show:
+    a test against a margin or a one-sided test is marked in its row and said here."""
+    adjusted = (
+        ", using the adjusted p-value"
+        if any(o.adjusted is not None for o in analysis.outcomes)
+        else ""
+    )
+    alpha = f"α = {analysis.alpha:g}"
+    marks = {side_mark(o.result.alternative) for o in _decided(analysis)} - {None}
+    if not marks:
+        return (
+            "Every test is two-sided: H₁ is that the two models differ. “Significant” means the "
+            f"decision rejects “no difference” at {alpha}{adjusted}."
+        )
+    meanings = []
+    if "one-sided" in marks:
+        meanings.append("for a one-sided test, that it rejects “no difference” in favour of its H₁")
+    if "non-inferiority" in marks:
+        meanings.append(
+            "for a non-inferiority test, that A is shown not to be worse than B by the margin "
+            "or more"
+        )
+    if "equivalence" in marks:
+        meanings.append(
+            "for an equivalence test, that the two are shown to differ by less than the margin"
+        )
+    return (
+        f"A test is two-sided (H₁: the two models differ) unless its row is marked "
+        f"{interpret.join_words([f'“{m}”' for m in sorted(marks)])}. “Significant” means, at {alpha}{adjusted}: "
+        f"for a two-sided test, that the decision rejects “no difference”; "
+        f"{'; '.join(meanings)}."
+    )
 
 
 def _test_name(analysis: Analysis, name: str) -> str:
@@ -153,7 +253,11 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "loss_name": facts.loss_name,
         "measure": reader_name(metric.name),
         # the per-model column: a mean over folds, or the one value of one test set
-        **_value_words(reader_name(metric.name), one_value=not analysis.measure.startswith("mean")),
+        **_value_words(
+            reader_name(metric.name),
+            one_value=not analysis.measure.startswith("mean"),
+            unit=_unit(analysis),
+        ),
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": "" if facts.direction is None else str(facts.direction.source),
@@ -181,18 +285,21 @@ def _kind_words(kind: str) -> str:
         return str(kind)
 
 
-def _value_words(name: str, *, one_value: bool) -> dict[str, str]:
-    """Headings of the per-model table: a mean over folds, or one value per model."""
+def _value_words(name: str, *, one_value: bool, unit: str = "fold") -> dict[str, str]:
+    """Headings of the per-model table and of the pairs' differences: a mean over folds, or
+    one value per model."""
     if one_value:
         return {
             "value_heading": name,
             "value_column": "Value",
             "value_caption": f"{name} of each model on the one validation set",
+            "difference_heading": "A − B",  # one value per model: a difference, not a mean
         }
     return {
         "value_heading": f"Mean {name}",
         "value_column": "Mean",
-        "value_caption": f"Mean {name} over validation folds",
+        "value_caption": f"Mean {name} over validation {unit}s",
+        "difference_heading": "Mean A − B",
     }
 
 
@@ -311,6 +418,7 @@ def _overview(analysis: Analysis) -> list[dict[str, Any]] | None:
                 "pair": comparison.label,
                 "anchor": f"pair-{index + 1}",
                 "test": deciding.method
+                + (f" ({mark})" if (mark := side_mark(deciding.result.alternative)) else "")
                 if deciding
                 else (f"none: {interpret.join_methods(missing)} did not run" if missing else None),
                 "estimate": _mean_difference(comparison),
@@ -348,6 +456,7 @@ def _pair_context(
             "df": result.df,
             "distribution": result.distribution,
             "alternative": result.alternative,
+            "side": side_mark(result.alternative) if outcome.posterior is None else None,
             "hypothesis": interpret.hypothesis_sentence(
                 result.alternative, comparison.a, comparison.b, analysis.metric, result.margin
             ),
@@ -388,7 +497,8 @@ def _pair_context(
         methods = said.get((caveat["kind"], caveat["text"]))
         if methods is not None:
             caveat["text"] = (
-                f"{interpret.join_methods(methods, starts_sentence=True)}: {caveat['text']}"
+                f"{interpret.join_methods(methods, starts_sentence=True)}: "
+                f"{_after_colon(caveat['text'])}"
             )
     holdout = analysis.design.kind == "holdout"
     return {

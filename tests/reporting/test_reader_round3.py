@@ -419,14 +419,14 @@ def test_one_holdout_score_per_model_is_not_said_per_fold(
     markdown = quiet(holdout_f1_table).to_markdown()
     assert "hold-out validation (one score per model) · 2 models" in markdown
     source = next(line for line in markdown.splitlines() if line.startswith("| Source |"))
-    assert "f1 computed on the one validation set from predictions in a 456-row" in source
+    assert "F1 (f1) computed on the one validation set from predictions in a 456-row" in source
     assert "per fold" not in markdown.split("## Per-model", 1)[0]
     assert len(_predictions(kfold=False)) == 456
 
 
 def test_per_fold_scores_of_kfold_are_still_said_per_fold(kfold_auc_markdown: str) -> None:
     assert "2×5 cross-validation (m = 2, K = 5, one score per fold)" in kfold_auc_markdown
-    assert "roc\\_auc computed per fold from predictions" in kfold_auc_markdown
+    assert "AUC (roc\\_auc) computed per fold from predictions" in kfold_auc_markdown
 
 
 def test_a_repeated_holdout_figure_speaks_of_splits_not_folds() -> None:
