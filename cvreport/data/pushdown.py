@@ -23,8 +23,8 @@ for replication, fold, model, record and loss):
    in float64 in every engine; at 200M rows this one pass over a tenth of the
    groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
    memory). Its one row per record comes back in batches, each counted into
-   patterns at once; past :data:`_RECORDS_PER_PASS` integer record ids it runs
-   in passes over the records (at 1,000M rows and 20M records one pass spilled
+   patterns at once; past :data:`_RECORDS_PER_PASS` integer or text record ids
+   it runs in passes over the records (at 1,000M rows and 20M records one pass spilled
    over 40 GB; four took 1.7 GiB).
 
 When a replication's ``K·M`` bits do not fit a word, or more than 8 words
@@ -139,10 +139,11 @@ _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
+_SUFFIX_CHARS = 3  # last characters of a text record id that place it in a pass
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _RECORDS_PER_PASS = 5_000_000
-"""Records whose words one pass aggregates. Past it, integer record ids are split
-into passes: at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
+"""Records whose words one pass aggregates. Past it, integer and text record ids are
+split into passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
 in 80 s and 1.3 GiB without spilling, while 10M records spilled 9 GB in 70 s and
 20M records (one pass) over 40 GB: its hash tables flush partial sums per row
 once the records outgrow them."""
@@ -387,10 +388,10 @@ def _record_words(
     bit placed by its own data set's design. A data set's value is
     :data:`_IRREGULAR` when its bits do not form its design.
 
-    With integer record ids and more than :data:`_RECORDS_PER_PASS` records
-    (``n_records``: the most in one replication, summed over the data sets), the
-    records are aggregated in passes (record id modulo the passes), so that one
-    pass's hash table fits.
+    With more than :data:`_RECORDS_PER_PASS` records (``n_records``: the most in
+    one replication, summed over the data sets), integer and text record ids are
+    aggregated in passes (:func:`_record_passes`), so that one pass's hash table
+    fits.
     """
     nw = narwhals()
     labels = list(designs)
@@ -420,16 +421,11 @@ def _record_words(
     names += [f"_wrong{w}" for w in range(n_words)] if binary else []
     # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas;
     # one row per record comes back in batches, each counted into patterns at once
-    n_passes = 1
-    if lazy.collect_schema()[I].is_integer():
-        n_passes = max(1, -(-n_records // _RECORDS_PER_PASS))
     tally: dict[Any, list[np.ndarray]] = {label: [] for label in labels}
     counted: dict[Any, list[MembershipPatterns]] = {label: [] for label in labels}
     irregular: set[Any] = set()
-    for part in range(n_passes):
-        rows = with_bits
-        if n_passes > 1:  # each record in one pass (abs: engines differ on negative ids)
-            rows = with_bits.filter((nw.col(I) % n_passes).abs() == part)
+    for keep in _record_passes(lazy, n_records):
+        rows = with_bits if keep is None else with_bits.filter(keep)
         query = rows.group_by(*by, I).agg(*aggs).select(*by, nw.col(*names).cast(nw.Float64))
         for found in collect_batches(query):
             split = [(None, found)] if dataset is None else found.groupby(dataset, sort=False)
@@ -458,6 +454,53 @@ def _record_words(
             loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
         result[label] = (loss_patterns, _merged_patterns(counted[label], len(design.reps)))
     return result
+
+
+def _record_passes(lazy: Any, n_records: int) -> list[Any]:
+    """Which records each pass aggregates: a filter per pass (``[None]``: one pass).
+
+    Past :data:`_RECORDS_PER_PASS` records (``n_records``), every record falls in
+    exactly one pass, whatever the engine:
+
+    * integer ids by the id modulo the passes (its absolute value: engines differ
+      on the sign of a negative id's remainder);
+    * text ids by ranges of their last :data:`_SUFFIX_CHARS` characters (those
+      that vary fastest in ids such as ``r000123`` or a UUID). The engine counts
+      the rows of each suffix (one small aggregation: at most one row per suffix),
+      and the ranges cut the suffixes, in code point order, into passes of about
+      as many rows each. The ranges ``[b_p, b_p+1)`` (the first open below, the
+      last open above) cover every text once under any order an engine compares
+      texts by, so the numbers never depend on the cut, only the passes' sizes do.
+
+    Other ids (floats, dates) are aggregated in one pass.
+    """
+    nw = narwhals()
+    n_passes = -(-n_records // _RECORDS_PER_PASS)
+    if n_passes <= 1:
+        return [None]
+    dtype = lazy.collect_schema()[I]
+    if dtype.is_integer():
+        return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
+    if not (dtype == nw.String or isinstance(dtype, nw.String)):
+        return [None]
+    suffix = nw.col(I).str.slice(-_SUFFIX_CHARS)
+    counts = collect(lazy.select(suffix.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()]
+    order = sorted(range(counts.shape[0]), key=lambda t: str(counts["_s"].iloc[t]))
+    suffixes = [str(counts["_s"].iloc[t]) for t in order]
+    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64)[order])
+    bounds: list[str] = []
+    for part in range(1, n_passes):  # the first suffix past each pass's share of the rows
+        at = int(np.searchsorted(shares, shares[-1] * part / n_passes, side="right"))
+        if 0 < at < len(suffixes) and (not bounds or suffixes[at] > bounds[-1]):
+            bounds.append(suffixes[at])
+    if not bounds:
+        return [None]
+    below = [suffix < b for b in bounds] + [None]
+    above = [None] + [suffix >= b for b in bounds]
+    return [
+        lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)
+    ]
 
 
 def _batch_patterns(

@@ -768,3 +768,48 @@ def test_many_datasets_run_one_set_of_queries_whatever_their_number(convert, eng
     assert counts[2][0] == counts[3][0] == counts[6][0] == 3
     if engine == "polars-lazy":  # and every query Polars runs, labels and first rows too
         assert counts[2][1] == counts[3][1] == counts[6][1]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "parquet", "polars", "polars-lazy", "pyarrow"])
+@pytest.mark.parametrize("ids", ["text", "integer"])
+def test_records_split_into_passes_give_the_numbers_of_one_pass(engine, ids, convert, monkeypatch):
+    records_per_pass: list[int] = []
+    whole = pushdown.collect_batches
+
+    def counted(query: Any, *args: Any) -> Any:
+        records_per_pass.append(0)
+        for batch in whole(query, *args):
+            records_per_pass[-1] += batch.shape[0]
+            yield batch
+
+    monkeypatch.setattr(pushdown, "collect_batches", counted)
+    for binary in (True, False):
+        frame = cv_frame(12, binary=binary)  # 48 records, id000 … id047
+        if ids == "integer":  # some negative
+            frame["record"] = frame["record"].str[2:].astype(np.int64) - 20
+        data, options = convert(engine, frame)
+        records_per_pass.clear()
+        one_pass = ResultsTable(data, **options)
+        assert records_per_pass == [48]
+        monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)  # 48 records: 5 passes
+        records_per_pass.clear()
+        in_passes = ResultsTable(data, **options)
+        monkeypatch.undo()
+        monkeypatch.setattr(pushdown, "collect_batches", counted)
+        # every record in exactly one pass, the passes of about 48 / 5 records each
+        assert len(records_per_pass) == 5 and sum(records_per_pass) == 48
+        assert min(records_per_pass) >= 8 and max(records_per_pass) <= 11, records_per_pass
+        # patterns and counts exactly; real sums to 1e-12 (DuckDB's parallel sums vary)
+        assert_same_tables(in_passes, one_pass, exact=binary)
+        assert_same_tables(in_passes, ResultsTable(frame), exact=binary)
+    monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)
+    for case in ("duplicate row", "record in two folds"):
+        broken = BROKEN[case]
+        if ids == "integer":
+            broken = broken.assign(record=broken["record"].str[2:].astype(np.int64) - 20)
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(broken)
+        data, options = convert(engine, broken)
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert str(raised.value) == str(expected.value), case
