@@ -498,9 +498,7 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
         return [None]
     below = [suffix < b for b in bounds] + [None]
     above = [None] + [suffix >= b for b in bounds]
-    return [
-        lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)
-    ]
+    return [lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)]
 
 
 def _batch_patterns(
