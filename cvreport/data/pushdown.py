@@ -91,6 +91,7 @@ from cvreport.data.engine_query import (
     case_codes,
     collect,
     collect_batches,
+    first_appearance,
     powers,
 )
 from cvreport.data.engines import (
@@ -207,16 +208,10 @@ def _sorted_labels(values: pd.Series) -> pd.Index:
 
 
 def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
-    """Models in order of their first row (read from the first rows only; rest sorted)."""
-    wanted = set(labels.tolist())
-    n = _FIRST_ROWS
-    order: list[Any] = []
-    while True:
-        head = frame.select(M).head(n).collect().to_pandas()[M]
-        order = [v for v in pd.unique(head).tolist() if v in wanted]  # first appearance
-        if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
-            break
-        n *= 8
+    """Models in order of their first row among the first :data:`_MOST_FIRST_ROWS` rows
+    (read in bounded memory: :func:`~cvreport.data.engine_query.first_appearance`);
+    those first seen past them follow in the order given."""
+    order = first_appearance(frame, M, labels.tolist(), _MOST_FIRST_ROWS, _FIRST_ROWS)
     rest = [v for v in labels.tolist() if v not in set(order)]
     return pd.Index(order + rest, dtype=labels.dtype) if order else labels
 

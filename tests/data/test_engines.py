@@ -813,3 +813,58 @@ def test_records_split_into_passes_give_the_numbers_of_one_pass(engine, ids, con
         with pytest.raises(CVReportError) as raised:
             ResultsTable(data, **options)
         assert str(raised.value) == str(expected.value), case
+
+
+# ------------------------------------------------------------------ the data sets' order
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "dask", "spark"])
+def test_first_appearance_reads_the_first_rows_in_the_order_pandas_sees_them(
+    engine, convert, monkeypatch
+):
+    from cvreport.data import engine_query
+    from cvreport.data.engines import resolve_source
+
+    rng = np.random.default_rng(5)
+    labels = rng.choice(
+        ["q", "b", "x", "a", "m", "z"], size=200, p=[0.5, 0.3, 0.1, 0.05, 0.04, 0.01]
+    )
+    frame = pd.DataFrame({"d": labels, "n": np.arange(200)})
+    data, _ = convert(engine, frame)
+    source = resolve_source(data)
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 7)  # many batches
+    wanted = {"q", "b", "x", "a", "m", "z", "never"}
+    for most in (1, 5, 13, 64, 150, 200, 1000):
+        expected = pd.unique(frame["d"].iloc[:most]).tolist()  # pandas' first appearance
+        got = engine_query.first_appearance(source.frame, "d", wanted, most, first_rows=3)
+        assert got == expected, most
+    # reading stops once every label wanted is seen: a label of the first rows only
+    assert engine_query.first_appearance(source.frame, "d", {labels[0]}, 200, 3) == [labels[0]]
+
+
+def _datasets_in_their_order() -> pd.DataFrame:
+    """Four data sets, one after the other, whose order of first appearance is not sorted."""
+    frame = _many_datasets(seed=41)
+    names = {"set0": "zeta", "set1": "alpha", "set2": "mu", "set3": "beta"}
+    return frame.assign(dataset=frame["dataset"].map(names))
+
+
+@pytest.mark.parametrize("engine", _ONE_PASS_ENGINES)
+def test_the_data_sets_come_in_pandas_order_of_first_appearance(engine, convert, monkeypatch):
+    from cvreport.data import engine_query
+
+    frame = _datasets_in_their_order()
+    formula = "loss ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, frame).datasets
+    assert expected == ("zeta", "alpha", "mu", "beta")
+    monkeypatch.setattr(engine_query, "FIRST_ROWS", 4)  # heads grow from 4 rows
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 7)  # streamed 7 rows at a time
+    data, options = convert(engine, frame)
+    assert not options
+    assert DatasetsTable.from_formula(formula, data).datasets == expected
+    # the documented rule past the rows read: 'mu' (row 456) and 'beta' (row 552) are
+    # first seen past the first 300 rows, so they follow, sorted
+    assert frame["dataset"].tolist().index("mu") == 456
+    monkeypatch.setattr(engine_query, "MOST_FIRST_ROWS", 300)
+    got = DatasetsTable.from_formula(formula, data).datasets
+    assert got == ("zeta", "alpha", "beta", "mu")

@@ -21,6 +21,7 @@ import pandas as pd
 
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import ClusterRows, TableContents
+from cvreport.data.engine_query import first_appearance
 from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
 from cvreport.data.formula import evaluate_response
 from cvreport.data.pushdown import (
@@ -37,9 +38,6 @@ from cvreport.data.validation import require_named_columns
 from cvreport.errors import CVReportError, DataError, describe_keys
 
 __all__ = ["EngineBackend"]
-
-_FIRST_ROWS = 1 << 12  # rows read first to find the data sets' order of appearance
-_MOST_FIRST_ROWS = 1 << 24
 
 
 class EngineBackend:
@@ -237,18 +235,17 @@ class _DatasetsPass:
 
 
 def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> list[Any]:
-    """``labels`` in order of their first row (read from the first rows only; rest sorted)."""
-    wanted = set(labels)
-    n = _FIRST_ROWS
-    order: list[Any] = []
-    while True:
-        with source.errors():
-            head = source.frame.select(column).head(n).collect().to_pandas()[column]
-        # in order of first appearance, hashed in one vectorised pass over the rows read
-        order = [v for v in pd.unique(head).tolist() if v in wanted]
-        if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
-            break
-        n *= 8
+    """``labels`` (the data sets) in pandas' order: of their first row, read in the engine.
+
+    The rule: the labels seen in the first :data:`~cvreport.data.engine_query.MOST_FIRST_ROWS`
+    rows (16.8M) come in the order of their first row there, as pandas' ``groupby(sort=False)``
+    orders them; the labels first seen past those rows (known only from the engine's
+    ``unique``) follow, sorted (in the order given when they do not sort). Reading
+    stops once every label is seen, and memory stays bounded by the labels and one
+    batch of rows (:func:`~cvreport.data.engine_query.first_appearance`).
+    """
+    with source.errors():
+        order = first_appearance(source.frame, column, labels)
     seen = set(order)
     try:
         rest = sorted(v for v in labels if v not in seen)
