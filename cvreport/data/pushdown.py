@@ -1153,11 +1153,13 @@ def formula_route(
     *,
     record: str,
     direction: Direction | None,
+    block_is_replication: bool | None = None,
 ) -> EngineRoute:
     """The route of a formula's per-record values.
 
     With one block, whether it is the fold or the replication is read from
-    ``source`` (do records repeat across its groups?).
+    ``source`` (do records repeat across its groups?), unless
+    ``block_is_replication`` says it.
     """
     columns = source.columns
     replication: str | None = None
@@ -1166,7 +1168,9 @@ def formula_route(
         replication, fold = parsed.blocks
     elif len(parsed.blocks) == 1:
         fold = parsed.blocks[0]
-        if source.records_repeat_across(fold, record):
+        if block_is_replication is None:
+            block_is_replication = source.records_repeat_across(fold, record)
+        if block_is_replication:
             replication, fold = fold, None
     if parsed.response_is_column:
         response = engine_column(source, parsed.response)

@@ -868,3 +868,66 @@ def test_the_data_sets_come_in_pandas_order_of_first_appearance(engine, convert,
     monkeypatch.setattr(engine_query, "MOST_FIRST_ROWS", 300)
     got = DatasetsTable.from_formula(formula, data).datasets
     assert got == ("zeta", "alpha", "beta", "mu")
+
+
+# ------------------------------------------------------------------ one block, many data sets
+
+
+def _one_block_datasets(seed: int, n_datasets: int = 4) -> pd.DataFrame:
+    """``_many_datasets`` with one block column: the fold in the data sets of one
+    replication (records in one group each: the block is the fold), the replication in
+    the others (every record in each group: the block is the replication)."""
+    frame = _many_datasets(seed, n_datasets)
+    one_replication = frame.groupby("dataset")["replication"].transform("nunique") == 1
+    return frame.assign(block=np.where(one_replication, frame["fold"], frame["replication"]))
+
+
+@pytest.mark.parametrize(
+    "engine", [e for e in _ONE_PASS_ENGINES if e not in ("dask", "spark")] + ["spark"]
+)
+def test_one_block_on_many_datasets_matches_pandas(convert, engine):
+    frame = _one_block_datasets(seed=33)
+    for formula in ("loss ~ model | block | dataset", "brier ~ model | block | dataset"):
+        expected = DatasetsTable.from_formula(formula, frame)
+        data, _ = convert(engine, frame)
+        got = DatasetsTable.from_formula(formula, data)
+        _assert_same_tables(got, expected)
+        designs = {name: table.design.describe() for name, table in got.tables.items()}
+        assert designs == {name: t.design.describe() for name, t in expected.tables.items()}
+    # one data set irregular (a row twice): its own error, worded as pandas words it
+    formula = "loss ~ model | block | dataset"
+    broken = pd.concat([frame, frame[frame["dataset"] == "set1"].iloc[:1]], ignore_index=True)
+    with pytest.raises(DataError) as in_memory:
+        DatasetsTable.from_formula(formula, broken)
+    data, _ = convert(engine, broken)
+    with pytest.raises(DataError) as in_engine:
+        DatasetsTable.from_formula(formula, data)
+    assert str(in_engine.value) == str(in_memory.value)
+    assert "data set 'set1'" in str(in_engine.value)
+
+
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
+def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, monkeypatch):
+    queries: list[str] = []
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+            queries.append(_name)
+            return _original(frame, *args)
+
+        monkeypatch.setattr(pushdown, name, counted)
+    counts = {}
+    for n_datasets in (2, 3, 6):
+        frame = _one_block_datasets(seed=34, n_datasets=n_datasets)
+        frame = frame[frame["dataset"] != "set3"]  # the 10-fold design, aggregated alone
+        data, _ = convert(engine, frame)
+        queries.clear()
+        table = DatasetsTable.from_formula("loss ~ model | block | dataset", data)
+        assert len(table.datasets) == frame["dataset"].nunique()
+        assert all(t._route.startswith("engine") for t in table.tables.values())
+        counts[n_datasets] = len(queries)
+    # the models' first rows, the per-cell aggregation and the per-record words: once
+    # for the data sets whose block is the replication (set0, set1, set4, set5) and
+    # once for those whose block is the fold (set2), whatever their number
+    assert counts == {2: 3, 3: 6, 6: 6}

@@ -101,8 +101,12 @@ class EngineBackend:
         rows = self.source.to_pandas(wanted)
         return replace(contents, clusters=ClusterRows(rows, str(roles.record), roles.cluster))
 
-    def _route(self, roles: Roles, source: EngineSource) -> EngineRoute:
-        """How the engine reads the per-record values ``roles`` name, from ``source``."""
+    def _route(
+        self, roles: Roles, source: EngineSource, block_is_replication: bool | None = None
+    ) -> EngineRoute:
+        """How the engine reads the per-record values ``roles`` name, from ``source`` (a
+        formula's one block read as the replication or the fold from ``source``'s rows
+        unless ``block_is_replication`` says which)."""
         if roles.outcome == "predictions":
             shown, how, loss_name = roles.prediction_metric()
             return prediction_route(
@@ -113,7 +117,12 @@ class EngineBackend:
             if parsed.response_is_column and parsed.response not in source.columns:
                 evaluate_response(parsed, source.to_pandas(source.columns[:1]).iloc[:0])
             return formula_route(
-                source, parsed.text, parsed, record=str(roles.record), direction=roles.direction
+                source,
+                parsed.text,
+                parsed,
+                record=str(roles.record),
+                direction=roles.direction,
+                block_is_replication=block_is_replication,
             )
         return losses_route(
             source,
@@ -224,14 +233,65 @@ class _DatasetsPass:
 
     def _run(self, roles: Roles) -> dict[Any, TableContents]:
         parsed = roles.parsed
-        if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
-            return {}  # which block is the fold is read from each data set's own rows
         source = self.backend.source
+        if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
+            return self._run_one_block(roles, parsed.blocks[0])
         try:
             route = self.backend._route(roles, source)
             return contents_by_dataset(source, route, self.dataset, self.parts)
         except (CVReportError, MemoryHandover):
             return {}  # each data set alone words its problem
+
+    def _run_one_block(self, roles: Roles, block: str) -> dict[Any, TableContents]:
+        """A formula's one block, read in each data set from its own rows: the replication
+        where a record of the data set is in several of its groups, else the fold (as each
+        data set alone reads it). The data sets of each kind share one pass."""
+        source, dataset, record = self.backend.source, self.dataset, str(roles.record)
+        if len({dataset, block, record}) < 3 or not {block, record} <= set(source.columns):
+            return {}  # each data set alone words its problem
+        repeating = _datasets_whose_records_repeat(source, dataset, block, record)
+        kinds = {
+            True: [label for label in self.parts if label in repeating],
+            False: [label for label in self.parts if label not in repeating],
+        }
+        found: dict[Any, TableContents] = {}
+        for block_is_replication, labels in kinds.items():
+            if not labels:
+                continue
+            rows = source
+            if len(labels) < len(self.parts):  # only this kind's rows
+                nw = narwhals()
+                kept = source.frame.filter(nw.col(dataset).is_in(labels))
+                rows = EngineSource(kept, source.kind, source.files)
+            parts = {label: self.parts[label] for label in labels}
+            try:
+                route = self.backend._route(roles, rows, block_is_replication)
+                found.update(contents_by_dataset(rows, route, dataset, parts))
+            except (CVReportError, MemoryHandover):
+                continue  # each data set alone words its problem
+        return found
+
+
+def _datasets_whose_records_repeat(
+    source: EngineSource, dataset: str, block: str, record: str
+) -> set[Any]:
+    """The data sets in which some record appears in more than one group of ``block``
+    (:meth:`~cvreport.data.engines.EngineSource.records_repeat_across` of each data set's
+    rows, for every data set in one query)."""
+    nw = narwhals()
+    count = "_groups"
+    while count in (dataset, record):
+        count += "_"
+    pairs = source.frame.select(dataset, block, record).unique()
+    repeated = (
+        pairs.group_by(dataset, record)
+        .agg(nw.len().alias(count))
+        .filter(nw.col(count) > 1)
+        .select(dataset)
+        .unique()
+    )
+    with source.errors():
+        return set(repeated.collect().to_pandas()[dataset].tolist())
 
 
 def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> list[Any]:
