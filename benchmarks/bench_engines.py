@@ -27,9 +27,13 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   afterwards.
 
 * ``datasets`` (not run by default): 20 data sets × 1M rows (5×2 CV, 5 models, 40k
-  records each; ``--scale`` shrinks the records) in one Parquet file, built as a
-  ``DatasetsTable`` through DuckDB (the path) and Polars (``scan_parquet``): the data
-  sets are aggregated in one set of queries. Run the script with another
+  records each; ``--scale`` shrinks the records) in one Parquet file, one data set
+  after another (the last three start past the 16.8M rows read for the data sets'
+  order), built as a ``DatasetsTable`` through DuckDB (the path) and Polars
+  (``scan_parquet``): the data sets are aggregated in one set of queries. Also timed:
+  the data sets' order of first appearance alone, and the formula with one block
+  (``loss ~ model | replication | dataset``); each case prints its number of
+  aggregation queries. Run the script with another
   checkout's ``cvreport`` first on ``PYTHONPATH`` (a copy of the script outside the
   checkout) to compare.
 
@@ -531,25 +535,73 @@ def study_parquet(
 # --------------------------------------------------------------------------- many data sets
 
 
+def _counting_queries() -> list[int]:
+    """Count the engine queries cvreport's aggregations run (the per-cell and per-record
+    aggregations, the models' first rows, and the reading of a single block)."""
+    from cvreport.data import engines, pushdown
+
+    counted = [0]
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counting(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            counted[0] += 1
+            return _original(*args, **kwargs)
+
+        setattr(pushdown, name, counting)
+    repeat = engines.EngineSource.records_repeat_across
+
+    def repeat_counted(self: Any, *args: Any) -> Any:
+        counted[0] += 1
+        return repeat(self, *args)
+
+    engines.EngineSource.records_repeat_across = repeat_counted  # type: ignore[method-assign]
+    return counted
+
+
 def _datasets_case(queue: Any, case: str, path: str, repeat: int) -> None:
     import cvreport
     from cvreport.data.datasets import DatasetsTable
 
-    formula = "loss ~ model | replication + fold | dataset"
-    if case == "polars":
+    engine, _, what = case.partition(" ")
+    formula = (
+        "loss ~ model | replication | dataset"
+        if what == "one block"
+        else "loss ~ model | replication + fold | dataset"
+    )
+    counted = _counting_queries()
+    if engine == "polars":
         import polars as pl
 
+        def data() -> Any:
+            return pl.scan_parquet(path)
+
+    else:
+
+        def data() -> Any:
+            return path
+
+    if what == "order":  # the data sets' order of first appearance, alone
+        from cvreport.data.backends.engine import _first_appearance
+        from cvreport.data.engines import resolve_source
+
         def build() -> Any:
-            return DatasetsTable.from_formula(formula, pl.scan_parquet(path))
+            source = resolve_source(data())
+            labels = source.frame.select("dataset").unique().collect().to_pandas()["dataset"]
+            return _first_appearance(source, "dataset", labels.tolist())
 
     else:
 
         def build() -> Any:
-            return DatasetsTable.from_formula(formula, path)
+            return DatasetsTable.from_formula(formula, data())
 
     seconds, gib, table = measure_median(build, repeat)
+    queries = counted[0] // max(1, repeat)
     where = Path(cvreport.__file__).resolve().parents[1].name
-    label = f"{len(table.datasets)} data sets via {case} (cvreport of {where}){_peak()}"
+    n = len(table) if what == "order" else len(table.datasets)
+    shown = f"order of {n} data sets" if what == "order" else f"{n} data sets"
+    how = ", one block" if what == "one block" else ""
+    label = f"{shown} via {engine}{how}, {queries} queries ({where}){_peak()}"
     queue.put((label, seconds, gib))
 
 
@@ -585,7 +637,12 @@ def study_datasets(scale: float, data: str | None, repeat: int) -> None:
             duckdb.sql("SELECT count(*) FROM read_parquet(?)", params=[str(path)]).fetchall()[0][0]
         )
         print(f"{_load()} before the timed cases")
-        rows = [_in_child(_datasets_case, case, str(path), repeat) for case in ("duckdb", "polars")]
+        cases = [
+            f"{engine}{what}"
+            for what in (" order", "", " one block")
+            for engine in ("duckdb", "polars")
+        ]
+        rows = [_in_child(_datasets_case, case, str(path), repeat) for case in cases]
         _report(rows, f"{n_rows:,} rows of {n_datasets} data sets from Parquet")
     finally:
         if not keep:
