@@ -931,3 +931,33 @@ def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, mo
     # for the data sets whose block is the replication (set0, set1, set4, set5) and
     # once for those whose block is the fold (set2), whatever their number
     assert counts == {2: 3, 3: 6, 6: 6}
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "parquet"])
+def test_which_data_sets_repeat_records_across_the_block_as_each_alone_reads_it(engine, convert):
+    import narwhals.stable.v2 as nw
+
+    from cvreport.data.backends.engine import _datasets_whose_records_repeat
+    from cvreport.data.engines import EngineSource, resolve_source
+
+    record = [1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 2, 2]
+    dataset = ["a"] * 4 + ["b"] * 4 + ["c"] * 2 + ["d"] * 2
+    # a: each record in one group; b: record 1 in groups 1 and 2; c: record 1 in group 5
+    # and in a missing group; d: record 2 in a missing group only
+    for block in (
+        pd.array([1, 2, 1, 2, 1, 1, 2, 1, 5, None, None, None], dtype="Int64"),
+        ["x", "y", "x", "y", "x", "x", "y", "x", "p", None, None, None],
+        [1.0, 2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 5.0, None, None, None],
+    ):
+        frame = pd.DataFrame({"dataset": dataset, "block": block, "record": record})
+        data, _ = convert(engine, frame)
+        source = resolve_source(data)
+        parts = {
+            label: EngineSource(source.frame.filter(nw.col("dataset") == label), source.kind)
+            for label in "abcd"
+        }
+        alone = {
+            label for label, part in parts.items() if part.records_repeat_across("block", "record")
+        }
+        assert alone == {"b", "c"}
+        assert _datasets_whose_records_repeat(source, "dataset", "block", "record", parts) == alone

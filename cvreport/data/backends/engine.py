@@ -21,7 +21,7 @@ import pandas as pd
 
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import ClusterRows, TableContents
-from cvreport.data.engine_query import first_appearance
+from cvreport.data.engine_query import collect, first_appearance
 from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
 from cvreport.data.formula import evaluate_response
 from cvreport.data.pushdown import (
@@ -249,7 +249,7 @@ class _DatasetsPass:
         source, dataset, record = self.backend.source, self.dataset, str(roles.record)
         if len({dataset, block, record}) < 3 or not {block, record} <= set(source.columns):
             return {}  # each data set alone words its problem
-        repeating = _datasets_whose_records_repeat(source, dataset, block, record)
+        repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
         kinds = {
             True: [label for label in self.parts if label in repeating],
             False: [label for label in self.parts if label not in repeating],
@@ -272,26 +272,64 @@ class _DatasetsPass:
         return found
 
 
+_PARTS_PER_QUERY = 64  # data sets one Polars query checks (a union of their own checks)
+
+
 def _datasets_whose_records_repeat(
-    source: EngineSource, dataset: str, block: str, record: str
+    source: EngineSource, dataset: str, block: str, record: str, parts: dict[Any, EngineSource]
 ) -> set[Any]:
-    """The data sets in which some record appears in more than one group of ``block``
-    (:meth:`~cvreport.data.engines.EngineSource.records_repeat_across` of each data set's
-    rows, for every data set in one query)."""
+    """The data sets in which some record appears in more than one group of ``block``:
+    :meth:`~cvreport.data.engines.EngineSource.records_repeat_across` of each data set's
+    rows (``parts``), for every data set in one query.
+
+    For integer and text blocks a group-by per (data set, record) compares the smallest
+    and largest block (a missing block is one more group, as ``unique`` counts it);
+    other blocks (floats, whose NaN engines order differently) count their distinct
+    (block, record) pairs. DuckDB and the others run one group-by over every row;
+    Polars, which hashes a key of text and record several times slower than each data
+    set's rows apart (and skips the others' row groups), runs the union of each data
+    set's own group-by, :data:`_PARTS_PER_QUERY` data sets a query.
+    """
     nw = narwhals()
-    count = "_groups"
-    while count in (dataset, record):
-        count += "_"
-    pairs = source.frame.select(dataset, block, record).unique()
-    repeated = (
-        pairs.group_by(dataset, record)
-        .agg(nw.len().alias(count))
-        .filter(nw.col(count) > 1)
-        .select(dataset)
-        .unique()
-    )
+    names = ["_low", "_high", "_missing", "_present", "_groups"]
+    names = [n + "_" * (1 + len(dataset) + len(record)) for n in names]  # not a column
+    low, high, missing, present, groups = names
+    dtype = source.dtype(block)
+    ordered = dtype.is_integer() or dtype == nw.String or isinstance(dtype, nw.String)
+
+    def repeated_in(frame: Any) -> Any:
+        if ordered:
+            per_record = (
+                frame.select(dataset, record, block)
+                .with_columns(nw.col(block).is_null().cast(nw.Int64).alias(missing))
+                .group_by(dataset, record)
+                .agg(
+                    nw.col(block).min().alias(low),
+                    nw.col(block).max().alias(high),
+                    nw.col(missing).sum(),
+                    nw.col(block).count().alias(present),
+                )
+            )
+            repeats = (nw.col(low) != nw.col(high)) | (
+                (nw.col(missing) > 0) & (nw.col(present) > 0)
+            )
+        else:
+            pairs = frame.select(dataset, block, record).unique()
+            per_record = pairs.group_by(dataset, record).agg(nw.len().alias(groups))
+            repeats = nw.col(groups) > 1
+        return per_record.filter(repeats).select(dataset)
+
     with source.errors():
-        return set(repeated.collect().to_pandas()[dataset].tolist())
+        if source.frame.implementation.name != "POLARS":
+            return set(collect(repeated_in(source.frame).unique())[dataset].tolist())
+        labels, found = list(parts), set()
+        for start in range(0, len(labels), _PARTS_PER_QUERY):
+            branches = [
+                repeated_in(parts[label].frame).head(1)
+                for label in labels[start : start + _PARTS_PER_QUERY]
+            ]
+            found |= set(collect(nw.concat(branches, how="vertical"))[dataset].tolist())
+        return found
 
 
 def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> list[Any]:
