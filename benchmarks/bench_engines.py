@@ -37,6 +37,11 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   checkout's ``cvreport`` first on ``PYTHONPATH`` (a copy of the script outside the
   checkout) to compare.
 
+* ``passes`` (not run by default): 4M text record ids (2×2 CV, 2 models: 16M rows;
+  ``--scale`` shrinks them) in one Parquet file, built through DuckDB in one pass over
+  the records and in four (``_RECORDS_PER_PASS`` set to a quarter of them): the
+  seconds, the memory and the queries the passes cost.
+
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
   200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
   (``--no-clean`` leaves it out) and with one row written twice; each read in a
@@ -585,9 +590,10 @@ def _datasets_case(queue: Any, case: str, path: str, repeat: int) -> None:
         from cvreport.data.backends.engine import _first_appearance
         from cvreport.data.engines import resolve_source
 
-        def build() -> Any:
-            source = resolve_source(data())
-            labels = source.frame.select("dataset").unique().collect().to_pandas()["dataset"]
+        source = resolve_source(data())
+        labels = source.frame.select("dataset").unique().collect().to_pandas()["dataset"]
+
+        def build() -> Any:  # the labels are known: only the order is timed
             return _first_appearance(source, "dataset", labels.tolist())
 
     else:
@@ -644,6 +650,52 @@ def study_datasets(scale: float, data: str | None, repeat: int) -> None:
         ]
         rows = [_in_child(_datasets_case, case, str(path), repeat) for case in cases]
         _report(rows, f"{n_rows:,} rows of {n_datasets} data sets from Parquet")
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- records in passes
+
+
+def _passes_case(queue: Any, path: str, records_per_pass: int, repeat: int) -> None:
+    from cvreport.data import pushdown
+    from cvreport.data.table import ResultsTable
+
+    counted = _counting_queries()
+    pushdown._RECORDS_PER_PASS = records_per_pass
+    seconds, gib, table = measure_median(lambda: ResultsTable.from_formula(FORMULA, path), repeat)
+    n_records = int(table.stats.counts[0, :, 0].sum())
+    passes = -(-n_records // records_per_pass)
+    label = (
+        f"{n_records:,} text records, {records_per_pass:,} a pass: {passes} pass"
+        f"{'es' if passes > 1 else ''}, {counted[0] // max(1, repeat)} queries{_peak()}"
+    )
+    queue.put((label, seconds, gib))
+
+
+def study_passes(scale: float, data: str | None, repeat: int) -> None:
+    """Text record ids in passes: 4M records (2×2 CV, 2 models: 16M rows; ``--scale``
+    shrinks them) of ids ``r00000000``… in one Parquet file, built through DuckDB in one
+    pass and in 4 passes (``_RECORDS_PER_PASS`` set to a quarter of the records)."""
+    n_records = int(4_000_000 * scale)
+    folder, keep = _data_folder(data, f"passes-{n_records}")
+    path = folder / "text-ids.parquet"
+    try:
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            start = time.perf_counter()
+            frame = cv_rows(n_records, 2, 2, rng=np.random.default_rng(3), string_ids=True)
+            frame["model"] = frame["model"].astype(str)
+            frame.to_parquet(path, row_group_size=1 << 20)
+            del frame
+            print(f"\nwrote {path} in {time.perf_counter() - start:.0f} s")
+        print(f"{_load()} before the timed cases")
+        rows = [
+            _in_child(_passes_case, str(path), per_pass, repeat)
+            for per_pass in (10**12, -(-n_records // 4))
+        ]
+        _report(rows, f"{4 * n_records:,} rows of text record ids from Parquet via DuckDB")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -724,7 +776,7 @@ def main() -> None:
         nargs="*",
         default=["memory", "pandas50", "parquet"],
         help=(
-            "memory, pandas50, parquet, duplicate, datasets, or one 10M case: "
+            "memory, pandas50, parquet, duplicate, datasets, passes, or one 10M case: "
             f"{', '.join(MEMORY_CASES[1:])}"
         ),
     )
@@ -771,6 +823,8 @@ def main() -> None:
             study_duplicate(args.scale, args.data, not args.no_clean)
         elif study == "datasets":
             study_datasets(args.scale, args.data, args.repeat)
+        elif study == "passes":
+            study_passes(args.scale, args.data, args.repeat)
         else:
             raise SystemExit(f"unknown study {study!r}")
 
