@@ -601,13 +601,17 @@ def _datasets_case(queue: Any, case: str, path: str, repeat: int) -> None:
         def build() -> Any:
             return DatasetsTable.from_formula(formula, data())
 
-    seconds, gib, table = measure_median(build, repeat)
+    cpu: list[float] = []
+    seconds, gib, table = measure_median(_with_cpu(build, cpu), repeat)
     queries = counted[0] // max(1, repeat)
     where = Path(cvreport.__file__).resolve().parents[1].name
     n = len(table) if what == "order" else len(table.datasets)
     shown = f"order of {n} data sets" if what == "order" else f"{n} data sets"
     how = ", one block" if what == "one block" else ""
-    label = f"{shown} via {engine}{how}, {queries} queries ({where}){_peak()}"
+    label = (
+        f"{shown} via {engine}{how}, {queries} queries, {np.median(cpu):.1f} cpu s "
+        f"({where}){_peak()}"
+    )
     queue.put((label, seconds, gib))
 
 
@@ -664,12 +668,15 @@ def _passes_case(queue: Any, path: str, records_per_pass: int, repeat: int) -> N
 
     counted = _counting_queries()
     pushdown._RECORDS_PER_PASS = records_per_pass
-    seconds, gib, table = measure_median(lambda: ResultsTable.from_formula(FORMULA, path), repeat)
+    cpu: list[float] = []
+    build = _with_cpu(lambda: ResultsTable.from_formula(FORMULA, path), cpu)
+    seconds, gib, table = measure_median(build, repeat)
     n_records = int(table.stats.counts[0, :, 0].sum())
     passes = -(-n_records // records_per_pass)
     label = (
         f"{n_records:,} text records, {records_per_pass:,} a pass: {passes} pass"
-        f"{'es' if passes > 1 else ''}, {counted[0] // max(1, repeat)} queries{_peak()}"
+        f"{'es' if passes > 1 else ''}, {counted[0] // max(1, repeat)} queries, "
+        f"{np.median(cpu):.1f} cpu s{_peak()}"
     )
     queue.put((label, seconds, gib))
 
