@@ -195,7 +195,10 @@ class EngineBackend:
         are asked for has the engine aggregate every data set at once, with the
         data set column among the keys (:func:`~cvreport.data.pushdown.contents_by_dataset`);
         the others adopt their share, and a data set that pass could not build
-        (an irregular design) is aggregated alone, which words its problem.
+        (an irregular design) is aggregated alone, which words its problem. A
+        formula's one block is read in each data set from its own rows (the
+        replication where its records repeat across the block's groups, else the
+        fold), and the data sets of each kind share one pass.
         """
         nw = narwhals()
         source = self.source
@@ -249,7 +252,10 @@ class _DatasetsPass:
         source, dataset, record = self.backend.source, self.dataset, str(roles.record)
         if len({dataset, block, record}) < 3 or not {block, record} <= set(source.columns):
             return {}  # each data set alone words its problem
-        repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
+        try:
+            repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
+        except (CVReportError, NotImplementedError, ValueError):
+            return {}  # each data set alone reads its block, or words its problem
         kinds = {
             True: [label for label in self.parts if label in repeating],
             False: [label for label in self.parts if label not in repeating],
@@ -292,7 +298,7 @@ def _datasets_whose_records_repeat(
     """
     nw = narwhals()
     names = ["_low", "_high", "_missing", "_present", "_groups"]
-    names = [n + "_" * (1 + len(dataset) + len(record)) for n in names]  # not a column
+    names = [n + "_" * (1 + len(dataset) + len(block) + len(record)) for n in names]
     low, high, missing, present, groups = names
     dtype = source.dtype(block)
     ordered = dtype.is_integer() or dtype == nw.String or isinstance(dtype, nw.String)
