@@ -142,6 +142,7 @@ _MOST_WORDS = 8  # words of replications per record before the per-fold route is
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
 _SUFFIX_CHARS = 3  # last characters of a text record id that place it in a pass
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
+_FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
 _RECORDS_PER_PASS = 5_000_000
 """Records whose words one pass aggregates. Past it, integer and text record ids are
 split into passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
@@ -1078,7 +1079,10 @@ def _first_appearances(
 
     Every data set's first rows come in one query (a union of each data set's
     head, :data:`_HEADS_PER_QUERY` at a time); only the data sets whose first rows
-    do not show every model are read again, further.
+    do not show every model are read again, further. Only each data set's
+    (data set, model) pairs in order of first appearance and its number of rows
+    read reach pandas, so memory stays bounded by a batch of rows
+    (:func:`_first_pairs`).
     """
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
@@ -1086,27 +1090,64 @@ def _first_appearances(
     n = _FIRST_ROWS
     while pending:
         names = list(pending)
-        pieces = []
+        pairs, read = [], pd.Series(dtype=np.int64)
         for start in range(0, len(names), _HEADS_PER_QUERY):
             heads = [
                 lazy.filter(nw.col(D) == label).select(D, M).head(n)
                 for label in names[start : start + _HEADS_PER_QUERY]
             ]
-            pieces.append(collect(nw.concat(heads, how="vertical")))
-        head = pd.concat(pieces, ignore_index=True)
+            found, counts = _first_pairs(heads)
+            pairs.append(found)
+            read = read.add(counts, fill_value=0) if read.shape[0] else counts
+        head = pd.concat(pairs, ignore_index=True)
         grouped = dict(list(head.groupby(D, sort=False)))
         for label in names:
             models = pending[label]
             rows = grouped.get(label, head.iloc[:0])[M]
+            n_read = int(read.get(label, 0))
             wanted = set(models.tolist())
             order = [v for v in pd.unique(rows).tolist() if v in wanted]  # first appearance
-            if len(order) == len(wanted) or rows.shape[0] < n or n >= _MOST_FIRST_ROWS:
+            if len(order) == len(wanted) or n_read < n or n >= _MOST_FIRST_ROWS:
                 rest = [v for v in models.tolist() if v not in set(order)]
                 found = pd.Index(order + rest, dtype=models.dtype) if order else models
                 orders[label] = lambda _models, found=found: found
                 del pending[label]
         n *= 8
     return orders
+
+
+def _first_pairs(heads: list[Any]) -> tuple[pd.DataFrame, pd.Series]:
+    """The (data set, model) pairs of the union of ``heads`` (each one data set's first
+    rows), each data set's in order of first appearance, and the rows read per data set.
+
+    Polars keeps each head's distinct pairs in order (``unique(maintain_order=True)``);
+    the other engines' union comes in batches (streamed by DuckDB), each reduced to its
+    first pairs at once.
+    """
+    nw = narwhals()
+    if heads[0].implementation.name == "POLARS":
+        import polars as pl
+
+        count = f"{M}_rows"
+        reduced = [
+            nw.from_native(
+                h.to_native()
+                .with_columns(pl.len().alias(count))
+                .unique(subset=[D, M], maintain_order=True)
+            )
+            for h in heads
+        ]
+        found = collect(nw.concat(reduced, how="vertical"))
+        counts = found.groupby(D, sort=False)[count].first().astype(np.int64)
+        return found[[D, M]], counts
+    pieces, counts = [], []
+    for batch in collect_batches(nw.concat(heads, how="vertical"), _FIRST_PAIRS_BATCH):
+        counts.append(batch.groupby(D, sort=False).size())
+        pieces.append(batch.drop_duplicates([D, M]))
+    if not pieces:
+        return pd.DataFrame({D: [], M: []}), pd.Series(dtype=np.int64)
+    found = pd.concat(pieces, ignore_index=True).drop_duplicates([D, M])
+    return found, pd.concat(counts).groupby(level=0, sort=False).sum().astype(np.int64)
 
 
 # --------------------------------------------------------------------------- constructors' helpers

@@ -961,3 +961,24 @@ def test_which_data_sets_repeat_records_across_the_block_as_each_alone_reads_it(
         }
         assert alone == {"b", "c"}
         assert _datasets_whose_records_repeat(source, "dataset", "block", "record", parts) == alone
+
+
+@pytest.mark.parametrize(
+    "engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"]
+)
+def test_each_data_sets_models_come_in_their_order_of_first_appearance(
+    engine, convert, monkeypatch
+):
+    frame = _many_datasets(seed=35)
+    frame = frame[frame["dataset"] != "set3"]  # the 10-fold design, aggregated alone
+    formula = "loss ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, frame)
+    for name, table in expected.tables.items():  # each its own order, as pandas sees it
+        rows = frame[frame["dataset"] == name]
+        assert table.models == tuple(pd.unique(rows["model"]).tolist())
+    assert len({t.models for t in expected.tables.values()}) == 3
+    # heads of 2, 16, 128 rows, read 3 rows at a time
+    monkeypatch.setattr(pushdown, "_FIRST_ROWS", 2)
+    monkeypatch.setattr(pushdown, "_FIRST_PAIRS_BATCH", 3)
+    data, _ = convert(engine, frame)
+    _assert_same_tables(DatasetsTable.from_formula(formula, data), expected)
