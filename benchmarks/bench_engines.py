@@ -27,11 +27,20 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   afterwards.
 
 * ``datasets`` (not run by default): 20 data sets × 1M rows (5×2 CV, 5 models, 40k
-  records each; ``--scale`` shrinks the records) in one Parquet file, built as a
-  ``DatasetsTable`` through DuckDB (the path) and Polars (``scan_parquet``): the data
-  sets are aggregated in one set of queries. Run the script with another
+  records each; ``--scale`` shrinks the records) in one Parquet file, one data set
+  after another (the last three start past the 16.8M rows read for the data sets'
+  order), built as a ``DatasetsTable`` through DuckDB (the path) and Polars
+  (``scan_parquet``): the data sets are aggregated in one set of queries. Also timed:
+  the data sets' order of first appearance alone, and the formula with one block
+  (``loss ~ model | replication | dataset``); each case prints its number of
+  aggregation queries. Run the script with another
   checkout's ``cvreport`` first on ``PYTHONPATH`` (a copy of the script outside the
   checkout) to compare.
+
+* ``passes`` (not run by default): 4M text record ids (2×2 CV, 2 models: 16M rows;
+  ``--scale`` shrinks them) in one Parquet file, built through DuckDB in one pass over
+  the records and in four (``_RECORDS_PER_PASS`` set to a quarter of them): the
+  seconds, the memory and the queries the passes cost.
 
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
   200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
@@ -531,25 +540,78 @@ def study_parquet(
 # --------------------------------------------------------------------------- many data sets
 
 
+def _counting_queries() -> list[int]:
+    """Count the engine queries cvreport's aggregations run (the per-cell and per-record
+    aggregations, the models' first rows, and the reading of a single block)."""
+    from cvreport.data import engines, pushdown
+
+    counted = [0]
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counting(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            counted[0] += 1
+            return _original(*args, **kwargs)
+
+        setattr(pushdown, name, counting)
+    repeat = engines.EngineSource.records_repeat_across
+
+    def repeat_counted(self: Any, *args: Any) -> Any:
+        counted[0] += 1
+        return repeat(self, *args)
+
+    engines.EngineSource.records_repeat_across = repeat_counted  # type: ignore[method-assign]
+    return counted
+
+
 def _datasets_case(queue: Any, case: str, path: str, repeat: int) -> None:
     import cvreport
     from cvreport.data.datasets import DatasetsTable
 
-    formula = "loss ~ model | replication + fold | dataset"
-    if case == "polars":
+    engine, _, what = case.partition(" ")
+    formula = (
+        "loss ~ model | replication | dataset"
+        if what == "one block"
+        else "loss ~ model | replication + fold | dataset"
+    )
+    counted = _counting_queries()
+    if engine == "polars":
         import polars as pl
 
-        def build() -> Any:
-            return DatasetsTable.from_formula(formula, pl.scan_parquet(path))
+        def data() -> Any:
+            return pl.scan_parquet(path)
+
+    else:
+
+        def data() -> Any:
+            return path
+
+    if what == "order":  # the data sets' order of first appearance, alone
+        from cvreport.data.backends.engine import _first_appearance
+        from cvreport.data.engines import resolve_source
+
+        source = resolve_source(data())
+        labels = source.frame.select("dataset").unique().collect().to_pandas()["dataset"]
+
+        def build() -> Any:  # the labels are known: only the order is timed
+            return _first_appearance(source, "dataset", labels.tolist())
 
     else:
 
         def build() -> Any:
-            return DatasetsTable.from_formula(formula, path)
+            return DatasetsTable.from_formula(formula, data())
 
-    seconds, gib, table = measure_median(build, repeat)
+    cpu: list[float] = []
+    seconds, gib, table = measure_median(_with_cpu(build, cpu), repeat)
+    queries = counted[0] // max(1, repeat)
     where = Path(cvreport.__file__).resolve().parents[1].name
-    label = f"{len(table.datasets)} data sets via {case} (cvreport of {where}){_peak()}"
+    n = len(table) if what == "order" else len(table.datasets)
+    shown = f"order of {n} data sets" if what == "order" else f"{n} data sets"
+    how = ", one block" if what == "one block" else ""
+    label = (
+        f"{shown} via {engine}{how}, {queries} queries, {np.median(cpu):.1f} cpu s "
+        f"({where}){_peak()}"
+    )
     queue.put((label, seconds, gib))
 
 
@@ -585,8 +647,60 @@ def study_datasets(scale: float, data: str | None, repeat: int) -> None:
             duckdb.sql("SELECT count(*) FROM read_parquet(?)", params=[str(path)]).fetchall()[0][0]
         )
         print(f"{_load()} before the timed cases")
-        rows = [_in_child(_datasets_case, case, str(path), repeat) for case in ("duckdb", "polars")]
+        cases = [
+            f"{engine}{what}"
+            for what in (" order", "", " one block")
+            for engine in ("duckdb", "polars")
+        ]
+        rows = [_in_child(_datasets_case, case, str(path), repeat) for case in cases]
         _report(rows, f"{n_rows:,} rows of {n_datasets} data sets from Parquet")
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- records in passes
+
+
+def _passes_case(queue: Any, path: str, records_per_pass: int, repeat: int) -> None:
+    from cvreport.data import pushdown
+    from cvreport.data.table import ResultsTable
+
+    counted = _counting_queries()
+    pushdown._RECORDS_PER_PASS = records_per_pass
+    cpu: list[float] = []
+    build = _with_cpu(lambda: ResultsTable.from_formula(FORMULA, path), cpu)
+    seconds, gib, table = measure_median(build, repeat)
+    n_records = int(table.stats.counts[0, :, 0].sum())
+    label = (  # the queries tell the passes run: a checkout may not split text ids
+        f"{n_records:,} text records, at most {records_per_pass:,} a pass: "
+        f"{counted[0] // max(1, repeat)} queries, {np.median(cpu):.1f} cpu s{_peak()}"
+    )
+    queue.put((label, seconds, gib))
+
+
+def study_passes(scale: float, data: str | None, repeat: int) -> None:
+    """Text record ids in passes: 4M records (2×2 CV, 2 models: 16M rows; ``--scale``
+    shrinks them) of ids ``r00000000``… in one Parquet file, built through DuckDB in one
+    pass and in 4 passes (``_RECORDS_PER_PASS`` set to a quarter of the records)."""
+    n_records = int(4_000_000 * scale)
+    folder, keep = _data_folder(data, f"passes-{n_records}")
+    path = folder / "text-ids.parquet"
+    try:
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            start = time.perf_counter()
+            frame = cv_rows(n_records, 2, 2, rng=np.random.default_rng(3), string_ids=True)
+            frame["model"] = frame["model"].astype(str)
+            frame.to_parquet(path, row_group_size=1 << 20)
+            del frame
+            print(f"\nwrote {path} in {time.perf_counter() - start:.0f} s")
+        print(f"{_load()} before the timed cases")
+        rows = [
+            _in_child(_passes_case, str(path), per_pass, repeat)
+            for per_pass in (10**12, -(-n_records // 4))
+        ]
+        _report(rows, f"{4 * n_records:,} rows of text record ids from Parquet via DuckDB")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -667,7 +781,7 @@ def main() -> None:
         nargs="*",
         default=["memory", "pandas50", "parquet"],
         help=(
-            "memory, pandas50, parquet, duplicate, datasets, or one 10M case: "
+            "memory, pandas50, parquet, duplicate, datasets, passes, or one 10M case: "
             f"{', '.join(MEMORY_CASES[1:])}"
         ),
     )
@@ -714,6 +828,8 @@ def main() -> None:
             study_duplicate(args.scale, args.data, not args.no_clean)
         elif study == "datasets":
             study_datasets(args.scale, args.data, args.repeat)
+        elif study == "passes":
+            study_passes(args.scale, args.data, args.repeat)
         else:
             raise SystemExit(f"unknown study {study!r}")
 

@@ -7,14 +7,32 @@ irregular table (:mod:`cvreport.data.engine_diagnosis`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import pandas as pd
 
 from cvreport.data.engines import narwhals
 
-__all__ = ["D", "F", "I", "M", "R", "Y", "case_codes", "collect", "collect_batches", "powers"]
+__all__ = [
+    "D",
+    "F",
+    "I",
+    "M",
+    "R",
+    "Y",
+    "case_codes",
+    "collect",
+    "collect_batches",
+    "first_appearance",
+    "powers",
+]
+
+FIRST_ROWS = 1 << 12
+"""Rows first read to find labels' order of first appearance (then 8 times more)."""
+MOST_FIRST_ROWS = 1 << 24
+"""Rows read at most to find labels' order of first appearance."""
+_ROWS_PER_BATCH = 1 << 16  # rows of a label column in pandas or Arrow at once
 
 R, F, M, I, Y = "_r", "_f", "_m", "_i", "_y"  # noqa: E741
 """The canonical columns: replication, fold, model, record and the per-record value."""
@@ -72,3 +90,152 @@ def case_codes(column: str, labels: pd.Index, values: Sequence[int]) -> Any:
     for label, value in pairs[1:]:
         chain = chain.when(nw.col(column) == label).then(nw.lit(value, dtype=nw.Int64))
     return chain.otherwise(nw.lit(0, dtype=nw.Int64))
+
+
+def first_appearance(
+    frame: Any,
+    column: str,
+    wanted: Collection[Any],
+    most_rows: int | None = None,
+    first_rows: int | None = None,
+) -> list[Any]:
+    """The labels of ``wanted`` that ``column`` holds in its first ``most_rows`` rows, in
+    the order of their first row there (pandas' order of first appearance).
+
+    Reading stops once every label of ``wanted`` has been seen. Memory stays bounded
+    whatever ``most_rows``: no more than the labels and one batch of rows at once.
+
+    * DuckDB streams the column in Arrow batches of 65,536 rows (the rows' order is
+      kept: :func:`~cvreport.data.engines.duckdb_config`), each reduced to its
+      labels in order of first appearance;
+    * Polars numbers the rows of its first ``n`` rows (``n`` growing 8 times from
+      ``first_rows``) and returns each label's first row number: one row per label;
+    * a PyArrow table is read in zero-copy slices of 65,536 rows, and a Dask frame
+      one partition at a time (its rows' order);
+    * any other engine (Spark, Ibis) returns its first ``n`` rows (``n`` growing 8
+      times from ``first_rows``) as an Arrow column, reduced in slices.
+
+    Parameters
+    ----------
+    frame : narwhals.LazyFrame
+        The rows, in the engine's order.
+    column : str
+        The column of labels.
+    wanted : collection
+        The labels to order (as pandas shows them).
+    most_rows : int, optional
+        How many first rows may be read (default :data:`MOST_FIRST_ROWS`).
+    first_rows : int, optional
+        How many rows the engines that read growing heads read first (default
+        :data:`FIRST_ROWS`).
+
+    Returns
+    -------
+    list
+        The labels of ``wanted`` seen in the first ``most_rows`` rows, by first row.
+
+    Examples
+    --------
+    >>> import narwhals.stable.v2 as nw
+    >>> import polars as pl
+    >>> rows = nw.from_native(pl.LazyFrame({"d": ["b", "b", "a", "c", "a"]}))
+    >>> first_appearance(rows, "d", {"a", "b", "c"})
+    ['b', 'a', 'c']
+    >>> first_appearance(rows, "d", {"a", "b", "c"}, most_rows=3)
+    ['b', 'a']
+    """
+    wanted = set(wanted)
+    most_rows = MOST_FIRST_ROWS if most_rows is None else most_rows
+    first_rows = FIRST_ROWS if first_rows is None else first_rows
+    order: dict[Any, None] = {}
+    name = frame.implementation.name
+    if name == "POLARS":
+        return _first_rows_polars(
+            frame.select(column).to_native(), column, wanted, most_rows, first_rows
+        )
+    if name == "DUCKDB":
+        relation = frame.select(column).head(most_rows).to_native()
+        reader = (
+            relation.to_arrow_reader(_ROWS_PER_BATCH)
+            if hasattr(relation, "to_arrow_reader")
+            else relation.fetch_arrow_reader(_ROWS_PER_BATCH)
+        )
+        batches: Iterator[Any] = (batch.column(0) for batch in reader)
+    elif name == "PYARROW":
+        table = frame.to_native().select([column]).slice(0, most_rows)
+        batches = (b.column(0) for b in table.to_batches(max_chunksize=_ROWS_PER_BATCH))
+    elif name == "DASK":
+        batches = _dask_partitions(frame.to_native()[column], most_rows)
+    else:
+        return _first_rows_by_heads(frame.select(column), column, wanted, most_rows, first_rows)
+    for values in batches:
+        _add_first_seen(order, values, wanted)
+        if len(order) == len(wanted):
+            break
+    return list(order)
+
+
+def _add_first_seen(order: dict[Any, None], values: Any, wanted: set[Any]) -> None:
+    """Add to ``order`` the labels of ``wanted`` in ``values`` (Arrow or pandas), by first row."""
+    if isinstance(values, pd.Series):
+        seen = pd.unique(values).tolist()
+    else:
+        import pyarrow.compute as pc
+
+        seen = pd.unique(pc.unique(values).to_pandas()).tolist()  # Arrow keeps the order
+    for value in seen:
+        if value in wanted and value not in order:
+            order[value] = None
+
+
+def _dask_partitions(series: Any, most_rows: int) -> Iterator[pd.Series]:
+    """The first ``most_rows`` values of a Dask series, one partition at a time."""
+    read = 0
+    for part in range(series.npartitions):
+        values = series.partitions[part].compute()
+        yield values.iloc[: most_rows - read]
+        read += values.shape[0]
+        if read >= most_rows:
+            return
+
+
+def _first_rows_polars(
+    lazy: Any, column: str, wanted: set[Any], most_rows: int, first_rows: int
+) -> list[Any]:
+    """Polars: each label's first row number among the first ``n`` rows, ``n`` growing."""
+    import polars as pl
+
+    position = f"{column}_first_row"
+    n = min(first_rows, most_rows)
+    while True:
+        found = (
+            lazy.head(n)
+            .with_row_index(position)
+            .group_by(column)
+            .agg(pl.col(position).min(), pl.len().alias(f"{position}s"))
+            .sort(position)
+            .collect(engine="streaming")
+            .to_pandas()
+        )
+        order = [v for v in found[column].tolist() if v in wanted]
+        n_read = int(found[f"{position}s"].sum())
+        if len(order) == len(wanted) or n_read < n or n >= most_rows:
+            return order
+        n = min(n * 8, most_rows)
+
+
+def _first_rows_by_heads(
+    frame: Any, column: str, wanted: set[Any], most_rows: int, first_rows: int
+) -> list[Any]:
+    """Any engine: its first ``n`` rows (``n`` growing) as an Arrow column, in slices."""
+    n = min(first_rows, most_rows)
+    while True:
+        head = frame.head(n).collect().to_arrow().column(column)
+        order: dict[Any, None] = {}
+        for start in range(0, len(head), _ROWS_PER_BATCH):
+            _add_first_seen(order, head.slice(start, _ROWS_PER_BATCH), wanted)
+            if len(order) == len(wanted):
+                return list(order)
+        if len(head) < n or n >= most_rows:
+            return list(order)
+        n = min(n * 8, most_rows)

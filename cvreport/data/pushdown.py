@@ -23,8 +23,8 @@ for replication, fold, model, record and loss):
    in float64 in every engine; at 200M rows this one pass over a tenth of the
    groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
    memory). Its one row per record comes back in batches, each counted into
-   patterns at once; past :data:`_RECORDS_PER_PASS` integer record ids it runs
-   in passes over the records (at 1,000M rows and 20M records one pass spilled
+   patterns at once; past :data:`_RECORDS_PER_PASS` integer or text record ids
+   it runs in passes over the records (at 1,000M rows and 20M records one pass spilled
    over 40 GB; four took 1.7 GiB).
 
 When a replication's ``K·M`` bits do not fit a word, or more than 8 words
@@ -91,6 +91,7 @@ from cvreport.data.engine_query import (
     case_codes,
     collect,
     collect_batches,
+    first_appearance,
     powers,
 )
 from cvreport.data.engines import (
@@ -139,10 +140,12 @@ _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
+_SUFFIX_CHARS = 3  # last characters of a text record id that place it in a pass
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
+_FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
 _RECORDS_PER_PASS = 5_000_000
-"""Records whose words one pass aggregates. Past it, integer record ids are split
-into passes: at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
+"""Records whose words one pass aggregates. Past it, integer and text record ids are
+split into passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
 in 80 s and 1.3 GiB without spilling, while 10M records spilled 9 GB in 70 s and
 20M records (one pass) over 40 GB: its hash tables flush partial sums per row
 once the records outgrow them."""
@@ -206,16 +209,10 @@ def _sorted_labels(values: pd.Series) -> pd.Index:
 
 
 def _first_appearance(frame: Any, labels: pd.Index) -> pd.Index:
-    """Models in order of their first row (read from the first rows only; rest sorted)."""
-    wanted = set(labels.tolist())
-    n = _FIRST_ROWS
-    order: list[Any] = []
-    while True:
-        head = frame.select(M).head(n).collect().to_pandas()[M]
-        order = [v for v in pd.unique(head).tolist() if v in wanted]  # first appearance
-        if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
-            break
-        n *= 8
+    """Models in order of their first row among the first :data:`_MOST_FIRST_ROWS` rows
+    (read in bounded memory: :func:`~cvreport.data.engine_query.first_appearance`);
+    those first seen past them follow in the order given."""
+    order = first_appearance(frame, M, labels.tolist(), _MOST_FIRST_ROWS, _FIRST_ROWS)
     rest = [v for v in labels.tolist() if v not in set(order)]
     return pd.Index(order + rest, dtype=labels.dtype) if order else labels
 
@@ -387,10 +384,10 @@ def _record_words(
     bit placed by its own data set's design. A data set's value is
     :data:`_IRREGULAR` when its bits do not form its design.
 
-    With integer record ids and more than :data:`_RECORDS_PER_PASS` records
-    (``n_records``: the most in one replication, summed over the data sets), the
-    records are aggregated in passes (record id modulo the passes), so that one
-    pass's hash table fits.
+    With more than :data:`_RECORDS_PER_PASS` records (``n_records``: the most in
+    one replication, summed over the data sets), integer and text record ids are
+    aggregated in passes (:func:`_record_passes`), so that one pass's hash table
+    fits.
     """
     nw = narwhals()
     labels = list(designs)
@@ -420,16 +417,11 @@ def _record_words(
     names += [f"_wrong{w}" for w in range(n_words)] if binary else []
     # as float64: exact below 2**52, and no engine's wide integer sum reaches pandas;
     # one row per record comes back in batches, each counted into patterns at once
-    n_passes = 1
-    if lazy.collect_schema()[I].is_integer():
-        n_passes = max(1, -(-n_records // _RECORDS_PER_PASS))
     tally: dict[Any, list[np.ndarray]] = {label: [] for label in labels}
     counted: dict[Any, list[MembershipPatterns]] = {label: [] for label in labels}
     irregular: set[Any] = set()
-    for part in range(n_passes):
-        rows = with_bits
-        if n_passes > 1:  # each record in one pass (abs: engines differ on negative ids)
-            rows = with_bits.filter((nw.col(I) % n_passes).abs() == part)
+    for keep in _record_passes(lazy, n_records):
+        rows = with_bits if keep is None else with_bits.filter(keep)
         query = rows.group_by(*by, I).agg(*aggs).select(*by, nw.col(*names).cast(nw.Float64))
         for found in collect_batches(query):
             split = [(None, found)] if dataset is None else found.groupby(dataset, sort=False)
@@ -458,6 +450,51 @@ def _record_words(
             loss_patterns = np.column_stack([i, code >> n_models, code & full, n.astype(np.int64)])
         result[label] = (loss_patterns, _merged_patterns(counted[label], len(design.reps)))
     return result
+
+
+def _record_passes(lazy: Any, n_records: int) -> list[Any]:
+    """Which records each pass aggregates: a filter per pass (``[None]``: one pass).
+
+    Past :data:`_RECORDS_PER_PASS` records (``n_records``), every record falls in
+    exactly one pass, whatever the engine:
+
+    * integer ids by the id modulo the passes (its absolute value: engines differ
+      on the sign of a negative id's remainder);
+    * text ids by ranges of their last :data:`_SUFFIX_CHARS` characters (those
+      that vary fastest in ids such as ``r000123`` or a UUID). The engine counts
+      the rows of each suffix (one small aggregation: at most one row per suffix),
+      and the ranges cut the suffixes, in code point order, into passes of about
+      as many rows each. The ranges ``[b_p, b_p+1)`` (the first open below, the
+      last open above) cover every text once under any order an engine compares
+      texts by, so the numbers never depend on the cut, only the passes' sizes do.
+
+    Other ids (floats, dates) are aggregated in one pass.
+    """
+    nw = narwhals()
+    n_passes = -(-n_records // _RECORDS_PER_PASS)
+    if n_passes <= 1:
+        return [None]
+    dtype = lazy.collect_schema()[I]
+    if dtype.is_integer():
+        return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
+    if not (dtype == nw.String or isinstance(dtype, nw.String)):
+        return [None]
+    suffix = nw.col(I).str.slice(-_SUFFIX_CHARS)
+    counts = collect(lazy.select(suffix.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()]
+    order = sorted(range(counts.shape[0]), key=lambda t: str(counts["_s"].iloc[t]))
+    suffixes = [str(counts["_s"].iloc[t]) for t in order]
+    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64)[order])
+    bounds: list[str] = []
+    for part in range(1, n_passes):  # the first suffix past each pass's share of the rows
+        at = int(np.searchsorted(shares, shares[-1] * part / n_passes, side="right"))
+        if 0 < at < len(suffixes) and (not bounds or suffixes[at] > bounds[-1]):
+            bounds.append(suffixes[at])
+    if not bounds:
+        return [None]
+    below = [suffix < b for b in bounds] + [None]
+    above = [None] + [suffix >= b for b in bounds]
+    return [lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)]
 
 
 def _batch_patterns(
@@ -1042,7 +1079,10 @@ def _first_appearances(
 
     Every data set's first rows come in one query (a union of each data set's
     head, :data:`_HEADS_PER_QUERY` at a time); only the data sets whose first rows
-    do not show every model are read again, further.
+    do not show every model are read again, further. Only each data set's
+    (data set, model) pairs in order of first appearance and its number of rows
+    read reach pandas, so memory stays bounded by a batch of rows
+    (:func:`_first_pairs`).
     """
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
@@ -1050,27 +1090,64 @@ def _first_appearances(
     n = _FIRST_ROWS
     while pending:
         names = list(pending)
-        pieces = []
+        pairs, read = [], pd.Series(dtype=np.int64)
         for start in range(0, len(names), _HEADS_PER_QUERY):
             heads = [
                 lazy.filter(nw.col(D) == label).select(D, M).head(n)
                 for label in names[start : start + _HEADS_PER_QUERY]
             ]
-            pieces.append(collect(nw.concat(heads, how="vertical")))
-        head = pd.concat(pieces, ignore_index=True)
+            found, counts = _first_pairs(heads)
+            pairs.append(found)
+            read = read.add(counts, fill_value=0) if read.shape[0] else counts
+        head = pd.concat(pairs, ignore_index=True)
         grouped = dict(list(head.groupby(D, sort=False)))
         for label in names:
             models = pending[label]
             rows = grouped.get(label, head.iloc[:0])[M]
+            n_read = int(read.get(label, 0))
             wanted = set(models.tolist())
             order = [v for v in pd.unique(rows).tolist() if v in wanted]  # first appearance
-            if len(order) == len(wanted) or rows.shape[0] < n or n >= _MOST_FIRST_ROWS:
+            if len(order) == len(wanted) or n_read < n or n >= _MOST_FIRST_ROWS:
                 rest = [v for v in models.tolist() if v not in set(order)]
                 found = pd.Index(order + rest, dtype=models.dtype) if order else models
                 orders[label] = lambda _models, found=found: found
                 del pending[label]
         n *= 8
     return orders
+
+
+def _first_pairs(heads: list[Any]) -> tuple[pd.DataFrame, pd.Series]:
+    """The (data set, model) pairs of the union of ``heads`` (each one data set's first
+    rows), each data set's in order of first appearance, and the rows read per data set.
+
+    Polars keeps each head's distinct pairs in order (``unique(maintain_order=True)``);
+    the other engines' union comes in batches (streamed by DuckDB), each reduced to its
+    first pairs at once.
+    """
+    nw = narwhals()
+    if heads[0].implementation.name == "POLARS":
+        import polars as pl
+
+        count = f"{M}_rows"
+        reduced = [
+            nw.from_native(
+                h.to_native()
+                .with_columns(pl.len().alias(count))
+                .unique(subset=[D, M], maintain_order=True)
+            )
+            for h in heads
+        ]
+        found = collect(nw.concat(reduced, how="vertical"))
+        counts = found.groupby(D, sort=False)[count].first().astype(np.int64)
+        return found[[D, M]], counts
+    pieces, counts = [], []
+    for batch in collect_batches(nw.concat(heads, how="vertical"), _FIRST_PAIRS_BATCH):
+        counts.append(batch.groupby(D, sort=False).size())
+        pieces.append(batch.drop_duplicates([D, M]))
+    if not pieces:
+        return pd.DataFrame({D: [], M: []}), pd.Series(dtype=np.int64)
+    found = pd.concat(pieces, ignore_index=True).drop_duplicates([D, M])
+    return found, pd.concat(counts).groupby(level=0, sort=False).sum().astype(np.int64)
 
 
 # --------------------------------------------------------------------------- constructors' helpers
@@ -1117,11 +1194,13 @@ def formula_route(
     *,
     record: str,
     direction: Direction | None,
+    block_is_replication: bool | None = None,
 ) -> EngineRoute:
     """The route of a formula's per-record values.
 
     With one block, whether it is the fold or the replication is read from
-    ``source`` (do records repeat across its groups?).
+    ``source`` (do records repeat across its groups?), unless
+    ``block_is_replication`` says it.
     """
     columns = source.columns
     replication: str | None = None
@@ -1130,7 +1209,9 @@ def formula_route(
         replication, fold = parsed.blocks
     elif len(parsed.blocks) == 1:
         fold = parsed.blocks[0]
-        if source.records_repeat_across(fold, record):
+        if block_is_replication is None:
+            block_is_replication = source.records_repeat_across(fold, record)
+        if block_is_replication:
             replication, fold = fold, None
     if parsed.response_is_column:
         response = engine_column(source, parsed.response)

@@ -768,3 +768,217 @@ def test_many_datasets_run_one_set_of_queries_whatever_their_number(convert, eng
     assert counts[2][0] == counts[3][0] == counts[6][0] == 3
     if engine == "polars-lazy":  # and every query Polars runs, labels and first rows too
         assert counts[2][1] == counts[3][1] == counts[6][1]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "parquet", "polars", "polars-lazy", "pyarrow"])
+@pytest.mark.parametrize("ids", ["text", "integer"])
+def test_records_split_into_passes_give_the_numbers_of_one_pass(engine, ids, convert, monkeypatch):
+    records_per_pass: list[int] = []
+    whole = pushdown.collect_batches
+
+    def counted(query: Any, *args: Any) -> Any:
+        records_per_pass.append(0)
+        for batch in whole(query, *args):
+            records_per_pass[-1] += batch.shape[0]
+            yield batch
+
+    monkeypatch.setattr(pushdown, "collect_batches", counted)
+    for binary in (True, False):
+        frame = cv_frame(12, binary=binary)  # 48 records, id000 … id047
+        if ids == "integer":  # some negative
+            frame["record"] = frame["record"].str[2:].astype(np.int64) - 20
+        data, options = convert(engine, frame)
+        records_per_pass.clear()
+        one_pass = ResultsTable(data, **options)
+        assert records_per_pass == [48]
+        monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)  # 48 records: 5 passes
+        records_per_pass.clear()
+        in_passes = ResultsTable(data, **options)
+        monkeypatch.undo()
+        monkeypatch.setattr(pushdown, "collect_batches", counted)
+        # every record in exactly one pass, the passes of about 48 / 5 records each
+        assert len(records_per_pass) == 5 and sum(records_per_pass) == 48
+        assert min(records_per_pass) >= 8 and max(records_per_pass) <= 11, records_per_pass
+        # patterns and counts exactly; real sums to 1e-12 (DuckDB's parallel sums vary)
+        assert_same_tables(in_passes, one_pass, exact=binary)
+        assert_same_tables(in_passes, ResultsTable(frame), exact=binary)
+    monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 10)
+    for case in ("duplicate row", "record in two folds"):
+        broken = BROKEN[case]
+        if ids == "integer":
+            broken = broken.assign(record=broken["record"].str[2:].astype(np.int64) - 20)
+        with pytest.raises(CVReportError) as expected:
+            ResultsTable(broken)
+        data, options = convert(engine, broken)
+        with pytest.raises(CVReportError) as raised:
+            ResultsTable(data, **options)
+        assert str(raised.value) == str(expected.value), case
+
+
+# ------------------------------------------------------------------ the data sets' order
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "dask", "spark"])
+def test_first_appearance_reads_the_first_rows_in_the_order_pandas_sees_them(
+    engine, convert, monkeypatch
+):
+    from cvreport.data import engine_query
+    from cvreport.data.engines import resolve_source
+
+    rng = np.random.default_rng(5)
+    labels = rng.choice(
+        ["q", "b", "x", "a", "m", "z"], size=200, p=[0.5, 0.3, 0.1, 0.05, 0.04, 0.01]
+    )
+    frame = pd.DataFrame({"d": labels, "n": np.arange(200)})
+    data, _ = convert(engine, frame)
+    source = resolve_source(data)
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 7)  # many batches
+    wanted = {"q", "b", "x", "a", "m", "z", "never"}
+    for most in (1, 5, 13, 64, 150, 200, 1000):
+        expected = pd.unique(frame["d"].iloc[:most]).tolist()  # pandas' first appearance
+        got = engine_query.first_appearance(source.frame, "d", wanted, most, first_rows=3)
+        assert got == expected, most
+    # reading stops once every label wanted is seen: a label of the first rows only
+    assert engine_query.first_appearance(source.frame, "d", {labels[0]}, 200, 3) == [labels[0]]
+
+
+def _datasets_in_their_order() -> pd.DataFrame:
+    """Four data sets, one after the other, whose order of first appearance is not sorted."""
+    frame = _many_datasets(seed=41)
+    names = {"set0": "zeta", "set1": "alpha", "set2": "mu", "set3": "beta"}
+    return frame.assign(dataset=frame["dataset"].map(names))
+
+
+@pytest.mark.parametrize("engine", _ONE_PASS_ENGINES)
+def test_the_data_sets_come_in_pandas_order_of_first_appearance(engine, convert, monkeypatch):
+    from cvreport.data import engine_query
+
+    frame = _datasets_in_their_order()
+    formula = "loss ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, frame).datasets
+    assert expected == ("zeta", "alpha", "mu", "beta")
+    monkeypatch.setattr(engine_query, "FIRST_ROWS", 4)  # heads grow from 4 rows
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 7)  # streamed 7 rows at a time
+    data, options = convert(engine, frame)
+    assert not options
+    assert DatasetsTable.from_formula(formula, data).datasets == expected
+    # the documented rule past the rows read: 'mu' (row 456) and 'beta' (row 552) are
+    # first seen past the first 300 rows, so they follow, sorted
+    assert frame["dataset"].tolist().index("mu") == 456
+    monkeypatch.setattr(engine_query, "MOST_FIRST_ROWS", 300)
+    got = DatasetsTable.from_formula(formula, data).datasets
+    assert got == ("zeta", "alpha", "beta", "mu")
+
+
+# ------------------------------------------------------------------ one block, many data sets
+
+
+def _one_block_datasets(seed: int, n_datasets: int = 4) -> pd.DataFrame:
+    """``_many_datasets`` with one block column: the fold in the data sets of one
+    replication (records in one group each: the block is the fold), the replication in
+    the others (every record in each group: the block is the replication)."""
+    frame = _many_datasets(seed, n_datasets)
+    one_replication = frame.groupby("dataset")["replication"].transform("nunique") == 1
+    return frame.assign(block=np.where(one_replication, frame["fold"], frame["replication"]))
+
+
+@pytest.mark.parametrize(
+    "engine", [e for e in _ONE_PASS_ENGINES if e not in ("dask", "spark")] + ["spark"]
+)
+def test_one_block_on_many_datasets_matches_pandas(convert, engine):
+    frame = _one_block_datasets(seed=33)
+    for formula in ("loss ~ model | block | dataset", "brier ~ model | block | dataset"):
+        expected = DatasetsTable.from_formula(formula, frame)
+        data, _ = convert(engine, frame)
+        got = DatasetsTable.from_formula(formula, data)
+        _assert_same_tables(got, expected)
+        designs = {name: table.design.describe() for name, table in got.tables.items()}
+        assert designs == {name: t.design.describe() for name, t in expected.tables.items()}
+    # one data set irregular (a row twice): its own error, worded as pandas words it
+    formula = "loss ~ model | block | dataset"
+    broken = pd.concat([frame, frame[frame["dataset"] == "set1"].iloc[:1]], ignore_index=True)
+    with pytest.raises(DataError) as in_memory:
+        DatasetsTable.from_formula(formula, broken)
+    data, _ = convert(engine, broken)
+    with pytest.raises(DataError) as in_engine:
+        DatasetsTable.from_formula(formula, data)
+    assert str(in_engine.value) == str(in_memory.value)
+    assert "data set 'set1'" in str(in_engine.value)
+
+
+@pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
+def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, monkeypatch):
+    queries: list[str] = []
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+            queries.append(_name)
+            return _original(frame, *args)
+
+        monkeypatch.setattr(pushdown, name, counted)
+    counts = {}
+    for n_datasets in (2, 3, 6):
+        frame = _one_block_datasets(seed=34, n_datasets=n_datasets)
+        frame = frame[frame["dataset"] != "set3"]  # the 10-fold design, aggregated alone
+        data, _ = convert(engine, frame)
+        queries.clear()
+        table = DatasetsTable.from_formula("loss ~ model | block | dataset", data)
+        assert len(table.datasets) == frame["dataset"].nunique()
+        assert all(t._route.startswith("engine") for t in table.tables.values())
+        counts[n_datasets] = len(queries)
+    # the models' first rows, the per-cell aggregation and the per-record words: once
+    # for the data sets whose block is the replication (set0, set1, set4, set5) and
+    # once for those whose block is the fold (set2), whatever their number
+    assert counts == {2: 3, 3: 6, 6: 6}
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "parquet"])
+def test_which_data_sets_repeat_records_across_the_block_as_each_alone_reads_it(engine, convert):
+    import narwhals.stable.v2 as nw
+
+    from cvreport.data.backends.engine import _datasets_whose_records_repeat
+    from cvreport.data.engines import EngineSource, resolve_source
+
+    record = [1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 2, 2]
+    dataset = ["a"] * 4 + ["b"] * 4 + ["c"] * 2 + ["d"] * 2
+    # a: each record in one group; b: record 1 in groups 1 and 2; c: record 1 in group 5
+    # and in a missing group; d: record 2 in a missing group only
+    for block in (
+        pd.array([1, 2, 1, 2, 1, 1, 2, 1, 5, None, None, None], dtype="Int64"),
+        ["x", "y", "x", "y", "x", "x", "y", "x", "p", None, None, None],
+        [1.0, 2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 5.0, None, None, None],
+    ):
+        frame = pd.DataFrame({"dataset": dataset, "block": block, "record": record})
+        data, _ = convert(engine, frame)
+        source = resolve_source(data)
+        parts = {
+            label: EngineSource(source.frame.filter(nw.col("dataset") == label), source.kind)
+            for label in "abcd"
+        }
+        alone = {
+            label for label, part in parts.items() if part.records_repeat_across("block", "record")
+        }
+        assert alone == {"b", "c"}
+        assert _datasets_whose_records_repeat(source, "dataset", "block", "record", parts) == alone
+
+
+@pytest.mark.parametrize(
+    "engine", ["polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"]
+)
+def test_each_data_sets_models_come_in_their_order_of_first_appearance(
+    engine, convert, monkeypatch
+):
+    frame = _many_datasets(seed=35)
+    frame = frame[frame["dataset"] != "set3"]  # the 10-fold design, aggregated alone
+    formula = "loss ~ model | replication + fold | dataset"
+    expected = DatasetsTable.from_formula(formula, frame)
+    for name, table in expected.tables.items():  # each its own order, as pandas sees it
+        rows = frame[frame["dataset"] == name]
+        assert table.models == tuple(pd.unique(rows["model"]).tolist())
+    assert len({t.models for t in expected.tables.values()}) == 3
+    # heads of 2, 16, 128 rows, read 3 rows at a time
+    monkeypatch.setattr(pushdown, "_FIRST_ROWS", 2)
+    monkeypatch.setattr(pushdown, "_FIRST_PAIRS_BATCH", 3)
+    data, _ = convert(engine, frame)
+    _assert_same_tables(DatasetsTable.from_formula(formula, data), expected)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import ClusterRows, TableContents
+from cvreport.data.engine_query import collect, first_appearance
 from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
 from cvreport.data.formula import evaluate_response
 from cvreport.data.pushdown import (
@@ -37,9 +38,6 @@ from cvreport.data.validation import require_named_columns
 from cvreport.errors import CVReportError, DataError, describe_keys
 
 __all__ = ["EngineBackend"]
-
-_FIRST_ROWS = 1 << 12  # rows read first to find the data sets' order of appearance
-_MOST_FIRST_ROWS = 1 << 24
 
 
 class EngineBackend:
@@ -103,8 +101,12 @@ class EngineBackend:
         rows = self.source.to_pandas(wanted)
         return replace(contents, clusters=ClusterRows(rows, str(roles.record), roles.cluster))
 
-    def _route(self, roles: Roles, source: EngineSource) -> EngineRoute:
-        """How the engine reads the per-record values ``roles`` name, from ``source``."""
+    def _route(
+        self, roles: Roles, source: EngineSource, block_is_replication: bool | None = None
+    ) -> EngineRoute:
+        """How the engine reads the per-record values ``roles`` name, from ``source`` (a
+        formula's one block read as the replication or the fold from ``source``'s rows
+        unless ``block_is_replication`` says which)."""
         if roles.outcome == "predictions":
             shown, how, loss_name = roles.prediction_metric()
             return prediction_route(
@@ -115,7 +117,12 @@ class EngineBackend:
             if parsed.response_is_column and parsed.response not in source.columns:
                 evaluate_response(parsed, source.to_pandas(source.columns[:1]).iloc[:0])
             return formula_route(
-                source, parsed.text, parsed, record=str(roles.record), direction=roles.direction
+                source,
+                parsed.text,
+                parsed,
+                record=str(roles.record),
+                direction=roles.direction,
+                block_is_replication=block_is_replication,
             )
         return losses_route(
             source,
@@ -188,7 +195,10 @@ class EngineBackend:
         are asked for has the engine aggregate every data set at once, with the
         data set column among the keys (:func:`~cvreport.data.pushdown.contents_by_dataset`);
         the others adopt their share, and a data set that pass could not build
-        (an irregular design) is aggregated alone, which words its problem.
+        (an irregular design) is aggregated alone, which words its problem. A
+        formula's one block is read in each data set from its own rows (the
+        replication where its records repeat across the block's groups, else the
+        fold), and the data sets of each kind share one pass.
         """
         nw = narwhals()
         source = self.source
@@ -226,29 +236,120 @@ class _DatasetsPass:
 
     def _run(self, roles: Roles) -> dict[Any, TableContents]:
         parsed = roles.parsed
-        if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
-            return {}  # which block is the fold is read from each data set's own rows
         source = self.backend.source
+        if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
+            return self._run_one_block(roles, parsed.blocks[0])
         try:
             route = self.backend._route(roles, source)
             return contents_by_dataset(source, route, self.dataset, self.parts)
         except (CVReportError, MemoryHandover):
             return {}  # each data set alone words its problem
 
+    def _run_one_block(self, roles: Roles, block: str) -> dict[Any, TableContents]:
+        """A formula's one block, read in each data set from its own rows: the replication
+        where a record of the data set is in several of its groups, else the fold (as each
+        data set alone reads it). The data sets of each kind share one pass."""
+        source, dataset, record = self.backend.source, self.dataset, str(roles.record)
+        if len({dataset, block, record}) < 3 or not {block, record} <= set(source.columns):
+            return {}  # each data set alone words its problem
+        try:
+            repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
+        except (CVReportError, NotImplementedError, ValueError):
+            return {}  # each data set alone reads its block, or words its problem
+        kinds = {
+            True: [label for label in self.parts if label in repeating],
+            False: [label for label in self.parts if label not in repeating],
+        }
+        found: dict[Any, TableContents] = {}
+        for block_is_replication, labels in kinds.items():
+            if not labels:
+                continue
+            rows = source
+            if len(labels) < len(self.parts):  # only this kind's rows
+                nw = narwhals()
+                kept = source.frame.filter(nw.col(dataset).is_in(labels))
+                rows = EngineSource(kept, source.kind, source.files)
+            parts = {label: self.parts[label] for label in labels}
+            try:
+                route = self.backend._route(roles, rows, block_is_replication)
+                found.update(contents_by_dataset(rows, route, dataset, parts))
+            except (CVReportError, MemoryHandover):
+                continue  # each data set alone words its problem
+        return found
+
+
+_PARTS_PER_QUERY = 64  # data sets one Polars query checks (a union of their own checks)
+
+
+def _datasets_whose_records_repeat(
+    source: EngineSource, dataset: str, block: str, record: str, parts: dict[Any, EngineSource]
+) -> set[Any]:
+    """The data sets in which some record appears in more than one group of ``block``:
+    :meth:`~cvreport.data.engines.EngineSource.records_repeat_across` of each data set's
+    rows (``parts``), for every data set in one query.
+
+    For integer and text blocks a group-by per (data set, record) compares the smallest
+    and largest block (a missing block is one more group, as ``unique`` counts it);
+    other blocks (floats, whose NaN engines order differently) count their distinct
+    (block, record) pairs. DuckDB and the others run one group-by over every row;
+    Polars, which hashes a key of text and record several times slower than each data
+    set's rows apart (and skips the others' row groups), runs the union of each data
+    set's own group-by, :data:`_PARTS_PER_QUERY` data sets a query.
+    """
+    nw = narwhals()
+    names = ["_low", "_high", "_missing", "_present", "_groups"]
+    names = [n + "_" * (1 + len(dataset) + len(block) + len(record)) for n in names]
+    low, high, missing, present, groups = names
+    dtype = source.dtype(block)
+    ordered = dtype.is_integer() or dtype == nw.String or isinstance(dtype, nw.String)
+
+    def repeated_in(frame: Any) -> Any:
+        if ordered:
+            per_record = (
+                frame.select(dataset, record, block)
+                .with_columns(nw.col(block).is_null().cast(nw.Int64).alias(missing))
+                .group_by(dataset, record)
+                .agg(
+                    nw.col(block).min().alias(low),
+                    nw.col(block).max().alias(high),
+                    nw.col(missing).sum(),
+                    nw.col(block).count().alias(present),
+                )
+            )
+            repeats = (nw.col(low) != nw.col(high)) | (
+                (nw.col(missing) > 0) & (nw.col(present) > 0)
+            )
+        else:
+            pairs = frame.select(dataset, block, record).unique()
+            per_record = pairs.group_by(dataset, record).agg(nw.len().alias(groups))
+            repeats = nw.col(groups) > 1
+        return per_record.filter(repeats).select(dataset)
+
+    with source.errors():
+        if source.frame.implementation.name != "POLARS":
+            return set(collect(repeated_in(source.frame).unique())[dataset].tolist())
+        labels, found = list(parts), set()
+        for start in range(0, len(labels), _PARTS_PER_QUERY):
+            branches = [
+                repeated_in(parts[label].frame).head(1)
+                for label in labels[start : start + _PARTS_PER_QUERY]
+            ]
+            found |= set(collect(nw.concat(branches, how="vertical"))[dataset].tolist())
+        return found
+
 
 def _first_appearance(source: EngineSource, column: str, labels: list[Any]) -> list[Any]:
-    """``labels`` in order of their first row (read from the first rows only; rest sorted)."""
-    wanted = set(labels)
-    n = _FIRST_ROWS
-    order: list[Any] = []
-    while True:
-        with source.errors():
-            head = source.frame.select(column).head(n).collect().to_pandas()[column]
-        # in order of first appearance, hashed in one vectorised pass over the rows read
-        order = [v for v in pd.unique(head).tolist() if v in wanted]
-        if len(order) == len(wanted) or head.shape[0] < n or n >= _MOST_FIRST_ROWS:
-            break
-        n *= 8
+    """``labels`` (the data sets) in pandas' order: of their first row, read in the engine.
+
+    The rule: the labels seen in the first :data:`~cvreport.data.engine_query.MOST_FIRST_ROWS`
+    rows (16.8M) come in the order of their first row there, as pandas' ``groupby(sort=False)``
+    orders them; the labels first seen past those rows (known only from the engine's
+    ``unique``) follow, sorted (in the order given when they do not sort). Reading
+    stops once every label is seen, and memory stays bounded by the labels and one
+    batch of rows (:func:`~cvreport.data.engine_query.first_appearance`).
+    """
+    with source.errors():
+        order = first_appearance(source.frame, column, labels)
     seen = set(order)
     try:
         rest = sorted(v for v in labels if v not in seen)
