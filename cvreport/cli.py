@@ -258,7 +258,11 @@ def _run_report(args: argparse.Namespace) -> int:
 
     written = write_texts(files, overwrite=args.overwrite)
     pairs = len(report.comparisons)
-    summary = f"{len(report.results)} test results on {pairs} pair{'s' if pairs != 1 else ''}"
+    n_results = len(report.results)
+    summary = (
+        f"{n_results} test result{'s' if n_results != 1 else ''} "
+        f"on {pairs} pair{'s' if pairs != 1 else ''}"
+    )
     print(f"wrote {written[0]} ({summary})")
     for path in written[1:]:
         print(f"wrote {path}")

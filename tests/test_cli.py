@@ -557,3 +557,28 @@ def test_complete_tables_as_csv(tmp_path: Path, capsys: pytest.CaptureFixture[st
             ("decision_tree", "naive_bayes"),
         ]
     )
+
+
+def test_the_summary_line_counts_one_result_and_one_pair_in_the_singular(
+    data_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.md"
+    table = pd.read_csv(data_files["csv"])
+    first, second = sorted(table["model"].unique())[:2]
+    status, stdout, _ = run(
+        [
+            "report",
+            str(data_files["csv"]),
+            "-f",
+            FORMULA,
+            "-o",
+            str(out),
+            "--tests",
+            "corrected_repeated_kfold_ttest",
+            "--pairs",
+            f"{first}:{second}",
+        ],
+        capsys,
+    )
+    assert status == 0
+    assert stdout.splitlines()[0] == f"wrote {out} (1 test result on 1 pair)"
