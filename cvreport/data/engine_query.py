@@ -47,7 +47,33 @@ def collect(frame: Any) -> pd.DataFrame:
     """
     if frame.implementation.name == "POLARS":
         return frame.collect(engine="streaming").to_pandas()
-    return frame.collect().to_pandas()
+    return as_timedeltas(frame.collect().to_pandas())
+
+
+def as_timedeltas(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with DuckDB's intervals as the Timedeltas pandas and Polars give.
+
+    A duration column (pandas' ``timedelta64``) is an INTERVAL in DuckDB, which
+    reaches pandas as ``DateOffset`` objects (Arrow's month-day-nano interval): as
+    labels they would print otherwise than on every other engine and could not be
+    compared with the column again. An interval of calendar months stays as it is.
+    """
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object:
+            continue
+        first = column.first_valid_index()
+        if first is not None and isinstance(column[first], pd.DateOffset):
+            frame[name] = column.map(_timedelta)
+    return frame
+
+
+def _timedelta(offset: Any) -> Any:
+    if not isinstance(offset, pd.DateOffset) or offset.kwds.get("months", 0):
+        return offset
+    return pd.Timedelta(
+        days=offset.kwds.get("days", 0), nanoseconds=offset.kwds.get("nanoseconds", 0)
+    )
 
 
 def collect_batches(frame: Any, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
@@ -65,7 +91,7 @@ def collect_batches(frame: Any, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
             else relation.fetch_arrow_reader(rows)
         )
         for batch in reader:
-            yield batch.to_pandas()
+            yield as_timedeltas(batch.to_pandas())
         return
     whole = collect(frame)
     for start in range(0, max(1, whole.shape[0]), rows):

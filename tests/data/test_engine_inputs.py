@@ -488,3 +488,22 @@ def test_look_alike_names_are_read_as_written_on_every_engine(tmp_path: Path, so
     table = cvreport.ResultsTable.from_formula(formula, data, direction="lower")
     assert table.stats.sums.sum() == reference.stats.sums.sum() == frame[lookalike].sum()
     assert frame[lookalike].sum() != frame["loss"].sum()
+
+
+def test_durations_as_labels_are_the_same_labels_and_numbers_on_duckdb() -> None:
+    """DuckDB hands an INTERVAL back as a DateOffset; as a fold label it raised DuckDB's
+    TypeError ("ConstantExpression takes a value, not DateOffset")."""
+    duckdb = _need("duckdb")
+    frame = cv_frame(4)
+    frame["fold"] = pd.to_timedelta(frame["fold"] * 1.5, unit="D")
+    frame["model"] = pd.to_timedelta(frame["model"].map({"lr": 1, "tree": 2, "knn": 3}), unit="h")
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    a, b = reference.models[:2]
+    expected = cvreport.corrected_repeated_kfold_ttest(reference, a, b)
+    for source in (duckdb.from_df(frame), frame):
+        table = cvreport.ResultsTable.from_formula(FORMULA, source, engine="duckdb")
+        assert table.models == reference.models
+        assert all(isinstance(m, pd.Timedelta) for m in table.models)
+        result = cvreport.corrected_repeated_kfold_ttest(table, a, b)
+        assert result.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+        assert result.statistic == pytest.approx(expected.statistic, rel=1e-12)
