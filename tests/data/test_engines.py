@@ -908,6 +908,7 @@ def test_one_block_on_many_datasets_matches_pandas(convert, engine):
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
 def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, monkeypatch):
+    """Polars builds each data set alone (faster there); every other engine shares."""
     queries: list[str] = []
     for name in ("collect", "collect_batches"):
         original = getattr(pushdown, name)
@@ -927,6 +928,9 @@ def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, mo
         assert len(table.datasets) == frame["dataset"].nunique()
         assert all(t._route.startswith("engine") for t in table.tables.values())
         counts[n_datasets] = len(queries)
+    if engine == "polars-lazy":  # two queries a data set (set3 is left out of the six)
+        assert counts == {n: 2 * (n - (n > 3)) for n in (2, 3, 6)}
+        return
     # the models' first rows, the per-cell aggregation and the per-record words: once
     # for the data sets whose block is the replication (set0, set1, set4, set5) and
     # once for those whose block is the fold (set2), whatever their number
