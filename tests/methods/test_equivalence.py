@@ -444,7 +444,7 @@ def test_the_report_says_what_was_shown_for_a_loss_and_a_score(score):
         f"than 0.02 {name} ({interpret.p_equals(res.pvalue)}; 90% interval for A − B "
         f"[{low:.4f}, {high:.4f}] {bound})."
     )
-    assert short.startswith("non-inferiority by the margin 0.02 shown")
+    assert short.startswith(f"non-inferiority by the margin 0.02 {name} shown")
     res, text, short, _ = _reading(table, "B", "A", "non-inferior", 0.02)
     assert "non-inferiority was NOT shown" in text and "not evidence that B is worse" in text
     assert "NOT shown" in short
