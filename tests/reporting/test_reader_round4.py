@@ -424,3 +424,27 @@ def test_a_one_sided_p_value_is_called_one_sided_in_the_headline(
     short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
     assert f"one-sided p = {result.pvalue:.3f})" in short
     assert "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
+
+
+def test_every_pair_s_statistic_has_the_sign_of_its_estimate_for_a_score() -> None:
+    """Was: the all-pairs overview (Report.overview, --pairs-csv) of an AUC gave
+    estimate −0.0041 beside t = +0.81, the t of the negated score, while the same test
+    run alone gives t = −0.81."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for replication in range(1, 11):
+        for fold in range(1, 11):
+            shift = rng.normal(0, 0.01)
+            for i in range(14):
+                auc = 0.80 + 0.004 * i + shift + rng.normal(0, 0.01)
+                rows.append((replication, fold, f"model_{i:02d}", auc))
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
+    table = cvreport.ResultsTable.from_fold_scores(frame, score="auc")
+    overview = quiet(table).overview
+    assert len(overview) == 14 * 13 // 2
+    for row in overview.head(5).itertuples():
+        alone = cvreport.corrected_repeated_kfold_ttest(table, row.a, row.b)
+        assert row.statistic == pytest.approx(alone.statistic)
+        assert row.estimate == pytest.approx(alone.estimate)
+        # t is the mean difference over its standard error: the same sign
+        assert np.sign(row.statistic) == np.sign(row.estimate)
