@@ -6,6 +6,7 @@ sentence or heading against the numbers beside it.
 
 from __future__ import annotations
 
+import html
 import re
 import warnings
 from pathlib import Path
@@ -448,3 +449,21 @@ def test_every_pair_s_statistic_has_the_sign_of_its_estimate_for_a_score() -> No
         assert row.estimate == pytest.approx(alone.estimate)
         # t is the mean difference over its standard error: the same sign
         assert np.sign(row.statistic) == np.sign(row.estimate)
+
+
+def test_the_power_curve_names_each_test_as_the_report_does() -> None:
+    """Was: "Corrected repeated K-fold t test", "Combined 5×2cv F test" in the legend where
+    every report says "Corrected repeated k-fold CV t test", "Alpaydın's combined …"."""
+    from cvreport.methods.registry import get_spec
+
+    pilot = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    curve = cvreport.power_curve(
+        pilot, "logistic_regression", "decision_tree", effect=0.05, replications=range(1, 6)
+    )
+    frame = curve.to_frame()
+    for test, label in frame[["test", "label"]].drop_duplicates().itertuples(index=False):
+        assert label == get_spec(test).method
+        assert f"{html.escape(label)}, K = " in curve.svg
+    assert "Corrected repeated K-fold t test" not in curve.svg
