@@ -467,3 +467,24 @@ def test_the_power_curve_names_each_test_as_the_report_does() -> None:
         assert label == get_spec(test).method
         assert f"{html.escape(label)}, K = " in curve.svg
     assert "Corrected repeated K-fold t test" not in curve.svg
+
+
+def test_the_p_value_legend_describes_the_decision_the_dots_show() -> None:
+    """Was: "○ p > α" in the legend beside a hollow dot at p = 0.027 (its Holm-adjusted
+    p = 0.082 decides), and a caption saying the dots left of the line are significant."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    report = quiet(table)
+    lifted = [
+        o for o in report.outcomes
+        if o.result.pvalue <= 0.05 < o.adjusted  # below α alone, above it adjusted
+    ]  # fmt: skip
+    assert lifted, "the example has a pair whose adjustment reverses the decision"
+    page = report.to_html()
+    figure = page.split('id="cvr-pvalues"', 1)[1].split("</figure>", 1)[0]
+    assert "p &gt; α" not in figure and "p ≤ α (reject)" not in figure
+    assert ">rejects at α<" in figure and ">does not reject<" in figure
+    assert "a hollow dot left of the line is a p-value below α that the adjustment lifted" in (
+        figure
+    )
