@@ -488,3 +488,22 @@ def test_the_p_value_legend_describes_the_decision_the_dots_show() -> None:
     assert "a hollow dot left of the line is a p-value below α that the adjustment lifted" in (
         figure
     )
+
+
+def test_a_method_name_in_parentheses_gets_no_second_pair() -> None:
+    """Was: "McNemar's test (continuity-corrected) (recommended)" and "rely on the recommended
+    test (McNemar's test (continuity-corrected))"."""
+    rng = np.random.default_rng(4)
+    truth_rows = []
+    for record in range(300):
+        for model, error in (("a", 0.08), ("b", 0.14)):
+            truth_rows.append((record, model, int(rng.random() < error)))
+    frame = pd.DataFrame(truth_rows, columns=["record", "model", "err"])
+    table = cvreport.ResultsTable.from_formula("err ~ model", frame)
+    report = quiet(table, tests="all")
+    recommended = next(o for o in report.outcomes if o.recommended)
+    assert recommended.method == "McNemar's test (continuity-corrected)"
+    markdown = report.to_markdown()
+    assert "| McNemar's test (continuity-corrected; recommended) |" in markdown
+    assert ") (recommended)" not in markdown and ") (not recommended)" not in markdown
+    assert "test (McNemar's test (continuity-corrected))" not in markdown
