@@ -372,12 +372,15 @@ def pvalue_plot(
     out.append(
         f'<g class="cvr-legend" font-size="11" fill="currentColor">'
         f'<circle class="cvr-dot-reject" cx="{left + 4}" cy="{ly - 4}" r="4.5" '
-        f'fill="{COLOURS["reject"]}"/><text x="{left + 12}" y="{ly}">p ≤ α (reject)</text>'
-        f'<circle class="cvr-dot-keep" cx="{left + 112}" cy="{ly - 4}" r="4.5" fill="none" '
-        f'stroke="currentColor" stroke-width="1.5"/><text x="{left + 120}" y="{ly}">p &gt; α</text>'
+        # the dots show the decision, which an adjusted p-value may reverse: a raw p ≤ α
+        # whose adjusted p is above α is a hollow dot left of the line
+        f'fill="{COLOURS["reject"]}"/><text x="{left + 12}" y="{ly}">rejects at α</text>'
+        f'<circle class="cvr-dot-keep" cx="{left + 100}" cy="{ly - 4}" r="4.5" fill="none" '
+        f'stroke="currentColor" stroke-width="1.5"/>'
+        f'<text x="{left + 108}" y="{ly}">does not reject</text>'
         + (
-            f'<path class="cvr-adjusted" d="M{left + 180},{ly - 9} l5,5 l-5,5 l-5,-5 z" '
-            f'fill="none" stroke="currentColor"/><text x="{left + 190}" y="{ly}">adjusted</text>'
+            f'<path class="cvr-adjusted" d="M{left + 215},{ly - 9} l5,5 l-5,5 l-5,-5 z" '
+            f'fill="none" stroke="currentColor"/><text x="{left + 225}" y="{ly}">adjusted p</text>'
             if any(point.adjusted is not None for point in points)
             else ""
         )

@@ -139,7 +139,8 @@ def power_figure(
         f'<line class="cvr-alpha" x1="{left}" x2="{left + plot_width}" y1="{y_target:.1f}" '
         f'y2="{y_target:.1f}" stroke="#b91c1c" stroke-width="1.2" stroke-dasharray="5 3">'
         f"<title>wanted power {target:g}</title></line>"
-        f'<text x="{left + plot_width - 4}" y="{y_target - 4:.1f}" text-anchor="end" '
+        # below the line at the left, where the curves have not yet reached it
+        f'<text x="{left + 4}" y="{y_target + 12:.1f}" text-anchor="start" '
         f'font-size="11" fill="currentColor">power {target:g}</text>'
     )
     for index, ((test, k), group) in enumerate(groups):

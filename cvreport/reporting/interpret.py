@@ -622,10 +622,20 @@ def disagreement_sentence(
         )
     if recommended:
         return (
-            text + f"rely on the recommended test ({join_methods(recommended)}), and read the "
-            "disagreement as a sign that the evidence is borderline."
+            text + f"rely on the recommended test{_aside(join_methods(recommended))}, and read "
+            "the disagreement as a sign that the evidence is borderline."
         )
     return text + "read the disagreement as a sign that the evidence is borderline."
+
+
+def _aside(words: str) -> str:
+    """Words set aside after a noun: in parentheses, or after a comma when they end in a
+    parenthesis of their own (no nested parentheses); the sentence supplies the closing comma.
+
+    >>> _aside("F test"), _aside("McNemar's test (continuity-corrected)")
+    (' (F test)', ", McNemar's test (continuity-corrected)")
+    """
+    return f", {words}" if words.endswith(")") else f" ({words})"
 
 
 def disagreement_cause(

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport.distributions import as_distribution
 from cvreport.errors import CVReportError
 from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.registry import get_spec
@@ -86,6 +87,16 @@ def _mean_losses(table: ResultsTable) -> np.ndarray:
         folds.get_indexer(errors["fold"]),
     ] = errors["loss"].to_numpy(dtype=np.float64)
     return np.nanmean(out.reshape(len(models), -1), axis=1)
+
+
+def _signed_statistic(spec: TestSpec, table: ResultsTable, pair: tuple[Any, Any]) -> bool:
+    """Whether the test's statistic has a sign (t, z) that follows A − B, as its result on
+    one pair says (an F or χ² statistic has none)."""
+    try:
+        result = analysis.run_test(spec, table, pair[0], pair[1], {"alternative": None})
+    except CVReportError:
+        return False
+    return as_distribution(result.distribution).signed
 
 
 def _pair_by_pair(table: ResultsTable, spec: TestSpec, pairs: list[tuple[Any, Any]]) -> tuple:
@@ -150,6 +161,8 @@ def pair_overview(
     if result is not None:
         statistic = np.asarray(result.statistic, dtype=np.float64)
         pvalue = np.asarray(result.pvalue, dtype=np.float64)
+        if table.higher_is_better and _signed_statistic(spec, table, pairs[0]):
+            statistic = -statistic  # the kernel ran on the negated score: in the score again
     else:
         statistic, pvalue = _pair_by_pair(table, spec, pairs)
     adjusted = pvalue.copy()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cvreport.data.metrics import reader_name
+from cvreport.methods.registry import get_spec
 from cvreport.planning.components import (
     VarianceComponents,
     as_pilot_table,
@@ -150,6 +151,8 @@ def power_curve(
         replications=replications,
         tests=tests,
     )
+    # each test by the name a report gives it (the planner's short labels differ)
+    frame["label"] = [get_spec(name).method for name in frame["test"]]
     svg = power_figure(frame, target=target, effect=effect, measure=measure)
     return PowerCurve(
         svg=svg, components=components, effect=effect, target=target, alpha=alpha, frame=frame

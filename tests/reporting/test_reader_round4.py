@@ -6,6 +6,7 @@ sentence or heading against the numbers beside it.
 
 from __future__ import annotations
 
+import html
 import re
 import warnings
 from pathlib import Path
@@ -424,3 +425,85 @@ def test_a_one_sided_p_value_is_called_one_sided_in_the_headline(
     short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
     assert f"one-sided p = {result.pvalue:.3f})" in short
     assert "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
+
+
+def test_every_pair_s_statistic_has_the_sign_of_its_estimate_for_a_score() -> None:
+    """Was: the all-pairs overview (Report.overview, --pairs-csv) of an AUC gave
+    estimate −0.0041 beside t = +0.81, the t of the negated score, while the same test
+    run alone gives t = −0.81."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for replication in range(1, 11):
+        for fold in range(1, 11):
+            shift = rng.normal(0, 0.01)
+            for i in range(14):
+                auc = 0.80 + 0.004 * i + shift + rng.normal(0, 0.01)
+                rows.append((replication, fold, f"model_{i:02d}", auc))
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
+    table = cvreport.ResultsTable.from_fold_scores(frame, score="auc")
+    overview = quiet(table).overview
+    assert len(overview) == 14 * 13 // 2
+    for row in overview.head(5).itertuples():
+        alone = cvreport.corrected_repeated_kfold_ttest(table, row.a, row.b)
+        assert row.statistic == pytest.approx(alone.statistic)
+        assert row.estimate == pytest.approx(alone.estimate)
+        # t is the mean difference over its standard error: the same sign
+        assert np.sign(row.statistic) == np.sign(row.estimate)
+
+
+def test_the_power_curve_names_each_test_as_the_report_does() -> None:
+    """Was: "Corrected repeated K-fold t test", "Combined 5×2cv F test" in the legend where
+    every report says "Corrected repeated k-fold CV t test", "Alpaydın's combined …"."""
+    from cvreport.methods.registry import get_spec
+
+    pilot = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    curve = cvreport.power_curve(
+        pilot, "logistic_regression", "decision_tree", effect=0.05, replications=range(1, 6)
+    )
+    frame = curve.to_frame()
+    for test, label in frame[["test", "label"]].drop_duplicates().itertuples(index=False):
+        assert label == get_spec(test).method
+        assert f"{html.escape(label)}, K = " in curve.svg
+    assert "Corrected repeated K-fold t test" not in curve.svg
+
+
+def test_the_p_value_legend_describes_the_decision_the_dots_show() -> None:
+    """Was: "○ p > α" in the legend beside a hollow dot at p = 0.027 (its Holm-adjusted
+    p = 0.082 decides), and a caption saying the dots left of the line are significant."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    report = quiet(table)
+    lifted = [
+        o for o in report.outcomes
+        if o.result.pvalue <= 0.05 < o.adjusted  # below α alone, above it adjusted
+    ]  # fmt: skip
+    assert lifted, "the example has a pair whose adjustment reverses the decision"
+    page = report.to_html()
+    figure = page.split('id="cvr-pvalues"', 1)[1].split("</figure>", 1)[0]
+    assert "p &gt; α" not in figure and "p ≤ α (reject)" not in figure
+    assert ">rejects at α<" in figure and ">does not reject<" in figure
+    assert "a hollow dot left of the line is a p-value below α that the adjustment lifted" in (
+        figure
+    )
+
+
+def test_a_method_name_in_parentheses_gets_no_second_pair() -> None:
+    """Was: "McNemar's test (continuity-corrected) (recommended)" and "rely on the recommended
+    test (McNemar's test (continuity-corrected))"."""
+    rng = np.random.default_rng(4)
+    truth_rows = []
+    for record in range(300):
+        for model, error in (("a", 0.08), ("b", 0.14)):
+            truth_rows.append((record, model, int(rng.random() < error)))
+    frame = pd.DataFrame(truth_rows, columns=["record", "model", "err"])
+    table = cvreport.ResultsTable.from_formula("err ~ model", frame)
+    report = quiet(table, tests="all")
+    recommended = next(o for o in report.outcomes if o.recommended)
+    assert recommended.method == "McNemar's test (continuity-corrected)"
+    markdown = report.to_markdown()
+    assert "| McNemar's test (continuity-corrected; recommended) |" in markdown
+    assert ") (recommended)" not in markdown and ") (not recommended)" not in markdown
+    assert "test (McNemar's test (continuity-corrected))" not in markdown
