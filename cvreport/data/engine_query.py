@@ -209,7 +209,7 @@ def _add_first_seen(order: dict[Any, None], values: Any, wanted: set[Any]) -> No
         import pyarrow.compute as pc
 
         seen = pd.unique(pc.unique(values).to_pandas()).tolist()  # Arrow keeps the order
-    for value in seen:
+    for value in map(_timedelta, seen):  # DuckDB's intervals as the labels' Timedeltas
         if value in wanted and value not in order:
             order[value] = None
 

@@ -507,3 +507,16 @@ def test_durations_as_labels_are_the_same_labels_and_numbers_on_duckdb() -> None
         result = cvreport.corrected_repeated_kfold_ttest(table, a, b)
         assert result.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
         assert result.statistic == pytest.approx(expected.statistic, rel=1e-12)
+
+
+def test_durations_are_found_in_their_order_of_first_appearance_on_duckdb() -> None:
+    """The models' order read from DuckDB's first rows missed every interval label (a
+    DateOffset is not the Timedelta asked for), so the order fell back to a group-by's."""
+    duckdb = _need("duckdb")
+    import narwhals.stable.v2 as nw
+
+    from cvreport.data.engine_query import first_appearance
+
+    labels = pd.to_timedelta([3, 1, 3, 2, 1], unit="h")
+    rows = nw.from_native(duckdb.from_df(pd.DataFrame({"m": labels})))
+    assert first_appearance(rows, "m", set(labels)) == list(pd.unique(labels))
