@@ -477,3 +477,94 @@ def test_true_names_no_model_labelled_one() -> None:
     with pytest.raises(DataError, match=r"unknown model True; the table's models are 1, 2, 3"):
         cvreport.Report(table, pairs=[(True, 2)])
     assert table.resolve_pair(1.0, "2") == (1, 2)  # the same number, or its text, still finds it
+
+
+# -- a missing column is named for what it is, once for the whole data -------------------
+def _multi_predictions() -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    frames = []
+    for dataset in ("d1", "d2"):
+        truth = rng.integers(0, 2, 40)
+        for fold in (1, 2):
+            for model, skill in (("a", 1.0), ("b", 0.5)):
+                records = np.arange(40)[np.arange(40) % 2 == fold - 1]
+                margin = (2 * truth[records] - 1) * skill + rng.normal(0, 1, records.size)
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "task": dataset,
+                            "fold": fold,
+                            "clf": model,
+                            "id": records,
+                            "y": truth[records],
+                            "p": 1 / (1 + np.exp(-margin)),
+                        }
+                    )
+                )
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("route", ["metric formula", "label formula with metric"])
+def test_a_missing_record_column_of_predictions_is_not_said_to_be_named_by_the_formula(route):
+    """Was: 'Name the columns with truth=, prediction= … and record=.' beside a formula, and
+    on many data sets 'data set 'd1': missing record column' for a column no data set has."""
+    frame = _multi_predictions()
+    formula = "roc_auc(y, p) ~ clf | fold | task"
+    with pytest.raises(DataError) as caught:
+        if route == "metric formula":
+            cvreport.DatasetsTable.from_formula(formula, frame)
+        else:
+            cvreport.DatasetsTable.from_predictions(
+                frame,
+                truth="y",
+                score="p",
+                metric="roc_auc",
+                model="clf",
+                replication=None,
+                dataset="task",
+            )
+    message = str(caught.value)
+    assert message.startswith("missing record column 'record'; the data has columns")
+    assert "data set 'd1'" not in message
+    if route == "metric formula":
+        assert message.endswith(
+            "The formula does not name the record column: name it with record=... "
+            "(--record on the command line)."
+        )
+    else:  # the keywords of predictions, not those of losses
+        assert message.endswith("model=, replication=, fold= and record=.")
+        assert "loss=" not in message
+    table = cvreport.DatasetsTable.from_formula(formula, frame, record="id")
+    assert table.datasets == ("d1", "d2")
+
+
+def test_a_column_the_formula_names_is_quoted_with_its_data_set_term():
+    frame = _multi_predictions()
+    with pytest.raises(DataError) as caught:
+        cvreport.DatasetsTable.from_formula("y ~ model | fold | task", frame, record="id")
+    assert str(caught.value).startswith("missing model column 'model';")
+    assert str(caught.value).endswith("The formula 'y ~ model | fold | task' names them.")
+
+
+def test_the_command_line_names_the_flag_for_a_missing_record_column(tmp_path, capsys):
+    path = tmp_path / "multi.csv"
+    _multi_predictions().to_csv(path, index=False)
+    out = tmp_path / "out.html"
+    status = main(
+        [
+            "datasets",
+            str(path),
+            "-f",
+            "y ~ clf | fold | task",
+            "--metric",
+            "roc_auc",
+            "--score",
+            "p",
+            "-o",
+            str(out),
+        ]
+    )
+    error = capsys.readouterr().err
+    assert status != 0 and not out.exists()
+    assert "cvreport: error: missing record column 'record'" in error
+    assert "--record on the command line" in error and "data set '" not in error

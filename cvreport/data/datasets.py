@@ -38,7 +38,7 @@ from cvreport.data.formula import evaluate_response, parse_formula, split_cluste
 from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.roles import Roles, metric_call
 from cvreport.data.table import ResultsTable
-from cvreport.data.validation import require_distinct_roles
+from cvreport.data.validation import require_distinct_roles, require_named_columns
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
 
 __all__ = ["DatasetsTable", "split_dataset_term"]
@@ -460,6 +460,8 @@ class DatasetsTable:
         ``ratios`` is the validation over training size of every data set, or of each by name.
         """
         require_distinct_roles(roles.columns_by_role)
+        # a column missing from the whole data is not one data set's problem
+        require_named_columns(backend.columns, roles.named, roles.how_to_name(backend.columns))
         tables: dict[Any, ResultsTable] = {}
         for name, part in backend.datasets(str(roles.dataset)):
             ratio = ratios.get(name) if isinstance(ratios, Mapping) else ratios

@@ -56,11 +56,6 @@ __all__ = [
     "record_pairs",
 ]
 
-_HOW_TO_NAME = (
-    "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
-    "replication=, fold= and record=."
-)
-
 
 @dataclass(frozen=True)
 class RecordPredictions:
@@ -140,7 +135,7 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
         "cluster": cluster,
         "prediction": prediction,
     }
-    require_columns(data, named, _HOW_TO_NAME)
+    require_columns(data, named, roles.how_to_name(data.columns))
     if spec.needs == "prediction" and prediction is None:
         raise DataError(f"metric {spec.name!r} needs predicted labels: name them with prediction=")
     if spec.needs == "score" and score is None:
@@ -185,7 +180,10 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
     where = ", ".join(
         f"{role} {column!r}"
         for role, column in (
-            ("model", model), ("replication", replication), ("fold", fold), ("record", record)
+            ("model", model),
+            ("replication", replication),
+            ("fold", fold),
+            ("record", record),
         )
         if column is not None
     )

@@ -46,6 +46,11 @@ HOW_TO_NAME = (
     "Name the columns with the keywords (loss=, model=, replication=, fold=, record=) or a "
     "formula such as 'loss ~ model | replication + fold'."
 )
+_PREDICTED = ("predictions", "metric")  # outcomes read from predictions and the truth
+_HOW_TO_NAME_PREDICTIONS = (
+    "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
+    "replication=, fold= and record=."
+)
 
 
 def _require_record(record: Any) -> None:
@@ -367,22 +372,35 @@ class Roles:
         return roles
 
     def how_to_name(self, columns: Sequence[Any]) -> str:
-        """What to do when a named column is missing (the end of the error message)."""
-        if self.parsed is None:
-            return HOW_TO_NAME
-        how_to_fix = f"The formula {self.parsed.text!r} names them."
-        if self.cluster is not None and self.cluster not in columns:  # given beside the formula
-            how_to_fix = (
+        """What to do when a named column is missing (the end of the error message): each
+        sentence about a column that is missing, the formula's own only when one of its
+        columns is."""
+        formula = self.parsed.text if self.parsed is not None else self.formula
+        if formula is None:
+            return _HOW_TO_NAME_PREDICTIONS if self.outcome in _PREDICTED else HOW_TO_NAME
+        if self.dataset is not None:  # the data set's term, split off before the roles
+            formula = f"{formula} | {self.dataset}"
+        present = set(columns)
+        beside = ("record", "cluster")  # named beside the formula, not in it
+        in_formula = [c for r, c in self.named.items() if c is not None and r not in beside]
+        hints = []
+        if any(column not in present for column in in_formula):
+            hints.append(f"The formula {formula!r} names them.")
+        if self.cluster is not None and self.cluster not in present:
+            hints.append(
                 f"The cluster {self.cluster!r} is not among them: name the column that groups "
                 "the records, or leave the cluster out."
             )
-        if self.outcome == "loss" and self.record not in columns:
-            how_to_fix += (
-                " If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
+        if self.record is not None and self.record not in present:
+            hints.append(
+                "If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
                 "(--per-fold on the command line); otherwise name the record column with "
                 "record=... (--record)."
+                if self.outcome not in _PREDICTED
+                else "The formula does not name the record column: name it with record=... "
+                "(--record on the command line)."
             )
-        return how_to_fix
+        return " ".join(hints) or f"The formula {formula!r} names them."
 
     def settled(self, replication: str | None, fold: str | None) -> Roles:
         """The roles with the single block read as ``replication`` or ``fold``."""
