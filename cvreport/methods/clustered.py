@@ -129,10 +129,10 @@ def _clustered(
         se = math.sqrt(variance)
         z = mean / se
         pvalue = float(normal_pvalue(z, alternative))
+    correction = ", with the small-sample factor G/(G − 1)," if small_sample_correction else ""
     notes = [
-        "Standard error clustered by "
-        + ("G/(G − 1)-corrected " if small_sample_correction else "")
-        + f"cluster sums over {g} clusters (Miller 2024); z referred to N(0, 1)."
+        f"The standard error is cluster-robust: computed from the sums of the {g} clusters"
+        f"{correction} (Miller 2024), and z is referred to N(0, 1)."
     ]
     if g < 30:
         notes.append(
