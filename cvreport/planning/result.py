@@ -216,7 +216,15 @@ class PlanResult(SummaryDisplay):
     def _interpretation(self, best: Recommendation | None) -> str:
         """Which design is chosen, and why the tests that train fewer models are not."""
         if best is None or best.design is None:
-            return "No candidate design reaches the wanted power while holding its level; see the notes."
+            too_often = [r for r in self.recommendations if r.design and not r.holds_level]
+            if not too_often:
+                return "No candidate design reaches the wanted power; see the notes."
+            return (
+                "No candidate design reaches the wanted power with a test that holds its level: "
+                + " and ".join(f"{r.label} on {r.design.label}" for r in too_often)  # type: ignore[union-attr]
+                + f" {'reaches' if len(too_often) == 1 else 'reach'} it only by rejecting a "
+                f"true null more often than {SIZE_TOLERANCE:g} α; see the notes."
+            )
         sentences = [f"{best.label} on {best.design.label} reaches the power."]
         cheaper = [
             r
