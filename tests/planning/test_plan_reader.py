@@ -8,6 +8,7 @@ errors in the plan's own table), not from copied sentences.
 from __future__ import annotations
 
 import dataclasses
+import xml.etree.ElementTree as ET
 
 import pandas as pd
 import pytest
@@ -178,3 +179,31 @@ def test_when_only_tests_that_reject_too_often_reach_the_power_it_says_so(result
     for label, design in zip(reaching.label, reaching.design):
         assert f"{label} on {design}" in text
     assert f"more often than {SIZE_TOLERANCE:g} α" in text
+
+
+def test_the_power_curve_rings_only_designs_whose_test_holds_its_level(result):
+    curve = cvreport.power_curve(result.components, effect=EFFECT, alpha=ALPHA, power=0.8)
+    frame = curve.to_frame()
+    assert (frame["holds_level"] == (frame["type_i_error"] <= SIZE_TOLERANCE * ALPHA)).all()
+    expected_rings = set()
+    for (test, k), group in frame.groupby(["test", "K"]):
+        hits = group[(group.power >= 0.8) & group.holds_level].sort_values("m")
+        if len(hits):
+            expected_rings.add((test, str(k), hits.design.iloc[0]))
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(curve.svg)
+    rings, hollow = set(), 0
+    for g in root.iter(f"{ns}g"):
+        if g.get("class") != "cvr-curve":
+            continue
+        for circle in g.iter(f"{ns}circle"):
+            title = circle.find(f"{ns}title").text
+            design = title.split(": ")[1].split(", power")[0]
+            if circle.get("r") == "5":
+                rings.add((g.get("data-test"), g.get("data-folds"), design))
+            if "rejects too often" in title:
+                hollow += 1
+                assert circle.get("fill") == "none"
+    assert rings == expected_rings
+    assert hollow == int((~frame.holds_level).sum()) > 0  # the F tests from 6×2 CV on
+    assert "Hollow points" in curve.svg
