@@ -32,8 +32,14 @@ def describe_limits(
     recommendations: Sequence[Recommendation],
     effect: float,
     alpha: float,
+    n_records: int | None = None,
 ) -> str:
-    """The limits of the plan, in words: pilot size, normality, the correlation heuristic."""
+    """The limits of the plan, in words: pilot size, normality, the correlation heuristic.
+
+    ``n_records`` is the number of distinct records in the pilot's data set: when ψ
+    is counted over more scored predictions than that (every replication scores each
+    record again), its standard error is given both ways.
+    """
     parts: list[str] = []
     if components is not None:
         low, high = variance_interval(components)
@@ -78,11 +84,20 @@ def describe_limits(
                 "size."
             )
     if discordance is not None:
-        se = math.sqrt(discordance.rate * (1 - discordance.rate) / discordance.records)
+        spread = discordance.rate * (1 - discordance.rate)
+        se = math.sqrt(spread / discordance.records)
+        if n_records is not None and 0 < n_records < discordance.records:
+            counted = (
+                f"standard error between {se:.4f}, if its {discordance.records} scored "
+                f"predictions were independent, and {math.sqrt(spread / n_records):.4f}, "
+                f"counting each of the {n_records} distinct records once: every replication "
+                "scores the same records again"
+            )
+        else:
+            counted = f"standard error {se:.4f} from {discordance.records} records"
         parts.append(
             f"McNemar's power assumes independent records and the pilot's share of discordant "
-            f"records, ψ = {discordance.rate:.4f} (standard error {se:.4f} from "
-            f"{discordance.records} records), unchanged under the difference."
+            f"records, ψ = {discordance.rate:.4f} ({counted}), unchanged under the difference."
         )
     return " ".join(parts)
 

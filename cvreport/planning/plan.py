@@ -177,7 +177,9 @@ def plan_from_components(
             "per-record pilots also 'hold-out N'"
         )
     table = pd.DataFrame(rows, columns=list(COLUMNS)).astype({"n_validation": "Int64"})
-    limits = describe_limits(components, discordance, recommendations, effect, alpha)
+    limits = describe_limits(
+        components, discordance, recommendations, effect, alpha, n_records=n_records
+    )
     return PlanResult(
         models=models,
         effect=effect,

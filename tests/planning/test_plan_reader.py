@@ -207,3 +207,17 @@ def test_the_power_curve_rings_only_designs_whose_test_holds_its_level(result):
     assert rings == expected_rings
     assert hollow == int((~frame.holds_level).sum()) > 0  # the F tests from 6×2 CV on
     assert "Hollow points" in curve.svg
+
+
+def test_the_discordance_standard_error_counts_records_not_repeated_predictions(result):
+    frame = cvreport.load_example()
+    losses = frame.pivot_table(index=["replication", "record"], columns="model", values="loss")
+    psi = float((losses[PAIR[0]] != losses[PAIR[1]]).mean())
+    predictions, records = len(losses), frame["record"].nunique()
+    assert predictions == 5 * records  # every replication scores each record once
+    limits = _one_line(result.limits)
+    assert f"ψ = {psi:.4f}" in limits
+    independent = (psi * (1 - psi) / predictions) ** 0.5
+    once = (psi * (1 - psi) / records) ** 0.5
+    assert f"between {independent:.4f}, if its {predictions} scored predictions" in limits
+    assert f"and {once:.4f}, counting each of the {records} distinct records once" in limits
