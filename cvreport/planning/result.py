@@ -185,20 +185,28 @@ class PlanResult(SummaryDisplay):
         frame = self.table
         every = SummaryTable(
             "Power of every test on every design (and its type I error under the model)",
-            ("test", "design", "power", "type I error"),
-            tuple(zip(frame["label"], frame["design"], frame["power"], frame["type_i_error"])),
-            ("text", "text", "number", "number"),
+            ("test", "design", "power", "type I error", "holds level"),
+            tuple(
+                zip(
+                    frame["label"],
+                    frame["design"],
+                    frame["power"],
+                    frame["type_i_error"],
+                    ["yes" if level else "no" for level in frame["holds_level"]],
+                )
+            ),
+            ("text", "text", "number", "number", "text"),
         )
         notes = [f"Pilot: {self.pilot}."]
         if self.components is not None:
             notes.append(f"Variance components: {self.components.describe()}.")
         notes += [r.note for r in self.recommendations]
-        if any(r.design is not None and not r.holds_level for r in self.recommendations):
+        if not self.table["holds_level"].all():
             notes.append(
-                "In the table of smallest designs, 'no: not recommended' marks a design on "
+                "In the tables, 'no' under 'holds level' marks a design on "
                 f"which the test's type I error under the model exceeds {SIZE_TOLERANCE:g} α "
-                f"({SIZE_TOLERANCE * self.alpha:g}): it reaches the power only by rejecting a "
-                "true null too often."
+                f"({SIZE_TOLERANCE * self.alpha:g}): it rejects a true null too often there, "
+                "so its power is not a fair comparison and the design is not recommended."
             )
         interpretation = self._interpretation(best)
         return Summary(

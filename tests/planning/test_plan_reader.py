@@ -148,6 +148,12 @@ def test_a_smallest_design_whose_test_rejects_too_often_is_marked_everywhere(res
         assert f"{rec.type_i_error:.4f}" in line
         assert ("no: not recommended" in line) == (not rec.holds_level)
     assert f"exceeds {SIZE_TOLERANCE:g} α ({bound:g})" in _one_line(printed)
+    # and every row of the table of every design carries the same mark
+    every = _section(printed, "Power of every test on every design")[1:]
+    assert len(every) == len(csv)
+    for line, (_, row) in zip(every, csv.iterrows()):
+        assert row.label in line and row.design in line
+        assert line.rstrip().endswith("yes" if row.holds_level else "no")
 
 
 def test_the_choice_is_explained_against_every_test_that_trains_fewer_models(result):
