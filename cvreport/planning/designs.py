@@ -227,7 +227,7 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
     ),
     PlannedTest(
         "mcnemar",
-        "exact binomial",
+        "exact binomial sums",
         REFERENCE_CONNOR,
         lambda d: d.holdout_set,
         _mcnemar_power,

@@ -153,7 +153,7 @@ def plan_from_components(
                     "reaches": value >= target,
                     "type_i_error": type_i_error,
                     "holds_level": holds_level(type_i_error, alpha),
-                    "method": _method(test, inputs),
+                    "power_method": _method(test, inputs),
                 }
             )
         if not candidates:

@@ -29,7 +29,7 @@ COLUMNS = (
     "reaches",
     "type_i_error",
     "holds_level",
-    "method",
+    "power_method",
 )
 #: A type I error above this multiple of α disqualifies a test from :attr:`PlanResult.best`.
 SIZE_TOLERANCE = 1.5

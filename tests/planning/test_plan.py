@@ -88,7 +88,7 @@ def test_the_smallest_design_reaches_the_power_and_one_replication_less_does_not
         "reaches",
         "type_i_error",
         "holds_level",
-        "method",
+        "power_method",
     ]
     assert (frame.reaches == (frame.power >= 0.8)).all()
 

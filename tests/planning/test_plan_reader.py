@@ -227,3 +227,14 @@ def test_the_discordance_standard_error_counts_records_not_repeated_predictions(
     once = (psi * (1 - psi) / records) ** 0.5
     assert f"between {independent:.4f}, if its {predictions} scored predictions" in limits
     assert f"and {once:.4f}, counting each of the {records} distinct records once" in limits
+
+
+def test_the_csv_says_how_each_power_was_computed_not_which_test_variant(cli_run):
+    _, csv = cli_run
+    assert "method" not in csv.columns  # read beside "label" it named a test variant
+    mcnemar = csv[csv.test == "mcnemar"]
+    # McNemar's power is that of the continuity-corrected test, summed over binomial counts;
+    # the column must not read as cvreport's other variant, "McNemar's exact binomial test"
+    assert (mcnemar.label == get_spec("mcnemar").method).all()
+    assert not mcnemar.power_method.eq("exact binomial").any()
+    assert set(csv.power_method) >= {"exact binomial sums", "numerical integration"}
