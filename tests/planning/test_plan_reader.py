@@ -238,3 +238,11 @@ def test_the_csv_says_how_each_power_was_computed_not_which_test_variant(cli_run
     assert (mcnemar.label == get_spec("mcnemar").method).all()
     assert not mcnemar.power_method.eq("exact binomial").any()
     assert set(csv.power_method) >= {"exact binomial sums", "numerical integration"}
+
+
+def test_the_help_says_designs_that_do_not_hold_the_level_are_marked(capsys):
+    with pytest.raises(SystemExit):
+        main(["plan", "--help"])
+    text = _one_line(capsys.readouterr().out)
+    assert f"type I error exceeds {SIZE_TOLERANCE:g} α is marked as not recommended" in text
+    assert "each recommended test" not in text  # the F tests are planned, not recommended
