@@ -19,7 +19,7 @@ from cvreport.errors import CVReportError, describe_keys
 from cvreport.option_values import integer_option
 from cvreport.planning.components import VarianceComponents
 from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign
-from cvreport.planning.result import holds_level
+from cvreport.planning.power import holds_level
 
 __all__ = ["CURVE_COLUMNS", "power_by_replications"]
 
@@ -58,7 +58,7 @@ def power_by_replications(
         Columns ``test, label, K, design, m, power, type_i_error, holds_level``: the
         type I error is the test's rejection rate under the same model with no
         difference, and ``holds_level`` is False where it exceeds 1.5 α
-        (:func:`~cvreport.planning.result.holds_level`).
+        (:func:`~cvreport.planning.power.holds_level`).
     """
     ms = sorted({integer_option(m, "replications", "positive integers") for m in replications})
     if not ms or ms[0] < 1:

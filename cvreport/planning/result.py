@@ -10,6 +10,7 @@ import pandas as pd
 
 from cvreport.planning.components import Discordance, VarianceComponents
 from cvreport.planning.designs import CandidateDesign
+from cvreport.planning.power import SIZE_TOLERANCE, holds_level
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
@@ -31,22 +32,6 @@ COLUMNS = (
     "holds_level",
     "power_method",
 )
-#: A type I error above this multiple of α disqualifies a test from :attr:`PlanResult.best`.
-SIZE_TOLERANCE = 1.5
-
-
-def holds_level(type_i_error: float, alpha: float) -> bool:
-    """Whether a test's type I error under the model stays within ``SIZE_TOLERANCE`` × α.
-
-    A design on which the test rejects a true null more often than that is never
-    recommended: its power is bought with false rejections.
-
-    Examples
-    --------
-    >>> holds_level(0.071, 0.05), holds_level(0.146, 0.05)
-    (True, False)
-    """
-    return not type_i_error > SIZE_TOLERANCE * alpha
 
 
 @dataclass(frozen=True)

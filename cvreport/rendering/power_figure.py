@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import pandas as pd
 
+from cvreport.planning.power import SIZE_TOLERANCE
 from cvreport.rendering.figures import _svg_open, _x, nice_ticks
 from cvreport.rendering.formatting import format_number
 
 __all__ = ["power_figure"]
 
-#: Okabe–Ito colours (colour-blind safe), then black.
 #: The note under the legend when some points are hollow.
 VISIBLE_HOLLOW = (
-    "Hollow points: type I error above 1.5 α there (rejects too often; not recommended)."
+    f"Hollow points: type I error above {SIZE_TOLERANCE:g} α there (rejects too often; not "
+    "recommended)."
 )
+#: Okabe–Ito colours (colour-blind safe), then black.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
 
@@ -107,7 +109,7 @@ def power_figure(
     ]
     hollow = (
         "Hollow points: the test rejects a true null too often there (type I error under "
-        "the model above 1.5 α), so its power there is not recommended"
+        f"the model above {SIZE_TOLERANCE:g} α), so its power there is not recommended"
     )
     desc = (
         f"Power of {len(groups)} test and fold-count combinations to detect a difference of "
@@ -186,7 +188,10 @@ def power_figure(
             first = first and not ring
             note = " (first to reach the wanted power)" if ring else ""
             if not level:
-                note = " (type I error above 1.5 α: rejects too often, not recommended)"
+                note = (
+                    f" (type I error above {SIZE_TOLERANCE:g} α: rejects too often, "
+                    "not recommended)"
+                )
             out.append(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if ring else 2.5}" '
                 f'fill="{"none" if ring or not level else colour}" stroke="{colour}" '
