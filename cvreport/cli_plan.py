@@ -7,8 +7,9 @@
                   [--record COLUMN] [--sep CHAR] [--per-fold [--test-train-ratio R]]
                   [--direction lower|higher] [--example] A B
 
-Prints the plan (:func:`cvreport.plan`): the smallest design per test, the power
-of every test on every design and the limits of the estimate in words.
+Prints the plan (:func:`cvreport.plan`): the smallest design per test (marked
+when the test does not hold its level there), the power and type I error of every
+test on every design, and the limits of the estimate in words.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from cvreport.data.examples import load_example
 from cvreport.data.io import read_results
 from cvreport.data.table import ResultsTable
 from cvreport.planning.plan import plan
+from cvreport.planning.result import SIZE_TOLERANCE
 from cvreport.rendering.writer import write_text
 from cvreport.reporting.power_curve import power_curve
 
@@ -51,8 +53,10 @@ def build_plan_parser() -> argparse.ArgumentParser:
         prog="cvreport plan",
         description=(
             "Estimate the variance of the per-fold differences A − B from a pilot, then give "
-            "the power of each recommended test on candidate designs to detect a difference "
-            "of EFFECT, and the smallest design that reaches the wanted power."
+            "the power of each test that fits the designs to detect a difference of EFFECT, "
+            "its type I error under the same model, and the smallest design that reaches the "
+            f"wanted power; a design on which the test's type I error exceeds "
+            f"{SIZE_TOLERANCE:g} α is marked as not recommended."
         ),
     )
     parser.add_argument("data", nargs="?", metavar="DATA", help="CSV or Parquet file (pilot)")

@@ -215,8 +215,10 @@ class VarianceComponents:
             ),
             "given": "components given",
         }.get(self.source, self.source)
+        below = " (estimated below 0, kept as is)" if self.between < 0 else ""
         return (
-            f"within {self.within:.4g}, between {self.between:.4g}, common {self.common:.4g} at "
+            f"within {self.within:.4g}, between {self.between:.4g}{below}, common "
+            f"{self.common:.4g} at "
             f"K = {self.K} ({how}; common = (within + between) × n2/n1 with n2/n1 = "
             f"{self.test_train_ratio:.4g}, the heuristic ρ = n2/(n1 + n2))"
         )

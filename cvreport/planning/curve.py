@@ -18,12 +18,13 @@ import pandas as pd
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.option_values import integer_option
 from cvreport.planning.components import VarianceComponents
-from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
+from cvreport.planning.designs import NULL_EFFECT, PLANNED_TESTS, CandidateDesign
+from cvreport.planning.power import holds_level
 
 __all__ = ["CURVE_COLUMNS", "power_by_replications"]
 
 #: Columns of :func:`power_by_replications`.
-CURVE_COLUMNS = ("test", "label", "K", "design", "m", "power")
+CURVE_COLUMNS = ("test", "label", "K", "design", "m", "power", "type_i_error", "holds_level")
 
 
 def power_by_replications(
@@ -54,7 +55,10 @@ def power_by_replications(
     Returns
     -------
     pandas.DataFrame
-        Columns ``test, label, K, design, m, power``.
+        Columns ``test, label, K, design, m, power, type_i_error, holds_level``: the
+        type I error is the test's rejection rate under the same model with no
+        difference, and ``holds_level`` is False where it exceeds 1.5 α
+        (:func:`~cvreport.planning.power.holds_level`).
     """
     ms = sorted({integer_option(m, "replications", "positive integers") for m in replications})
     if not ms or ms[0] < 1:
@@ -83,6 +87,7 @@ def power_by_replications(
                 design = CandidateDesign(m, k)
                 if not test.applies(design):
                     continue
+                size = test.power(NULL_EFFECT, at_k, design, alpha)
                 rows.append(
                     (
                         test.name,
@@ -91,6 +96,8 @@ def power_by_replications(
                         design.label,
                         m,
                         test.power(effect, at_k, design, alpha),
+                        size,
+                        holds_level(size, alpha),
                     )
                 )
     if not rows:

@@ -22,6 +22,7 @@ from typing import Any
 
 from cvreport.errors import DesignError
 from cvreport.methods.mx2_ftest import REF_ALPAYDIN, REF_CALIBRATED, calibrated_df1_mean
+from cvreport.methods.registry import get_spec
 from cvreport.methods.resampled_t import REFERENCE_BOUCKAERT_FRANK, REFERENCE_NADEAU_BENGIO
 from cvreport.planning.components import VarianceComponents
 from cvreport.planning.power import (
@@ -158,14 +159,22 @@ def parse_designs(values: Any) -> list[CandidateDesign]:
 
 @dataclass(frozen=True)
 class PlannedTest:
-    """A test the plan computes the power of: its name, label, method of power and reference."""
+    """A test the plan computes the power of: its name, method of power and reference.
+
+    Its :attr:`label` is the name the reports give it (the registry's ``method``),
+    so that a test has one name everywhere.
+    """
 
     name: str
-    label: str
     power_method: str
     reference: str
     applies: Callable[[CandidateDesign], bool]
     power: Callable[[float, VarianceComponents | float, CandidateDesign, float], float]
+
+    @property
+    def label(self) -> str:
+        """The test's name as the reports print it, e.g. "Alpaydın's combined 5×2cv F test"."""
+        return get_spec(self.name).method
 
 
 def _t_power(effect: float, vc: Any, design: CandidateDesign, alpha: float) -> float:
@@ -190,7 +199,6 @@ def _mcnemar_power(effect: float, psi: Any, design: CandidateDesign, alpha: floa
 PLANNED_TESTS: tuple[PlannedTest, ...] = (
     PlannedTest(
         "corrected_repeated_kfold_ttest",
-        "Corrected repeated K-fold t test",
         "noncentral t",
         REFERENCE_BOUCKAERT_FRANK,
         lambda d: not d.holdout_set and d.K >= 2 and d.m * d.K >= 2,
@@ -198,7 +206,6 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
     ),
     PlannedTest(
         "combined_ftest_5x2cv",
-        "Combined 5×2cv F test",
         "numerical integration",
         REF_ALPAYDIN,
         lambda d: not d.holdout_set and d.K == 2,
@@ -206,7 +213,6 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
     ),
     PlannedTest(
         "calibrated_ftest_5x2cv",
-        "Calibrated 5×2cv F test",
         "numerical integration",
         REF_CALIBRATED,
         lambda d: not d.holdout_set and d.K == 2,
@@ -214,7 +220,6 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
     ),
     PlannedTest(
         "corrected_resampled_ttest",
-        "Corrected resampled t test",
         "noncentral t",
         REFERENCE_NADEAU_BENGIO,
         lambda d: not d.holdout_set and d.K == 1 and d.m >= 2,
@@ -222,8 +227,7 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
     ),
     PlannedTest(
         "mcnemar",
-        "McNemar's test",
-        "exact binomial",
+        "exact binomial sums",
         REFERENCE_CONNOR,
         lambda d: d.holdout_set,
         _mcnemar_power,

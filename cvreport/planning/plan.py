@@ -34,7 +34,12 @@ from cvreport.planning.designs import (
 )
 from cvreport.planning.limits import describe_limits, limit_power
 from cvreport.planning.power import check_effect, check_power
-from cvreport.planning.result import COLUMNS, SIZE_TOLERANCE, PlanResult, Recommendation
+from cvreport.planning.result import (
+    COLUMNS,
+    PlanResult,
+    Recommendation,
+    holds_level,
+)
 from cvreport.planning.search import DEFAULT_FOLDS, default_designs, inputs_at, search_designs
 from cvreport.results import check_alpha
 
@@ -131,6 +136,7 @@ def plan_from_components(
             candidates = sorted(set(candidates) | {d for d, _ in reached})
         for design in candidates:
             value = test.power(effect, inputs_at(test, inputs, design), design, alpha)
+            type_i_error = test.power(NULL_EFFECT, inputs_at(test, inputs, design), design, alpha)
             ceiling = max(ceiling, value)
             if given is not None and value >= target:
                 reached.append((design, value))
@@ -145,10 +151,9 @@ def plan_from_components(
                     "trainings": design.trainings,
                     "power": value,
                     "reaches": value >= target,
-                    "type_i_error": test.power(
-                        NULL_EFFECT, inputs_at(test, inputs, design), design, alpha
-                    ),
-                    "method": _method(test, inputs),
+                    "type_i_error": type_i_error,
+                    "holds_level": holds_level(type_i_error, alpha),
+                    "power_method": _method(test, inputs),
                 }
             )
         if not candidates:
@@ -172,7 +177,9 @@ def plan_from_components(
             "per-record pilots also 'hold-out N'"
         )
     table = pd.DataFrame(rows, columns=list(COLUMNS)).astype({"n_validation": "Int64"})
-    limits = describe_limits(components, discordance, recommendations, effect, alpha)
+    limits = describe_limits(
+        components, discordance, recommendations, effect, alpha, n_records=n_records
+    )
     return PlanResult(
         models=models,
         effect=effect,
@@ -205,13 +212,14 @@ def _recommend(
             f"{test.label}: {design.label} ({_trainings(design)}) reaches power {value:.3f} "
             f"against a difference of {effect:g}."
         )
-        if size > SIZE_TOLERANCE * alpha:
+        level = holds_level(size, alpha)
+        if not level:
             note += (
                 f" But under the same model its type I error is {size:.3f}, not α = {alpha:g}: "
                 "it ignores part of the correlation between folds and rejects too often, so "
-                "this power is not a fair comparison."
+                "this power is not a fair comparison and the design is not recommended."
             )
-        return Recommendation(test.name, test.label, design, value, note, size)
+        return Recommendation(test.name, test.label, design, value, note, size, level)
     where = "any design searched" if searched else "any of the given designs"
     note = (
         f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."

@@ -39,10 +39,12 @@ from cvreport.results import check_alpha
 
 __all__ = [
     "REFERENCE_CONNOR",
+    "SIZE_TOLERANCE",
     "check_effect",
     "check_power",
     "corrected_t_power",
     "ftest_5x2_power",
+    "holds_level",
     "mcnemar_power",
 ]
 
@@ -52,6 +54,24 @@ REFERENCE_CONNOR = (
 )
 
 _NODES = 256  # quadrature nodes per dimension of ftest_5x2_power
+
+
+#: A type I error above this multiple of α disqualifies a test from :attr:`PlanResult.best`.
+SIZE_TOLERANCE = 1.5
+
+
+def holds_level(type_i_error: float, alpha: float) -> bool:
+    """Whether a test's type I error under the model stays within ``SIZE_TOLERANCE`` × α.
+
+    A design on which the test rejects a true null more often than that is never
+    recommended: its power is bought with false rejections.
+
+    Examples
+    --------
+    >>> holds_level(0.071, 0.05), holds_level(0.146, 0.05)
+    (True, False)
+    """
+    return not type_i_error > SIZE_TOLERANCE * alpha
 
 
 def check_power(power: float) -> float:

@@ -10,11 +10,12 @@ import pandas as pd
 
 from cvreport.planning.components import Discordance, VarianceComponents
 from cvreport.planning.designs import CandidateDesign
+from cvreport.planning.power import SIZE_TOLERANCE, holds_level
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
 
-__all__ = ["COLUMNS", "SIZE_TOLERANCE", "PlanResult", "Recommendation"]
+__all__ = ["COLUMNS", "SIZE_TOLERANCE", "PlanResult", "Recommendation", "holds_level"]
 
 #: Columns of :meth:`PlanResult.to_frame`.
 COLUMNS = (
@@ -28,10 +29,9 @@ COLUMNS = (
     "power",
     "reaches",
     "type_i_error",
-    "method",
+    "holds_level",
+    "power_method",
 )
-#: A type I error above this multiple of α disqualifies a test from :attr:`PlanResult.best`.
-SIZE_TOLERANCE = 1.5
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class Recommendation:
         One sentence: the design, or why no design reaches the power.
     type_i_error : float
         The test's type I error on that design under the same model (NaN without a design).
+    holds_level : bool
+        False when that type I error exceeds ``SIZE_TOLERANCE`` × α: the design reaches
+        the power only by rejecting too often, so it is shown but not recommended.
     """
 
     test: str
@@ -59,6 +62,7 @@ class Recommendation:
     power: float
     note: str
     type_i_error: float = math.nan
+    holds_level: bool = True
 
 
 @dataclass(frozen=True, repr=False)
@@ -119,11 +123,7 @@ class PlanResult(SummaryDisplay):
         design reaches the power (it needs records the pilot's data set may not have);
         a test whose type I error under the model exceeds 1.5 α is never chosen.
         """
-        reached = [
-            r
-            for r in self.recommendations
-            if r.design is not None and not r.type_i_error > SIZE_TOLERANCE * self.alpha
-        ]
+        reached = [r for r in self.recommendations if r.design is not None and r.holds_level]
         if any(r.test != "mcnemar" for r in reached):  # a hold-out set needs new records
             reached = [r for r in reached if r.test != "mcnemar"]
         if not reached:
@@ -143,7 +143,7 @@ class PlanResult(SummaryDisplay):
             vc = self.components
             rows += [
                 SummaryRow(f"within variance (K = {vc.K})", f"{vc.within:.4g}", "text"),
-                SummaryRow("between variance", f"{vc.between:.4g}", "text"),
+                SummaryRow("between variance", _between_value(vc.between), "text"),
                 SummaryRow("common covariance", f"{vc.common:.4g}", "text"),
             ]
         if self.discordance is not None:
@@ -153,35 +153,47 @@ class PlanResult(SummaryDisplay):
         best = self.best
         recommended = SummaryTable(
             "Smallest design reaching the power, per test",
-            ("test", "design", "trainings", "power"),
+            ("test", "design", "trainings", "power", "type I error", "holds level"),
             tuple(
                 (
                     r.label,
                     r.design.label if r.design else "none",
                     r.design.trainings if r.design else "",
                     r.power,
+                    r.type_i_error if r.design else "",
+                    ("yes" if r.holds_level else "no: not recommended") if r.design else "",
                 )
                 for r in self.recommendations
             ),
-            ("text", "text", "value", "number"),
+            ("text", "text", "value", "number", "number", "text"),
         )
         frame = self.table
         every = SummaryTable(
             "Power of every test on every design (and its type I error under the model)",
-            ("test", "design", "power", "type I error"),
-            tuple(zip(frame["label"], frame["design"], frame["power"], frame["type_i_error"])),
-            ("text", "text", "number", "number"),
+            ("test", "design", "power", "type I error", "holds level"),
+            tuple(
+                zip(
+                    frame["label"],
+                    frame["design"],
+                    frame["power"],
+                    frame["type_i_error"],
+                    ["yes" if level else "no" for level in frame["holds_level"]],
+                )
+            ),
+            ("text", "text", "number", "number", "text"),
         )
         notes = [f"Pilot: {self.pilot}."]
         if self.components is not None:
             notes.append(f"Variance components: {self.components.describe()}.")
         notes += [r.note for r in self.recommendations]
-        interpretation = (
-            f"{best.label} on {best.design.label} reaches the power with the fewest models "  # type: ignore[union-attr]
-            "trained."
-            if best is not None
-            else "No candidate design reaches the wanted power; see the notes."
-        )
+        if not self.table["holds_level"].all():
+            notes.append(
+                "In the tables, 'no' under 'holds level' marks a design on "
+                f"which the test's type I error under the model exceeds {SIZE_TOLERANCE:g} α "
+                f"({SIZE_TOLERANCE * self.alpha:g}): it rejects a true null too often there, "
+                "so its power is not a fair comparison and the design is not recommended."
+            )
+        interpretation = self._interpretation(best)
         return Summary(
             "Plan of the next experiment",
             rows=tuple(rows),
@@ -194,6 +206,42 @@ class PlanResult(SummaryDisplay):
             interpretation=interpretation,
         )
 
+    def _interpretation(self, best: Recommendation | None) -> str:
+        """Which design is chosen, and why the tests that train fewer models are not."""
+        if best is None or best.design is None:
+            too_often = [r for r in self.recommendations if r.design and not r.holds_level]
+            if not too_often:
+                return "No candidate design reaches the wanted power; see the notes."
+            return (
+                "No candidate design reaches the wanted power with a test that holds its level: "
+                + " and ".join(f"{r.label} on {r.design.label}" for r in too_often)  # type: ignore[union-attr]
+                + f" {'reaches' if len(too_often) == 1 else 'reach'} it only by rejecting a "
+                f"true null more often than {SIZE_TOLERANCE:g} α; see the notes."
+            )
+        sentences = [f"{best.label} on {best.design.label} reaches the power."]
+        cheaper = [
+            r
+            for r in self.recommendations
+            if r is not best and r.design is not None and r.design.trainings < best.design.trainings
+        ]
+        too_often = [r for r in cheaper if not r.holds_level]
+        if too_often:
+            sentences.append(
+                " and ".join(f"{r.label} on {r.design.label}" for r in too_often)  # type: ignore[union-attr]
+                + f" {'trains' if len(too_often) == 1 else 'train'} fewer models but "
+                f"{'rejects' if len(too_often) == 1 else 'reject'} a true null more often "
+                f"than {SIZE_TOLERANCE:g} α there, so "
+                f"{'it is' if len(too_often) == 1 else 'they are'} not recommended."
+            )
+        holdout = [r for r in cheaper if r.holds_level and r.design.holdout_set]  # type: ignore[union-attr]
+        for r in holdout:
+            sentences.append(
+                f"{r.label} reaches it with one model trained per algorithm, but on a new "
+                f"{r.design.label} set aside from training; it is the choice only when no "  # type: ignore[union-attr]
+                "cross-validated design reaches the power."
+            )
+        return " ".join(sentences)
+
     def __str__(self) -> str:
         return str(self.summary())
 
@@ -204,3 +252,10 @@ class PlanResult(SummaryDisplay):
             f"PlanResult(effect={self.effect:g}, power={self.target:g}, alpha={self.alpha:g}, "
             f"best={chosen!r})"
         )
+
+
+def _between_value(between: float) -> str:
+    """The between-replication variance as printed; a negative estimate says what it means."""
+    if between < 0:
+        return f"{between:.4g} (below 0: none detectable; see notes)"
+    return f"{between:.4g}"

@@ -22,11 +22,17 @@ from __future__ import annotations
 
 import pandas as pd
 
+from cvreport.planning.power import SIZE_TOLERANCE
 from cvreport.rendering.figures import _svg_open, _x, nice_ticks
 from cvreport.rendering.formatting import format_number
 
 __all__ = ["power_figure"]
 
+#: The note under the legend when some points are hollow.
+VISIBLE_HOLLOW = (
+    f"Hollow points: type I error above {SIZE_TOLERANCE:g} α there (rejects too often; not "
+    "recommended)."
+)
 #: Okabe–Ito colours (colour-blind safe), then black.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
@@ -47,11 +53,12 @@ def power_figure(
     Parameters
     ----------
     frame : DataFrame
-        Columns ``test, label, K, design, m, power``
-        (:func:`cvreport.planning.curve.power_by_replications`).
+        Columns ``test, label, K, design, m, power`` and optionally ``holds_level``
+        (:func:`cvreport.planning.curve.power_by_replications`): a point whose test
+        does not hold its level there is drawn hollow and never ringed.
     target : float
         The wanted power, drawn as a dashed horizontal line; the first design of
-        each line that reaches it is ringed.
+        each line that reaches it with a test that holds its level is ringed.
     effect : float
         The difference the powers are computed for (named in the title and description).
     title : str, optional
@@ -71,14 +78,17 @@ def power_figure(
     """
     in_measure = f" in {measure}" if measure else ""
     title = title or f"Power to detect a difference of {effect:g}{in_measure}"
+    if "holds_level" not in frame:
+        frame = frame.assign(holds_level=True)
     groups = list(frame.groupby(["test", "K"], sort=False))
+    over = frame.loc[~frame["holds_level"].astype(bool)]
     low, high = float(frame["m"].min()), float(frame["m"].max())
     if high - low < 1e-12:
         low, high = low - 0.5, high + 0.5
     ticks = [t for t in nice_ticks(low, high, 6) if low - 1e-9 <= t <= high + 1e-9]
     left, right, top, plot_height = 56, 20, 40, 260
     legend_top = top + plot_height + 50
-    height = legend_top + ((len(groups) + 1) // 2) * 18 + 12
+    height = legend_top + ((len(groups) + 1) // 2) * 18 + 12 + (18 if len(over) else 0)
     plot_width = width - left - right
 
     def sx(value: float) -> float:
@@ -90,17 +100,29 @@ def power_figure(
     reached = [
         f"{group['label'].iloc[0]} at K = {k}: {hit.iloc[0]}"
         for (_, k), group in groups
-        if len(hit := group.loc[group["power"] >= target, "design"])
+        if len(hit := group.loc[(group["power"] >= target) & group["holds_level"], "design"])
     ]
+    too_often = [
+        f"{group['label'].iloc[0]} from {group.loc[~group['holds_level'], 'design'].iloc[0]}"
+        for (_, k), group in groups
+        if not group["holds_level"].all()
+    ]
+    hollow = (
+        "Hollow points: the test rejects a true null too often there (type I error under "
+        f"the model above {SIZE_TOLERANCE:g} α), so its power there is not recommended"
+    )
     desc = (
         f"Power of {len(groups)} test and fold-count combinations to detect a difference of "
         f"{format_number(effect)}{in_measure}, for {low:g} to {high:g} "
         f"replications, with a dashed line at power {target:g}. "
         + (
-            "The first designs that reach it: " + "; ".join(reached) + "."
+            "The first designs that reach it with a test that holds its level: "
+            + "; ".join(reached)
+            + "."
             if reached
-            else "No line reaches it."
+            else "No line reaches it with a test that holds its level."
         )
+        + (f" {hollow}: {'; '.join(too_often)}." if too_often else "")
     )
     out = _svg_open(figure_id, width, height, title, desc)
     out.append(
@@ -158,15 +180,24 @@ def power_figure(
             f"{dash_attr}><title>{_x(label)}</title></polyline>"
         )
         first = True
-        for m, p, design in zip(group["m"], group["power"], group["design"]):
+        for m, p, design, level in zip(
+            group["m"], group["power"], group["design"], group["holds_level"]
+        ):
             x, y = sx(float(m)), sy(float(p))
-            ring = first and p >= target
+            ring = first and p >= target and bool(level)
             first = first and not ring
+            note = " (first to reach the wanted power)" if ring else ""
+            if not level:
+                note = (
+                    f" (type I error above {SIZE_TOLERANCE:g} α: rejects too often, "
+                    "not recommended)"
+                )
             out.append(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if ring else 2.5}" '
-                f'fill="{"none" if ring else colour}" stroke="{colour}" stroke-width="1.5">'
+                f'fill="{"none" if ring or not level else colour}" stroke="{colour}" '
+                f'stroke-width="1.5">'
                 f"<title>{_x(label)}: {_x(design)}, power {_x(format_number(float(p), 3))}"
-                f"{' (first to reach the wanted power)' if ring else ''}</title></circle>"
+                f"{note}</title></circle>"
             )
         out.append("</g>")
         lx = left + (index % 2) * plot_width / 2
@@ -176,6 +207,12 @@ def power_figure(
             f'<line x1="{lx:.1f}" x2="{lx + 22:.1f}" y1="{ly - 4}" y2="{ly - 4}" '
             f'stroke="{colour}" stroke-width="2"{dash_attr}/>'
             f'<text x="{lx + 28:.1f}" y="{ly}">{_x(label)}</text></g>'
+        )
+    if len(over):
+        ly = legend_top + ((len(groups) + 1) // 2) * 18 + 6
+        out.append(
+            f'<text class="cvr-fig-note" x="{left}" y="{ly}" font-size="11" '
+            f'fill="currentColor">{_x(VISIBLE_HOLLOW)}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)

@@ -56,7 +56,7 @@ class PowerCurve:
     frame: pd.DataFrame = field(compare=False, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
-        """The powers drawn: columns ``test, label, K, design, m, power``."""
+        """The powers drawn: ``test, label, K, design, m, power, type_i_error, holds_level``."""
         return self.frame.copy()
 
     def _repr_svg_(self) -> str:
@@ -151,7 +151,7 @@ def power_curve(
         replications=replications,
         tests=tests,
     )
-    # each test by the name a report gives it (the planner's short labels differ)
+    # each test by the name a report gives it
     frame["label"] = [get_spec(name).method for name in frame["test"]]
     svg = power_figure(frame, target=target, effect=effect, measure=measure)
     return PowerCurve(

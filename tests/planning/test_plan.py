@@ -87,7 +87,8 @@ def test_the_smallest_design_reaches_the_power_and_one_replication_less_does_not
         "power",
         "reaches",
         "type_i_error",
-        "method",
+        "holds_level",
+        "power_method",
     ]
     assert (frame.reaches == (frame.power >= 0.8)).all()
 
