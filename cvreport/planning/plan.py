@@ -158,8 +158,13 @@ def plan_from_components(
             )
         if not candidates:
             continue
+        own = [row for row in rows if row["test"] == test.name]
+        fair = [(row["power"], row["design"]) for row in own if row["holds_level"]]
+        # where some design of the table lets the test reject too often, its best power
+        # alone would flatter it: the best on designs that hold the level is said beside
+        fair_best = max(fair) if fair and len(fair) < len(own) else None
         recommendation = _recommend(
-            test, inputs, reached, ceiling, effect, target, alpha, given is None
+            test, inputs, reached, ceiling, effect, target, alpha, given is None, fair_best
         )
         size = recommendation.design.n_validation if recommendation.design else None
         if size is not None and n_records is not None and size > n_records:
@@ -204,6 +209,7 @@ def _recommend(
     target: float,
     alpha: float,
     searched: bool,
+    fair_best: tuple[float, str] | None = None,
 ) -> Recommendation:
     if reached:
         design, value = min(reached, key=lambda pair: (pair[0].trainings, pair[0].K))
@@ -224,6 +230,11 @@ def _recommend(
     note = (
         f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."
     )
+    if fair_best is not None:
+        note += (
+            f" On the designs of the table where it holds its level, the best is "
+            f"{fair_best[0]:.3f} ({fair_best[1]})."
+        )
     if test.name.startswith("corrected") and isinstance(inputs, VarianceComponents):
         folds = [inputs.K] if inputs.K == 1 else sorted({*DEFAULT_FOLDS, inputs.K})
         limit = max(limit_power(inputs, k, effect, alpha) for k in folds)

@@ -246,3 +246,23 @@ def test_the_help_says_designs_that_do_not_hold_the_level_are_marked(capsys):
     text = _one_line(capsys.readouterr().out)
     assert f"type I error exceeds {SIZE_TOLERANCE:g} α is marked as not recommended" in text
     assert "each recommended test" not in text  # the F tests are planned, not recommended
+
+
+def test_a_test_that_reaches_no_power_is_given_its_best_power_where_it_holds_its_level(pilot):
+    """'the best on any design searched is 0.640' was the power at a design where the F test
+    rejects a true null several times too often; the fair best is said beside it."""
+    res = cvreport.plan(pilot, *PAIR, effect=0.02, alpha=ALPHA)
+    frame = res.to_frame()
+    for rec in res.recommendations:
+        rows = frame[frame["test"] == rec.test]
+        fair = rows[rows["holds_level"]]
+        if rec.design is not None or len(fair) == len(rows):
+            assert "where it holds its level" not in rec.note
+            continue
+        best = fair.loc[fair["power"].idxmax()]
+        assert rec.note.endswith(
+            f"On the designs of the table where it holds its level, the best is "
+            f"{best['power']:.3f} ({best['design']})."
+        )
+        assert best["power"] < rec.power  # the unqualified best flatters the test
+    assert any("where it holds its level" in rec.note for rec in res.recommendations)
