@@ -383,6 +383,8 @@ class Roles:
         present = set(columns)
         beside = ("record", "cluster")  # named beside the formula, not in it
         in_formula = [c for r, c in self.named.items() if c is not None and r not in beside]
+        if self.parsed is not None and self.parsed.response_is_column:
+            in_formula.append(self.parsed.response)
         hints = []
         if any(column not in present for column in in_formula):
             hints.append(f"The formula {formula!r} names them.")
