@@ -703,6 +703,34 @@ _ONE_PASS_ENGINES = [
 ]
 
 
+def _counted_queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The queries the engine path runs from now on, one name per query, in order."""
+    queries: list[str] = []
+    for name in ("collect", "collect_batches"):
+        original = getattr(pushdown, name)
+
+        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+            queries.append(_name)
+            return _original(frame, *args)
+
+        monkeypatch.setattr(pushdown, name, counted)
+    return queries
+
+
+def _assert_one_irregular_data_set_words_as_pandas(
+    convert: Any, engine: str, formula: str, frame: pd.DataFrame, dataset: str
+) -> None:
+    """One data set made irregular (a row twice) gets its own error, worded as pandas words it."""
+    broken = pd.concat([frame, frame[frame["dataset"] == dataset].iloc[:1]], ignore_index=True)
+    with pytest.raises(DataError) as in_memory:
+        DatasetsTable.from_formula(formula, broken)
+    data, _ = convert(engine, broken)
+    with pytest.raises(DataError) as in_engine:
+        DatasetsTable.from_formula(formula, data)
+    assert str(in_engine.value) == str(in_memory.value)
+    assert f"data set {dataset!r}" in str(in_engine.value)
+
+
 @pytest.mark.parametrize(
     ("engine", "response"),
     [
@@ -721,27 +749,12 @@ def test_many_datasets_in_one_pass_match_pandas(convert, engine, response):
     got = DatasetsTable.from_formula(formula, data)
     _assert_same_tables(got, expected)
     # one data set irregular (a row twice): its own error, worded as pandas words it
-    broken = pd.concat([frame, frame[frame["dataset"] == "set2"].iloc[:1]], ignore_index=True)
-    with pytest.raises(DataError) as in_memory:
-        DatasetsTable.from_formula(formula, broken)
-    data, _ = convert(engine, broken)
-    with pytest.raises(DataError) as in_engine:
-        DatasetsTable.from_formula(formula, data)
-    assert str(in_engine.value) == str(in_memory.value)
-    assert "data set 'set2'" in str(in_engine.value)
+    _assert_one_irregular_data_set_words_as_pandas(convert, engine, formula, frame, "set2")
 
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
 def test_many_datasets_run_one_set_of_queries_whatever_their_number(convert, engine, monkeypatch):
-    queries: list[str] = []
-    for name in ("collect", "collect_batches"):
-        original = getattr(pushdown, name)
-
-        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
-            queries.append(_name)
-            return _original(frame, *args)
-
-        monkeypatch.setattr(pushdown, name, counted)
+    queries = _counted_queries(monkeypatch)
     polars_runs: list[int] = []
     if engine == "polars-lazy":
         pl = _need("polars")
@@ -896,28 +909,13 @@ def test_one_block_on_many_datasets_matches_pandas(convert, engine):
         assert designs == {name: t.design.describe() for name, t in expected.tables.items()}
     # one data set irregular (a row twice): its own error, worded as pandas words it
     formula = "loss ~ model | block | dataset"
-    broken = pd.concat([frame, frame[frame["dataset"] == "set1"].iloc[:1]], ignore_index=True)
-    with pytest.raises(DataError) as in_memory:
-        DatasetsTable.from_formula(formula, broken)
-    data, _ = convert(engine, broken)
-    with pytest.raises(DataError) as in_engine:
-        DatasetsTable.from_formula(formula, data)
-    assert str(in_engine.value) == str(in_memory.value)
-    assert "data set 'set1'" in str(in_engine.value)
+    _assert_one_irregular_data_set_words_as_pandas(convert, engine, formula, frame, "set1")
 
 
 @pytest.mark.parametrize("engine", ["polars-lazy", "duckdb", "parquet", "pyarrow"])
 def test_one_block_runs_one_set_of_queries_per_kind_of_block(convert, engine, monkeypatch):
     """Polars builds each data set alone (faster there); every other engine shares."""
-    queries: list[str] = []
-    for name in ("collect", "collect_batches"):
-        original = getattr(pushdown, name)
-
-        def counted(frame: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
-            queries.append(_name)
-            return _original(frame, *args)
-
-        monkeypatch.setattr(pushdown, name, counted)
+    queries = _counted_queries(monkeypatch)
     counts = {}
     for n_datasets in (2, 3, 6):
         frame = _one_block_datasets(seed=34, n_datasets=n_datasets)

@@ -296,7 +296,9 @@ def test_the_power_curve_names_the_metric_and_counts_replications_in_whole_numbe
     measure = pilot.metric.name
     assert measure == "error rate"
     title = re.search(r"<title[^>]*>([^<]*)</title>", curve.svg)
-    assert title is not None and title.group(1) == f"Power to detect a difference of 0.05 in {measure}"
+    assert (
+        title is not None and title.group(1) == f"Power to detect a difference of 0.05 in {measure}"
+    )
     desc = re.search(r"<desc[^>]*>([^<]*)</desc>", curve.svg)
     assert desc is not None
     assert f"in {measure}, for {min(replications)} to {max(replications)} replications" in (
@@ -316,8 +318,8 @@ def test_a_note_after_its_test_name_continues_the_sentence() -> None:
     assert not re.search(r"t test: [A-Z][a-z]+ ", markdown)
 
 
-def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
-    """Was: "91 pairs of 14 models, each with the Corrected repeated k-fold CV t test"."""
+def _fourteen_models_aucs() -> cvreport.ResultsTable:
+    """10×10 CV AUCs of 14 models 0.004 apart: 91 pairs, past the detailed-pairs limit."""
     rng = np.random.default_rng(3)
     rows = []
     for replication in range(1, 11):
@@ -328,6 +330,12 @@ def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
                 rows.append((replication, fold, f"model_{i:02d}", auc))
     frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
     table = cvreport.ResultsTable.from_fold_scores(frame, score="auc")
+    return table
+
+
+def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
+    """Was: "91 pairs of 14 models, each with the Corrected repeated k-fold CV t test"."""
+    table = _fourteen_models_aucs()
     report = quiet(table)
     n_pairs = 14 * 13 // 2
     method = "corrected repeated k-fold CV t test"
@@ -424,23 +432,16 @@ def test_a_one_sided_p_value_is_called_one_sided_in_the_headline(
     assert result.pvalue == pytest.approx(two_sided.pvalue / 2)
     short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
     assert f"one-sided p = {result.pvalue:.3f})" in short
-    assert "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
+    assert (
+        "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
+    )
 
 
 def test_every_pair_s_statistic_has_the_sign_of_its_estimate_for_a_score() -> None:
     """Was: the all-pairs overview (Report.overview, --pairs-csv) of an AUC gave
     estimate −0.0041 beside t = +0.81, the t of the negated score, while the same test
     run alone gives t = −0.81."""
-    rng = np.random.default_rng(3)
-    rows = []
-    for replication in range(1, 11):
-        for fold in range(1, 11):
-            shift = rng.normal(0, 0.01)
-            for i in range(14):
-                auc = 0.80 + 0.004 * i + shift + rng.normal(0, 0.01)
-                rows.append((replication, fold, f"model_{i:02d}", auc))
-    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "auc"])
-    table = cvreport.ResultsTable.from_fold_scores(frame, score="auc")
+    table = _fourteen_models_aucs()
     overview = quiet(table).overview
     assert len(overview) == 14 * 13 // 2
     for row in overview.head(5).itertuples():
