@@ -24,7 +24,7 @@ from sklearn.metrics import roc_auc_score
 
 import cvreport
 from cvreport.cli import build_parser
-from cvreport.cli_inputs import load_datasets_table
+from cvreport.cli.inputs import load_datasets_table
 from cvreport.errors import PartitionWarning
 from tests._fakes import FORMULA
 from tests.cli._inputs import (

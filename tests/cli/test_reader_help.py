@@ -13,8 +13,8 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import cvreport
-from cvreport.cli import _names_data_sets, build_parser
-from cvreport.cli_inputs import load_datasets_table
+from cvreport.cli import build_parser
+from cvreport.cli.inputs import load_datasets_table, names_data_sets
 from tests.cli._inputs import fails_and_writes_nothing, predictions
 
 
@@ -89,9 +89,9 @@ def test_a_notebook_of_many_data_sets_is_sent_to_the_datasets_command(
     )
     assert "DatasetsTable" not in error and "'y ~ model" not in error
     # braces may hold a '|': a two-part formula is still a notebook's
-    assert not _names_data_sets("{(pred != y) | (y > 1)} ~ model | fold")
-    assert not _names_data_sets("loss ~ model | fold")
-    assert _names_data_sets(formula)
+    assert not names_data_sets("{(pred != y) | (y > 1)} ~ model | fold")
+    assert not names_data_sets("loss ~ model | fold")
+    assert names_data_sets(formula)
 
 
 def test_an_unknown_baseline_is_refused_with_the_models_listed_in_words(

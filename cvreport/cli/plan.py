@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cvreport.cli_checks import CommandError, check_alpha, check_outputs
-from cvreport.cli_inputs import input_paths
+from cvreport.cli.checks import CommandError, check_alpha, check_outputs
+from cvreport.cli.inputs import input_paths
 from cvreport.data.examples import load_example
 from cvreport.data.io import read_results
 from cvreport.data.table import ResultsTable

@@ -1,7 +1,7 @@
 """The input flags every ``cvreport`` command shares, and the one way they become a table.
 
-``cvreport report``, ``cvreport notebook`` and ``cvreport datasets`` read the
-same flags, added by :func:`add_input_arguments`:
+``cvreport report``, ``cvreport notebook``, ``cvreport datasets`` and
+``cvreport plan`` read the same flags, added by :func:`add_input_arguments`:
 
 ``DATA``, ``--sep``, ``-f/--formula``, ``--record``, ``--example``, ``--engine``,
 ``--metric``, ``--score``, ``--prediction``, ``--truth``, ``--cluster``,
@@ -9,8 +9,9 @@ same flags, added by :func:`add_input_arguments`:
 
 :func:`input_formula` turns them into the one formula the data layer reads
 (``--metric roc_auc --score p`` with ``-f 'y ~ model | fold'`` becomes
-``roc_auc(y, p) ~ model | fold``); :func:`load_table` builds the
-:class:`~cvreport.data.table.ResultsTable` of ``report``, :func:`load_datasets_table`
+``roc_auc(y, p) ~ model | fold``); :func:`table_from_args` builds the
+:class:`~cvreport.data.table.ResultsTable` of ``report`` (from DATA with
+:func:`load_table`, or from a bundled example), :func:`load_datasets_table`
 the :class:`~cvreport.data.datasets.DatasetsTable` of ``datasets``, and the
 notebook writes the same formula into its code. The former spellings
 ``--higher-is-better`` and ``--lower-is-better`` still work, hidden from
@@ -31,19 +32,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cvreport.cli_checks import CommandError
-from cvreport.data.datasets import DatasetsTable
-from cvreport.data.examples import load_example
+from cvreport.cli.checks import CommandError
+from cvreport.data import examples
+from cvreport.data.datasets import DatasetsTable, split_dataset_term
+from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import check_regular_file, data_format, read_results
 from cvreport.data.metrics import resolve_metric
 from cvreport.data.table import ResultsTable
-from cvreport.errors import DataError
+from cvreport.errors import DataError, FormulaError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,15 +56,23 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_DATASETS_FORMULA",
+    "PROG",
     "add_input_arguments",
     "check_data_path",
+    "check_example",
+    "example_formula",
+    "example_table",
     "input_formula",
     "input_paths",
+    "is_lazy",
     "load_datasets_table",
     "load_table",
+    "names_data_sets",
+    "parse_tests",
     "read_data",
     "require_data_and_formula",
     "score_options",
+    "table_from_args",
 ]
 
 PROG = "cvreport"
@@ -399,3 +410,72 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
         direction=args.direction,
         **options,
     )
+
+
+# -- tables of the report and notebook commands ------------------------------
+def names_data_sets(formula: str) -> bool:
+    """Whether ``formula`` has a third part (``… | replication + fold | dataset``)."""
+    try:
+        inner = split_dataset_term(formula).inner
+    except FormulaError:
+        return False
+    # a '|' left outside braces splits the rest again: three parts in all
+    return "|" in re.sub(r"\{[^}]*\}", "", inner)
+
+
+def table_from_args(args: argparse.Namespace) -> ResultsTable:
+    """The table of DATA, or of the bundled example named by ``--example``."""
+    if args.example:
+        check_example(args)
+        formula = input_formula(args) if args.formula else None
+        return example_table(args.example, formula, args.record)
+    return load_table(args)
+
+
+def _looks_like_data(name: str) -> bool:
+    try:
+        data_format(name)
+    except DataError:
+        return False
+    return True
+
+
+def check_example(args: argparse.Namespace) -> None:
+    """Refuse ``--example`` beside DATA and an unknown example's name."""
+    if args.data or _looks_like_data(args.example):
+        raise CommandError("pass either DATA or --example, not both")
+    if args.example not in EXAMPLES:
+        raise CommandError(
+            f"unknown example {args.example!r}; the examples are {', '.join(EXAMPLES)}"
+        )
+
+
+def example_formula() -> str:
+    """The formula of the bundled examples."""
+    return str(getattr(examples, "FORMULA", DEFAULT_FORMULA))
+
+
+def example_table(name: str, formula: str | None, record: str) -> ResultsTable:
+    """A bundled example; with its predictions when it has them, for per-model metrics."""
+    frame = load_example(name)
+    if formula:
+        return ResultsTable.from_formula(formula, frame, record=record)
+    if {"truth", "prediction"} <= set(frame.columns):
+        return ResultsTable.from_predictions(
+            frame, truth="truth", prediction="prediction", record=record
+        )
+    return ResultsTable.from_formula(example_formula(), frame, record=record)
+
+
+def parse_tests(values: Sequence[str] | None) -> str | list[str]:
+    """``--tests`` as 'recommended', 'all' or a list of test names."""
+    if not values:
+        return "recommended"
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    if names in (["recommended"], ["all"]):
+        return names[0]
+    if "recommended" in names or "all" in names:
+        raise CommandError("--tests takes 'recommended', 'all' or test names, not a mix")
+    if not names:
+        raise CommandError("--tests is empty; pass 'recommended', 'all' or test names")
+    return names

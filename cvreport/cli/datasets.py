@@ -7,7 +7,7 @@
                       [--pairwise-correction auto] [--rope R] [--samples N] [--seed S]
                       [INPUT FLAGS] [--overwrite]
 
-The input flags are those of ``cvreport report`` (:mod:`cvreport.cli_inputs`):
+The input flags are those of ``cvreport report`` (:mod:`cvreport.cli.inputs`):
 ``--metric roc_auc --score p`` with ``-f "y ~ model | replication + fold | dataset"``
 computes the AUC of every fold of every data set from the predictions. OUT ends
 in .html, .md or .tex. With ``--example`` the bundled ten-task example
@@ -21,8 +21,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from cvreport.cli_checks import CommandError, check_alpha, check_outputs
-from cvreport.cli_inputs import (
+from cvreport.cli.checks import CommandError, check_alpha, check_outputs
+from cvreport.cli.inputs import (
     DEFAULT_DATASETS_FORMULA,
     add_input_arguments,
     input_paths,
