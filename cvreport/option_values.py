@@ -1,4 +1,5 @@
-"""The one check of a numeric option (a real number, not text, not True/False) and of a switch.
+"""The one check of a numeric option (a real number, not text, not True/False), of a switch
+and of a significance level.
 
 Every numeric keyword of cvreport (a level, a null error rate ``p0``, a ROPE, a
 margin, a test/train ratio, a correlation, a prior, a number of draws) goes
@@ -30,7 +31,7 @@ import numpy as np
 
 from cvreport.errors import CVReportError
 
-__all__ = ["bool_option", "integer_option", "real_option"]
+__all__ = ["bool_option", "check_alpha", "integer_option", "real_option"]
 
 
 def _not_a_number(
@@ -149,3 +150,44 @@ def bool_option(value: Any, name: str) -> bool:
             "read as True)"
         )
     raise CVReportError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+
+
+def check_alpha(alpha: Any, name: str = "alpha") -> float:
+    """Validate a significance level: a real number strictly between 0 and 1.
+
+    The one check of a level in cvreport: results, reports, audits, plans, the
+    explorer and the command line all call it.
+
+    Parameters
+    ----------
+    alpha : float
+        The level.
+    name : str
+        How the message names it (``"--alpha"`` on the command line).
+
+    Returns
+    -------
+    float
+        ``alpha`` as a float.
+
+    Raises
+    ------
+    CVReportError
+        When ``alpha`` is not a number in (0, 1).
+
+    Examples
+    --------
+    >>> check_alpha(0.01)
+    0.01
+    >>> check_alpha(1.5)
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
+    """
+    usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
+    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
+    if not 0 < alpha < 1:
+        raise CVReportError(
+            f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
+        )
+    return float(alpha)

@@ -3,7 +3,7 @@
 One base, :class:`Result`, gives every member the same face: Jupyter's rich
 display, ``__repr__``, ``to_frame(alpha)`` (one tidy row), ``summary(alpha)``
 (a :class:`~cvreport.rendering.summary.Summary` in which every level is
-``alpha``'s) and one check of ``alpha`` (:func:`check_alpha`). Below it:
+``alpha``'s) and one check of ``alpha`` (:func:`cvreport.option_values.check_alpha`). Below it:
 
 * :class:`HypothesisTestResult`: statistic, p-value, df, a reference
   :class:`~cvreport.distributions.Distribution`, the alternative and
@@ -35,7 +35,7 @@ from cvreport.distributions import NORMAL, Distribution, T, as_distribution
 from cvreport.distributions import normal_interval as _normal_interval
 from cvreport.distributions import t_interval as _t_interval
 from cvreport.errors import CVReportError, IntervalUndefinedError
-from cvreport.option_values import real_option
+from cvreport.option_values import check_alpha
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
@@ -48,7 +48,6 @@ __all__ = [
     "Result",
     "TTestResult",
     "TestResult",
-    "check_alpha",
     "check_alternative",
     "level_text",
     "mirrored_alternative",
@@ -84,47 +83,6 @@ def _interval_hint(kind: DesignKind | None) -> str:
     if kind is None:
         return "use a t-based test of the table's design for an interval on the difference"
     return kind.interval_hint
-
-
-def check_alpha(alpha: Any, name: str = "alpha") -> float:
-    """Validate a significance level: a real number strictly between 0 and 1.
-
-    The one check of a level in cvreport: results, reports, audits, plans, the
-    explorer and the command line all call it.
-
-    Parameters
-    ----------
-    alpha : float
-        The level.
-    name : str
-        How the message names it (``"--alpha"`` on the command line).
-
-    Returns
-    -------
-    float
-        ``alpha`` as a float.
-
-    Raises
-    ------
-    CVReportError
-        When ``alpha`` is not a number in (0, 1).
-
-    Examples
-    --------
-    >>> check_alpha(0.01)
-    0.01
-    >>> check_alpha(1.5)
-    Traceback (most recent call last):
-    ...
-    cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
-    """
-    usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
-    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
-    if not 0 < alpha < 1:
-        raise CVReportError(
-            f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
-        )
-    return float(alpha)
 
 
 def level_text(level: float) -> str:

@@ -25,7 +25,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from cvreport import results
+from cvreport import option_values
 from cvreport.errors import CVReportError
 
 __all__ = ["CommandError", "check_alpha", "check_output", "check_outputs"]
@@ -122,9 +122,9 @@ def _check_one(flag: str, path: Path, *, overwrite: bool) -> None:
 def check_alpha(alpha: float) -> float:
     """``alpha`` itself, or a :class:`CommandError` unless 0 < alpha < 1.
 
-    The message is :func:`cvreport.results.check_alpha`'s, about the option ``--alpha``.
+    The message is :func:`cvreport.option_values.check_alpha`'s, about the option ``--alpha``.
     """
     try:
-        return results.check_alpha(alpha, "--alpha")
+        return option_values.check_alpha(alpha, "--alpha")
     except CVReportError as error:
         raise CommandError(str(error)) from None

@@ -25,6 +25,7 @@ from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
+from cvreport.option_values import check_alpha
 from cvreport.rendering.writer import (
     OutputExistsError,
     output_path,
@@ -33,7 +34,6 @@ from cvreport.rendering.writer import (
 )
 from cvreport.reporting.report import CORRECTIONS
 from cvreport.reporting.selection import get_spec
-from cvreport.results import check_alpha
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 

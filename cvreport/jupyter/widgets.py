@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from cvreport.data.direction import check_direction
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, describe_keys
+from cvreport.option_values import check_alpha
 from cvreport.reporting.report import CORRECTIONS, Report
 from cvreport.reporting.selection import specs_for
-from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     import pandas as pd

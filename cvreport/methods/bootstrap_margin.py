@@ -24,7 +24,8 @@ from cvreport.methods.equivalence import bootstrap_with_margin, check_margin
 from cvreport.methods.hypothesis_note import alternative_note
 from cvreport.methods.resampling import paired_bootstrap_test, paired_bootstrap_test_array
 from cvreport.methods.resampling_results import BootstrapTestResult
-from cvreport.results import MARGIN_ALTERNATIVES, check_alpha
+from cvreport.option_values import check_alpha
+from cvreport.results import MARGIN_ALTERNATIVES
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable

@@ -25,7 +25,8 @@ from cvreport.methods._common import (
     zero_spread,
 )
 from cvreport.methods.spec import TestSpec, fold_grid_design, mx2_differences
-from cvreport.results import TestResult, TTestResult, check_alpha, level_text
+from cvreport.option_values import check_alpha
+from cvreport.results import TestResult, TTestResult, level_text
 from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:

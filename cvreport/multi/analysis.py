@@ -44,8 +44,7 @@ from cvreport.multi.friedman import (
 from cvreport.multi.pairwise import BERGMANN_HOMMEL_MAX_MODELS, pairwise_wilcoxon
 from cvreport.multi.per_dataset import PerDatasetTests, per_dataset_tests
 from cvreport.multi.ranks import score_matrix
-from cvreport.option_values import bool_option
-from cvreport.results import check_alpha
+from cvreport.option_values import bool_option, check_alpha
 
 __all__ = ["DatasetsAnalysis", "compare_datasets"]
 

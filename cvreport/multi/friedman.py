@@ -37,7 +37,8 @@ from cvreport.data.metric import Direction
 from cvreport.distributions import CHI2, Distribution
 from cvreport.errors import CVReportError
 from cvreport.multi.ranks import rank_scores, score_matrix
-from cvreport.results import HypothesisTestResult, check_alpha
+from cvreport.option_values import check_alpha
+from cvreport.results import HypothesisTestResult
 from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = [

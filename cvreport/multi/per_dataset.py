@@ -36,8 +36,8 @@ from cvreport.methods.pair_kernels import all_pairs
 from cvreport.methods.recommendation import recommendation
 from cvreport.methods.registry import get_spec
 from cvreport.multi.corrections import check_correction
+from cvreport.option_values import check_alpha
 from cvreport.partitions.audit import audit_overlap
-from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.datasets import DatasetsTable

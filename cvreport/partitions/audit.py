@@ -39,12 +39,13 @@ import pandas as pd
 from cvreport.data.design import DesignKind
 from cvreport.data.table_input import as_table
 from cvreport.errors import DesignError
+from cvreport.option_values import check_alpha
 from cvreport.partitions.audit_summary import summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.partitions.splits import block_regularized_signs
 from cvreport.rendering.formatting import format_number
-from cvreport.results import HypothesisTestResult, check_alpha
+from cvreport.results import HypothesisTestResult
 from cvreport.summary_data import SummaryRow, SummaryTable
 
 if TYPE_CHECKING:

@@ -39,8 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from cvreport.errors import CVReportError
-from cvreport.option_values import integer_option
-from cvreport.results import check_alpha
+from cvreport.option_values import check_alpha, integer_option
 
 __all__ = [
     "REFERENCE",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from cvreport.errors import DesignError
+from cvreport.option_values import check_alpha
 from cvreport.planning.components import (
     SOURCE_REPLICATIONS,
     Discordance,
@@ -41,7 +42,6 @@ from cvreport.planning.result import (
     holds_level,
 )
 from cvreport.planning.search import DEFAULT_FOLDS, default_designs, inputs_at, search_designs
-from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable

@@ -33,9 +33,8 @@ import numpy as np
 from scipy import special, stats
 
 from cvreport.errors import CVReportError, DataError
-from cvreport.option_values import real_option
+from cvreport.option_values import check_alpha, real_option
 from cvreport.planning.components import VarianceComponents
-from cvreport.results import check_alpha
 
 __all__ = [
     "REFERENCE_CONNOR",

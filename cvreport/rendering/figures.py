@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from cvreport.option_values import check_alpha
 from cvreport.rendering.formatting import format_number, format_pvalue, strip_xml_forbidden
-from cvreport.results import check_alpha
 
 __all__ = ["PValuePoint", "difference_plot", "nice_ticks", "pvalue_plot"]
 

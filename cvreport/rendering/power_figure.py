@@ -13,7 +13,7 @@ Examples
 >>> frame = pd.DataFrame({"test": ["t"] * 3, "label": ["t test"] * 3, "K": [10] * 3,
 ...                       "design": ["10-fold CV", "2×10 CV", "3×10 CV"], "m": [1, 2, 3],
 ...                       "power": [0.3, 0.6, 0.85]})
->>> svg = power_figure(frame, target=0.8, effect=0.01)
+>>> svg = power_figure(frame, target=0.8, effect=0.01, size_tolerance=1.5)
 >>> svg.startswith("<svg") and "power 0.8" in svg and "3×10 CV" in svg
 True
 """
@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import pandas as pd
 
-from cvreport.planning.power import SIZE_TOLERANCE
 from cvreport.rendering.figures import _svg_open, _x, nice_ticks
 from cvreport.rendering.formatting import format_number
 
 __all__ = ["power_figure"]
 
-#: The note under the legend when some points are hollow.
-VISIBLE_HOLLOW = (
-    f"Hollow points: type I error above {SIZE_TOLERANCE:g} α there (rejects too often; not "
-    "recommended)."
-)
+
+def hollow_note(size_tolerance: float) -> str:
+    """The note under the legend when some points are hollow."""
+    return (
+        f"Hollow points: type I error above {size_tolerance:g} α there (rejects too often; not "
+        "recommended)."
+    )
+
+
 #: Okabe–Ito colours (colour-blind safe), then black.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
@@ -43,6 +46,7 @@ def power_figure(
     *,
     target: float,
     effect: float,
+    size_tolerance: float,
     title: str | None = None,
     measure: str | None = None,
     figure_id: str = "cvr-plan-power",
@@ -61,6 +65,9 @@ def power_figure(
         each line that reaches it with a test that holds its level is ringed.
     effect : float
         The difference the powers are computed for (named in the title and description).
+    size_tolerance : float
+        The multiple of α above which a type I error is "too often"
+        (:data:`cvreport.planning.power.SIZE_TOLERANCE`), named in the legend.
     title : str, optional
         Figure title; default names the effect.
     measure : str, optional
@@ -109,7 +116,7 @@ def power_figure(
     ]
     hollow = (
         "Hollow points: the test rejects a true null too often there (type I error under "
-        f"the model above {SIZE_TOLERANCE:g} α), so its power there is not recommended"
+        f"the model above {size_tolerance:g} α), so its power there is not recommended"
     )
     desc = (
         f"Power of {len(groups)} test and fold-count combinations to detect a difference of "
@@ -189,7 +196,7 @@ def power_figure(
             note = " (first to reach the wanted power)" if ring else ""
             if not level:
                 note = (
-                    f" (type I error above {SIZE_TOLERANCE:g} α: rejects too often, "
+                    f" (type I error above {size_tolerance:g} α: rejects too often, "
                     "not recommended)"
                 )
             out.append(
@@ -212,7 +219,7 @@ def power_figure(
         ly = legend_top + ((len(groups) + 1) // 2) * 18 + 6
         out.append(
             f'<text class="cvr-fig-note" x="{left}" y="{ly}" font-size="11" '
-            f'fill="currentColor">{_x(VISIBLE_HOLLOW)}</text>'
+            f'fill="currentColor">{_x(hollow_note(size_tolerance))}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)

@@ -40,6 +40,7 @@ from cvreport.errors import CVReportError, DataError, UnusedOptionsWarning, desc
 from cvreport.methods.recommendation import Recommendation, recommendation_for
 from cvreport.methods.registry import get_spec, specs_for
 from cvreport.methods.spec import TestSpec
+from cvreport.option_values import check_alpha
 from cvreport.partitions.audit import audit_overlap
 from cvreport.reporting import interpret, overview
 from cvreport.reporting.analysis import (
@@ -49,7 +50,7 @@ from cvreport.reporting.analysis import (
     compare_pairs,
     options_for,
 )
-from cvreport.results import TestResult, check_alpha
+from cvreport.results import TestResult
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable

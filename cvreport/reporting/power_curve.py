@@ -17,16 +17,16 @@ import pandas as pd
 
 from cvreport.data.metrics import reader_name
 from cvreport.methods.registry import get_spec
+from cvreport.option_values import check_alpha
 from cvreport.planning.components import (
     VarianceComponents,
     as_pilot_table,
     estimate_components,
 )
 from cvreport.planning.curve import power_by_replications
-from cvreport.planning.power import check_effect, check_power
+from cvreport.planning.power import SIZE_TOLERANCE, check_effect, check_power
 from cvreport.rendering.power_figure import power_figure
 from cvreport.rendering.writer import write_text
-from cvreport.results import check_alpha
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
@@ -153,7 +153,9 @@ def power_curve(
     )
     # each test by the name a report gives it
     frame["label"] = [get_spec(name).method for name in frame["test"]]
-    svg = power_figure(frame, target=target, effect=effect, measure=measure)
+    svg = power_figure(
+        frame, target=target, effect=effect, size_tolerance=SIZE_TOLERANCE, measure=measure
+    )
     return PowerCurve(
         svg=svg, components=components, effect=effect, target=target, alpha=alpha, frame=frame
     )

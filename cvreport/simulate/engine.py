@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
-from cvreport.results import check_alpha
+from cvreport.option_values import check_alpha
 from cvreport.simulate.chunks import (
     chunk_statistics,
     probe_binary,
