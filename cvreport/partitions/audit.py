@@ -481,7 +481,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if verdict == "typical":
             return (
                 f"The training sets of different replications overlap about as random K-fold "
-                f"partitioning makes them ({common}). The corrected repeated k-fold CV t test "
+                f"partitioning makes them ({common}). The corrected repeated K-fold CV t test "
                 "and its relatives were built and studied on such random partitions."
             )
         return (

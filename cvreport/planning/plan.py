@@ -241,7 +241,7 @@ def _recommend(
         note += (
             " More replications cannot help: the variance of the mean difference falls only to "
             "the covariance every fold shares (the common component), so even "
-            f"with unlimited replications the power stays at {limit:.3f}. Detect a larger "
+            f"with unlimited replications the power cannot exceed {limit:.3f}. Detect a larger "
             "difference, or use a larger data set."
         )
     return Recommendation(test.name, test.label, None, ceiling, note)

@@ -765,8 +765,8 @@ def in_sentence(method: str) -> str:
 
     Examples
     --------
-    >>> in_sentence("Corrected repeated k-fold CV t test")
-    'corrected repeated k-fold CV t test'
+    >>> in_sentence("Corrected repeated K-fold CV t test")
+    'corrected repeated K-fold CV t test'
     >>> in_sentence("Dietterich's 5×2cv paired t test"), in_sentence("K-fold cross-validated t")
     ("Dietterich's 5×2cv paired t test", 'K-fold cross-validated t')
     """
