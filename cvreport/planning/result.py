@@ -234,8 +234,11 @@ class PlanResult(SummaryDisplay):
         >>> from cvreport.planning import VarianceComponents, plan_from_components
         >>> vc = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
         >>> res = plan_from_components(vc, None, effect=0.03, power=0.8, designs=["10x10"])
-        >>> [ref.split(" (")[0] for ref in res.references()]
-        ['Nadeau, C. and Bengio, Y.', 'Bengio, Y. and Grandvalet, Y.', 'Bouckaert, R. R. and Frank, E.']
+        >>> for reference in res.references():
+        ...     print(reference.split(" (")[0])
+        Nadeau, C. and Bengio, Y.
+        Bengio, Y. and Grandvalet, Y.
+        Bouckaert, R. R. and Frank, E.
         """
         planned = {test.name: test.reference for test in PLANNED_TESTS}
         model = (

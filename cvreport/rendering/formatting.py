@@ -23,6 +23,7 @@ __all__ = [
     "format_probability",
     "format_pvalue",
     "format_value",
+    "latex_number_text",
     "markdown_table_code",
     "significance_stars",
     "strip_bidi_controls",
@@ -384,11 +385,34 @@ def escape_latex(text: Any) -> str:
     'a\\_b \\& c\\%\\$\\#'
     >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
     '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
+
+    The sign of a negative number is a minus, not a hyphen; a hyphen inside a word or
+    a range is kept:
+
+    >>> escape_latex("A − B = -0.0573 on model-1, folds 284-285")
+    'A $-$ B = $-$0.0573 on model-1, folds 284-285'
     """
-    breakable = _LONG_WORD.sub(_breakable, str(text))
+    breakable = _LONG_WORD.sub(_breakable, _minus_signs(str(text)))
     merged = _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, breakable))
     # "^{(}^{1}^{)}" is a double superscript to TeX: one group, "^{(1)}"
     return _CHAINED_SCRIPT.sub(_join_scripts, merged)
+
+
+# a hyphen that starts a number ("-0.0573", "[-0.1") is its sign; typeset it as a minus
+_NUMBER_SIGN = re.compile(r"(?<![\w.\-+])-(?=\.?\d)")
+
+
+def _minus_signs(text: str) -> str:
+    return _NUMBER_SIGN.sub("\u2212", text)
+
+
+def latex_number_text(text: Any) -> str:
+    """A formatted number (or interval) for LaTeX: its negative signs become minus signs.
+
+    >>> latex_number_text("[-0.0415, 0.1255]"), latex_number_text("8.956e-05")
+    ('[$-$0.0415, 0.1255]', '8.956e-05')
+    """
+    return _NUMBER_SIGN.sub("$-$", str(text))
 
 
 # A word longer than a line stops pdflatex ("Dimension too large") or runs off

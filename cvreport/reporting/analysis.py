@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import reader_name
 from cvreport.distributions import as_distribution
@@ -31,6 +33,8 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
+from cvreport.methods.sign_test import SignTestResult, sign_test_array
+from cvreport.methods.wilcoxon import WilcoxonResult, wilcoxon_kfold_array
 from cvreport.reporting import interpret
 from cvreport.results import TestResult
 
@@ -50,6 +54,7 @@ __all__ = [
     "draws_at_random",
     "options_for",
     "run_test",
+    "smallest_pvalue_note",
 ]
 
 DEFAULT_ROPE = 0.01
@@ -275,6 +280,9 @@ class _Runner:
                 warnings.warn_explicit(
                     item.message, item.category, item.filename, item.lineno, source=item.source
                 )
+        floor = smallest_pvalue_note(result, self.alpha)
+        if floor is not None:
+            extra.append(floor)
         return result, "", tuple(extra)
 
     def compare(self, a: str, b: str) -> Comparison:
@@ -353,6 +361,49 @@ class _Runner:
                 spec=spec,
             )
         )
+
+
+def smallest_pvalue_note(result: TestResult, alpha: float) -> str | None:
+    """A warning when a rank test over folds cannot reach α with this many folds, else None.
+
+    The sign test and the Wilcoxon signed-rank test over n non-zero fold differences
+    are exact and discrete: their smallest p-value, that of n differences all on one
+    side, is the test's own p-value for such folds (2 · 0.5ⁿ two-sided for both).
+    With 5-fold CV it is 0.0625, above α = 0.05, so the test cannot reject whatever
+    the folds show (Demšar 2006, sections 3.1.3 and 3.1.4).
+
+    Examples
+    --------
+    >>> from cvreport.methods.sign_test import sign_test_array
+    >>> print(smallest_pvalue_note(sign_test_array([0.02, -0.01, 0.03, 0.01, 0.02]), 0.05))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    with 5 fold differences other than 0 the smallest p-value the test can give is 0.0625
+    (every difference on one side), above α = 0.05: it cannot find a difference here,
+    whatever the folds show
+    >>> smallest_pvalue_note(sign_test_array(np.arange(1.0, 11.0)), 0.05) is None
+    True
+    """
+    if isinstance(result, SignTestResult):
+        n, array_test = result.positive + result.negative, sign_test_array
+    elif isinstance(result, WilcoxonResult):
+        n, array_test = result.nonzero, wilcoxon_kfold_array
+    else:
+        return None
+    if n == 0:  # every fold ties: the result explains itself
+        return None
+    extreme = np.arange(1.0, n + 1.0)
+    floor = min(
+        float(array_test(side, alternative=result.alternative).pvalue)
+        for side in (extreme, -extreme)
+    )
+    if floor <= alpha:
+        return None
+    folds = f"{n} fold difference{'s' if n != 1 else ''}"
+    return (
+        f"with {folds} other than 0 the smallest p-value the test can give is {floor:.4g} "
+        f"(every difference on one side), above α = {alpha:g}: it cannot find a difference "
+        "here, whatever the folds show"
+    )
 
 
 def _shown_statistic(result: TestResult) -> float | None:
