@@ -25,6 +25,7 @@ __all__ = [
     "format_value",
     "latex_number_text",
     "markdown_table_code",
+    "pvalue_equals",
     "significance_stars",
     "strip_bidi_controls",
     "strip_xml_forbidden",
@@ -131,6 +132,16 @@ def format_value(x: Any) -> str:
     if _is_number(x):
         return format_number(x)
     return "—" if x is None else str(x)
+
+
+def pvalue_equals(p: Any, name: str = "p") -> str:
+    """``p = 0.012``, or ``p < 0.001`` below the display precision (never ``p = <0.001``).
+
+    >>> pvalue_equals(0.0123), pvalue_equals(1e-6), pvalue_equals(0.2, "adjusted p")
+    ('p = 0.012', 'p < 0.001', 'adjusted p = 0.200')
+    """
+    shown = format_pvalue(p)
+    return f"{name} {shown[0]} {shown[1:]}" if shown[:1] in "<>" and shown else f"{name} = {shown}"
 
 
 def format_interval(interval: Any, digits: int = STAT_DIGITS) -> str:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from cvreport.methods.registry import get_spec
 from cvreport.planning import VarianceComponents, plan_from_components
 from cvreport.reporting.multi_report import DatasetsReport
 from cvreport.reporting.report import Report
-from tests._fakes import compile_latex, pdflatex_or_skip
+from tests._fakes import compile_latex, open_page, pdflatex_or_skip
 
 
 def quiet(*args: object, **kwargs: object) -> Report:
@@ -312,3 +313,39 @@ def test_a_standalone_datasets_report_keeps_names_whole(tmp_path: Path) -> None:
     assert max(len(name) for name in names) > 20
     for name in names:
         assert name in words, name
+
+
+# -- 13. the p-value figure: "p < 0.001", and the off-scale mark clear of the label -------------
+def test_the_pvalue_figure_reads_p_below_and_keeps_its_mark_clear(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Was: "p = <0.001" beside the row, and the "<" that marks a p-value below the axis
+    drawn over the last letter of the test's name ("... t tes<t")."""
+    rng = np.random.default_rng(13)
+    rows = []
+    for rep in (1, 2):
+        order = rng.permutation(300)
+        rows += [
+            (rep, fold + 1, *row)
+            for fold in range(5)
+            for row in _errors({"good": 0.02, "bad": 0.35}, order[fold::5], rng)
+        ]
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "error"])
+    table = cvreport.ResultsTable.from_formula("error ~ model | replication + fold", frame)
+    report = quiet(table)
+    (outcome,) = [o for o in report.outcomes if o.posterior is None]
+    floor = 1e-4  # the axis starts at α/10 rounded down to a decade, here 0.0001
+    assert outcome.result.pvalue < floor
+    page, seen = open_page(browser, report.save(tmp_path / "report.html"))
+    try:
+        figure = page.locator("svg.cvr-figure", has_text="p-values against")
+        texts = figure.locator("text")
+        shown = [texts.nth(i).text_content() for i in range(texts.count())]
+        assert "p < 0.001" in shown and not any("= <" in (t or "") for t in shown)
+        label = figure.locator("text", has_text=outcome.method).bounding_box()
+        mark = texts.nth(shown.index("<")).bounding_box()
+        assert label and mark
+        assert label["x"] + label["width"] <= mark["x"], (label, mark)
+        assert not seen["errors"]
+    finally:
+        page.close()
