@@ -349,3 +349,43 @@ def test_the_pvalue_figure_reads_p_below_and_keeps_its_mark_clear(
         assert not seen["errors"]
     finally:
         page.close()
+
+
+# -- 14. a resampling test's summary names the metric as DeLong's and the report do -------------
+def test_resampling_summaries_name_the_auc_as_the_report_does() -> None:
+    """Was: DeLong's summary "AUC of A 0.9056", the paired bootstrap's "roc_auc of A 0.9056"
+    for the same two models on the same test set."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(14)
+    truth = rng.integers(0, 2, 400)
+    frames = [
+        pd.DataFrame(
+            {
+                "id": np.arange(truth.size),
+                "model": model,
+                "y": truth,
+                "p": 1 / (1 + np.exp(-(shift * (2 * truth - 1) + rng.normal(0, 1, truth.size)))),
+            }
+        )
+        for model, shift in (("forest", 1.0), ("svm", 0.8))
+    ]
+    frame = pd.concat(frames)
+    table = cvreport.ResultsTable.from_formula("roc_auc(y, p) ~ model", frame, record="id")
+    expected = {
+        model: roc_auc_score(part["y"], part["p"]) for model, part in frame.groupby("model")
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [
+            cvreport.delong_test(table, "forest", "svm"),
+            cvreport.paired_bootstrap_test(table, "forest", "svm", n_resamples=999),
+            cvreport.paired_permutation_test(table, "forest", "svm", n_resamples=999),
+        ]
+    for result in results:
+        text = str(result.summary())
+        for side, model in (("A", "forest"), ("B", "svm")):
+            row = re.search(rf"^AUC of {side}\s+([0-9.]+)$", text, re.MULTILINE)
+            assert row is not None, text
+            assert float(row[1]) == pytest.approx(expected[model], abs=5e-5)
+        assert "roc_auc of" not in text
