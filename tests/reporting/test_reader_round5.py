@@ -389,3 +389,21 @@ def test_resampling_summaries_name_the_auc_as_the_report_does() -> None:
             assert row is not None, text
             assert float(row[1]) == pytest.approx(expected[model], abs=5e-5)
         assert "roc_auc of" not in text
+
+
+# -- 15. the audit's E X is the one its Z values are measured from ------------------------------
+def test_the_audit_summary_prints_the_expected_overlap_its_z_uses() -> None:
+    """Was: "expected overlap E X 142.2500" (n/4 for n = 569) above pairs whose Z = |X − E X|
+    is measured from 142.7504 (X = 133, Z = 9.7504), so no row of the table added up."""
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    text = str(cvreport.audit_overlap(table).summary())
+    expected = float(re.search(r"^expected overlap E X\s+([0-9.]+)$", text, re.MULTILINE)[1])
+    pairs = text.split("Training-set overlap X of every pair of replications\n", 1)[1]
+    rows = [line.split() for line in pairs.splitlines()[1:] if line.strip()[:1].isdigit()]
+    assert len(rows) == 10  # 5 replications: 10 pairs
+    for _, _, _, overlap, _, z, _ in rows:
+        assert abs(int(overlap) - expected) == pytest.approx(float(z), abs=1e-4)
+    z_max = float(re.search(r"^Z_max = max \|X − E X\|\s+([0-9.]+)$", text, re.MULTILINE)[1])
+    assert z_max == pytest.approx(max(abs(int(r[3]) - expected) for r in rows), abs=1e-4)
