@@ -95,7 +95,8 @@ def test_a_holdout_pilot_names_its_variance_between_splits(
     repeated_holdout_frame: pd.DataFrame,
 ) -> None:
     """Was: "within variance (K = 1)   0" and "between 0.002773 ... (between-replication
-    variance taken as 0: ...)", a 0 that was never estimated beside a contradiction."""
+    variance taken as 0: ...)", a 0 that was never estimated beside a contradiction, and
+    "More replications cannot help ... the covariance every fold shares" of hold-out splits."""
     table = cvreport.ResultsTable.from_formula(
         "error ~ model | replication", repeated_holdout_frame
     )
@@ -109,6 +110,9 @@ def test_a_holdout_pilot_names_its_variance_between_splits(
     flat = " ".join(text.split())
     assert f"variance between hold-out splits {spread:.4g} (one fold per split" in flat
     assert "taken as 0" not in flat
+    # the design is a number of splits, and a split is what every difference comes from
+    assert "More splits cannot help" in flat and "the covariance every split shares" in flat
+    assert "replication" not in flat
 
 
 # -- 3. a plan cites the papers of the tests it plans, no others ------------------------------
