@@ -33,6 +33,9 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
+from cvreport.methods.delong import DELONG
+from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
+from cvreport.methods.proportion import PROPORTION
 from cvreport.methods.sign_test import SignTestResult, sign_test_array
 from cvreport.methods.wilcoxon import WilcoxonResult, wilcoxon_kfold_array
 from cvreport.reporting import interpret
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ROPE",
+    "RECORDS_AS_INDEPENDENT",
     "REPORT_SEED",
     "Comparison",
     "Posterior",
@@ -52,6 +56,7 @@ __all__ = [
     "TestOutcome",
     "compare_pairs",
     "draws_at_random",
+    "independent_records_note",
     "options_for",
     "run_test",
     "smallest_pvalue_note",
@@ -280,6 +285,10 @@ class _Runner:
                 warnings.warn_explicit(
                     item.message, item.category, item.filename, item.lineno, source=item.source
                 )
+        if spec in RECORDS_AS_INDEPENDENT:
+            clusters = getattr(self.table, "_record_clusters", None)
+            if clusters is not None:
+                extra.append(independent_records_note(int(clusters.nunique())))
         floor = smallest_pvalue_note(result, self.alpha)
         if floor is not None:
             extra.append(floor)
@@ -361,6 +370,26 @@ class _Runner:
                 spec=spec,
             )
         )
+
+
+#: Record-level tests that treat every record as independent (no cluster-robust form):
+#: with clustered records their p-values are too small.
+RECORDS_AS_INDEPENDENT = frozenset({MCNEMAR, MCNEMAR_KFOLD, PROPORTION, DELONG})
+
+
+def independent_records_note(n_clusters: int) -> str:
+    """The warning beside a test that treats clustered records as independent.
+
+    >>> print(independent_records_note(60))  # doctest: +NORMALIZE_WHITESPACE
+    the records come in 60 clusters, but the test treats every record as independent,
+    so its p-value is too small when the records of a cluster succeed or fail together
+    (Miller 2024)
+    """
+    return (
+        f"the records come in {n_clusters} clusters, but the test treats every record as "
+        "independent, so its p-value is too small when the records of a cluster succeed or "
+        "fail together (Miller 2024)"
+    )
 
 
 def smallest_pvalue_note(result: TestResult, alpha: float) -> str | None:

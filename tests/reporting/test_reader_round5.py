@@ -411,3 +411,34 @@ def test_the_audit_summary_prints_the_expected_overlap_its_z_uses() -> None:
         assert abs(int(overlap) - expected) == pytest.approx(float(z), abs=1e-4)
     z_max = float(re.search(r"^Z_max = max \|X − E X\|\s+([0-9.]+)$", text, re.MULTILINE)[1])
     assert z_max == pytest.approx(max(abs(int(r[3]) - expected) for r in rows), abs=1e-4)
+
+
+# -- 16. a test that treats clustered records as independent says so ---------------------------
+def test_tests_that_ignore_clusters_say_so_beside_the_cluster_robust_one() -> None:
+    """Was: with 60 passages of 5 records, McNemar's test (p = 0.012) and the difference of
+    proportions test stood beside the cluster-robust test with no word that they count
+    every record as independent, which the recommendation itself says understates the error."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for passage in range(60):
+        shared = rng.normal(0, 0.1)  # records of a passage succeed or fail together
+        for record in range(passage * 5, passage * 5 + 5):
+            rows += [
+                (model, record, passage, int(rng.random() < rate + shared))
+                for model, rate in (("a", 0.15), ("b", 0.2))
+            ]
+    frame = pd.DataFrame(rows, columns=["model", "record", "passage", "error"])
+    sentence = (
+        f"the records come in {frame['passage'].nunique()} clusters, but the test treats every "
+        "record as independent"
+    )
+    clustered = quiet(
+        cvreport.ResultsTable.from_formula("error ~ model", frame, cluster="passage"), tests="all"
+    )
+    (caveat,) = [line for line in clustered.to_markdown().splitlines() if sentence in line]
+    assert caveat.startswith("- McNemar's test (continuity-corrected) and difference of")
+    robust = [o for o in clustered.outcomes if o.recommended]
+    assert [o.name for o in robust] == ["clustered_paired_test"]
+    assert sentence not in " ".join(robust[0].result.notes)
+    plain = quiet(cvreport.ResultsTable.from_formula("error ~ model", frame), tests="all")
+    assert "clusters" not in plain.to_markdown()
