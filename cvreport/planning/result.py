@@ -229,6 +229,11 @@ class PlanResult(SummaryDisplay):
         """The papers behind this plan: the variance model when there is one, then each
         planned test's power, in the order of the tests (none of a test not planned).
 
+        Returns
+        -------
+        tuple of str
+            Full references, each once.
+
         Examples
         --------
         >>> from cvreport.planning import VarianceComponents, plan_from_components

@@ -380,6 +380,23 @@ RECORDS_AS_INDEPENDENT = frozenset({MCNEMAR, MCNEMAR_KFOLD, PROPORTION, DELONG})
 def independent_records_note(n_clusters: int) -> str:
     """The warning beside a test that treats clustered records as independent.
 
+    Parameters
+    ----------
+    n_clusters : int
+        How many clusters the records come in.
+
+    Returns
+    -------
+    str
+        The warning, without a final full stop (the report adds it).
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to language
+    model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
     >>> print(independent_records_note(60))  # doctest: +NORMALIZE_WHITESPACE
     the records come in 60 clusters, but the test treats every record as independent,
     so its p-value is too small when the records of a cluster succeed or fail together
@@ -400,6 +417,24 @@ def smallest_pvalue_note(result: TestResult, alpha: float) -> str | None:
     side, is the test's own p-value for such folds (2 · 0.5ⁿ two-sided for both).
     With 5-fold CV it is 0.0625, above α = 0.05, so the test cannot reject whatever
     the folds show (Demšar 2006, sections 3.1.3 and 3.1.4).
+
+    Parameters
+    ----------
+    result : TestResult
+        A test's result; only a sign test's or a Wilcoxon test's over folds is looked at.
+    alpha : float
+        The report's level.
+
+    Returns
+    -------
+    str or None
+        The warning (without a final full stop), or None when the test can reach α or
+        every fold ties.
+
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
+    Journal of Machine Learning Research 7:1–30.
 
     Examples
     --------
