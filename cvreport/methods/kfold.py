@@ -46,7 +46,7 @@ REF_KFOLD_T = (
 
 #: What the corrected t test does about the overlap, named as a report names it.
 _CORRECTED_INSTEAD = (
-    "the corrected repeated k-fold CV t test widens the variance to allow for the overlap "
+    "the corrected repeated K-fold CV t test widens the variance to allow for the overlap "
     "(Nadeau and Bengio 2003)"
 )
 #: Why the K-fold t test misleads: its spec's caution and, with a full stop, its result's

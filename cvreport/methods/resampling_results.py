@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import special
 
+from cvreport.data.metrics import reader_name
 from cvreport.results import TestResult
 from cvreport.summary_data import SummaryRow
 
@@ -78,8 +79,8 @@ class BootstrapTestResult(TestResult):
 
     def _extra_rows(self) -> list[SummaryRow]:
         extra = [
-            SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
-            SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
+            SummaryRow(f"{reader_name(self.loss_name)} of A", self.metric_a, "number"),
+            SummaryRow(f"{reader_name(self.loss_name)} of B", self.metric_b, "number"),
             SummaryRow("bootstrap standard error", self.standard_error, "number"),
             SummaryRow("interval", self.interval_method, "text"),
             SummaryRow("resamples", self.n_resamples, "value"),
@@ -115,8 +116,8 @@ class PermutationTestResult(TestResult):
 
     def _extra_rows(self) -> list[SummaryRow]:
         extra = [
-            SummaryRow(f"{self.loss_name} of A", self.metric_a, "number"),
-            SummaryRow(f"{self.loss_name} of B", self.metric_b, "number"),
+            SummaryRow(f"{reader_name(self.loss_name)} of A", self.metric_a, "number"),
+            SummaryRow(f"{reader_name(self.loss_name)} of B", self.metric_b, "number"),
             SummaryRow("random swaps", self.n_resamples, "value"),
             SummaryRow(f"{self.units} swapped", self.n_units, "value"),
         ]

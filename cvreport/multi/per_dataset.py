@@ -370,7 +370,7 @@ def per_dataset_tests(
     ...     "loss ~ model | replication + fold | dataset", cvreport.load_example("multi"))
     >>> tests = per_dataset_tests(multi, baseline="logistic_regression")
     >>> sorted(tests.tests_used())
-    ["Alpaydın's combined 5×2cv F test", 'Corrected repeated k-fold CV t test']
+    ["Alpaydın's combined 5×2cv F test", 'Corrected repeated K-fold CV t test']
     >>> int(tests.win_tie_loss().to_numpy().sum()) == 4 * 10
     True
     """

@@ -213,13 +213,23 @@ class OverlapAudit(HypothesisTestResult):
             "warnings": " | ".join(self.warnings),
         }
 
+    def _expected_overlap_row(self) -> SummaryRow:
+        """E X as the pairs' Z use it (``a b / n`` from the training sizes; ``n/4`` is only
+        its value for halves of an n divisible by 4)."""
+        used = sorted(set(np.round(self.pair_table["expected"].to_numpy(dtype=float), 10)))
+        if len(used) == 1:
+            return SummaryRow("expected overlap E X", float(used[0]), "number")
+        if used:
+            return SummaryRow("expected overlap E X", f"{used[0]:.4f}–{used[-1]:.4f}", "text")
+        return SummaryRow("expected overlap E X", self.expected_overlap, "number")
+
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         rows = [
             SummaryRow("cross-validation design", self.cv_design, "text"),
             SummaryRow("records (n)", self.n_records, "value"),
             SummaryRow("replications (m)", self.m, "value"),
             SummaryRow("partitions recognised as", self.design, "text"),
-            SummaryRow("expected overlap E X", self.expected_overlap, "number"),
+            self._expected_overlap_row(),
             SummaryRow("Z_max = max |X − E X|", self.z_max, "number"),
             SummaryRow("P(Z_max ≥ observed), random partitioning", self.pvalue, "pvalue"),
         ]
@@ -482,7 +492,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if verdict == "typical":
             return (
                 f"The training sets of different replications overlap about as random K-fold "
-                f"partitioning makes them ({common}). The corrected repeated k-fold CV t test "
+                f"partitioning makes them ({common}). The corrected repeated K-fold CV t test "
                 "and its relatives were built and studied on such random partitions."
             )
         return (

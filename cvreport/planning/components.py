@@ -205,7 +205,22 @@ class VarianceComponents:
         return replace(self, within=within, common=common, K=K, test_train_ratio=1 / (K - 1))
 
     def describe(self) -> str:
-        """One sentence on where the components come from."""
+        """One sentence on where the components come from.
+
+        >>> print(VarianceComponents(within=0.0, between=0.002, common=0.001, K=1,
+        ...       test_train_ratio=0.5, source="heuristic").describe())
+        ... # doctest: +NORMALIZE_WHITESPACE
+        variance between hold-out splits 0.002 (one fold per split, so no within-fold
+        variance can be estimated: the splits' whole spread is between splits), common 0.001
+        (common = between × n2/n1 with n2/n1 = 0.5, the heuristic ρ = n2/(n1 + n2))
+        """
+        if self.K == 1:
+            return (
+                f"variance between hold-out splits {self.between:.4g} (one fold per split, so "
+                "no within-fold variance can be estimated: the splits' whole spread is between "
+                f"splits), common {self.common:.4g} (common = between × n2/n1 with n2/n1 = "
+                f"{self.test_train_ratio:.4g}, the heuristic ρ = n2/(n1 + n2))"
+            )
         how = {
             SOURCE_HEURISTIC: (
                 "between-replication variance taken as 0: Nadeau & Bengio's equicorrelated model"

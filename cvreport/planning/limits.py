@@ -90,8 +90,9 @@ def describe_limits(
             counted = (
                 f"standard error between {se:.4f}, if its {discordance.records} scored "
                 f"predictions were independent, and {math.sqrt(spread / n_records):.4f}, "
-                f"counting each of the {n_records} distinct records once: every replication "
-                "scores the same records again"
+                f"counting each of the {n_records} distinct records once: every "
+                f"{'split' if components is not None and components.K == 1 else 'replication'} "
+                "scores records that others score again"
             )
         else:
             counted = f"standard error {se:.4f} from {discordance.records} records"

@@ -238,10 +238,11 @@ def _recommend(
     if test.name.startswith("corrected") and isinstance(inputs, VarianceComponents):
         folds = [inputs.K] if inputs.K == 1 else sorted({*DEFAULT_FOLDS, inputs.K})
         limit = max(limit_power(inputs, k, effect, alpha) for k in folds)
+        more, every = ("splits", "split") if inputs.K == 1 else ("replications", "fold")
         note += (
-            " More replications cannot help: the variance of the mean difference falls only to "
-            "the covariance every fold shares (the common component), so even "
-            f"with unlimited replications the power stays at {limit:.3f}. Detect a larger "
+            f" More {more} cannot help: the variance of the mean difference falls only to "
+            f"the covariance every {every} shares (the common component), so even "
+            f"with unlimited {more} the power cannot exceed {limit:.3f}. Detect a larger "
             "difference, or use a larger data set."
         )
     return Recommendation(test.name, test.label, None, ceiling, note)

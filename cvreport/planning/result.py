@@ -8,14 +8,30 @@ from typing import Any
 
 import pandas as pd
 
-from cvreport.planning.components import Discordance, VarianceComponents
-from cvreport.planning.designs import CandidateDesign
+from cvreport.data.metrics import reader_name
+from cvreport.methods.resampled_t import REFERENCE_NADEAU_BENGIO
+from cvreport.planning.components import (
+    REFERENCE_BENGIO_GRANDVALET,
+    Discordance,
+    VarianceComponents,
+)
+from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
 from cvreport.planning.power import SIZE_TOLERANCE, holds_level
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
 
-__all__ = ["COLUMNS", "SIZE_TOLERANCE", "PlanResult", "Recommendation", "holds_level"]
+__all__ = [
+    "COLUMNS",
+    "HOLDOUT_WITHIN",
+    "SIZE_TOLERANCE",
+    "PlanResult",
+    "Recommendation",
+    "holds_level",
+]
+
+#: What the summary says of the within-fold variance of a hold-out pilot (K = 1).
+HOLDOUT_WITHIN = "not estimable from one fold per split"
 
 #: Columns of :meth:`PlanResult.to_frame`.
 COLUMNS = (
@@ -135,17 +151,23 @@ class PlanResult(SummaryDisplay):
         a, b = self.models
         rows = [
             SummaryRow("models", f"{a} vs {b}", "text"),
-            SummaryRow(f"effect to detect ({self.metric})", self.effect, "number"),
+            SummaryRow(f"effect to detect ({reader_name(self.metric)})", self.effect, "number"),
             SummaryRow("wanted power", self.target, "number"),
             SummaryRow("alpha (two-sided)", self.alpha, "number"),
         ]
         if self.components is not None:
             vc = self.components
-            rows += [
-                SummaryRow(f"within variance (K = {vc.K})", f"{vc.within:.4g}", "text"),
-                SummaryRow("between variance", _between_value(vc.between), "text"),
-                SummaryRow("common covariance", f"{vc.common:.4g}", "text"),
-            ]
+            if vc.K == 1:  # one fold per split: its spread is all between splits
+                rows += [
+                    SummaryRow("within variance (K = 1)", HOLDOUT_WITHIN, "text"),
+                    SummaryRow("variance between splits", f"{vc.between:.4g}", "text"),
+                ]
+            else:
+                rows += [
+                    SummaryRow(f"within variance (K = {vc.K})", f"{vc.within:.4g}", "text"),
+                    SummaryRow("between variance", _between_value(vc.between), "text"),
+                ]
+            rows.append(SummaryRow("common covariance", f"{vc.common:.4g}", "text"))
         if self.discordance is not None:
             rows.append(
                 SummaryRow("discordant records ψ", self.discordance.rate, "number"),
@@ -199,12 +221,38 @@ class PlanResult(SummaryDisplay):
             rows=tuple(rows),
             tables=(recommended, every),
             notes=(*notes, self.limits),
-            reference=(
-                "Nadeau & Bengio (2003), Machine Learning 52(3):239–281; Bouckaert & Frank "
-                "(2004), PAKDD; Alpaydın (1999); Wang, Li & Li (2017); Connor (1987)."
-            ),
+            reference=" ".join(self.references()),
             interpretation=interpretation,
         )
+
+    def references(self) -> tuple[str, ...]:
+        """The papers behind this plan: the variance model when there is one, then each
+        planned test's power, in the order of the tests (none of a test not planned).
+
+        Returns
+        -------
+        tuple of str
+            Full references, each once.
+
+        Examples
+        --------
+        >>> from cvreport.planning import VarianceComponents, plan_from_components
+        >>> vc = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
+        >>> res = plan_from_components(vc, None, effect=0.03, power=0.8, designs=["10x10"])
+        >>> for reference in res.references():
+        ...     print(reference.split(" (")[0])
+        Nadeau, C. and Bengio, Y.
+        Bengio, Y. and Grandvalet, Y.
+        Bouckaert, R. R. and Frank, E.
+        """
+        planned = {test.name: test.reference for test in PLANNED_TESTS}
+        model = (
+            (REFERENCE_NADEAU_BENGIO, REFERENCE_BENGIO_GRANDVALET)
+            if self.components is not None
+            else ()
+        )
+        tests = (planned[r.test] for r in self.recommendations if r.test in planned)
+        return tuple(dict.fromkeys((*model, *tests)))
 
     def _interpretation(self, best: Recommendation | None) -> str:
         """Which design is chosen, and why the tests that train fewer models are not."""

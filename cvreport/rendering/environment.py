@@ -118,6 +118,17 @@ def latex_environment() -> jinja2.Environment:
     env.filters["escape"] = formatting.escape_latex
     # after an escaped underscore a long name may break across lines
     env.filters["breakable"] = lambda text: str(text).replace(r"\_", r"\_\allowbreak{}")
+    # a negative number's sign is a minus, not a hyphen
+    env.filters["number"] = lambda value, *args: formatting.latex_number_text(
+        formatting.format_number(value, *args)
+    )
+    env.filters["value"] = lambda value, *args: formatting.latex_number_text(
+        formatting.format_value(value, *args)
+    )
+    env.filters["interval"] = lambda value, *args: formatting.latex_number_text(
+        formatting.format_interval(value, *args)
+    )
+    # (its output is escaped after, which sets a negative sign as a minus)
     env.filters["fmt"] = lambda value, kind="value": formatting.format_by_kind(
         value, kind, less_than="$<$", greater_than="$>$"
     )

@@ -31,13 +31,21 @@ from typing import Any
 import numpy as np
 
 from cvreport.option_values import check_alpha
-from cvreport.rendering.formatting import format_number, format_pvalue, strip_xml_forbidden
+from cvreport.rendering.formatting import (
+    format_number,
+    format_pvalue,
+    pvalue_equals,
+    strip_xml_forbidden,
+)
 
 __all__ = ["PValuePoint", "difference_plot", "nice_ticks", "pvalue_plot"]
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 CHAR_WIDTH = 7.2  # approximate width of one character at font-size 12, for layout only
 COLOURS = {"accent": "#1d4ed8", "muted": "#6b7280", "band": "#93c5fd", "reject": "#b91c1c"}
+#: Pixels between a p-value plot's row label and its axis: room for the "<" that marks
+#: a p-value below the axis, so that the mark never runs into the label.
+OFF_SCALE_ROOM = 22
 
 
 def _x(text: Any) -> str:
@@ -416,8 +424,11 @@ def pvalue_plot(
         out.append(
             f'<line class="cvr-grid" x1="{left}" x2="{left + plot_width}" y1="{cy:.1f}" '
             f'y2="{cy:.1f}" stroke="{COLOURS["muted"]}" stroke-opacity="0.25"/>'
-            f'<text x="{left - 10}" y="{cy + 4:.1f}" text-anchor="end" fill="currentColor">'
-            f"{_x(_truncate(point.label, label_width - indent))}<title>{_x(point.label)}</title></text>"
+            # the label ends short of the axis: a p-value below the axis is marked "<" between
+            f'<text x="{left - OFF_SCALE_ROOM}" y="{cy + 4:.1f}" text-anchor="end" '
+            f'fill="currentColor">'
+            f"{_x(_truncate(point.label, label_width - indent - OFF_SCALE_ROOM + 10))}"
+            f"<title>{_x(point.label)}</title></text>"
         )
         p = float(point.pvalue)
         x = sx(p)
@@ -427,8 +438,8 @@ def pvalue_plot(
                 f'<line x1="{x:.1f}" x2="{xadj:.1f}" y1="{cy:.1f}" y2="{cy:.1f}" '
                 f'stroke="currentColor" stroke-opacity="0.5"/>'
                 f'<path class="cvr-adjusted" d="M{xadj:.1f},{cy - 5:.1f} l5,5 l-5,5 l-5,-5 z" '
-                f'fill="none" stroke="currentColor"><title>{_x(point.label)}: adjusted p = '
-                f"{_x(format_pvalue(point.adjusted))}</title></path>"
+                f'fill="none" stroke="currentColor"><title>{_x(point.label)}: '
+                f"{_x(pvalue_equals(point.adjusted, 'adjusted p'))}</title></path>"
             )
         if point.reject:
             dot = (
@@ -440,7 +451,7 @@ def pvalue_plot(
                 f'<circle class="cvr-dot-keep" cx="{x:.1f}" cy="{cy:.1f}" r="5" fill="none" '
                 f'stroke="currentColor" stroke-width="1.5">'
             )
-        out.append(f"{dot}<title>{_x(point.label)}: p = {_x(format_pvalue(p))}</title></circle>")
+        out.append(f"{dot}<title>{_x(point.label)}: {_x(pvalue_equals(p))}</title></circle>")
         if p < 10.0**log_low:
             out.append(
                 f'<text x="{x - 8:.1f}" y="{cy + 4:.1f}" text-anchor="end" fill="currentColor">'
@@ -448,7 +459,7 @@ def pvalue_plot(
             )
         out.append(
             f'<text x="{left + plot_width + 8}" y="{cy + 4:.1f}" font-size="11" '
-            f'fill="currentColor">{_x("p = " + format_pvalue(p))}</text>'
+            f'fill="currentColor">{_x(pvalue_equals(p))}</text>'
         )
     out.append(
         f'<line class="cvr-axis" x1="{left}" x2="{left + plot_width}" y1="{y1 + 6}" '

@@ -23,7 +23,9 @@ __all__ = [
     "format_probability",
     "format_pvalue",
     "format_value",
+    "latex_number_text",
     "markdown_table_code",
+    "pvalue_equals",
     "significance_stars",
     "strip_bidi_controls",
     "strip_xml_forbidden",
@@ -130,6 +132,16 @@ def format_value(x: Any) -> str:
     if _is_number(x):
         return format_number(x)
     return "—" if x is None else str(x)
+
+
+def pvalue_equals(p: Any, name: str = "p") -> str:
+    """``p = 0.012``, or ``p < 0.001`` below the display precision (never ``p = <0.001``).
+
+    >>> pvalue_equals(0.0123), pvalue_equals(1e-6), pvalue_equals(0.2, "adjusted p")
+    ('p = 0.012', 'p < 0.001', 'adjusted p = 0.200')
+    """
+    shown = format_pvalue(p)
+    return f"{name} {shown[0]} {shown[1:]}" if shown[:1] in "<>" and shown else f"{name} = {shown}"
 
 
 def format_interval(interval: Any, digits: int = STAT_DIGITS) -> str:
@@ -384,11 +396,34 @@ def escape_latex(text: Any) -> str:
     'a\\_b \\& c\\%\\$\\#'
     >>> escape_latex("5×2, ρ² ∈ (0, ½), μ̂")
     '5$\\times$2, $\\rho^{2}$ $\\in$ (0, $\\frac{1}{2}$), $\\hat{\\mu}$'
+
+    The sign of a negative number is a minus, not a hyphen; a hyphen inside a word or
+    a range is kept:
+
+    >>> escape_latex("A − B = -0.0573 on model-1, folds 284-285")
+    'A $-$ B = $-$0.0573 on model-1, folds 284-285'
     """
-    breakable = _LONG_WORD.sub(_breakable, str(text))
+    breakable = _LONG_WORD.sub(_breakable, _minus_signs(str(text)))
     merged = _ADJACENT_MATH.sub("", _LATEX_RE.sub(_latex_match, breakable))
     # "^{(}^{1}^{)}" is a double superscript to TeX: one group, "^{(1)}"
     return _CHAINED_SCRIPT.sub(_join_scripts, merged)
+
+
+# a hyphen that starts a number ("-0.0573", "[-0.1") is its sign; typeset it as a minus
+_NUMBER_SIGN = re.compile(r"(?<![\w.\-+])-(?=\.?\d)")
+
+
+def _minus_signs(text: str) -> str:
+    return _NUMBER_SIGN.sub("\u2212", text)
+
+
+def latex_number_text(text: Any) -> str:
+    """A formatted number (or interval) for LaTeX: its negative signs become minus signs.
+
+    >>> latex_number_text("[-0.0415, 0.1255]"), latex_number_text("8.956e-05")
+    ('[$-$0.0415, 0.1255]', '8.956e-05')
+    """
+    return _NUMBER_SIGN.sub("$-$", str(text))
 
 
 # A word longer than a line stops pdflatex ("Dimension too large") or runs off

@@ -18,7 +18,11 @@ from cvreport.rendering.display import SummaryDisplay, display_bundle
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
 from cvreport.summary_data import SummaryRow, SummaryTable
 
-__all__ = ["Summary", "display_bundle"]
+__all__ = ["TEXT_WIDTH", "Summary", "display_bundle"]
+
+#: The narrowest plain-text summary, in characters: rules, notes, warnings and the
+#: interpretation wrap at this width or at the width of the widest label and value.
+TEXT_WIDTH = 78
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class Summary(SummaryDisplay):
                     "lines": ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells],
                 }
             )
-        rule = max(width + vwidth + 2, len(self.title), 40)
+        rule = max(width + vwidth + 2, len(self.title), TEXT_WIDTH)
         context = self._context() | {
             "lines": [
                 f"{lbl.ljust(width)}  {val.rjust(vwidth)}" for lbl, val in zip(labels, values)

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from cvreport.data.metric import Metric
 from cvreport.data.metrics import reader_name
 from cvreport.distributions import as_distribution
@@ -31,6 +33,11 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
+from cvreport.methods.delong import DELONG
+from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
+from cvreport.methods.proportion import PROPORTION
+from cvreport.methods.sign_test import SignTestResult, sign_test_array
+from cvreport.methods.wilcoxon import WilcoxonResult, wilcoxon_kfold_array
 from cvreport.reporting import interpret
 from cvreport.results import TestResult
 
@@ -41,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ROPE",
+    "RECORDS_AS_INDEPENDENT",
     "REPORT_SEED",
     "Comparison",
     "Posterior",
@@ -48,8 +56,10 @@ __all__ = [
     "TestOutcome",
     "compare_pairs",
     "draws_at_random",
+    "independent_records_note",
     "options_for",
     "run_test",
+    "smallest_pvalue_note",
 ]
 
 DEFAULT_ROPE = 0.01
@@ -275,6 +285,13 @@ class _Runner:
                 warnings.warn_explicit(
                     item.message, item.category, item.filename, item.lineno, source=item.source
                 )
+        if spec in RECORDS_AS_INDEPENDENT:
+            clusters = getattr(self.table, "_record_clusters", None)
+            if clusters is not None:
+                extra.append(independent_records_note(int(clusters.nunique())))
+        floor = smallest_pvalue_note(result, self.alpha)
+        if floor is not None:
+            extra.append(floor)
         return result, "", tuple(extra)
 
     def compare(self, a: str, b: str) -> Comparison:
@@ -353,6 +370,104 @@ class _Runner:
                 spec=spec,
             )
         )
+
+
+#: Record-level tests that treat every record as independent (no cluster-robust form):
+#: with clustered records their p-values are too small.
+RECORDS_AS_INDEPENDENT = frozenset({MCNEMAR, MCNEMAR_KFOLD, PROPORTION, DELONG})
+
+
+def independent_records_note(n_clusters: int) -> str:
+    """The warning beside a test that treats clustered records as independent.
+
+    Parameters
+    ----------
+    n_clusters : int
+        How many clusters the records come in.
+
+    Returns
+    -------
+    str
+        The warning, without a final full stop (the report adds it).
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to language
+    model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> print(independent_records_note(60))  # doctest: +NORMALIZE_WHITESPACE
+    the records come in 60 clusters, but the test treats every record as independent,
+    so its p-value is too small when the records of a cluster succeed or fail together
+    (Miller 2024)
+    """
+    return (
+        f"the records come in {n_clusters} clusters, but the test treats every record as "
+        "independent, so its p-value is too small when the records of a cluster succeed or "
+        "fail together (Miller 2024)"
+    )
+
+
+def smallest_pvalue_note(result: TestResult, alpha: float) -> str | None:
+    """A warning when a rank test over folds cannot reach α with this many folds, else None.
+
+    The sign test and the Wilcoxon signed-rank test over n non-zero fold differences
+    are exact and discrete: their smallest p-value, that of n differences all on one
+    side, is the test's own p-value for such folds (2 · 0.5ⁿ two-sided for both).
+    With 5-fold CV it is 0.0625, above α = 0.05, so the test cannot reject whatever
+    the folds show (Demšar 2006, sections 3.1.3 and 3.1.4).
+
+    Parameters
+    ----------
+    result : TestResult
+        A test's result; only a sign test's or a Wilcoxon test's over folds is looked at.
+    alpha : float
+        The report's level.
+
+    Returns
+    -------
+    str or None
+        The warning (without a final full stop), or None when the test can reach α or
+        every fold ties.
+
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets.
+    Journal of Machine Learning Research 7:1–30.
+
+    Examples
+    --------
+    >>> from cvreport.methods.sign_test import sign_test_array
+    >>> print(smallest_pvalue_note(sign_test_array([0.02, -0.01, 0.03, 0.01, 0.02]), 0.05))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    with 5 fold differences other than 0 the smallest p-value the test can give is 0.0625
+    (every difference on one side), above α = 0.05: it cannot find a difference here,
+    whatever the folds show
+    >>> smallest_pvalue_note(sign_test_array(np.arange(1.0, 11.0)), 0.05) is None
+    True
+    """
+    if isinstance(result, SignTestResult):
+        n, array_test = result.positive + result.negative, sign_test_array
+    elif isinstance(result, WilcoxonResult):
+        n, array_test = result.nonzero, wilcoxon_kfold_array
+    else:
+        return None
+    if n == 0:  # every fold ties: the result explains itself
+        return None
+    extreme = np.arange(1.0, n + 1.0)
+    floor = min(
+        float(array_test(side, alternative=result.alternative).pvalue)
+        for side in (extreme, -extreme)
+    )
+    if floor <= alpha:
+        return None
+    folds = f"{n} fold difference{'s' if n != 1 else ''}"
+    return (
+        f"with {folds} other than 0 the smallest p-value the test can give is {floor:.4g} "
+        f"(every difference on one side), above α = {alpha:g}: it cannot find a difference "
+        "here, whatever the folds show"
+    )
 
 
 def _shown_statistic(result: TestResult) -> float | None:

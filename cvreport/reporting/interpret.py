@@ -737,13 +737,17 @@ def posterior_disagreement(
             "different models of how the differences vary, so the evidence is borderline."
         )
     if reject and not better:
-        lead = f"{test} finds a significant difference at α = {alpha:g}, but {bayes} calls "
+        named = bayes if bayes.split(" ", 1)[0].endswith("'s") else f"the {in_sentence(bayes)}"
+        lead = f"{test} finds a significant difference at α = {alpha:g}, but {named} calls "
         if rope and p_equivalent > 1.0 - threshold:
+            side, leader = max((p_a_better, a), (p_b_better, b), key=lambda pair: pair[0])
             return (
-                f"{lead}neither model practically better: a posterior probability "
-                f"{_of(p_equivalent)} lies within the region of practical "
-                f"equivalence ±{format_number(rope)}, so the cause is the rope: the difference "
-                "may be real but smaller than the rope counts as relevant."
+                f"{lead}neither model practically better: it puts a posterior probability "
+                f"{_of(p_equivalent)} on a difference within the region of practical "
+                f"equivalence ±{format_number(rope)} and {_probability(side)} on {leader} being "
+                f"better by more, neither above {threshold:g}, so the cause is the rope: the "
+                "difference is likely real, but it may be smaller than the rope counts as "
+                "relevant."
             )
         return (
             f"{lead}neither model better with probability above {threshold:g}: the two rest on "
@@ -765,8 +769,8 @@ def in_sentence(method: str) -> str:
 
     Examples
     --------
-    >>> in_sentence("Corrected repeated k-fold CV t test")
-    'corrected repeated k-fold CV t test'
+    >>> in_sentence("Corrected repeated K-fold CV t test")
+    'corrected repeated K-fold CV t test'
     >>> in_sentence("Dietterich's 5×2cv paired t test"), in_sentence("K-fold cross-validated t")
     ("Dietterich's 5×2cv paired t test", 'K-fold cross-validated t')
     """

@@ -225,10 +225,12 @@ class DatasetsReport(ReportDisplay):
         """The data sets × models table as plain values for the templates."""
         return multi_view.table_context(self.analysis, digits=self.digits)
 
-    def latex_table_context(self, *, layout: str = "auto", span: str = "column") -> dict[str, Any]:
+    def latex_table_context(
+        self, *, layout: str = "auto", span: str = "column", fit_labels: bool = False
+    ) -> dict[str, Any]:
         """The LaTeX layout of the data sets × models table (see :meth:`table_latex`)."""
         return multi_view.latex_table_context(
-            self.analysis, digits=self.digits, layout=layout, span=span
+            self.analysis, digits=self.digits, layout=layout, span=span, fit_labels=fit_labels
         )
 
     def context(self) -> dict[str, Any]:
@@ -276,7 +278,8 @@ class DatasetsReport(ReportDisplay):
                 **self.context(),
                 cd_tikz=self.cd_tikz(),
                 cd_caption=multi_view.cd_caption(self.analysis),
-                latex_table=self.latex_table_context(),
+                # a standalone page is wider than a paper's column: names stay whole
+                latex_table=self.latex_table_context(fit_labels=standalone),
                 standalone=standalone,
                 placement=placement,
             )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from cvreport._version import __version__
@@ -251,9 +252,18 @@ def _capitalised(text: str) -> str:
 
 
 def latex_table_context(
-    analysis: DatasetsAnalysis, *, digits: int = 3, layout: str = "auto", span: str = "column"
+    analysis: DatasetsAnalysis,
+    *,
+    digits: int = 3,
+    layout: str = "auto",
+    span: str = "column",
+    fit_labels: bool = False,
 ) -> dict[str, Any]:
     """The LaTeX layout of the data sets × models table (see ``DatasetsReport.table_latex``).
+
+    ``fit_labels=True`` (a standalone document, whose page is wider than a paper's
+    column) widens the first column to its longest name, up to ``LABEL_WIDTH_MAX_CM``,
+    so that names are not broken after every underscore.
 
     Raises
     ------
@@ -308,14 +318,33 @@ def latex_table_context(
         "rotate": max((len(h) for h in header), default=0) > 6,
         "tabcolsep": "2.5pt",
         # the first column wraps (after underscores too) instead of widening the table
-        "label_width": ("2.4cm" if layout == "models-as-rows" else "3.0cm")
-        if span == "page"
-        else "1.9cm",
+        "label_width": _label_width(
+            ("2.4cm" if layout == "models-as-rows" else "3.0cm") if span == "page" else "1.9cm",
+            [str(row["label"]) for row in body] if fit_labels else [],
+        ),
         "body": body,
         "footer": footer,
         "show_sd": any(c["sd_text"] for r in rows for c in r["cells"]),
         "legend": legend,
     }
+
+
+#: The widest first column of a standalone document's table, and the width of one
+#: character of its \footnotesize names (with room to spare), in centimetres.
+LABEL_WIDTH_MAX_CM = 6.0
+_FOOTNOTESIZE_CHAR_CM = 0.16
+
+
+def _label_width(default: str, labels: Sequence[str]) -> str:
+    """``default`` (e.g. ``"1.9cm"``), or wide enough for the longest of ``labels``.
+
+    >>> _label_width("1.9cm", []), _label_width("1.9cm", ["iris_versicolor_virginica"])
+    ('1.9cm', '4.2cm')
+    """
+    needed = max((len(label) for label in labels), default=0) * _FOOTNOTESIZE_CHAR_CM + 0.2
+    wide = min(needed, LABEL_WIDTH_MAX_CM)
+    base = float(default.removesuffix("cm"))
+    return default if wide <= base else f"{wide:.1f}cm"
 
 
 def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) -> dict[str, Any]:

@@ -253,7 +253,7 @@ def context(
 
 
 def _with_article(method: str) -> str:
-    """A test's name as "each with …" reads it: "the corrected repeated k-fold CV t test",
+    """A test's name as "each with …" reads it: "the corrected repeated K-fold CV t test",
     "Dietterich's 5×2cv paired t test" (a possessive takes no article)."""
     if not method:
         return method

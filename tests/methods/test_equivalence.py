@@ -440,7 +440,7 @@ def test_the_report_says_what_was_shown_for_a_loss_and_a_score(score):
     low, high = res.conf_int(0.05)
     bound = "lies above −0.02" if score else "lies below 0.02"
     assert text.startswith(
-        f"Corrected repeated k-fold CV t test: at α = 0.05, A is not worse than B by more "
+        f"Corrected repeated K-fold CV t test: at α = 0.05, A is not worse than B by more "
         f"than 0.02 {name} ({interpret.p_equals(res.pvalue)}; 90% interval for A − B "
         f"[{low:.4f}, {high:.4f}] {bound})."
     )

@@ -120,7 +120,7 @@ def test_an_effect_below_the_ceiling_says_more_replications_cannot_help():
     z = stats.norm.ppf(0.975)
     lam = 0.01 / math.sqrt(0.001 / 9)
     limit = stats.norm.sf(z - lam) + stats.norm.cdf(-z - lam)
-    assert f"stays at {limit:.3f}" in rec.note
+    assert f"cannot exceed {limit:.3f}" in rec.note
 
 
 def test_limits_speak_of_pilot_size_normality_and_the_heuristic(pilot):

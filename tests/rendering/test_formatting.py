@@ -201,7 +201,8 @@ def test_escape_markdown() -> None:
 
 
 def test_environments_share_the_formatting_functions() -> None:
-    """HTML, Markdown and LaTeX print the same digits (LaTeX spells '<' as $<$)."""
+    """HTML, Markdown and LaTeX print the same digits (LaTeX spells '<' as $<$ and a
+    negative sign as $-$)."""
     values = {"x": -0.012345678, "p": 0.0000123, "q": 0.2345, "df": (7, 5), "ci": (-0.1, 0.25)}
     html = html_environment().from_string(
         "{{ x | number }}|{{ p | pvalue }}|{{ q | pvalue }}|{{ df | df }}|{{ ci | interval }}"
@@ -222,11 +223,11 @@ def test_environments_share_the_formatting_functions() -> None:
         "[-0.1000, 0.2500]",
     ]
     assert tex.render(values).split("|") == [
-        "-0.0123",
+        "$-$0.0123",  # a minus sign, not a hyphen
         "$<$0.001",
         "0.234",
         "(7, 5)",
-        "[-0.1000, 0.2500]",
+        "[$-$0.1000, 0.2500]",
     ]
 
 

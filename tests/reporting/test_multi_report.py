@@ -71,7 +71,7 @@ def test_table_view_follows_the_statistics(hostile_report: DatasetsReport) -> No
     )
     assert view["ranks"] == [f"{result.friedman.average_ranks[m]:.2f}" for m in MODELS]
     legend = " ".join(view["legend"])
-    assert "corrected repeated k-fold CV t test" in legend and "Holm" in legend
+    assert "corrected repeated K-fold CV t test" in legend and "Holm" in legend
 
 
 def test_markdown_escapes_names_and_has_the_rows(hostile_report: DatasetsReport) -> None:

@@ -190,5 +190,5 @@ def test_tie_bullets_name_the_pair_they_belong_to() -> None:
 def test_the_explorer_lists_a_test_by_the_name_the_reports_give_it(multi: DatasetsTable) -> None:
     table = multi.tables["breast_cancer"]
     offered = _available_tests(table)
-    assert offered["corrected_repeated_kfold_ttest"] == "Corrected repeated k-fold CV t test"
+    assert offered["corrected_repeated_kfold_ttest"] == "Corrected repeated K-fold CV t test"
     assert all(name == get_spec(test).method for test, name in offered.items())

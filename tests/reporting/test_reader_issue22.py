@@ -100,7 +100,7 @@ def test_method_names_inside_sentences_read_as_words() -> None:
     report = cvreport.Report(_five_fold_auc_table())
     html = report.to_html()
     # the per-fold figure's legend and accessible text name the test mid-sentence
-    assert "interval of the recommended corrected repeated k-fold CV t test" in html
+    assert "interval of the recommended corrected repeated K-fold CV t test" in html
     assert "recommended Corrected" not in html
 
 

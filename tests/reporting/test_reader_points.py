@@ -381,7 +381,7 @@ def test_a_test_has_one_name_in_every_heading(kfold_auc_report: Report) -> None:
     assert context["recommendation"]["labels"] == [methods[n] for n in names]
     md = kfold_auc_report.to_markdown()
     assert "Corrected repeated K-fold t test" not in md
-    assert md.count("Corrected repeated k-fold CV t test") >= 3
+    assert md.count("Corrected repeated K-fold CV t test") >= 3
 
 
 def test_better_and_worse_marks_have_different_colours(browser: Any, tmp_path: Path) -> None:

@@ -138,7 +138,7 @@ def test_a_shared_caveat_names_every_test_it_belongs_to(
     kfold_auc_markdown: str, example_all_markdown: str
 ) -> None:
     assert (
-        "- Corrected repeated k-fold CV t test and Bayesian correlated t test: n2/n1 = 0.25, "
+        "- Corrected repeated K-fold CV t test and Bayesian correlated t test: n2/n1 = 0.25, "
         "inferred from the fold sizes." in kfold_auc_markdown
     )
     first_pair = _pair_caveats(example_all_markdown)[0]
@@ -521,7 +521,7 @@ def test_the_band_of_an_adjusted_decision_is_labelled_unadjusted(
     assert high < 0  # yet its own interval excludes 0
     page = report.to_html()
     [desc] = re.findall(r'<desc id="[^"]*-diff-1-desc">([^<]*)</desc>', page)
-    label = "95% interval of the recommended corrected repeated k-fold CV t test (unadjusted)"
+    label = "95% interval of the recommended corrected repeated K-fold CV t test (unadjusted)"
     assert f"{label} from {low:.4f} to {high:.4f}" in desc
     assert f">{label}</text>" in page  # the legend, in full
     assert "(1 rows)" not in desc and "one row per replication" not in desc  # one K-fold run
@@ -532,7 +532,7 @@ def test_the_band_of_one_pair_is_not_called_unadjusted() -> None:
 
     page = quiet(TABLES["kfold"]).to_html()
     assert "(unadjusted)" not in page
-    assert "95% interval of the recommended corrected repeated k-fold CV t test from" in page
+    assert "95% interval of the recommended corrected repeated K-fold CV t test from" in page
 
 
 def test_the_audit_names_the_tests_as_the_report_names_them() -> None:

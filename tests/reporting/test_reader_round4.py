@@ -276,7 +276,7 @@ def test_a_note_every_pair_shares_is_said_once(five_models: cvreport.ResultsTabl
     markdown = report.to_markdown()
     assert markdown.count(ratio) == 1
     caveats = markdown.split("\n## Caveats", 1)[1].split("\n## ", 1)[0]
-    assert f"- Corrected repeated k-fold CV t test (every pair): {ratio}" in caveats
+    assert f"- Corrected repeated K-fold CV t test (every pair): {ratio}" in caveats
     assert report.to_html().count(ratio) == 1
     single = quiet(five_models, pairs=pairs[:1]).to_markdown()  # one pair: said in its section
     assert single.count(ratio) == 1 and "(every pair)" not in single
@@ -338,7 +338,7 @@ def test_the_all_pairs_overview_names_its_test_inside_the_sentence() -> None:
     table = _fourteen_models_aucs()
     report = quiet(table)
     n_pairs = 14 * 13 // 2
-    method = "corrected repeated k-fold CV t test"
+    method = "corrected repeated K-fold CV t test"
     said = f"{n_pairs} pairs of 14 models, each with the {method}"
     assert said in report.to_markdown().replace("\\_", "_")
     assert said in report.to_html()
@@ -433,7 +433,7 @@ def test_a_one_sided_p_value_is_called_one_sided_in_the_headline(
     short = report.to_markdown().split("## In short", 1)[1].split("\n## ", 1)[0]
     assert f"one-sided p = {result.pvalue:.3f})" in short
     assert (
-        "| Corrected repeated k-fold CV t test (recommended; one-sided) |" in report.to_markdown()
+        "| Corrected repeated K-fold CV t test (recommended; one-sided) |" in report.to_markdown()
     )
 
 

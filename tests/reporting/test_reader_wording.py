@@ -208,11 +208,11 @@ def test_each_kfold_baseline_says_its_overlap_caution_once_in_words(
             assert caution.startswith("not recommended as the deciding test — ")
             assert "rejects a true null hypothesis too often" in caution
             # what to use instead is named as the report names that test, not as a function
-            assert "corrected repeated k-fold CV t test" in caution
+            assert "corrected repeated K-fold CV t test" in caution
             assert "corrected_repeated_kfold_ttest" not in caution
             assert "cv_confidence_interval" not in caution
             assert not re.search(r"\b[a-z0-9]+_[a-z0-9_]+\b", caution), caution
-    assert "| Corrected repeated k-fold CV t test (recommended) |" in markdown
+    assert "| Corrected repeated K-fold CV t test (recommended) |" in markdown
 
 
 def test_the_api_summary_of_a_kfold_baseline_gives_its_caution_once() -> None:
@@ -224,7 +224,7 @@ def test_the_api_summary_of_a_kfold_baseline_gives_its_caution_once() -> None:
     ):
         text = " ".join(result.summary().as_text().split())
         assert text.count("overlap, so") == 1, result.method
-        assert "corrected repeated k-fold CV t test" in text
+        assert "corrected repeated K-fold CV t test" in text
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ from cvreport.rendering.formatting import (
     format_interval,
     format_number,
     format_pvalue,
+    latex_number_text,
 )
 from cvreport.results import TestResult
 from tests._fakes import (
@@ -156,8 +157,10 @@ def latex_rows(text: str, caption_start: str) -> list[list[str]]:
 def expected_cells(outcome: Any, *, latex: bool = False) -> dict[str, str]:
     result: TestResult = outcome.result
     lt = "$<$" if latex else "<"
+    # LaTeX sets a negative sign as a minus, as it sets "<" as $<$
+    signed = latex_number_text if latex else str
     return {
-        "statistic": format_number(outcome.shown_statistic),
+        "statistic": signed(format_number(outcome.shown_statistic)),
         "df": format_df(result.df),
         "pvalue": format_pvalue(result.pvalue, less_than=lt),
         "adjusted": format_pvalue(outcome.adjusted, less_than=lt)
@@ -165,13 +168,13 @@ def expected_cells(outcome: Any, *, latex: bool = False) -> dict[str, str]:
         else ("---" if latex else "—"),
         "decision": "yes" if outcome.reject else "no",
         # the estimate the interval is centred on, in the user's metric (Dietterich's t: p₁⁽¹⁾)
-        "estimate": format_number(outcome.shown_estimate)
+        "estimate": signed(format_number(outcome.shown_estimate))
         + (
             ("$^{\\dagger}$" if latex else " (p₁⁽¹⁾)")
             if outcome.estimate_label != "mean difference"
             else ""
         ),
-        "interval": format_interval(outcome.shown_interval)
+        "interval": signed(format_interval(outcome.shown_interval))
         if outcome.shown_interval
         else ("---" if latex else "—"),
     }
@@ -262,7 +265,11 @@ def check_latex(report: Any, *, stars: bool = False) -> str:
             if not adjusted_column:
                 expected.pop("adjusted")
             name = escape_latex(outcome.result.method)
-            assert cells[0] == name + ("\\textsuperscript{R}" if outcome.recommended else "")
+            not_recommended = not outcome.recommended and bool(
+                outcome.caution or any("not recommended" in n.lower() for n in outcome.result.notes)
+            )
+            marks = ["R"] * outcome.recommended + ["N"] * not_recommended
+            assert cells[0] == name + (f"\\textsuperscript{{{','.join(marks)}}}" if marks else "")
             shown = cells[1:]
             if stars:
                 shown = [re.sub(r"\$\^\{\*+\}\$$", "", c) for c in shown]
