@@ -144,3 +144,20 @@ def test_bayesian_signed_rank_on_the_ropes_boundary_is_the_exact_definition() ->
     # the floating-point reading is far from it: the boundary matters here
     noisy, _ = _signed_rank_posterior(b - a, 0.01, 0.5, 200_000, seed=7)
     assert noisy - a_better > 0.05
+
+
+@pytest.mark.parametrize("value", [0.0, 0.02, 0.03])
+def test_the_hierarchical_test_refuses_folds_equal_up_to_rounding(value) -> None:
+    """Ten folds of an advantage 0.02 on every data set: the advantages do not vary, so
+    the model (Corani et al. 2017, which scales by the mean within-data-set sd) has nothing
+    to fit. numpy gives np.full(10, 0.02).std() = 3.5e-18, not 0; cvreport divided the
+    data by it (a factor 3e17) and reported P(A better) = 1 without a word, while the same
+    data at 0.0 were refused. Equal up to rounding now counts as equal."""
+    pytest.importorskip("numpyro", reason="the hierarchical test's sampler is an optional extra")
+    from cvreport.errors import CVReportError
+    from cvreport.multi.hierarchical import hierarchical_test_array
+
+    advantages = [np.full(10, value) for _ in range(4)]
+    assert value == 0.0 or np.std(advantages[0]) > 0  # what numpy makes of it
+    with pytest.raises(CVReportError, match="constant"):
+        hierarchical_test_array(advantages, rho=0.1, n_samples=100, n_warmup=100)
