@@ -52,7 +52,10 @@ from scipy import special
 from cvreport.errors import CVReportError
 from cvreport.methods._common import (
     NO_DEGREES_OF_FREEDOM,
+    NONZERO_OVER_ZERO,
+    ZERO_OVER_ZERO,
     apply_degenerate_pvalue,
+    emit_warnings,
     normal_pvalue,
     safe_ratio,
     t_pvalue,
@@ -234,7 +237,27 @@ def with_margin(
     p_high = float(apply_degenerate_pvalue(np.asarray(p_high), code[1]))
     lower = (float(low_stat), p_low)
     upper = (float(high_stat), p_high)
-    return _two_one_sided(result, alternative, margin, direction, lower, upper)
+    tested = _two_one_sided(result, alternative, margin, direction, lower, upper)
+    if not np.any((code == ZERO_OVER_ZERO) | (code == NONZERO_OVER_ZERO)):
+        return tested
+    # the base result's warning describes the test of no difference (p = 1 when the
+    # estimate is 0); against the margin the same zero standard error decides otherwise
+    message = _zero_se_margin_warning(margin, tested.pvalue)
+    emit_warnings([message])
+    return dataclasses.replace(tested, warnings=(*tested.warnings, message))
+
+
+def _zero_se_margin_warning(margin: float, pvalue: float) -> str:
+    """Words for a test against a margin whose standard error is 0."""
+    return (
+        f"against the margin ±{margin:g} the standard error is 0 too: each one-sided "
+        "statistic (D̂ ± m)/SE is ±inf, so by convention its p-value is 0 when the estimate "
+        "lies strictly on the side of the margin its alternative names and 1 otherwise "
+        f"(1 also when the estimate lies on the margin itself), which gives p = {pvalue:g}. "
+        "The test carries no information about variability here, so do not read this "
+        "p-value as evidence (the warning on the test of no difference, p = 1 when the "
+        "estimate is 0, does not apply to the test against the margin)."
+    )
 
 
 # -- the paired bootstrap ------------------------------------------------------------------

@@ -256,6 +256,15 @@ def _count_test(
         notes = (
             "the normal approximation needs N·p0 ≥ 5 and N·(1 − p0) ≥ 5; prefer binomial_test.",
         )
+    if normal and x in (0.0, n):
+        # Wald's p̂ ± z·sqrt(p̂(1 − p̂)/N) has zero width at p̂ = 0 or 1 (Brown, Cai and
+        # DasGupta 2001, Statistical Science 16(2):101–133, §2.1): say so, never show it bare
+        notes = (
+            *notes,
+            f"the observed error rate is {x / n:g} ({int(x)} of {int(n)}): the Wald "
+            "interval p̂ ± z·sqrt(p̂(1 − p̂)/N) then has zero width and covers nothing "
+            "but p̂; use binomial_test's Clopper–Pearson interval instead.",
+        )
     return OneModelTestResult(
         **kernel_fields(spec, spec.kernel(x, n, p0, alternative), alternative),
         df=None,

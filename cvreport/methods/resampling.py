@@ -296,9 +296,17 @@ def _run_permutation(
         pvalue = permutation_pvalue(null, prep.paired.observed(), alternative, exact=False)
     if not np.isfinite(null).all():
         raise DataError(f"{prep.paired.spec.name} is undefined on some permuted samples")
+    warnings: tuple[str, ...] = ()
+    if np.ptp(null) == 0:  # the observed difference is one of the swaps, so it is the same
+        warnings = (
+            "every swap of the two models' outputs gave the same difference: the models' "
+            f"predictions do not differ in a way the metric sees, so p = {float(pvalue):g} "
+            "carries no evidence either way.",
+        )
     return PermutationTestResult(
         **_shared_fields(prep, PAIRED_PERMUTATION, alternative, []),
         pvalue=pvalue,
+        warnings=warnings,
         n_resamples=int(null.shape[0]),
         null_distribution=null,
     )
