@@ -174,17 +174,28 @@ def plan_from_components(
                 + f" That is more records than the pilot's data set holds ({n_records}).",
             )
         recommendations.append(recommendation)
+    names = ", ".join(test.label for test, _ in planned)
+    which_designs = (
+        "K-fold and m×2 pilots plan 'MxK' designs, repeated hold-out pilots 'J splits', 0/1 "
+        "per-record pilots also 'hold-out N'"
+    )
     if not rows:
-        names = ", ".join(test.label for test, _ in planned)
         raise DesignError(
-            f"none of the given designs fits the tests this pilot plans ({names}): K-fold and "
-            "m×2 pilots plan 'MxK' designs, repeated hold-out pilots 'J splits', 0/1 "
-            "per-record pilots also 'hold-out N'"
+            f"none of the given designs fits the tests this pilot plans ({names}): {which_designs}"
         )
+    # a given design no planned test applies to is said, never dropped without a word
+    unfit = [d.label for d in given or () if not any(test.applies(d) for test, _ in planned)]
     table = pd.DataFrame(rows, columns=list(COLUMNS)).astype({"n_validation": "Int64"})
     limits = describe_limits(
         components, discordance, recommendations, effect, alpha, n_records=n_records
     )
+    if unfit:
+        limits += (
+            f" The given design{'s' if len(unfit) > 1 else ''} "
+            f"{', '.join(repr(label) for label in unfit)} fit{'' if len(unfit) > 1 else 's'} "
+            f"none of the tests this pilot plans ({names}) and {'are' if len(unfit) > 1 else 'is'} "
+            f"left out: {which_designs}."
+        )
     return PlanResult(
         models=models,
         effect=effect,

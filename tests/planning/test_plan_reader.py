@@ -266,3 +266,21 @@ def test_a_test_that_reaches_no_power_is_given_its_best_power_where_it_holds_its
         )
         assert best["power"] < rec.power  # the unqualified best flatters the test
     assert any("where it holds its level" in rec.note for rec in res.recommendations)
+
+
+def test_a_given_design_no_planned_test_fits_is_said_not_dropped():
+    pilot = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", cvreport.load_example()
+    )
+    res = cvreport.plan(
+        pilot, "logistic_regression", "decision_tree", effect=0.05, designs=["10x10", "30 splits"]
+    )
+    assert set(res.to_frame()["design"]) == {"10×10 CV"}
+    said = " ".join(res.limits.split())
+    assert "The given design '30 hold-out splits' fits none of the tests this pilot plans" in said
+    assert "'30 hold-out splits'" in " ".join(str(res.summary()).split())
+    # every given design that fits leaves nothing to say
+    fitting = cvreport.plan(
+        pilot, "logistic_regression", "decision_tree", effect=0.05, designs=["10x10"]
+    )
+    assert "given design" not in fitting.limits
