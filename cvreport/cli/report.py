@@ -168,8 +168,10 @@ def _tables(report: Any, args: argparse.Namespace) -> list[tuple[Path, str]]:
     if args.audit_csv:
         if report.audit is None:
             why = report.audit_note or "it needs per-record losses of an m×2 or K-fold design"
+            why = why.rstrip(". ")
             raise CommandError(
-                f"--audit-csv: this report has no overlap audit ({why}); nothing was written"
+                f"--audit-csv: this report has no overlap audit: {why[:1].lower()}{why[1:]}; "
+                "nothing was written (leave out --audit-csv)"
             )
         tables.append((Path(args.audit_csv), csv_text(report.audit.pairs)))
     return tables

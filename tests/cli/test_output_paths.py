@@ -136,6 +136,10 @@ def test_audit_csv_without_an_audit_fails_before_anything_is_written(
         "--audit-csv: this report has no overlap audit",
         "nothing was written",
     )
+    status, _, stderr = run([*argv, "--audit-csv", str(tmp_path / "a.csv")], capsys)
+    # the reason reads as one sentence: not a capitalised sentence in parentheses
+    assert status == 1 and "audit: the overlap audit needs per-record losses" in stderr
+    assert ".)" not in stderr and "(The" not in stderr
     status, _, stderr = run(argv, capsys)  # without --audit-csv both files are written
     assert status == 0, stderr
     assert out.is_file() and (tmp_path / "p.csv").is_file()
