@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from cvreport.data.engines import narwhals
+from cvreport.data.engines import in_source_zone, narwhals
 
 __all__ = [
     "D",
@@ -43,11 +43,12 @@ D = "_d"
 def collect(frame: Any) -> pd.DataFrame:
     """Run a lazy query and bring its (small) result into pandas.
 
-    Polars runs it on its streaming engine, in batches of bounded memory.
+    Polars runs it on its streaming engine, in batches of bounded memory. Times
+    come in the zone the source gave them in (:func:`~cvreport.data.engines.in_source_zone`).
     """
     if frame.implementation.name == "POLARS":
         return frame.collect(engine="streaming").to_pandas()
-    return as_timedeltas(frame.collect().to_pandas())
+    return in_source_zone(as_timedeltas(frame.collect().to_pandas()))
 
 
 def as_timedeltas(frame: pd.DataFrame) -> pd.DataFrame:
@@ -91,7 +92,7 @@ def collect_batches(frame: Any, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
             else relation.fetch_arrow_reader(rows)
         )
         for batch in reader:
-            yield as_timedeltas(batch.to_pandas())
+            yield in_source_zone(as_timedeltas(batch.to_pandas()))
         return
     whole = collect(frame)
     for start in range(0, max(1, whole.shape[0]), rows):
@@ -203,12 +204,11 @@ def first_appearance(
 
 def _add_first_seen(order: dict[Any, None], values: Any, wanted: set[Any]) -> None:
     """Add to ``order`` the labels of ``wanted`` in ``values`` (Arrow or pandas), by first row."""
-    if isinstance(values, pd.Series):
-        seen = pd.unique(values).tolist()
-    else:
+    if not isinstance(values, pd.Series):
         import pyarrow.compute as pc
 
-        seen = pd.unique(pc.unique(values).to_pandas()).tolist()  # Arrow keeps the order
+        values = pc.unique(values).to_pandas()  # Arrow keeps the order
+    seen = pd.unique(in_source_zone(values.to_frame()).iloc[:, 0]).tolist()
     for value in map(_timedelta, seen):  # DuckDB's intervals as the labels' Timedeltas
         if value in wanted and value not in order:
             order[value] = None

@@ -97,6 +97,7 @@ from cvreport.data.engine_query import (
 from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
+    in_source_zone,
     narwhals,
     response_expression,
 )
@@ -190,7 +191,8 @@ class MemoryHandover(Exception):
             return source.to_pandas(self.columns)
         with source.errors():
             frame = source.frame.select(self.columns).head(self.first_rows)
-            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
+            rows = in_source_zone(frame.collect().to_pandas().reset_index(drop=True))
+            return as_pandas_text(rows)
 
 
 def _is_numeric(dtype: Any) -> bool:
@@ -669,7 +671,7 @@ def _materialised_layout(
         model, replication, fold, record = names
         with source.errors():
             canonical = _canonical(source, response, model, replication, fold, record)
-            frame = canonical.collect().to_pandas()
+            frame = in_source_zone(canonical.collect().to_pandas())
         values = frame[Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,

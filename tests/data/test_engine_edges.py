@@ -1,0 +1,180 @@
+"""Edges of the engine routes: labels that are zone-aware times, how the first rows are
+read on lazy engines, and how record ids are split into passes.
+
+Every engine must give the labels pandas gives (same zone, same printed text) and the
+same numbers; the queries an engine runs are counted, not timed (the engines' speed is
+measured in benchmarks/bench_engines.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.data.datasets import DatasetsTable
+from cvreport.errors import DataError
+from tests.data.test_engines import (
+    _need,
+    assert_same_tables,
+    convert,
+    cv_frame,
+    dask_client,
+    spark,
+)
+
+__all__ = ["convert", "dask_client", "spark"]  # the fixtures of the engines, used below
+
+FORMULA = "loss ~ model | replication + fold"
+PARIS = "Europe/Paris"
+
+
+# --------------------------------------------------------------------------- zone-aware labels
+
+
+def _zoned_frame(unit: str = "us") -> pd.DataFrame:
+    """cv_frame with folds and models as Europe/Paris times, across both changes of the
+    clocks (+01:00 and +02:00), so that their UTC text differs from their own."""
+    frame = cv_frame(4)
+    start = pd.Timestamp("2024-03-30 22:00", tz=PARIS)
+    frame["fold"] = (start + pd.to_timedelta(frame["fold"] * 30, unit="h")).astype(
+        f"datetime64[{unit}, {PARIS}]"
+    )
+    times = {
+        "lr": pd.Timestamp("2024-01-01 00:30", tz=PARIS),
+        "tree": pd.Timestamp("2024-07-01 12:00", tz=PARIS),
+        "knn": pd.Timestamp("2024-10-27 03:30", tz=PARIS),
+    }
+    frame["model"] = frame["model"].map(times).astype(f"datetime64[{unit}, {PARIS}]")
+    return frame
+
+
+def _printed(labels: Any) -> list[str]:
+    return [str(label) for label in labels]
+
+
+def _assert_same_zoned_table(table: Any, reference: Any) -> None:
+    assert table.models == reference.models and table.folds == reference.folds
+    assert _printed(table.models) == _printed(reference.models)  # same zone, same text
+    assert _printed(table.folds) == _printed(reference.folds)
+    assert all(str(m.tz) == PARIS for m in [*table.models, *table.folds])
+    assert_same_tables(table, reference, exact=True)
+    a, b = reference.models[:2]
+    ours = cvreport.corrected_repeated_kfold_ttest(table, a, b)
+    theirs = cvreport.corrected_repeated_kfold_ttest(reference, a, b)
+    assert (ours.statistic, ours.pvalue) == (theirs.statistic, theirs.pvalue)
+
+
+ZONED_ENGINES = [
+    "pandas-via-duckdb",
+    "parquet",
+    "parquet-polars",
+    "polars",
+    "polars-lazy",
+    "pyarrow",
+    "dask",
+    "arrow-into-duckdb",
+]
+
+
+@pytest.mark.parametrize("unit", ["us", "ns"])
+@pytest.mark.parametrize("engine", ZONED_ENGINES)
+def test_zone_aware_labels_keep_their_zone_on_every_engine(
+    engine: str, unit: str, convert: Any
+) -> None:
+    """DuckDB holds instants and showed them in UTC ('2023-12-31 23:30:00+00:00' for the
+    model given as '2024-01-01 00:30:00+01:00'); nanosecond zone-aware times were an
+    unknown type to it ("holds Unknown values")."""
+    frame = _zoned_frame(unit)
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    if engine == "arrow-into-duckdb":
+        import pyarrow as pa
+
+        data: Any = pa.Table.from_pandas(frame, preserve_index=False)
+        options: dict[str, Any] = {"engine": "duckdb"}
+    else:
+        data, options = convert(engine, frame)
+    table = cvreport.ResultsTable.from_formula(FORMULA, data, **options)
+    assert table._route.startswith("engine")
+    _assert_same_zoned_table(table, reference)
+    # the per-record views come back in the zone too
+    pd.testing.assert_frame_equal(
+        table.record_differences(*reference.models[:2]),
+        reference.record_differences(*reference.models[:2]),
+        check_dtype=False,
+    )
+
+
+def test_zone_aware_data_set_labels_keep_their_zone_in_duckdb(tmp_path: Path) -> None:
+    _need("duckdb")
+    frame = cv_frame(5)
+    halves = [
+        frame.assign(dataset=pd.Timestamp(day, tz=PARIS)) for day in ("2024-07-02", "2024-01-02")
+    ]
+    both = pd.concat(halves, ignore_index=True)
+    both.to_parquet(tmp_path / "sets.parquet")
+    formula = FORMULA + " | dataset"
+    reference = DatasetsTable.from_formula(formula, both)
+    table = DatasetsTable.from_formula(formula, str(tmp_path / "sets.parquet"))
+    assert table.datasets == reference.datasets
+    assert _printed(table.datasets) == _printed(reference.datasets)
+    assert _printed(table.datasets) == ["2024-07-02 00:00:00+02:00", "2024-01-02 00:00:00+01:00"]
+    np.testing.assert_array_equal(table.means().to_numpy(), reference.means().to_numpy())
+
+
+def test_a_duckdb_relation_shows_the_instants_of_its_own_type(convert: Any) -> None:
+    """A DuckDB relation holds instants without a zone (TIMESTAMPTZ): the labels are the
+    same instants, in the zone DuckDB itself shows them in, with the same numbers."""
+    frame = _zoned_frame()
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    data, _ = convert("duckdb", frame)
+    shown = str(data.df()["model"].dt.tz)
+    table = cvreport.ResultsTable.from_formula(FORMULA, data)
+    assert table.models == reference.models and table.folds == reference.folds
+    assert {str(m.tz) for m in table.models} == {shown}
+    assert_same_tables(table, reference, exact=True)
+
+
+def test_a_spark_frame_shows_the_instants_in_its_session_zone(convert: Any, spark: Any) -> None:
+    """Spark's timestamps are instants shown in the session's time zone: the labels are
+    the same instants in that zone (never naive wall-clock times that could merge)."""
+    frame = _zoned_frame()
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    data, _ = convert("spark", frame)
+    table = cvreport.ResultsTable.from_formula(FORMULA, data)
+    assert table.models == reference.models and table.folds == reference.folds
+    assert all(label.tz is not None for label in [*table.models, *table.folds])
+    assert_same_tables(table, reference, exact=True)
+
+
+def test_times_of_two_zones_in_duckdb_are_refused_with_what_to_do() -> None:
+    _need("duckdb")
+    frame = _zoned_frame()
+    frame["fold"] = frame["fold"].dt.tz_convert("America/New_York")
+    with pytest.raises(DataError) as raised:
+        cvreport.ResultsTable.from_formula(FORMULA, frame, engine="duckdb")
+    message = str(raised.value)
+    assert "'model' (Europe/Paris)" in message and "'fold' (America/New_York)" in message
+    assert "data['model'] = data['model'].dt.tz_convert('America/New_York')" in message
+    assert "engine='polars'" in message
+    # Polars keeps each column's zone: the same labels as pandas
+    table = cvreport.ResultsTable.from_formula(FORMULA, frame, engine="polars")
+    reference = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    assert _printed(table.folds) == _printed(reference.folds)
+
+
+def test_zone_aware_nanoseconds_duckdb_cannot_hold_are_refused(tmp_path: Path) -> None:
+    _need("duckdb")
+    frame = _zoned_frame("ns")
+    frame["fold"] = frame["fold"] + pd.to_timedelta(frame["replication"], unit="ns")
+    with pytest.raises(DataError) as raised:
+        cvreport.ResultsTable.from_formula(FORMULA, frame, engine="duckdb")
+    assert "column 'fold'" in str(raised.value) and "nanoseconds" in str(raised.value)
+    assert "dt.floor('us')" in str(raised.value)
+    frame.to_parquet(tmp_path / "ns.parquet")
+    with pytest.raises(DataError, match="nanoseconds"):
+        cvreport.ResultsTable.from_formula(FORMULA, str(tmp_path / "ns.parquet"))
