@@ -139,8 +139,15 @@ def first_appearance(
       ``first_rows``) and returns each label's first row number: one row per label;
     * a PyArrow table is read in zero-copy slices of 65,536 rows, and a Dask frame
       one partition at a time (its rows' order);
-    * any other engine (Spark, Ibis) returns its first ``n`` rows (``n`` growing 8
-      times from ``first_rows``) as an Arrow column, reduced in slices.
+    * Spark runs one aggregation: per partition and label, the label's first row in
+      the partition and its rows (:func:`_first_rows_spark`), at most one row per
+      partition and label, from which the first rows are placed in the whole frame's
+      order. Growing heads (``head(n)``, ``head(8n)``, ...) ran the query again each
+      time, the last bringing ``most_rows`` rows into the driver;
+    * Ibis runs one query of its first ``most_rows`` rows, streamed in Arrow batches
+      and stopped once every label is seen;
+    * any other engine returns its first ``n`` rows (``n`` growing 8 times from
+      ``first_rows``) as an Arrow column, reduced in slices.
 
     Parameters
     ----------
@@ -193,6 +200,12 @@ def first_appearance(
         batches = (b.column(0) for b in table.to_batches(max_chunksize=_ROWS_PER_BATCH))
     elif name == "DASK":
         batches = _dask_partitions(frame.to_native()[column], most_rows)
+    elif name == "PYSPARK":
+        return _first_rows_spark(frame, column, wanted, most_rows)
+    elif name == "IBIS":
+        table = frame.to_native().select(column)
+        reader = table.to_pyarrow_batches(limit=most_rows, chunk_size=_ROWS_PER_BATCH)
+        batches = (batch.column(0) for batch in reader)
     else:
         return _first_rows_by_heads(frame.select(column), column, wanted, most_rows, first_rows)
     for values in batches:
@@ -248,6 +261,45 @@ def _first_rows_polars(
         if len(order) == len(wanted) or n_read < n or n >= most_rows:
             return order
         n = min(n * 8, most_rows)
+
+
+_SPARK_ROW_BITS = 33
+"""Bits of a row's place in its partition in Spark's ``monotonically_increasing_id``
+(the partition's index is in the bits above)."""
+
+
+def _first_rows_spark(frame: Any, column: str, wanted: set[Any], most_rows: int) -> list[Any]:
+    """Spark: the labels of the first ``most_rows`` rows by first row, from one aggregation.
+
+    Each row's ``monotonically_increasing_id`` holds its partition and its place in
+    the partition; per (partition, label) the engine returns the first place and the
+    rows, so the partitions' sizes place every first row in the frame's order (the
+    order ``head`` and ``collect`` read). One query, whose result has at most one row
+    per partition and label, wherever the labels first appear.
+    """
+    from pyspark.sql import functions as sf
+
+    nw = narwhals()
+    row = sf.monotonically_increasing_id()
+    placed = frame.to_native().select(
+        sf.shiftright(row, _SPARK_ROW_BITS).alias("_part"),
+        row.bitwiseAND(sf.lit((1 << _SPARK_ROW_BITS) - 1)).alias("_place"),
+        sf.col(f"`{column.replace('`', '``')}`").alias(column),
+    )
+    firsts = placed.groupBy("_part", column).agg(
+        sf.min("_place").alias("_first"), sf.count(sf.lit(1)).alias("_rows")
+    )
+    found = collect(nw.from_native(firsts))
+    if found.empty:
+        return []
+    sizes = found.groupby("_part")["_rows"].sum().sort_index()
+    before = sizes.cumsum() - sizes  # rows of the partitions before each
+    at = before.reindex(found["_part"]).to_numpy() + found["_first"].to_numpy()
+    kept = found.assign(_at=at)
+    kept = kept[kept["_at"] < most_rows].sort_values("_at", kind="stable")
+    order: dict[Any, None] = {}
+    _add_first_seen(order, kept[column], wanted)
+    return list(order)
 
 
 def _first_rows_by_heads(

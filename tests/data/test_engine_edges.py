@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import cvreport
+from cvreport.data import engine_query
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import DataError
 from tests.data.test_engines import (
@@ -178,3 +179,102 @@ def test_zone_aware_nanoseconds_duckdb_cannot_hold_are_refused(tmp_path: Path) -
     frame.to_parquet(tmp_path / "ns.parquet")
     with pytest.raises(DataError, match="nanoseconds"):
         cvreport.ResultsTable.from_formula(FORMULA, str(tmp_path / "ns.parquet"))
+
+
+# --------------------------------------------------------------------------- the first rows
+
+
+def _counted_collects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every query narwhals runs from now on (each ``LazyFrame.collect``), one entry each."""
+    import narwhals.stable.v2 as nw
+
+    runs: list[int] = []
+    original = nw.LazyFrame.collect
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(nw.LazyFrame, "collect", counted)
+    return runs
+
+
+def test_spark_reads_the_first_rows_in_one_query(
+    convert: Any, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Growing heads (3, 24, 192 rows) ran three Spark queries to find a label first seen
+    at row 180; one aggregation over the partitions finds every label's first row."""
+    from cvreport.data.engines import resolve_source
+
+    labels = np.array(["q", "b"] * 90 + ["late"] + ["q", "b", "x"] * 6 + ["z"])
+    frame = pd.DataFrame({"d": labels, "n": np.arange(labels.size)})
+    data, _ = convert("spark", frame)
+    source = resolve_source(data)
+    runs = _counted_collects(monkeypatch)
+    wanted = {"q", "b", "x", "late", "z", "never"}
+    for most, first_rows in ((200, 3), (181, 3), (180, 3), (5, 3), (1, 1)):
+        runs.clear()
+        got = engine_query.first_appearance(source.frame, "d", wanted, most, first_rows)
+        assert got == pd.unique(frame["d"].iloc[:most]).tolist(), most
+        assert len(runs) == 1, (most, len(runs))
+
+
+def test_spark_places_the_first_rows_of_every_partition_in_order(convert: Any, spark: Any) -> None:
+    from cvreport.data.engines import resolve_source
+
+    rng = np.random.default_rng(8)
+    labels = rng.choice(["a", "b", "c", "d", "e"], size=300, p=[0.6, 0.3, 0.08, 0.015, 0.005])
+    frame = pd.DataFrame({"d": labels})
+    data = spark.createDataFrame(frame).repartition(1)
+    parts = spark.createDataFrame(frame.iloc[:100]).union(spark.createDataFrame(frame.iloc[100:]))
+    assert parts.rdd.getNumPartitions() >= 2
+    for native in (data, parts):
+        source = resolve_source(native)
+        for most in (1, 50, 100, 101, 150, 300):
+            got = engine_query.first_appearance(source.frame, "d", set("abcde"), most)
+            assert got == pd.unique(frame["d"].iloc[:most]).tolist(), most
+
+
+class _IbisTable:
+    """A stand-in for an Ibis table expression: its rows, and the queries it is asked for."""
+
+    def __init__(self, rows: pd.DataFrame, queries: list[dict[str, Any]]) -> None:
+        self.rows, self.queries = rows, queries
+
+    def select(self, column: str) -> _IbisTable:
+        return _IbisTable(self.rows[[column]], self.queries)
+
+    def to_pyarrow_batches(self, *, limit: int, chunk_size: int) -> Any:
+        import pyarrow as pa
+
+        self.queries.append({"limit": limit, "read": 0})
+        for start in range(0, min(limit, self.rows.shape[0]), chunk_size):
+            chunk = self.rows.iloc[start : min(start + chunk_size, limit)]
+            self.queries[-1]["read"] += chunk.shape[0]
+            yield pa.RecordBatch.from_pandas(chunk, preserve_index=False)
+
+
+class _IbisFrame:
+    """A narwhals LazyFrame of Ibis, as :func:`first_appearance` reads it."""
+
+    class implementation:
+        name = "IBIS"
+
+    def __init__(self, table: _IbisTable) -> None:
+        self.table = table
+
+    def to_native(self) -> _IbisTable:
+        return self.table
+
+
+def test_ibis_reads_the_first_rows_in_one_streamed_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 10)
+    labels = ["q", "b"] * 40 + ["late"] + ["q"] * 100
+    queries: list[dict[str, Any]] = []
+    frame = _IbisFrame(_IbisTable(pd.DataFrame({"d": labels}), queries))
+    for most in (500, 81, 80):
+        queries.clear()
+        got = engine_query.first_appearance(frame, "d", {"q", "b", "late"}, most, first_rows=3)
+        assert got == pd.unique(pd.Series(labels[:most])).tolist()
+        assert [q["limit"] for q in queries] == [most]  # one query, bounded by most_rows
+        assert queries[0]["read"] == min(90, most)  # stopped at the batch showing 'late'
