@@ -23,7 +23,7 @@ for replication, fold, model, record and loss):
    in float64 in every engine; at 200M rows this one pass over a tenth of the
    groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
    memory). Its one row per record comes back in batches, each counted into
-   patterns at once; past :data:`_RECORDS_PER_PASS` integer or text record ids
+   patterns at once; past :data:`_RECORDS_PER_PASS` records
    it runs in passes over the records (at 1,000M rows and 20M records one pass spilled
    over 40 GB; four took 1.7 GiB).
 
@@ -141,12 +141,15 @@ _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
-_SUFFIX_CHARS = 3  # last characters of a text record id that place it in a pass
+_VARYING_CHARS = 3  # characters of a record id's text that place it in a pass
+_CHARS_LOOKED_AT = 32  # last characters of the ids' text looked at for those that vary
+_SAMPLED_ROWS = 1 << 16  # first rows whose record ids tell which characters vary
+_NUMBER_BINS = 1 << 12  # equal bins of the span of float record ids, counted to cut passes
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
 _RECORDS_PER_PASS = 5_000_000
-"""Records whose words one pass aggregates. Past it, integer and text record ids are
-split into passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
+"""Records whose words one pass aggregates. Past it, the record ids are split into
+passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
 in 80 s and 1.3 GiB without spilling, while 10M records spilled 9 GB in 70 s and
 20M records (one pass) over 40 GB: its hash tables flush partial sums per row
 once the records outgrow them."""
@@ -387,8 +390,7 @@ def _record_words(
     :data:`_IRREGULAR` when its bits do not form its design.
 
     With more than :data:`_RECORDS_PER_PASS` records (``n_records``: the most in
-    one replication, summed over the data sets), integer and text record ids are
-    aggregated in passes (:func:`_record_passes`), so that one pass's hash table
+    one replication, summed over the data sets), the records are aggregated in passes (:func:`_record_passes`), so that one pass's hash table
     fits.
     """
     nw = narwhals()
@@ -462,15 +464,13 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
 
     * integer ids by the id modulo the passes (its absolute value: engines differ
       on the sign of a negative id's remainder);
-    * text ids by ranges of their last :data:`_SUFFIX_CHARS` characters (those
-      that vary fastest in ids such as ``r000123`` or a UUID). The engine counts
-      the rows of each suffix (one small aggregation: at most one row per suffix),
-      and the ranges cut the suffixes, in code point order, into passes of about
-      as many rows each. The ranges ``[b_p, b_p+1)`` (the first open below, the
-      last open above) cover every text once under any order an engine compares
-      texts by, so the numbers never depend on the cut, only the passes' sizes do.
+    * float ids by ranges of their value (:func:`_number_passes`), cut from the rows
+      counted in equal bins of their span;
+    * any other id (text, a date or a time) by its text (the engine's own cast),
+      through :func:`_text_passes`: ranges of the characters of the ids that vary,
+      cut into passes of about as many rows each.
 
-    Other ids (floats, dates) are aggregated in one pass.
+    The numbers never depend on the cut, only the passes' sizes do.
     """
     nw = narwhals()
     n_passes = -(-n_records // _RECORDS_PER_PASS)
@@ -479,24 +479,113 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
     dtype = lazy.collect_schema()[I]
     if dtype.is_integer():
         return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
-    if not (dtype == nw.String or isinstance(dtype, nw.String)):
-        return [None]
-    suffix = nw.col(I).str.slice(-_SUFFIX_CHARS)
-    counts = collect(lazy.select(suffix.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
-    counts = counts[counts["_s"].notna()]
-    order = sorted(range(counts.shape[0]), key=lambda t: str(counts["_s"].iloc[t]))
-    suffixes = [str(counts["_s"].iloc[t]) for t in order]
-    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64)[order])
-    bounds: list[str] = []
-    for part in range(1, n_passes):  # the first suffix past each pass's share of the rows
+    if dtype.is_numeric():
+        return _number_passes(lazy, n_passes)
+    text = nw.col(I) if dtype == nw.String or isinstance(dtype, nw.String) else None
+    return _text_passes(lazy, nw.col(I).cast(nw.String) if text is None else text, n_passes)
+
+
+def _cut(counts: pd.DataFrame, n_passes: int) -> list[Any]:
+    """The first keys of passes 2, 3, ...: ``counts`` holds keys ``_s`` (sorted) and their
+    rows ``_n``; each bound is the first key past a pass's share of the rows."""
+    keys = counts["_s"].tolist()
+    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64))
+    bounds: list[Any] = []
+    for part in range(1, n_passes):
         at = int(np.searchsorted(shares, shares[-1] * part / n_passes, side="right"))
-        if 0 < at < len(suffixes) and (not bounds or suffixes[at] > bounds[-1]):
-            bounds.append(suffixes[at])
+        if 0 < at < len(keys) and (not bounds or keys[at] > bounds[-1]):
+            bounds.append(keys[at])
+    return bounds
+
+
+def _ranges(value: Any, bounds: list[Any]) -> list[Any]:
+    """One filter per range ``[b_p, b_p+1)`` of ``value`` (the first open below, the last
+    open above), each written ``not value < b_p and value < b_p+1``: every value is in
+    exactly one, under any order an engine compares by (a NaN in the last)."""
     if not bounds:
         return [None]
-    below = [suffix < b for b in bounds] + [None]
-    above = [None] + [suffix >= b for b in bounds]
+    below = [value < b for b in bounds] + [None]
+    above = [None] + [~(value < b) for b in bounds]
     return [lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)]
+
+
+def _number_passes(lazy: Any, n_passes: int) -> list[Any]:
+    """Filters that cut the records into ``n_passes`` passes by ranges of their float ids.
+
+    The engine finds the finite ids' span (one aggregation) and counts the rows in
+    each of :data:`_NUMBER_BINS` equal bins of it (at most one row per bin); the
+    ranges cut the bins into passes of about as many rows each.
+    """
+    nw = narwhals()
+    x = nw.col(I).cast(nw.Float64)
+    finite = nw.when(x.is_finite()).then(x)
+    span = collect(lazy.select(finite.min().alias("_lo"), finite.max().alias("_hi")))
+    low, high = float(span["_lo"].iloc[0]), float(span["_hi"].iloc[0])
+    if not (np.isfinite(low) and np.isfinite(high) and high > low):
+        return [None]
+    width = (high - low) / _NUMBER_BINS
+    bins = ((finite - low) / width).floor().clip(0, _NUMBER_BINS - 1)
+    counts = collect(lazy.select(bins.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].sort_values("_s")
+    bounds = [low + float(b) * width for b in _cut(counts, n_passes)]
+    return _ranges(nw.col(I), bounds)
+
+
+def _varying_positions(lazy: Any, text: Any) -> list[int]:
+    """The places from the end (1 is the last character) of up to :data:`_VARYING_CHARS`
+    characters of the ids' ``text`` that tell the most ids apart.
+
+    Read from the ids of the first :data:`_SAMPLED_ROWS` rows (one bounded query),
+    among their last :data:`_CHARS_LOOKED_AT` characters: each place is added in
+    turn where it splits the sampled ids into the most keys (the nearest the end on
+    a tie), until no place splits them further. A suffix all ids share
+    (``r000001_x``), a date's constant century or a time's constant seconds are
+    passed over: cut on the last three characters, ids of one suffix all fell in
+    one pass.
+    """
+    sample = collect(lazy.select(text.alias("_t")).head(_SAMPLED_ROWS))["_t"].dropna()
+    ids = pd.Series(pd.unique(sample.astype(str)), dtype=object)
+    places = {  # each place's character codes ("" where an id is shorter, as engines slice)
+        k: pd.factorize(ids.str.get(-k).astype(object).fillna(""))[0].astype(np.int64)
+        for k in range(1, _CHARS_LOOKED_AT + 1)
+    }
+    chosen: list[int] = []
+    key, n_keys = np.zeros(ids.shape[0], dtype=np.int64), 1
+    for _ in range(_VARYING_CHARS):
+        best, best_keys, best_key = 0, n_keys, key
+        for k, codes in places.items():
+            if k in chosen:
+                continue
+            combined = np.unique(key * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)
+            if combined[0].shape[0] > best_keys:
+                best, best_keys, best_key = k, combined[0].shape[0], combined[1].reshape(-1)
+        if best == 0:
+            break
+        chosen.append(best)
+        key, n_keys = best_key, best_keys
+    return sorted(chosen) or list(range(1, _VARYING_CHARS + 1))
+
+
+def _text_passes(lazy: Any, text: Any, n_passes: int) -> list[Any]:
+    """Filters that cut the records into ``n_passes`` passes by their ids' ``text``.
+
+    The key of an id is its characters at :func:`_varying_positions` (those that
+    vary fastest in ids such as ``r000123``, ``r000123_x``, ``2024-03-31`` or a
+    UUID). The engine counts the rows of each key (one small aggregation: at most
+    one row per key), and the ranges cut the keys, in code point order, into passes
+    of about as many rows each. Each range is written ``not key < b_p and key <
+    b_p+1`` (the first open below, the last open above), so that every id is in
+    exactly one pass under any order an engine compares texts by.
+    """
+    nw = narwhals()
+    key = nw.concat_str(
+        [text.str.slice(-k, 1) for k in _varying_positions(lazy, text)], separator=""
+    )
+    counts = collect(lazy.select(key.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].astype({"_s": object})
+    counts["_s"] = counts["_s"].map(str)
+    order = sorted(range(counts.shape[0]), key=lambda t: counts["_s"].iloc[t])  # code points
+    return _ranges(key, _cut(counts.iloc[order], n_passes))
 
 
 def _batch_patterns(

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import cvreport
-from cvreport.data import engine_query
+from cvreport.data import engine_query, pushdown
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import DataError
 from tests.data.test_engines import (
@@ -278,3 +278,65 @@ def test_ibis_reads_the_first_rows_in_one_streamed_query(monkeypatch: pytest.Mon
         assert got == pd.unique(pd.Series(labels[:most])).tolist()
         assert [q["limit"] for q in queries] == [most]  # one query, bounded by most_rows
         assert queries[0]["read"] == min(90, most)  # stopped at the batch showing 'late'
+
+
+# --------------------------------------------------------------------------- records in passes
+
+
+def _ids_of_kind(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """cv_frame's 48 records (id000 … id047) as ids of another kind."""
+    number = frame["record"].str[2:].astype(np.int64)
+    if kind == "text with a suffix":
+        return frame.assign(record=frame["record"] + "_x")
+    if kind == "float":  # integers held as floats, as a column with a missing value becomes
+        return frame.assign(record=number.astype(np.float64) + 1.0)
+    if kind == "fractional float":
+        return frame.assign(record=number / 8.0 - 2.0)
+    if kind == "date":
+        return frame.assign(
+            record=(pd.Timestamp("2024-02-20") + pd.to_timedelta(number, "D")).dt.date
+        )
+    if kind == "zone-aware time":
+        start = pd.Timestamp("2024-03-31 00:00", tz=PARIS)
+        return frame.assign(record=start + pd.to_timedelta(number * 5, "min"))
+    raise AssertionError(kind)
+
+
+ID_KINDS = ["text with a suffix", "float", "fractional float", "date", "zone-aware time"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "parquet", "polars-lazy", "pyarrow", "dask"])
+@pytest.mark.parametrize("kind", ID_KINDS)
+def test_every_kind_of_record_id_is_split_into_even_passes(
+    kind: str, engine: str, convert: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids 'id000_x' … were cut on their last three characters ('0_x' … '9_x': ten keys,
+    so four passes of 10, 10, 15 and 13 records); float, date and time ids took one
+    pass whatever their number (no bound on memory)."""
+    records_per_pass: list[int] = []
+    whole = pushdown.collect_batches
+
+    def counted(query: Any, *args: Any) -> Any:
+        records_per_pass.append(0)
+        for batch in whole(query, *args):
+            records_per_pass[-1] += batch.shape[0]
+            yield batch
+
+    monkeypatch.setattr(pushdown, "collect_batches", counted)
+    for binary in (True, False):
+        frame = cv_frame(12, binary=binary)
+        frame = _ids_of_kind(frame, kind)
+        assert frame["record"].nunique() == 48
+        reference = cvreport.ResultsTable(frame)
+        data, options = convert(engine, frame)
+        # 48 records: 5 passes (of 9.6 records), 4 passes (of 12) for the suffixed text
+        cuts = [(10, 5, 8, 11)] + ([(12, 4, 11, 13)] if kind == "text with a suffix" else [])
+        for per_pass, n_passes, least, most in cuts:
+            monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", per_pass)
+            records_per_pass.clear()
+            in_passes = cvreport.ResultsTable(data, **options)
+            # every record in exactly one pass, the passes of about as many records each
+            assert len(records_per_pass) == n_passes, records_per_pass
+            assert sum(records_per_pass) == 48, records_per_pass
+            assert least <= min(records_per_pass) <= max(records_per_pass) <= most
+            assert_same_tables(in_passes, reference, exact=binary)
