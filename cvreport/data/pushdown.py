@@ -464,9 +464,10 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
 
     * integer ids by the id modulo the passes (its absolute value: engines differ
       on the sign of a negative id's remainder);
-    * float ids by ranges of their value (:func:`_number_passes`), cut from the rows
-      counted in equal bins of their span;
-    * any other id (text, a date or a time) by its text (the engine's own cast),
+    * float, date and time ids by ranges of their value (:func:`_number_passes`; a
+      date or a time as :func:`_time_value`), cut from the rows counted in equal
+      bins of their span;
+    * any other id (text, a duration) by its text (the engine's own cast),
       through :func:`_text_passes`: ranges of the characters of the ids that vary,
       cut into passes of about as many rows each.
 
@@ -480,9 +481,31 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
     if dtype.is_integer():
         return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
     if dtype.is_numeric():
-        return _number_passes(lazy, n_passes)
+        return _number_passes(lazy, nw.col(I).cast(nw.Float64), n_passes)
+    if dtype.is_temporal() and _time_value(dtype) is not None:
+        return _number_passes(lazy, _time_value(dtype), n_passes)
     text = nw.col(I) if dtype == nw.String or isinstance(dtype, nw.String) else None
     return _text_passes(lazy, nw.col(I).cast(nw.String) if text is None else text, n_passes)
+
+
+def _time_value(dtype: Any) -> Any | None:
+    """A date's or time's record id as a number that grows with it (seconds from year
+    0, in the engine's own calendar fields: every engine reads them from a date or a
+    time), or ``None`` for other temporal types (durations are cut by their text)."""
+    nw = narwhals()
+    dt = nw.col(I).dt
+    days = dt.year().cast(nw.Float64) * 366.0 + dt.ordinal_day().cast(nw.Float64)
+    if dtype == nw.Date or isinstance(dtype, nw.Date):
+        return days
+    if not (dtype == nw.Datetime or isinstance(dtype, nw.Datetime)):
+        return None
+    seconds = (
+        dt.hour().cast(nw.Float64) * 3600.0
+        + dt.minute().cast(nw.Float64) * 60.0
+        + dt.second().cast(nw.Float64)
+        + dt.microsecond().cast(nw.Float64) * 1e-6
+    )
+    return days * 86400.0 + seconds
 
 
 def _cut(counts: pd.DataFrame, n_passes: int) -> list[Any]:
@@ -509,15 +532,15 @@ def _ranges(value: Any, bounds: list[Any]) -> list[Any]:
     return [lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)]
 
 
-def _number_passes(lazy: Any, n_passes: int) -> list[Any]:
-    """Filters that cut the records into ``n_passes`` passes by ranges of their float ids.
+def _number_passes(lazy: Any, x: Any, n_passes: int) -> list[Any]:
+    """Filters that cut the records into ``n_passes`` passes by ranges of a number ``x``
+    computed from their ids (a float id itself, a date's or a time's value).
 
-    The engine finds the finite ids' span (one aggregation) and counts the rows in
-    each of :data:`_NUMBER_BINS` equal bins of it (at most one row per bin); the
+    The engine finds the finite values' span (one aggregation) and counts the rows
+    in each of :data:`_NUMBER_BINS` equal bins of it (at most one row per bin); the
     ranges cut the bins into passes of about as many rows each.
     """
     nw = narwhals()
-    x = nw.col(I).cast(nw.Float64)
     finite = nw.when(x.is_finite()).then(x)
     span = collect(lazy.select(finite.min().alias("_lo"), finite.max().alias("_hi")))
     low, high = float(span["_lo"].iloc[0]), float(span["_hi"].iloc[0])
@@ -528,7 +551,7 @@ def _number_passes(lazy: Any, n_passes: int) -> list[Any]:
     counts = collect(lazy.select(bins.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
     counts = counts[counts["_s"].notna()].sort_values("_s")
     bounds = [low + float(b) * width for b in _cut(counts, n_passes)]
-    return _ranges(nw.col(I), bounds)
+    return _ranges(x, bounds)
 
 
 def _varying_positions(lazy: Any, text: Any) -> list[int]:
@@ -578,9 +601,11 @@ def _text_passes(lazy: Any, text: Any, n_passes: int) -> list[Any]:
     exactly one pass under any order an engine compares texts by.
     """
     nw = narwhals()
-    key = nw.concat_str(
-        [text.str.slice(-k, 1) for k in _varying_positions(lazy, text)], separator=""
-    )
+    places = _varying_positions(lazy, text)
+    if places[-1] - places[0] < 2 * _VARYING_CHARS:  # one slice: cheaper than a concatenation
+        key = text.str.slice(-places[-1], places[-1] - places[0] + 1)
+    else:
+        key = nw.concat_str([text.str.slice(-k, 1) for k in places], separator="")
     counts = collect(lazy.select(key.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
     counts = counts[counts["_s"].notna()].astype({"_s": object})
     counts["_s"] = counts["_s"].map(str)
