@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cvreport.data.engines import in_source_zone, narwhals
@@ -25,7 +26,9 @@ __all__ = [
     "collect",
     "collect_batches",
     "first_appearance",
+    "partitions_before",
     "powers",
+    "spark_first_places",
 ]
 
 FIRST_ROWS = 1 << 12
@@ -268,14 +271,15 @@ _SPARK_ROW_BITS = 33
 (the partition's index is in the bits above)."""
 
 
-def _first_rows_spark(frame: Any, column: str, wanted: set[Any], most_rows: int) -> list[Any]:
-    """Spark: the labels of the first ``most_rows`` rows by first row, from one aggregation.
+def spark_first_places(frame: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """Spark: per partition and value of ``columns``, the value's first row in the
+    partition (``_first``) and its rows (``_rows``), from one aggregation.
 
-    Each row's ``monotonically_increasing_id`` holds its partition and its place in
-    the partition; per (partition, label) the engine returns the first place and the
-    rows, so the partitions' sizes place every first row in the frame's order (the
-    order ``head`` and ``collect`` read). One query, whose result has at most one row
-    per partition and label, wherever the labels first appear.
+    Each row's ``monotonically_increasing_id`` holds its partition (``_part``) and its
+    place in the partition; the partitions' sizes (the sums of ``_rows``) place every
+    first row in the frame's order (the order ``head`` and ``collect`` read). The
+    result has at most one row per partition and value, wherever the values first
+    appear.
     """
     from pyspark.sql import functions as sf
 
@@ -284,17 +288,28 @@ def _first_rows_spark(frame: Any, column: str, wanted: set[Any], most_rows: int)
     placed = frame.to_native().select(
         sf.shiftright(row, _SPARK_ROW_BITS).alias("_part"),
         row.bitwiseAND(sf.lit((1 << _SPARK_ROW_BITS) - 1)).alias("_place"),
-        sf.col(f"`{column.replace('`', '``')}`").alias(column),
+        *[sf.col(f"`{c.replace('`', '``')}`").alias(c) for c in columns],
     )
-    firsts = placed.groupBy("_part", column).agg(
+    firsts = placed.groupBy("_part", *columns).agg(
         sf.min("_place").alias("_first"), sf.count(sf.lit(1)).alias("_rows")
     )
-    found = collect(nw.from_native(firsts))
+    return collect(nw.from_native(firsts))
+
+
+def partitions_before(found: pd.DataFrame) -> np.ndarray:
+    """For each row of :func:`spark_first_places`' result (or a part of it), the rows of
+    the partitions before its own."""
+    sizes = found.groupby("_part")["_rows"].sum().sort_index()
+    return (sizes.cumsum() - sizes).reindex(found["_part"]).to_numpy()
+
+
+def _first_rows_spark(frame: Any, column: str, wanted: set[Any], most_rows: int) -> list[Any]:
+    """Spark: the labels of the first ``most_rows`` rows by first row, from one
+    aggregation (:func:`spark_first_places`)."""
+    found = spark_first_places(frame, [column])
     if found.empty:
         return []
-    sizes = found.groupby("_part")["_rows"].sum().sort_index()
-    before = sizes.cumsum() - sizes  # rows of the partitions before each
-    at = before.reindex(found["_part"]).to_numpy() + found["_first"].to_numpy()
+    at = partitions_before(found) + found["_first"].to_numpy()
     kept = found.assign(_at=at)
     kept = kept[kept["_at"] < most_rows].sort_values("_at", kind="stable")
     order: dict[Any, None] = {}

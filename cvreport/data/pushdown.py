@@ -92,7 +92,9 @@ from cvreport.data.engine_query import (
     collect,
     collect_batches,
     first_appearance,
+    partitions_before,
     powers,
+    spark_first_places,
 )
 from cvreport.data.engines import (
     EngineSource,
@@ -142,7 +144,7 @@ _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
 _VARYING_CHARS = 3  # characters of a record id's text that place it in a pass
-_CHARS_LOOKED_AT = 32  # last characters of the ids' text looked at for those that vary
+_CHARS_LOOKED_AT = 24  # last characters of the ids' text looked at for those that vary
 _SAMPLED_ROWS = 1 << 16  # first rows whose record ids tell which characters vary
 _NUMBER_BINS = 1 << 12  # equal bins of the span of float record ids, counted to cut passes
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
@@ -567,19 +569,23 @@ def _varying_positions(lazy: Any, text: Any) -> list[int]:
     one pass.
     """
     sample = collect(lazy.select(text.alias("_t")).head(_SAMPLED_ROWS))["_t"].dropna()
-    ids = pd.Series(pd.unique(sample.astype(str)), dtype=object)
-    places = {  # each place's character codes ("" where an id is shorter, as engines slice)
-        k: pd.factorize(ids.str.get(-k).astype(object).fillna(""))[0].astype(np.int64)
-        for k in range(1, _CHARS_LOOKED_AT + 1)
+    ids = pd.unique(sample.astype(str))
+    width = _CHARS_LOOKED_AT  # the last characters, right-aligned ("\0" before a short id)
+    chars = np.array([t[-width:].rjust(width, "\0") for t in ids], dtype=f"<U{width}")
+    codes = chars.view(np.uint32).reshape(len(ids), width).astype(np.int64)
+    places = {
+        k: codes[:, width - k]
+        for k in range(1, width + 1)
+        if len(ids) and (codes[:, width - k] != codes[0, width - k]).any()  # varies
     }
     chosen: list[int] = []
-    key, n_keys = np.zeros(ids.shape[0], dtype=np.int64), 1
+    key, n_keys = np.zeros(len(ids), dtype=np.int64), 1
     for _ in range(_VARYING_CHARS):
         best, best_keys, best_key = 0, n_keys, key
-        for k, codes in places.items():
+        for k, place in places.items():
             if k in chosen:
                 continue
-            combined = np.unique(key * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)
+            combined = np.unique(key * (int(place.max()) + 1) + place, return_inverse=True)
             if combined[0].shape[0] > best_keys:
                 best, best_keys, best_key = k, combined[0].shape[0], combined[1].reshape(-1)
         if best == 0:
@@ -1200,6 +1206,8 @@ def _first_appearances(
     read reach pandas, so memory stays bounded by a batch of rows
     (:func:`_first_pairs`).
     """
+    if lazy.implementation.name == "PYSPARK":
+        return _first_appearances_spark(lazy, labels)
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     pending = dict(labels)
@@ -1229,6 +1237,34 @@ def _first_appearances(
                 orders[label] = lambda _models, found=found: found
                 del pending[label]
         n *= 8
+    return orders
+
+
+def _first_appearances_spark(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """Spark: :func:`_first_appearances` from one aggregation over the partitions
+    (:func:`~cvreport.data.engine_query.spark_first_places`) instead of growing heads,
+    each of which ran the query again.
+
+    A data set's rows before a partition are known (the partition sizes), its rows
+    within it are not: a model is kept when its partition starts within the data
+    set's first :data:`_MOST_FIRST_ROWS` rows, which orders it by its first row as
+    pandas does.
+    """
+    found = spark_first_places(lazy, [D, M])
+    by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
+    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
+    for label, models in labels.items():
+        rows = by_dataset.get(label, found.iloc[:0])
+        if rows.shape[0]:
+            rows = rows[partitions_before(rows) < _MOST_FIRST_ROWS]
+        rows = rows.sort_values(["_part", "_first"], kind="stable")
+        wanted = set(models.tolist())
+        order = [v for v in pd.unique(rows[M]).tolist() if v in wanted]
+        rest = [v for v in models.tolist() if v not in set(order)]
+        ordered = pd.Index(order + rest, dtype=models.dtype) if order else models
+        orders[label] = lambda _models, ordered=ordered: ordered
     return orders
 
 

@@ -340,3 +340,31 @@ def test_every_kind_of_record_id_is_split_into_even_passes(
             assert sum(records_per_pass) == 48, records_per_pass
             assert least <= min(records_per_pass) <= max(records_per_pass) <= most
             assert_same_tables(in_passes, reference, exact=binary)
+
+
+def test_spark_reads_every_data_sets_first_rows_in_one_query(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data sets' first rows were a union of their heads, read again 8 times further
+    while a data set's first rows lacked a model: two Spark queries where 'm4' first
+    appears past set 'b''s 4,096th row; one aggregation orders every data set's models."""
+    import narwhals.stable.v2 as nw
+
+    from cvreport.data.engine_query import D, M
+
+    rng = np.random.default_rng(9)
+    late = ["m2", "m1", "m3"] * 1500 + ["m4"] + ["m1", "m4", "m3", "m2"] * 10
+    parts = [
+        pd.DataFrame({D: "a", M: rng.choice(["m3", "m1", "m2", "m4"], size=300)}),
+        pd.DataFrame({D: "b", M: late}),
+    ]
+    frame = pd.concat(parts, ignore_index=True).iloc[np.r_[0:150, 300:2000, 150:300, 2000:4841]]
+    lazy = nw.from_native(spark.createDataFrame(frame.reset_index(drop=True)))
+    labels = {d: pd.Index(["m1", "m2", "m3", "m4"]) for d in ("a", "b")}
+    runs = _counted_collects(monkeypatch)
+    orders = pushdown._first_appearances(lazy, labels)
+    assert len(runs) == 1
+    for d in ("a", "b"):
+        expected = pd.unique(frame.loc[frame[D] == d, M]).tolist()
+        assert orders[d](labels[d]).tolist() == expected, d
+    assert orders["b"](labels["b"]).tolist() == ["m2", "m1", "m3", "m4"]
