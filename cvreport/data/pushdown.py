@@ -392,8 +392,8 @@ def _record_words(
     :data:`_IRREGULAR` when its bits do not form its design.
 
     With more than :data:`_RECORDS_PER_PASS` records (``n_records``: the most in
-    one replication, summed over the data sets), the records are aggregated in passes (:func:`_record_passes`), so that one pass's hash table
-    fits.
+    one replication, summed over the data sets), the records are aggregated in
+    passes (:func:`_record_passes`), so that one pass's hash table fits.
     """
     nw = narwhals()
     labels = list(designs)
