@@ -37,10 +37,13 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   checkout's ``cvreport`` first on ``PYTHONPATH`` (a copy of the script outside the
   checkout) to compare.
 
-* ``passes`` (not run by default): 4M text record ids (2×2 CV, 2 models: 16M rows;
-  ``--scale`` shrinks them) in one Parquet file, built through DuckDB in one pass over
-  the records and in four (``_RECORDS_PER_PASS`` set to a quarter of them): the
-  seconds, the memory and the queries the passes cost.
+* ``passes`` (not run by default): 4M records (2×2 CV, 2 models: 16M rows;
+  ``--scale`` shrinks them) in one Parquet file for each kind of record id (text
+  ``r00000000``, text with a suffix ``r00000000_x``, floats, dates), built through
+  DuckDB in one pass over the records and in four (``_RECORDS_PER_PASS`` set to a
+  quarter of them): the seconds, the memory, the queries, and how many passes ran
+  with the fewest and most records in one (an id kind that is not split runs one
+  pass whatever the setting).
 
 * ``duplicate`` (not run by default): the ``parquet`` layout at 10M rows (``--scale 20``:
   200M, the files of ``parquet --data DIR`` when given the same ``--data``), clean
@@ -662,45 +665,83 @@ def study_datasets(scale: float, data: str | None, repeat: int) -> None:
 # --------------------------------------------------------------------------- records in passes
 
 
-def _passes_case(queue: Any, path: str, records_per_pass: int, repeat: int) -> None:
+ID_KINDS = ("text", "text_x", "float", "date")
+"""The kinds of record id of the ``passes`` study."""
+
+
+def _passes_case(queue: Any, path: str, kind: str, records_per_pass: int, repeat: int) -> None:
     from cvreport.data import pushdown
     from cvreport.data.table import ResultsTable
 
     counted = _counting_queries()
+    passes: list[int] = []  # records of each pass of the last build
+    batches = pushdown.collect_batches
+
+    def per_pass(query: Any, *args: Any, **kwargs: Any) -> Any:
+        passes.append(0)
+        for batch in batches(query, *args, **kwargs):
+            passes[-1] += batch.shape[0]
+            yield batch
+
+    pushdown.collect_batches = per_pass
     pushdown._RECORDS_PER_PASS = records_per_pass
+
+    def build() -> Any:
+        passes.clear()
+        return ResultsTable.from_formula(FORMULA, path)
+
     cpu: list[float] = []
-    build = _with_cpu(lambda: ResultsTable.from_formula(FORMULA, path), cpu)
-    seconds, gib, table = measure_median(build, repeat)
+    seconds, gib, table = measure_median(_with_cpu(build, cpu), repeat)
     n_records = int(table.stats.counts[0, :, 0].sum())
-    label = (  # the queries tell the passes run: a checkout may not split text ids
-        f"{n_records:,} text records, at most {records_per_pass:,} a pass: "
+    label = (
+        f"{kind} ids, {n_records:,} records, at most {records_per_pass:,} a pass: "
+        f"{len(passes)} passes of {min(passes):,}–{max(passes):,} records, "
         f"{counted[0] // max(1, repeat)} queries, {np.median(cpu):.1f} cpu s{_peak()}"
     )
     queue.put((label, seconds, gib))
 
 
+def _with_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """``frame`` (integer record ids) with record ids of ``kind`` (:data:`ID_KINDS`)."""
+    number = frame["record"].to_numpy()
+    if kind in ("text", "text_x"):
+        suffix = "_x" if kind == "text_x" else ""
+        ids = pd.Series([f"r{i:08d}{suffix}" for i in range(int(number.max()) + 1)], dtype="str")
+        return frame.assign(record=ids.take(number).reset_index(drop=True))
+    if kind == "float":
+        return frame.assign(record=number.astype(np.float64))
+    if kind == "date":  # days from 1970 (date32 in Parquet)
+        return frame.assign(record=(np.datetime64("1970-01-01") + number).astype("datetime64[D]"))
+    raise ValueError(kind)
+
+
 def study_passes(scale: float, data: str | None, repeat: int) -> None:
-    """Text record ids in passes: 4M records (2×2 CV, 2 models: 16M rows; ``--scale``
-    shrinks them) of ids ``r00000000``… in one Parquet file, built through DuckDB in one
-    pass and in 4 passes (``_RECORDS_PER_PASS`` set to a quarter of the records)."""
+    """Record ids of each kind (:data:`ID_KINDS`) in passes: 4M records (2×2 CV, 2
+    models: 16M rows; ``--scale`` shrinks them) in one Parquet file per kind, built
+    through DuckDB in one pass and in 4 passes (``_RECORDS_PER_PASS`` set to a quarter
+    of the records)."""
     n_records = int(4_000_000 * scale)
     folder, keep = _data_folder(data, f"passes-{n_records}")
-    path = folder / "text-ids.parquet"
     try:
-        if not path.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            start = time.perf_counter()
-            frame = cv_rows(n_records, 2, 2, rng=np.random.default_rng(3), string_ids=True)
-            frame["model"] = frame["model"].astype(str)
-            frame.to_parquet(path, row_group_size=1 << 20)
-            del frame
-            print(f"\nwrote {path} in {time.perf_counter() - start:.0f} s")
-        print(f"{_load()} before the timed cases")
-        rows = [
-            _in_child(_passes_case, str(path), per_pass, repeat)
-            for per_pass in (10**12, -(-n_records // 4))
-        ]
-        _report(rows, f"{4 * n_records:,} rows of text record ids from Parquet via DuckDB")
+        rows = []
+        for kind in ID_KINDS:
+            path = folder / f"{kind}-ids.parquet"
+            if not path.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                start = time.perf_counter()
+                frame = cv_rows(n_records, 2, 2, rng=np.random.default_rng(3), string_ids=False)
+                frame = _with_ids(frame, kind)
+                frame["model"] = frame["model"].astype(str)
+                frame.to_parquet(path, row_group_size=1 << 20)
+                del frame
+                print(f"\nwrote {path} in {time.perf_counter() - start:.0f} s")
+            if not rows:
+                print(f"{_load()} before the timed cases")
+            rows += [
+                _in_child(_passes_case, str(path), kind, per_pass, repeat)
+                for per_pass in (10**12, -(-n_records // 4))
+            ]
+        _report(rows, f"{4 * n_records:,} rows of each kind of record id from Parquet via DuckDB")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)

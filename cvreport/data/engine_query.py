@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from cvreport.data.engines import narwhals
+from cvreport.data.engines import in_source_zone, narwhals
 
 __all__ = [
     "D",
@@ -25,7 +26,9 @@ __all__ = [
     "collect",
     "collect_batches",
     "first_appearance",
+    "partitions_before",
     "powers",
+    "spark_first_places",
 ]
 
 FIRST_ROWS = 1 << 12
@@ -43,11 +46,12 @@ D = "_d"
 def collect(frame: Any) -> pd.DataFrame:
     """Run a lazy query and bring its (small) result into pandas.
 
-    Polars runs it on its streaming engine, in batches of bounded memory.
+    Polars runs it on its streaming engine, in batches of bounded memory. Times
+    come in the zone the source gave them in (:func:`~cvreport.data.engines.in_source_zone`).
     """
     if frame.implementation.name == "POLARS":
         return frame.collect(engine="streaming").to_pandas()
-    return as_timedeltas(frame.collect().to_pandas())
+    return in_source_zone(as_timedeltas(frame.collect().to_pandas()))
 
 
 def as_timedeltas(frame: pd.DataFrame) -> pd.DataFrame:
@@ -91,7 +95,7 @@ def collect_batches(frame: Any, rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
             else relation.fetch_arrow_reader(rows)
         )
         for batch in reader:
-            yield as_timedeltas(batch.to_pandas())
+            yield in_source_zone(as_timedeltas(batch.to_pandas()))
         return
     whole = collect(frame)
     for start in range(0, max(1, whole.shape[0]), rows):
@@ -138,8 +142,15 @@ def first_appearance(
       ``first_rows``) and returns each label's first row number: one row per label;
     * a PyArrow table is read in zero-copy slices of 65,536 rows, and a Dask frame
       one partition at a time (its rows' order);
-    * any other engine (Spark, Ibis) returns its first ``n`` rows (``n`` growing 8
-      times from ``first_rows``) as an Arrow column, reduced in slices.
+    * Spark runs one aggregation: per partition and label, the label's first row in
+      the partition and its rows (:func:`_first_rows_spark`), at most one row per
+      partition and label, from which the first rows are placed in the whole frame's
+      order. Growing heads (``head(n)``, ``head(8n)``, ...) ran the query again each
+      time, the last bringing ``most_rows`` rows into the driver;
+    * Ibis runs one query of its first ``most_rows`` rows, streamed in Arrow batches
+      and stopped once every label is seen;
+    * any other engine returns its first ``n`` rows (``n`` growing 8 times from
+      ``first_rows``) as an Arrow column, reduced in slices.
 
     Parameters
     ----------
@@ -192,6 +203,12 @@ def first_appearance(
         batches = (b.column(0) for b in table.to_batches(max_chunksize=_ROWS_PER_BATCH))
     elif name == "DASK":
         batches = _dask_partitions(frame.to_native()[column], most_rows)
+    elif name == "PYSPARK":
+        return _first_rows_spark(frame, column, wanted, most_rows)
+    elif name == "IBIS":
+        table = frame.to_native().select(column)
+        reader = table.to_pyarrow_batches(limit=most_rows, chunk_size=_ROWS_PER_BATCH)
+        batches = (batch.column(0) for batch in reader)
     else:
         return _first_rows_by_heads(frame.select(column), column, wanted, most_rows, first_rows)
     for values in batches:
@@ -203,12 +220,11 @@ def first_appearance(
 
 def _add_first_seen(order: dict[Any, None], values: Any, wanted: set[Any]) -> None:
     """Add to ``order`` the labels of ``wanted`` in ``values`` (Arrow or pandas), by first row."""
-    if isinstance(values, pd.Series):
-        seen = pd.unique(values).tolist()
-    else:
+    if not isinstance(values, pd.Series):
         import pyarrow.compute as pc
 
-        seen = pd.unique(pc.unique(values).to_pandas()).tolist()  # Arrow keeps the order
+        values = pc.unique(values).to_pandas()  # Arrow keeps the order
+    seen = pd.unique(in_source_zone(values.to_frame()).iloc[:, 0]).tolist()
     for value in map(_timedelta, seen):  # DuckDB's intervals as the labels' Timedeltas
         if value in wanted and value not in order:
             order[value] = None
@@ -248,6 +264,57 @@ def _first_rows_polars(
         if len(order) == len(wanted) or n_read < n or n >= most_rows:
             return order
         n = min(n * 8, most_rows)
+
+
+_SPARK_ROW_BITS = 33
+"""Bits of a row's place in its partition in Spark's ``monotonically_increasing_id``
+(the partition's index is in the bits above)."""
+
+
+def spark_first_places(frame: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """Spark: per partition and value of ``columns``, the value's first row in the
+    partition (``_first``) and its rows (``_rows``), from one aggregation.
+
+    Each row's ``monotonically_increasing_id`` holds its partition (``_part``) and its
+    place in the partition; the partitions' sizes (the sums of ``_rows``) place every
+    first row in the frame's order (the order ``head`` and ``collect`` read). The
+    result has at most one row per partition and value, wherever the values first
+    appear.
+    """
+    from pyspark.sql import functions as sf
+
+    nw = narwhals()
+    row = sf.monotonically_increasing_id()
+    placed = frame.to_native().select(
+        sf.shiftright(row, _SPARK_ROW_BITS).alias("_part"),
+        row.bitwiseAND(sf.lit((1 << _SPARK_ROW_BITS) - 1)).alias("_place"),
+        *[sf.col(f"`{c.replace('`', '``')}`").alias(c) for c in columns],
+    )
+    firsts = placed.groupBy("_part", *columns).agg(
+        sf.min("_place").alias("_first"), sf.count(sf.lit(1)).alias("_rows")
+    )
+    return collect(nw.from_native(firsts))
+
+
+def partitions_before(found: pd.DataFrame) -> np.ndarray:
+    """For each row of :func:`spark_first_places`' result (or a part of it), the rows of
+    the partitions before its own."""
+    sizes = found.groupby("_part")["_rows"].sum().sort_index()
+    return (sizes.cumsum() - sizes).reindex(found["_part"]).to_numpy()
+
+
+def _first_rows_spark(frame: Any, column: str, wanted: set[Any], most_rows: int) -> list[Any]:
+    """Spark: the labels of the first ``most_rows`` rows by first row, from one
+    aggregation (:func:`spark_first_places`)."""
+    found = spark_first_places(frame, [column])
+    if found.empty:
+        return []
+    at = partitions_before(found) + found["_first"].to_numpy()
+    kept = found.assign(_at=at)
+    kept = kept[kept["_at"] < most_rows].sort_values("_at", kind="stable")
+    order: dict[Any, None] = {}
+    _add_first_seen(order, kept[column], wanted)
+    return list(order)
 
 
 def _first_rows_by_heads(

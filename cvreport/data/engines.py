@@ -24,6 +24,7 @@ import re
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "as_pandas_text",
     "check_engine",
     "engine_error",
+    "in_source_zone",
     "narwhals",
     "nested_columns_error",
     "resolve_source",
@@ -84,6 +86,10 @@ def narwhals() -> Any:
     return nw
 
 
+_SOURCE_ZONE: ContextVar[str | None] = ContextVar("cvreport_source_zone", default=None)
+"""The time zone of the zone-aware times of the source being read (see :func:`in_source_zone`)."""
+
+
 @dataclass(frozen=True, eq=False)
 class EngineSource:
     """A frame held by another engine, as a narwhals LazyFrame.
@@ -96,17 +102,30 @@ class EngineSource:
         What it is, for the table's source line (e.g. ``"Polars LazyFrame"``).
     files : tuple of str
         The files it scans, when it was given as paths (named in messages).
+    zone : str, optional
+        The time zone of its zone-aware times where the engine holds them in
+        another: DuckDB keeps an instant and shows it in UTC (in its connection's
+        ``TimeZone`` with the ICU extension), so a Europe/Paris column of a pandas
+        frame, an Arrow table or a Parquet file handed to DuckDB would come back
+        as UTC labels. Results read while :meth:`errors` is open are shown in it
+        again (:func:`in_source_zone`).
     """
 
     frame: Any
     kind: str
     files: tuple[str, ...] = ()
+    zone: str | None = None
 
     @contextmanager
     def errors(self) -> Iterator[None]:
-        """Run engine work, turning the engine's own errors into :class:`DataError`."""
-        with _translated(self.kind, self.files):
-            yield
+        """Run engine work, turning the engine's own errors into :class:`DataError`; the
+        results read meanwhile show zone-aware times in :attr:`zone`."""
+        token = _SOURCE_ZONE.set(self.zone)
+        try:
+            with _translated(self.kind, self.files):
+                yield
+        finally:
+            _SOURCE_ZONE.reset(token)
 
     @property
     def columns(self) -> list[str]:
@@ -129,7 +148,7 @@ class EngineSource:
         """The rows (of some columns) as a pandas DataFrame, in the engine's row order."""
         frame = self.frame if columns is None else self.frame.select(list(dict.fromkeys(columns)))
         with self.errors():
-            result = frame.collect().to_pandas().reset_index(drop=True)
+            result = in_source_zone(frame.collect().to_pandas().reset_index(drop=True))
         return as_pandas_text(result)
 
     def records_repeat_across(self, block: str, record: str) -> bool:
@@ -139,6 +158,34 @@ class EngineSource:
         repeated = pairs.group_by(record).agg(nw.len().alias("n")).filter(nw.col("n") > 1)
         with self.errors():
             return len(repeated.head(1).collect().rows()) > 0
+
+
+def in_source_zone(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its zone-aware times in the zone of the source being read.
+
+    The zone is the :attr:`EngineSource.zone` of the source whose
+    :meth:`~EngineSource.errors` is open: the zone its times had before an engine
+    that keeps instants (DuckDB) showed them in UTC. The instants are unchanged;
+    only the zone they print in is the one the data was given in, as pandas,
+    Polars, PyArrow and Dask keep it. Without an open source, or a zone, the frame
+    is returned as it is.
+
+    Examples
+    --------
+    >>> utc = pd.DataFrame({"t": pd.to_datetime(["2024-07-01 10:00"]).tz_localize("UTC")})
+    >>> source = EngineSource(frame=None, kind="example", zone="Europe/Paris")
+    >>> with source.errors():
+    ...     print(in_source_zone(utc)["t"].iloc[0])
+    2024-07-01 12:00:00+02:00
+    """
+    zone = _SOURCE_ZONE.get()
+    if zone is None:
+        return frame
+    for name in frame.columns:
+        column = frame[name]
+        if isinstance(column.dtype, pd.DatetimeTZDtype) and str(column.dtype.tz) != zone:
+            frame[name] = column.dt.tz_convert(zone)
+    return frame
 
 
 def as_pandas_text(frame: pd.DataFrame) -> pd.DataFrame:
@@ -243,11 +290,14 @@ def _duplicate_error(name: str, where: str) -> DataError:
     )
 
 
-def _check_parquet_files(files: list[str]) -> None:
-    """Read every file's footer: corrupt or empty files and disagreeing schemas are named."""
+def _check_parquet_files(files: list[str]) -> Any:
+    """Read every file's footer: corrupt or empty files and disagreeing schemas are named.
+
+    Returns the first file's Arrow schema (every file's agrees with it)."""
     import pyarrow.parquet as pq
 
     first: tuple[str, dict[str, Any]] | None = None
+    first_schema = None
     n_rows = 0
     for file in files:
         try:
@@ -266,7 +316,7 @@ def _check_parquet_files(files: list[str]) -> None:
         n_rows += metadata.num_rows
         columns = {field.name: field.type for field in schema}
         if first is None:
-            first = (file, columns)
+            first, first_schema = (file, columns), schema
             continue
         _compare_schemas(first, (file, columns))
     if n_rows == 0:
@@ -279,6 +329,7 @@ def _check_parquet_files(files: list[str]) -> None:
             f"{where} has no rows; give the file that holds the results (one row per "
             "replication, fold, model and record)"
         )
+    return first_schema
 
 
 def _compare_schemas(first: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]]) -> None:
@@ -298,6 +349,14 @@ def _compare_schemas(first: tuple[str, dict[str, Any]], other: tuple[str, dict[s
             raise DataError(
                 f"column {column!r} holds {kind_a} ({a[column]}) in {name_a!r} but {kind_b} "
                 f"({b[column]}) in {name_b!r}; write every file with the same column types"
+            )
+        zone_a, zone_b = getattr(a[column], "tz", None), getattr(b[column], "tz", None)
+        if zone_a != zone_b:
+            raise DataError(
+                f"column {column!r} holds times of zone {zone_a or 'none'} in {name_a!r} but "
+                f"of zone {zone_b or 'none'} in {name_b!r}; write every file's times in one "
+                "zone (e.g. in pandas data[column].dt.tz_convert(zone)) so that its labels "
+                "print alike"
             )
 
 
@@ -326,6 +385,74 @@ def _check_csv_files(files: list[str]) -> None:
         _compare_schemas(first, (file, columns))
 
 
+def _zone_duckdb_loses(schema: Any, what: str) -> str | None:
+    """The time zone of the zone-aware times of an Arrow ``schema`` handed to DuckDB.
+
+    DuckDB holds them as instants (TIMESTAMPTZ) and shows them in UTC, so the zone
+    is kept beside the frame (:attr:`EngineSource.zone`). One zone is kept for all
+    the columns: times of two zones are refused rather than shown in one.
+
+    Raises
+    ------
+    DataError
+        Columns of times in different zones.
+    """
+    import pyarrow.types as pt
+
+    zones = {
+        field.name: str(field.type.tz)
+        for field in schema
+        if pt.is_timestamp(field.type) and field.type.tz is not None
+    }
+    if len(set(zones.values())) > 1:
+        first_of_zone = {zone: name for name, zone in reversed(zones.items())}
+        (zone_a, a), (zone_b, b) = sorted(
+            first_of_zone.items(), key=lambda z: list(zones).index(z[1])
+        )[:2]
+        raise DataError(
+            f"columns {a!r} ({zone_a}) and {b!r} ({zone_b}) of the {what} hold times of "
+            "different time zones, which DuckDB holds as instants shown in one zone, so "
+            f"their labels would not print as given: convert them to one zone first (e.g. "
+            f"data[{b!r}] = data[{b!r}].dt.tz_convert({zone_a!r})), or use engine='polars', "
+            "which keeps each column's zone"
+        )
+    return next(iter(zones.values()), None)
+
+
+def _zoned_times_in_microseconds(relation: Any, what: str) -> Any:
+    """A DuckDB relation whose zone-aware times of nanoseconds are microseconds.
+
+    DuckDB reads Arrow's and Parquet's zone-aware nanoseconds as TIMESTAMPTZ_NS, a
+    type its relational API does not expose (narwhals sees an unknown type).
+    They are cast to TIMESTAMPTZ (microseconds) when no value has a part below a
+    microsecond, so no two labels merge.
+
+    Raises
+    ------
+    DataError
+        A column holding a time finer than a microsecond.
+    """
+    casts = []
+    for name, dtype in zip(relation.columns, relation.types):
+        if str(dtype) != "TIMESTAMPTZ_NS":
+            continue
+        quoted = '"' + name.replace('"', '""') + '"'
+        finer = relation.aggregate(
+            f"count(*) FILTER (WHERE epoch_ns({quoted}) % 1000 != 0)"
+        ).fetchall()[0][0]
+        if finer:
+            raise DataError(
+                f"column {name!r} of the {what} holds {finer} times with nanoseconds, "
+                "which DuckDB's zone-aware times cannot hold (it keeps microseconds, so "
+                "labels could merge): round them first (e.g. data[column].dt.floor('us')) "
+                "or use engine='polars', which keeps nanoseconds"
+            )
+        casts.append(f"CAST({quoted} AS TIMESTAMPTZ) AS {quoted}")
+    if not casts:
+        return relation
+    return relation.project(f"* REPLACE ({', '.join(casts)})")
+
+
 def _glob_escaped(path: str) -> str:
     """A file name as a glob that matches only itself (``[`` ``*`` ``?`` in brackets)."""
     return re.sub(r"([\[*?])", r"[\1]", path)
@@ -334,10 +461,11 @@ def _glob_escaped(path: str) -> str:
 def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     files = _files(_paths(data))
     csv = _is_csv(files)
+    schema = None
     if csv:
         _check_csv_files(files)
     else:
-        _check_parquet_files(files)
+        schema = _check_parquet_files(files)
     what = f"table of {'CSV' if csv else 'Parquet'} files {files[0]!r}" + (
         f" and {len(files) - 1} more" if len(files) > 1 else ""
     )
@@ -350,7 +478,11 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         with _translated(what, files):
             literal = [_glob_escaped(f) for f in files]  # DuckDB reads each path as a glob
             relation = connection.read_csv(literal) if csv else connection.read_parquet(literal)
-        return EngineSource(narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files))
+            relation = _zoned_times_in_microseconds(relation, what)
+        zone = None if schema is None else _zone_duckdb_loses(schema, what)
+        return EngineSource(
+            narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files), zone
+        )
     if engine == "polars":
         import polars as pl
 
@@ -535,6 +667,9 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
         repeated = _repeated_name(_native_columns(data))
     if repeated is not None:
         raise _duplicate_error(repeated, f"the {type(data).__name__}")
+    if type(data).__name__ == "DuckDBPyRelation":
+        with _translated(type(data).__name__, ()):
+            data = _zoned_times_in_microseconds(data, f"DuckDB {type(data).__name__}")
     nw = narwhals()
     try:
         with warnings.catch_warnings(), _translated(type(data).__name__, ()):
@@ -555,7 +690,11 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
 
         with _translated(kind, ()):
             arrow = (frame.lazy() if isinstance(frame, nw.DataFrame) else frame).collect()
-            return EngineSource(nw.from_native(duckdb.from_arrow(arrow.to_arrow())), kind)
+            arrow = arrow.to_arrow()
+        zone = _zone_duckdb_loses(arrow.schema, kind)
+        with _translated(kind, ()):
+            relation = _zoned_times_in_microseconds(duckdb.from_arrow(arrow), kind)
+            return EngineSource(nw.from_native(relation), kind, zone=zone)
     if engine == "polars":
         import polars as pl
 
@@ -617,8 +756,11 @@ def _pandas_into_duckdb(data: pd.DataFrame) -> EngineSource:
     import duckdb
 
     arrow = _pandas_to_arrow(data, "DuckDB")
+    zone = _zone_duckdb_loses(arrow.schema, "DataFrame")
     connection = duckdb.connect(config=duckdb_config())
-    return EngineSource(narwhals().from_native(connection.from_arrow(arrow)), "DataFrame")
+    with _translated("DataFrame", ()):
+        relation = _zoned_times_in_microseconds(connection.from_arrow(arrow), "DataFrame")
+    return EngineSource(narwhals().from_native(relation), "DataFrame", zone=zone)
 
 
 # --------------------------------------------------------------------------- formula

@@ -23,7 +23,7 @@ for replication, fold, model, record and loss):
    in float64 in every engine; at 200M rows this one pass over a tenth of the
    groups replaced the two below (43 s instead of 72 s, and a third of DuckDB's
    memory). Its one row per record comes back in batches, each counted into
-   patterns at once; past :data:`_RECORDS_PER_PASS` integer or text record ids
+   patterns at once; past :data:`_RECORDS_PER_PASS` records
    it runs in passes over the records (at 1,000M rows and 20M records one pass spilled
    over 40 GB; four took 1.7 GiB).
 
@@ -92,11 +92,14 @@ from cvreport.data.engine_query import (
     collect,
     collect_batches,
     first_appearance,
+    partitions_before,
     powers,
+    spark_first_places,
 )
 from cvreport.data.engines import (
     EngineSource,
     as_pandas_text,
+    in_source_zone,
     narwhals,
     response_expression,
 )
@@ -140,12 +143,15 @@ _PACKED_MODELS = 15  # models whose bits and error bits share one sum (below 2**
 _EXACT_BITS = 52  # bits of a per-record word (sums stay exact in float64)
 _MOST_WORDS = 8  # words of replications per record before the per-fold route is used
 _DENSE_PATTERNS = 1 << 16  # loss patterns of a fold counted by bincount up to this many
-_SUFFIX_CHARS = 3  # last characters of a text record id that place it in a pass
+_VARYING_CHARS = 3  # characters of a record id's text that place it in a pass
+_CHARS_LOOKED_AT = 24  # last characters of the ids' text looked at for those that vary
+_SAMPLED_ROWS = 1 << 16  # first rows whose record ids tell which characters vary
+_NUMBER_BINS = 1 << 12  # equal bins of the span of float record ids, counted to cut passes
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
 _RECORDS_PER_PASS = 5_000_000
-"""Records whose words one pass aggregates. Past it, integer and text record ids are
-split into passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
+"""Records whose words one pass aggregates. Past it, the record ids are split into
+passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
 in 80 s and 1.3 GiB without spilling, while 10M records spilled 9 GB in 70 s and
 20M records (one pass) over 40 GB: its hash tables flush partial sums per row
 once the records outgrow them."""
@@ -190,7 +196,8 @@ class MemoryHandover(Exception):
             return source.to_pandas(self.columns)
         with source.errors():
             frame = source.frame.select(self.columns).head(self.first_rows)
-            return as_pandas_text(frame.collect().to_pandas().reset_index(drop=True))
+            rows = in_source_zone(frame.collect().to_pandas().reset_index(drop=True))
+            return as_pandas_text(rows)
 
 
 def _is_numeric(dtype: Any) -> bool:
@@ -385,9 +392,8 @@ def _record_words(
     :data:`_IRREGULAR` when its bits do not form its design.
 
     With more than :data:`_RECORDS_PER_PASS` records (``n_records``: the most in
-    one replication, summed over the data sets), integer and text record ids are
-    aggregated in passes (:func:`_record_passes`), so that one pass's hash table
-    fits.
+    one replication, summed over the data sets), the records are aggregated in
+    passes (:func:`_record_passes`), so that one pass's hash table fits.
     """
     nw = narwhals()
     labels = list(designs)
@@ -460,15 +466,14 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
 
     * integer ids by the id modulo the passes (its absolute value: engines differ
       on the sign of a negative id's remainder);
-    * text ids by ranges of their last :data:`_SUFFIX_CHARS` characters (those
-      that vary fastest in ids such as ``r000123`` or a UUID). The engine counts
-      the rows of each suffix (one small aggregation: at most one row per suffix),
-      and the ranges cut the suffixes, in code point order, into passes of about
-      as many rows each. The ranges ``[b_p, b_p+1)`` (the first open below, the
-      last open above) cover every text once under any order an engine compares
-      texts by, so the numbers never depend on the cut, only the passes' sizes do.
+    * float, date and time ids by ranges of their value (:func:`_number_passes`; a
+      date or a time as :func:`_time_value`), cut from the rows counted in equal
+      bins of their span;
+    * any other id (text, a duration) by its text (the engine's own cast),
+      through :func:`_text_passes`: ranges of the characters of the ids that vary,
+      cut into passes of about as many rows each.
 
-    Other ids (floats, dates) are aggregated in one pass.
+    The numbers never depend on the cut, only the passes' sizes do.
     """
     nw = narwhals()
     n_passes = -(-n_records // _RECORDS_PER_PASS)
@@ -477,24 +482,141 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
     dtype = lazy.collect_schema()[I]
     if dtype.is_integer():
         return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
-    if not (dtype == nw.String or isinstance(dtype, nw.String)):
-        return [None]
-    suffix = nw.col(I).str.slice(-_SUFFIX_CHARS)
-    counts = collect(lazy.select(suffix.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
-    counts = counts[counts["_s"].notna()]
-    order = sorted(range(counts.shape[0]), key=lambda t: str(counts["_s"].iloc[t]))
-    suffixes = [str(counts["_s"].iloc[t]) for t in order]
-    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64)[order])
-    bounds: list[str] = []
-    for part in range(1, n_passes):  # the first suffix past each pass's share of the rows
+    if dtype.is_numeric():
+        return _number_passes(lazy, nw.col(I).cast(nw.Float64), n_passes)
+    if dtype.is_temporal() and _time_value(dtype) is not None:
+        return _number_passes(lazy, _time_value(dtype), n_passes)
+    text = nw.col(I) if dtype == nw.String or isinstance(dtype, nw.String) else None
+    return _text_passes(lazy, nw.col(I).cast(nw.String) if text is None else text, n_passes)
+
+
+def _time_value(dtype: Any) -> Any | None:
+    """A date's or time's record id as a number that grows with it (seconds from year
+    0, in the engine's own calendar fields: every engine reads them from a date or a
+    time), or ``None`` for other temporal types (durations are cut by their text)."""
+    nw = narwhals()
+    dt = nw.col(I).dt
+    days = dt.year().cast(nw.Float64) * 366.0 + dt.ordinal_day().cast(nw.Float64)
+    if dtype == nw.Date or isinstance(dtype, nw.Date):
+        return days
+    if not (dtype == nw.Datetime or isinstance(dtype, nw.Datetime)):
+        return None
+    seconds = (
+        dt.hour().cast(nw.Float64) * 3600.0
+        + dt.minute().cast(nw.Float64) * 60.0
+        + dt.second().cast(nw.Float64)
+        + dt.microsecond().cast(nw.Float64) * 1e-6
+    )
+    return days * 86400.0 + seconds
+
+
+def _cut(counts: pd.DataFrame, n_passes: int) -> list[Any]:
+    """The first keys of passes 2, 3, ...: ``counts`` holds keys ``_s`` (sorted) and their
+    rows ``_n``; each bound is the first key past a pass's share of the rows."""
+    keys = counts["_s"].tolist()
+    shares = np.cumsum(counts["_n"].to_numpy(dtype=np.float64))
+    bounds: list[Any] = []
+    for part in range(1, n_passes):
         at = int(np.searchsorted(shares, shares[-1] * part / n_passes, side="right"))
-        if 0 < at < len(suffixes) and (not bounds or suffixes[at] > bounds[-1]):
-            bounds.append(suffixes[at])
+        if 0 < at < len(keys) and (not bounds or keys[at] > bounds[-1]):
+            bounds.append(keys[at])
+    return bounds
+
+
+def _ranges(value: Any, bounds: list[Any]) -> list[Any]:
+    """One filter per range ``[b_p, b_p+1)`` of ``value`` (the first open below, the last
+    open above), each written ``not value < b_p and value < b_p+1``: every value is in
+    exactly one, under any order an engine compares by (a NaN in the last)."""
     if not bounds:
         return [None]
-    below = [suffix < b for b in bounds] + [None]
-    above = [None] + [suffix >= b for b in bounds]
+    below = [value < b for b in bounds] + [None]
+    above = [None] + [~(value < b) for b in bounds]
     return [lo if hi is None else hi if lo is None else lo & hi for lo, hi in zip(above, below)]
+
+
+def _number_passes(lazy: Any, x: Any, n_passes: int) -> list[Any]:
+    """Filters that cut the records into ``n_passes`` passes by ranges of a number ``x``
+    computed from their ids (a float id itself, a date's or a time's value).
+
+    The engine finds the finite values' span (one aggregation) and counts the rows
+    in each of :data:`_NUMBER_BINS` equal bins of it (at most one row per bin); the
+    ranges cut the bins into passes of about as many rows each.
+    """
+    nw = narwhals()
+    finite = nw.when(x.is_finite()).then(x)
+    span = collect(lazy.select(finite.min().alias("_lo"), finite.max().alias("_hi")))
+    low, high = float(span["_lo"].iloc[0]), float(span["_hi"].iloc[0])
+    if not (np.isfinite(low) and np.isfinite(high) and high > low):
+        return [None]
+    width = (high - low) / _NUMBER_BINS
+    bins = ((finite - low) / width).floor().clip(0, _NUMBER_BINS - 1)
+    counts = collect(lazy.select(bins.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].sort_values("_s")
+    bounds = [low + float(b) * width for b in _cut(counts, n_passes)]
+    return _ranges(x, bounds)
+
+
+def _varying_positions(lazy: Any, text: Any) -> list[int]:
+    """The places from the end (1 is the last character) of up to :data:`_VARYING_CHARS`
+    characters of the ids' ``text`` that tell the most ids apart.
+
+    Read from the ids of the first :data:`_SAMPLED_ROWS` rows (one bounded query),
+    among their last :data:`_CHARS_LOOKED_AT` characters: each place is added in
+    turn where it splits the sampled ids into the most keys (the nearest the end on
+    a tie), until no place splits them further. A suffix all ids share
+    (``r000001_x``), a date's constant century or a time's constant seconds are
+    passed over: cut on the last three characters, ids of one suffix all fell in
+    one pass.
+    """
+    sample = collect(lazy.select(text.alias("_t")).head(_SAMPLED_ROWS))["_t"].dropna()
+    ids = pd.unique(sample.astype(str))
+    width = _CHARS_LOOKED_AT  # the last characters, right-aligned ("\0" before a short id)
+    chars = np.array([t[-width:].rjust(width, "\0") for t in ids], dtype=f"<U{width}")
+    codes = chars.view(np.uint32).reshape(len(ids), width).astype(np.int64)
+    places = {
+        k: codes[:, width - k]
+        for k in range(1, width + 1)
+        if len(ids) and (codes[:, width - k] != codes[0, width - k]).any()  # varies
+    }
+    chosen: list[int] = []
+    key, n_keys = np.zeros(len(ids), dtype=np.int64), 1
+    for _ in range(_VARYING_CHARS):
+        best, best_keys, best_key = 0, n_keys, key
+        for k, place in places.items():
+            if k in chosen:
+                continue
+            combined = np.unique(key * (int(place.max()) + 1) + place, return_inverse=True)
+            if combined[0].shape[0] > best_keys:
+                best, best_keys, best_key = k, combined[0].shape[0], combined[1].reshape(-1)
+        if best == 0:
+            break
+        chosen.append(best)
+        key, n_keys = best_key, best_keys
+    return sorted(chosen) or list(range(1, _VARYING_CHARS + 1))
+
+
+def _text_passes(lazy: Any, text: Any, n_passes: int) -> list[Any]:
+    """Filters that cut the records into ``n_passes`` passes by their ids' ``text``.
+
+    The key of an id is its characters at :func:`_varying_positions` (those that
+    vary fastest in ids such as ``r000123``, ``r000123_x``, ``2024-03-31`` or a
+    UUID). The engine counts the rows of each key (one small aggregation: at most
+    one row per key), and the ranges cut the keys, in code point order, into passes
+    of about as many rows each. Each range is written ``not key < b_p and key <
+    b_p+1`` (the first open below, the last open above), so that every id is in
+    exactly one pass under any order an engine compares texts by.
+    """
+    nw = narwhals()
+    places = _varying_positions(lazy, text)
+    if places[-1] - places[0] < 2 * _VARYING_CHARS:  # one slice: cheaper than a concatenation
+        key = text.str.slice(-places[-1], places[-1] - places[0] + 1)
+    else:
+        key = nw.concat_str([text.str.slice(-k, 1) for k in places], separator="")
+    counts = collect(lazy.select(key.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].astype({"_s": object})
+    counts["_s"] = counts["_s"].map(str)
+    order = sorted(range(counts.shape[0]), key=lambda t: counts["_s"].iloc[t])  # code points
+    return _ranges(key, _cut(counts.iloc[order], n_passes))
 
 
 def _batch_patterns(
@@ -669,7 +791,7 @@ def _materialised_layout(
         model, replication, fold, record = names
         with source.errors():
             canonical = _canonical(source, response, model, replication, fold, record)
-            frame = canonical.collect().to_pandas()
+            frame = in_source_zone(canonical.collect().to_pandas())
         values = frame[Y].to_numpy(dtype=np.float64)
         layout = build_record_layout(
             frame,
@@ -1084,6 +1206,8 @@ def _first_appearances(
     read reach pandas, so memory stays bounded by a batch of rows
     (:func:`_first_pairs`).
     """
+    if lazy.implementation.name == "PYSPARK":
+        return _first_appearances_spark(lazy, labels)
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     pending = dict(labels)
@@ -1113,6 +1237,34 @@ def _first_appearances(
                 orders[label] = lambda _models, found=found: found
                 del pending[label]
         n *= 8
+    return orders
+
+
+def _first_appearances_spark(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """Spark: :func:`_first_appearances` from one aggregation over the partitions
+    (:func:`~cvreport.data.engine_query.spark_first_places`) instead of growing heads,
+    each of which ran the query again.
+
+    A data set's rows before a partition are known (the partition sizes), its rows
+    within it are not: a model is kept when its partition starts within the data
+    set's first :data:`_MOST_FIRST_ROWS` rows, which orders it by its first row as
+    pandas does.
+    """
+    found = spark_first_places(lazy, [D, M])
+    by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
+    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
+    for label, models in labels.items():
+        rows = by_dataset.get(label, found.iloc[:0])
+        if rows.shape[0]:
+            rows = rows[partitions_before(rows) < _MOST_FIRST_ROWS]
+        rows = rows.sort_values(["_part", "_first"], kind="stable")
+        wanted = set(models.tolist())
+        order = [v for v in pd.unique(rows[M]).tolist() if v in wanted]
+        rest = [v for v in models.tolist() if v not in set(order)]
+        ordered = pd.Index(order + rest, dtype=models.dtype) if order else models
+        orders[label] = lambda _models, ordered=ordered: ordered
     return orders
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import ClusterRows, TableContents
 from cvreport.data.engine_query import collect, first_appearance
-from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
+from cvreport.data.engines import EngineSource, as_pandas_text, in_source_zone, narwhals
 from cvreport.data.formula import evaluate_response
 from cvreport.data.pushdown import (
     EngineRoute,
@@ -203,11 +203,10 @@ class EngineBackend:
         nw = narwhals()
         source = self.source
         with source.errors():
-            labels = source.frame.select(nw.col(dataset)).unique().collect().to_pandas()[dataset]
+            found = source.frame.select(nw.col(dataset)).unique().collect().to_pandas()
+            labels = in_source_zone(found)[dataset]
         parts = {
-            name: EngineSource(
-                source.frame.filter(nw.col(dataset) == name), source.kind, source.files
-            )
+            name: replace(source, frame=source.frame.filter(nw.col(dataset) == name))
             for name in _first_appearance(source, dataset, labels.tolist())
         }
         shared = _DatasetsPass(self, dataset, parts)
@@ -273,7 +272,7 @@ class _DatasetsPass:
             if len(labels) < len(self.parts):  # only this kind's rows
                 nw = narwhals()
                 kept = source.frame.filter(nw.col(dataset).is_in(labels))
-                rows = EngineSource(kept, source.kind, source.files)
+                rows = replace(source, frame=kept)
             parts = {label: self.parts[label] for label in labels}
             try:
                 route = self.backend._route(roles, rows, block_is_replication)
