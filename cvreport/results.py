@@ -119,12 +119,12 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
     """
     usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
-    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
-    if not 0 < alpha < 1:
+    value = real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
+    if not 0 < value < 1:
         raise CVReportError(
             f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
         )
-    return float(alpha)
+    return value
 
 
 def level_text(level: float) -> str:
@@ -448,7 +448,7 @@ class TestResult(HypothesisTestResult):
         IntervalUndefinedError
             When the method defines no interval.
         """
-        check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if self.alternative in MARGIN_ALTERNATIVES:
             if not alpha < 0.5:
                 raise CVReportError(

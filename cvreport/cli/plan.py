@@ -18,7 +18,7 @@ import argparse
 from typing import Any
 
 from cvreport.cli.checks import CommandError, check_alpha, check_outputs
-from cvreport.cli.inputs import input_paths
+from cvreport.cli.inputs import CommandParser, input_paths
 from cvreport.data.examples import load_example
 from cvreport.data.io import read_results
 from cvreport.data.table import ResultsTable
@@ -49,7 +49,7 @@ def add_plan_command(commands: Any) -> None:
 
 def build_plan_parser() -> argparse.ArgumentParser:
     """The parser of ``cvreport plan``'s own arguments."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="cvreport plan",
         description=(
             "Estimate the variance of the per-fold differences A − B from a pilot, then give "

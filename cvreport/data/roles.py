@@ -64,6 +64,26 @@ def _require_record(record: Any) -> None:
         )
 
 
+def _score_names(score: Any) -> str | Sequence[str] | Mapping[Any, str] | None:
+    """``score=`` as a column, a tuple of columns in the class order, or a mapping.
+
+    A set has no order, so its columns would meet the classes in an arbitrary
+    order (an AUC of the wrong class); an iterator is read once, here.
+    """
+    if isinstance(score, set | frozenset):
+        raise DataError(
+            f"score={sorted(map(str, score))} is a set, which has no order, so its columns "
+            "cannot be matched to the classes; give a list in the sorted class order or a "
+            "mapping {label: column}"
+        )
+    if score is None or isinstance(score, str | Mapping):
+        return score
+    try:
+        return tuple(score)
+    except TypeError:
+        return score  # the column check names it
+
+
 @dataclass(frozen=True)
 class Roles:
     """Which column plays which part, and what the values are.
@@ -258,13 +278,15 @@ class Roles:
             "record": record,
         }
         keys = {"model": model, "replication": replication, "fold": fold, "record": record}
+        score = _score_names(score)
         if metric is not None or score is not None or cluster is not None:
+            default = "accuracy" if direction == "higher" else "zero_one_loss"
             return cls(
                 "metric",
                 truth=truth,
                 prediction=prediction,
                 score=score,
-                metric=metric or ("accuracy" if direction == "higher" else "zero_one_loss"),
+                metric=default if metric is None else metric,
                 pos_label=pos_label,
                 cluster=cluster,
                 direction=check_direction(direction) if formula is None else None,

@@ -10,6 +10,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from cvreport.data.table import ResultsTable
@@ -37,6 +38,15 @@ def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> Res
                 "a formula such as 'loss ~ model | replication + fold' with data="
             )
         return table
+    if isinstance(table, os.PathLike) or (
+        isinstance(table, str) and "~" not in table and data is None
+    ):
+        raise DesignError(
+            f"{os.fspath(table)!r} is no formula (a formula has '~', e.g. 'loss ~ model | "
+            "replication + fold'); to use a file of results, read it first, e.g. "
+            "cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', "
+            f"pandas.read_csv({os.fspath(table)!r})), or run: cvreport report FILE -f FORMULA"
+        )
     if isinstance(table, str):
         if data is None:
             raise DesignError(
