@@ -247,6 +247,32 @@ def test_labels_of_one_kind_in_two_dtypes_still_match() -> None:
     assert given.loc[1, 2] == pytest.approx(accuracy["a"] - accuracy["b"])
 
 
+@pytest.mark.parametrize(
+    ("build", "role"),
+    [
+        (lambda f: cvreport.ResultsTable.from_fold_scores(f, score=None), "score"),
+        (lambda f: cvreport.ResultsTable.from_fold_scores(f, score="auc", model=None), "model"),
+        (
+            lambda f: cvreport.ResultsTable.from_predictions(
+                f, truth="y", prediction="yhat", model=None
+            ),
+            "model",
+        ),
+        (
+            lambda f: cvreport.ResultsTable.from_predictions(f, truth=None, prediction="yhat"),
+            "truth",
+        ),
+    ],
+)
+def test_a_role_named_none_is_refused_in_words(build, role) -> None:
+    """Was: KeyError: None (score=None); keys shown as 'None=1' or "model column None holds
+    only 1" (model=None)."""
+    frame = _predictions()
+    frame["auc"] = frame["p"]
+    with pytest.raises(DataError, match=rf"{role}=None, but every table needs its {role} column"):
+        build(frame)
+
+
 # ---------------------------------------------------------------- what a report is given
 
 
@@ -261,7 +287,7 @@ def test_a_report_of_what_is_no_table_is_refused_in_words(given) -> None:
 @pytest.mark.parametrize("given", ["results.csv", Path("results.csv")])
 def test_a_path_given_for_a_table_is_told_how_to_read_it(given) -> None:
     """Was: "the formula 'results.csv' needs data=" (a str), AttributeError (a Path)."""
-    words = r"'results.csv' is no formula \(a formula has '~'.*pandas.read_csv\('results.csv'\)"
+    words = r"'results.csv' is no formula \(a formula has '~'.*file as data=.*data='results.csv'\)"
     for call in (
         lambda: cvreport.Report(given),
         lambda: cvreport.report(given),
@@ -269,6 +295,20 @@ def test_a_path_given_for_a_table_is_told_how_to_read_it(given) -> None:
     ):
         with pytest.raises(DesignError, match=words):
             call()
+
+
+def test_the_formula_with_the_file_as_data_is_the_report_of_the_frame(tmp_path) -> None:
+    frame = cvreport.load_example()
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    from_file = cvreport.paired_ttest_5x2cv(FORMULA, A, B, data=str(path))
+    from_frame = cvreport.paired_ttest_5x2cv(FORMULA, A, B, data=frame)
+    assert (from_file.statistic, from_file.pvalue) == (from_frame.statistic, from_frame.pvalue)
+    assert cvreport.Report(FORMULA, data=str(path)).analysis.pairs == (
+        (A, B),
+        (A, "naive_bayes"),
+        (B, "naive_bayes"),
+    )
 
 
 def test_a_word_without_a_tilde_beside_data_is_still_a_formula_error() -> None:

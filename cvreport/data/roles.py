@@ -64,6 +64,20 @@ def _require_record(record: Any) -> None:
         )
 
 
+def _require_names(**columns: Any) -> None:
+    """Refuse ``None`` for a role every table needs (a model, a truth, a per-fold score).
+
+    ``model=None`` would otherwise be looked up as a column named None and reported
+    as "model column None holds only 1" or as keys "None=1".
+    """
+    for role, column in columns.items():
+        if column is None:
+            raise DataError(
+                f"{role}=None, but every table needs its {role} column; name it with "
+                f"{role}='...' (a column of the data)"
+            )
+
+
 def _score_names(score: Any) -> str | Sequence[str] | Mapping[Any, str] | None:
     """``score=`` as a column, a tuple of columns in the class order, or a mapping.
 
@@ -269,6 +283,7 @@ class Roles:
         """Predictions and the truth, with or without a metric (see :meth:`ResultsTable.from_predictions
         <cvreport.data.table.ResultsTable.from_predictions>`)."""
         _require_record(record)
+        _require_names(truth=truth, model=model)
         named = {
             "truth": truth,
             "prediction": prediction,
@@ -318,6 +333,7 @@ class Roles:
         test_train_ratio: float | None = None,
     ) -> Roles:
         """One score per (replication, fold, model), named by keywords."""
+        _require_names(score=score, model=model)
         named = {"score": score, "model": model, "replication": replication, "fold": fold}
         return cls(
             "fold_score",

@@ -43,9 +43,9 @@ def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> Res
     ):
         raise DesignError(
             f"{os.fspath(table)!r} is no formula (a formula has '~', e.g. 'loss ~ model | "
-            "replication + fold'); to use a file of results, read it first, e.g. "
-            "cvreport.ResultsTable.from_formula('loss ~ model | replication + fold', "
-            f"pandas.read_csv({os.fspath(table)!r})), or run: cvreport report FILE -f FORMULA"
+            "replication + fold'); to read a file of results, give the formula first and the "
+            f"file as data=, e.g. ('loss ~ model | replication + fold', "
+            f"data={os.fspath(table)!r})"
         )
     if isinstance(table, str):
         if data is None:

@@ -184,7 +184,8 @@ class Report(ReportDisplay):
                     "Report('loss ~ model | replication + fold', data=df) or "
                     "Report(ResultsTable.from_formula(...))"
                 )
-            table = as_table(table, data)  # refuses what is neither a table nor a formula
+            if isinstance(table, str) or data is not None or not hasattr(table, "models"):
+                table = as_table(table, data)  # refuses what is neither a table nor a formula
             plan = Plan(pairs, tests, alpha, correction, test_options)
             analysis = analyse(table, plan)
         self.analysis = analysis
