@@ -507,3 +507,44 @@ def test_flags_that_collect_values_still_collect_them(tmp_path, capsys) -> None:
     pairs = ["--pairs", f"{A}:{B}", "--pairs", f"{A}:naive_bayes"]
     assert main(["report", "--example", "-o", str(out), *pairs]) == 0
     assert "on 2 pairs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("command", "flags"),
+    [
+        ("report", ["-f", FORMULA, "-o", "{out}.md"]),
+        ("report", ["-f", FORMULA, "-o", "{out}.md", "--engine", "duckdb"]),
+        ("notebook", ["-f", FORMULA, "-o", "{out}.ipynb"]),
+        ("datasets", ["-f", FORMULA + " | dataset", "-o", "{out}.md"]),
+        ("plan", [A, B, "-f", FORMULA, "--effect", "0.01"]),
+    ],
+)
+def test_a_folder_given_as_data_is_named_a_folder_by_every_command(
+    tmp_path, capsys, command, flags
+) -> None:
+    """Was: report, datasets and plan said "cannot read 'results': the data must be a .csv or
+    .parquet file", notebook and the DuckDB route that it is a folder and what to give."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    out = tmp_path / "out"
+    status = main([command, str(folder), *[f.format(out=out) for f in flags]])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert f"DATA {str(folder)!r} is a folder, not a file of results; give the files in it" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+
+
+@pytest.mark.parametrize("command", ["report", "notebook"])
+def test_an_empty_metric_on_the_command_line_is_refused_as_the_api_refuses_it(
+    tmp_path, capsys, command
+) -> None:
+    """Was: "--prediction name(s) the columns of a metric: add --metric NAME" after --metric ''."""
+    data = tmp_path / "predictions.csv"
+    _predictions().to_csv(data, index=False)
+    out = tmp_path / ("r.md" if command == "report" else "r.ipynb")
+    formula = "y ~ model | replication + fold"
+    status = main([command, str(data), "-f", formula, "--metric", "", "--prediction", "yhat",
+                   "-o", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 1 and "unknown metric ''; use one of 'accuracy'" in err
+    assert not out.exists()

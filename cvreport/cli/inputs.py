@@ -294,7 +294,7 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
     metric = args.metric
     truth = args.truth
     score, prediction = args.score, args.prediction
-    if not metric:
+    if metric is None:  # --metric '' is refused below as an unknown metric
         given = [f for f, v in (("--score", score), ("--prediction", prediction),
                                 ("--truth", truth)) if v]  # fmt: skip
         if given:
@@ -391,8 +391,8 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
 
 def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
     """Read a CSV or Parquet file (:func:`cvreport.data.io.read_results`), never a FIFO."""
+    check_data_path(path)  # a folder is named as one, whatever its name
     data_format(path)
-    check_data_path(path)
     return read_results(path, sep=sep)
 
 

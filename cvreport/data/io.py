@@ -114,8 +114,9 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
         separated by another character than ``sep`` (the message names it).
     """
     source = Path(path)
+    exists = check_regular_file(source)  # a folder is named as one, whatever its name
     kind = data_format(source)
-    if not check_regular_file(source):
+    if not exists:
         raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in ('"', "\n")):
         raise DataError(f"the separator must be one character such as ';', got {sep!r}")
