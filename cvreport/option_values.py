@@ -6,8 +6,8 @@ margin, a test/train ratio, a correlation, a prior, a number of draws) goes
 through :func:`real_option` or :func:`integer_option` before its range is
 checked, so that ``p0="0.1"`` is refused in the same words as ``alpha="0.05"``
 instead of being read through ``float()`` on one route and refused on another.
-Numpy scalars (``np.float32(0.05)``, ``np.int64(3)``, a 0-d array of numbers) and
-fractions are numbers; ``True``, text, ``None`` and arrays of several values are not.
+Numpy scalars (``np.float32(0.05)``, ``np.int64(3)``, a 0-d array of numbers),
+fractions and decimals are numbers; ``True``, text, ``None`` and arrays of several values are not.
 A switch (``tie_correction``, ``per_fold``) goes through :func:`bool_option`, so
 that ``"no"`` is not read as true.
 
@@ -23,6 +23,7 @@ cvreport.errors.CVReportError: p0 must be a number strictly between 0 and 1, got
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from typing import Any
@@ -100,6 +101,8 @@ def real_option(
     """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value[()]  # a number that went through numpy, e.g. a ratio of sums
+    if isinstance(value, decimal.Decimal):  # a number, though not a numbers.Real
+        value = float(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         exc = _not_a_number(value, name, requirement, error)
         raise error(f"{exc}; {hint}" if hint else str(exc))
@@ -185,9 +188,9 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     cvreport.errors.CVReportError: alpha must lie strictly between 0 and 1, got 1.5; 0.05 is usual
     """
     usual = f"{name} must lie strictly between 0 and 1; 0.05 is usual"
-    real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
-    if not 0 < alpha < 1:
+    value = real_option(alpha, name, "a number between 0 and 1", finite=False, hint=usual)
+    if not 0 < value < 1:
         raise CVReportError(
             f"{name} must lie strictly between 0 and 1, got {alpha!r}; 0.05 is usual"
         )
-    return float(alpha)
+    return value

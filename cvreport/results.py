@@ -406,7 +406,7 @@ class TestResult(HypothesisTestResult):
         IntervalUndefinedError
             When the method defines no interval.
         """
-        check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if self.alternative in MARGIN_ALTERNATIVES:
             if not alpha < 0.5:
                 raise CVReportError(

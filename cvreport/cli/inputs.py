@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_DATASETS_FORMULA",
     "PROG",
+    "CommandParser",
     "add_input_arguments",
     "check_data_path",
     "check_example",
@@ -78,6 +79,50 @@ __all__ = [
 PROG = "cvreport"
 DEFAULT_DATASETS_FORMULA = "loss ~ model | replication + fold | dataset"
 _GLOB = "*?["
+
+
+class _StoreOnce(argparse._StoreAction):
+    """A flag that takes one value and refuses a second one instead of keeping the last.
+
+    ``-o a.html -o b.html`` would write b.html only, and ``-f A -f B`` use B: one of
+    the two was meant, and the command cannot tell which.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if option_string is not None and getattr(self, "_namespace", None) is namespace:
+            flags = "/".join(self.option_strings)
+            parser.error(
+                f"{flags} was given twice ({getattr(namespace, self.dest)!r} and {values!r}); "
+                "give it once"
+            )
+        self._namespace = namespace
+        super().__call__(parser, namespace, values, option_string)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of every ``cvreport`` command: a flag that takes one value is given once.
+
+    Its sub-commands' parsers are of the same class (argparse's default), and
+    flags that collect several values (``--pairs``, ``--tests``) are unchanged.
+
+    Examples
+    --------
+    >>> parser = CommandParser(prog="cvreport")
+    >>> _ = parser.add_argument("-o")
+    >>> parser.parse_args(["-o", "a.html"]).o
+    'a.html'
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
 
 class _Deprecated(argparse.Action):
@@ -249,7 +294,7 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
     metric = args.metric
     truth = args.truth
     score, prediction = args.score, args.prediction
-    if not metric:
+    if metric is None:  # --metric '' is refused below as an unknown metric
         given = [f for f, v in (("--score", score), ("--prediction", prediction),
                                 ("--truth", truth)) if v]  # fmt: skip
         if given:
@@ -346,8 +391,8 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
 
 def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
     """Read a CSV or Parquet file (:func:`cvreport.data.io.read_results`), never a FIFO."""
+    check_data_path(path)  # a folder is named as one, whatever its name
     data_format(path)
-    check_data_path(path)
     return read_results(path, sep=sep)
 
 

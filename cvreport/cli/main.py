@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from cvreport._version import __version__
 from cvreport.cli.datasets import add_datasets_command
-from cvreport.cli.inputs import PROG
+from cvreport.cli.inputs import PROG, CommandParser
 from cvreport.cli.notebook import add_notebook_command
 from cvreport.cli.plan import add_plan_command
 from cvreport.cli.report import add_report_command
@@ -49,7 +49,7 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cvreport`` command."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=PROG,
         description=(
             "Compare classifiers from cross-validation results already collected: every "

@@ -18,9 +18,8 @@ import argparse
 from typing import Any
 
 from cvreport.cli.checks import CommandError, check_alpha, check_outputs
-from cvreport.cli.inputs import input_paths
+from cvreport.cli.inputs import CommandParser, input_paths, read_data
 from cvreport.data.examples import load_example
-from cvreport.data.io import read_results
 from cvreport.data.table import ResultsTable
 from cvreport.planning.plan import plan
 from cvreport.planning.result import SIZE_TOLERANCE
@@ -49,7 +48,7 @@ def add_plan_command(commands: Any) -> None:
 
 def build_plan_parser() -> argparse.ArgumentParser:
     """The parser of ``cvreport plan``'s own arguments."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="cvreport plan",
         description=(
             "Estimate the variance of the per-fold differences A − B from a pilot, then give "
@@ -158,7 +157,7 @@ def _pilot(args: argparse.Namespace, error: type[Exception]) -> Any:
                 "--example"
             )
 
-        frame = read_results(args.data, sep=args.sep)
+        frame = read_data(args.data, sep=args.sep)
         formula = args.formula
     if args.test_train_ratio is not None and not args.per_fold:
         raise error("--test-train-ratio applies to per-fold scores (--per-fold)")

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.formula import check_expression
-from cvreport.data.io import check_regular_file, data_format
+from cvreport.data.io import check_regular_file, data_format, no_rows_error, repeated_names_error
 from cvreport.errors import DataError, FormulaError
 
 __all__ = [
@@ -285,9 +285,7 @@ def _repeated_name(names: Sequence[str]) -> str | None:
 
 
 def _duplicate_error(name: str, where: str) -> DataError:
-    return DataError(
-        f"{where} has several columns named {name!r}; rename them so that each name is unique"
-    )
+    return repeated_names_error(name, where)
 
 
 def _check_parquet_files(files: list[str]) -> Any:
@@ -325,10 +323,7 @@ def _check_parquet_files(files: list[str]) -> Any:
             if len(files) == 1
             else (f"the {len(files)} Parquet files {files[0]!r}, ... {files[-1]!r}")
         )
-        raise DataError(
-            f"{where} has no rows; give the file that holds the results (one row per "
-            "replication, fold, model and record)"
-        )
+        raise no_rows_error(where)
     return first_schema
 
 

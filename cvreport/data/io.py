@@ -114,8 +114,9 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
         separated by another character than ``sep`` (the message names it).
     """
     source = Path(path)
+    exists = check_regular_file(source)  # a folder is named as one, whatever its name
     kind = data_format(source)
-    if not check_regular_file(source):
+    if not exists:
         raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in ('"', "\n")):
         raise DataError(f"the separator must be one character such as ';', got {sep!r}")
@@ -123,10 +124,23 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
         if kind == "parquet":
             if sep is not None:
                 raise DataError(f"--sep / sep= applies to CSV files, not {str(source)!r}")
-            return pd.read_parquet(source)
+            import pyarrow.parquet as pq  # lazily: Parquet is optional
+
+            _refuse_repeated_names(
+                pq.read_schema(source).names, f"the Parquet file {str(source)!r}"
+            )
+            frame = pd.read_parquet(source)
+            if frame.shape[0] == 0:
+                raise no_rows_error(f"the Parquet file {str(source)!r}")
+            return frame
         if sep is None and ".tsv" in [s.lower() for s in source.suffixes]:
             sep = "\t"
         frame = pd.read_csv(source, sep=sep if sep is not None else ",")
+        # pandas renames a repeated name to 'loss.1': read the header as it is written
+        header = pd.read_csv(source, sep=sep if sep is not None else ",", header=None, nrows=1)
+        _refuse_repeated_names(
+            [str(name) for name in header.iloc[0]], f"the CSV file {str(source)!r}"
+        )
     except ImportError as error:
         raise DataError(
             f"reading {str(source)!r} needs a Parquet engine: pip install pyarrow ({error})"
@@ -145,6 +159,29 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
         raise DataError(f"cannot read {str(source)!r}: {reason}") from error
     _check_separator(frame, source, sep)
     return frame
+
+
+def repeated_names_error(name: str, where: str) -> DataError:
+    """The error of a file with two columns of one name, on every route that reads files."""
+    return DataError(
+        f"{where} has several columns named {name!r}; rename them so that each name is unique"
+    )
+
+
+def no_rows_error(where: str) -> DataError:
+    """The error of a Parquet file without rows, on every route that reads files."""
+    return DataError(
+        f"{where} has no rows; give the file that holds the results (one row per "
+        "replication, fold, model and record)"
+    )
+
+
+def _refuse_repeated_names(names: list[str], where: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise repeated_names_error(name, where)
+        seen.add(name)
 
 
 def _check_separator(frame: pd.DataFrame, source: Path, sep: str | None) -> None:

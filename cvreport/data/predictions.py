@@ -54,6 +54,7 @@ __all__ = [
     "metric_call",
     "metric_contents",
     "record_pairs",
+    "refuse_labels_of_two_kinds",
 ]
 
 
@@ -90,6 +91,30 @@ class RecordPredictions:
         return [c for c in self.frame.columns if c == "score" or c.startswith("score_")]
 
 
+def refuse_labels_of_two_kinds(
+    classes: pd.Index, truth: str, truth_kind: object, prediction: str, prediction_kind: object
+) -> None:
+    """Truth "1" and prediction 1 are two classes to Python: no prediction would ever match.
+
+    ``classes`` are the distinct labels of the truth and the predictions together;
+    the kinds (dtypes) are shown in the message, in the words of the 0/1 loss of
+    labels (``build.misclassified``).
+    """
+    if classes.dtype != object or classes.shape[0] < 2:
+        return
+    text = pd.Series(classes.map(str))
+    alike = text.duplicated(keep=False).to_numpy()
+    if not alike.any():
+        return
+    first = text[alike].iloc[0]
+    shown = describe_keys(list(classes[(text == first).to_numpy()]))
+    raise DataError(
+        f"{truth} ({truth_kind}) and {prediction} ({prediction_kind}) hold "
+        f"different kinds of labels that read the same ({shown}), so no prediction could "
+        "ever match; convert them to the same type (e.g. both to int, or both to str)"
+    )
+
+
 def _class_codes(
     data: pd.DataFrame, truth: str, prediction: str | None
 ) -> tuple[np.ndarray, np.ndarray | None, pd.Index]:
@@ -103,6 +128,14 @@ def _class_codes(
     stacked = pd.concat([data[c] for c in columns], ignore_index=True)
     codes, classes = pd.factorize(stacked, sort=True)
     n = data.shape[0]
+    if prediction is not None:
+        refuse_labels_of_two_kinds(
+            pd.Index(classes),
+            f"truth column {truth!r}",
+            data[truth].dtype,
+            f"prediction column {prediction!r}",
+            data[prediction].dtype,
+        )
     return codes[:n], (codes[n:] if prediction is not None else None), pd.Index(classes)
 
 

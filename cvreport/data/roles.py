@@ -64,6 +64,40 @@ def _require_record(record: Any) -> None:
         )
 
 
+def _require_names(**columns: Any) -> None:
+    """Refuse ``None`` for a role every table needs (a model, a truth, a per-fold score).
+
+    ``model=None`` would otherwise be looked up as a column named None and reported
+    as "model column None holds only 1" or as keys "None=1".
+    """
+    for role, column in columns.items():
+        if column is None:
+            raise DataError(
+                f"{role}=None, but every table needs its {role} column; name it with "
+                f"{role}='...' (a column of the data)"
+            )
+
+
+def _score_names(score: Any) -> str | Sequence[str] | Mapping[Any, str] | None:
+    """``score=`` as a column, a tuple of columns in the class order, or a mapping.
+
+    A set has no order, so its columns would meet the classes in an arbitrary
+    order (an AUC of the wrong class); an iterator is read once, here.
+    """
+    if isinstance(score, set | frozenset):
+        raise DataError(
+            f"score={sorted(map(str, score))} is a set, which has no order, so its columns "
+            "cannot be matched to the classes; give a list in the sorted class order or a "
+            "mapping {label: column}"
+        )
+    if score is None or isinstance(score, str | Mapping):
+        return score
+    try:
+        return tuple(score)
+    except TypeError:
+        return score  # the column check names it
+
+
 @dataclass(frozen=True)
 class Roles:
     """Which column plays which part, and what the values are.
@@ -249,6 +283,7 @@ class Roles:
         """Predictions and the truth, with or without a metric (see :meth:`ResultsTable.from_predictions
         <cvreport.data.table.ResultsTable.from_predictions>`)."""
         _require_record(record)
+        _require_names(truth=truth, model=model)
         named = {
             "truth": truth,
             "prediction": prediction,
@@ -258,13 +293,15 @@ class Roles:
             "record": record,
         }
         keys = {"model": model, "replication": replication, "fold": fold, "record": record}
+        score = _score_names(score)
         if metric is not None or score is not None or cluster is not None:
+            default = "accuracy" if direction == "higher" else "zero_one_loss"
             return cls(
                 "metric",
                 truth=truth,
                 prediction=prediction,
                 score=score,
-                metric=metric or ("accuracy" if direction == "higher" else "zero_one_loss"),
+                metric=default if metric is None else metric,
                 pos_label=pos_label,
                 cluster=cluster,
                 direction=check_direction(direction) if formula is None else None,
@@ -296,6 +333,7 @@ class Roles:
         test_train_ratio: float | None = None,
     ) -> Roles:
         """One score per (replication, fold, model), named by keywords."""
+        _require_names(score=score, model=model)
         named = {"score": score, "model": model, "replication": replication, "fold": fold}
         return cls(
             "fold_score",

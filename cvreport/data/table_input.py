@@ -10,6 +10,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from cvreport.data.table import ResultsTable
@@ -37,6 +38,15 @@ def as_table(table: ResultsTable | str, data: pd.DataFrame | None = None) -> Res
                 "a formula such as 'loss ~ model | replication + fold' with data="
             )
         return table
+    if isinstance(table, os.PathLike) or (
+        isinstance(table, str) and "~" not in table and data is None
+    ):
+        raise DesignError(
+            f"{os.fspath(table)!r} is no formula (a formula has '~', e.g. 'loss ~ model | "
+            "replication + fold'); to read a file of results, give the formula first and the "
+            f"file as data=, e.g. ('loss ~ model | replication + fold', "
+            f"data={os.fspath(table)!r})"
+        )
     if isinstance(table, str):
         if data is None:
             raise DesignError(

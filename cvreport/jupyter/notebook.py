@@ -79,7 +79,7 @@ def build(
     """
     import nbformat
 
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     tests_value: str | list[str] = tests if isinstance(tests, str) else list(tests)
     _check_tests(tests_value)
     _check_correction(correction)

@@ -120,7 +120,7 @@ class Explorer:
             raise CVReportError(
                 f"output_format must be one of {tuple(FORMATS)}, got {output_format!r}"
             )
-        check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if correction is not None and correction not in _corrections():
             raise CVReportError(
                 f"unknown correction {correction!r}; choose one of {', '.join(_corrections())}"

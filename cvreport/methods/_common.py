@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
@@ -100,8 +100,39 @@ def as_array(
     last: int | None = None,
     min_size: int = 1,
 ) -> np.ndarray:
-    """A finite float64 array from user input, or a :class:`DataError` that says what is wrong."""
-    if np.iscomplexobj(values):  # float64 would drop the imaginary parts silently
+    """A finite float64 array from user input, or a :class:`DataError` that says what is wrong.
+
+    Refused in words: text, True/False (a mask or a 0/1 indicator is no count and
+    no difference), complex numbers, a set (it has no order and drops repeats), a
+    masked array with masked values (float64 would use the hidden values), ragged
+    lists and non-finite values. An iterator is read once, in its order.
+    """
+    if isinstance(values, set | frozenset | dict):
+        kind = "mapping" if isinstance(values, dict) else "set"
+        raise DataError(
+            f"{name} must be a list or array of numbers, got a {kind} (it has no order and "
+            f"a set drops repeated values); pass a list in the order of the folds or records"
+        )
+    if isinstance(values, Iterator):
+        values = list(values)
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        raise DataError(
+            f"{name} is a masked array with {int(np.ma.count_masked(values))} masked value(s); "
+            "float64 would use the values under the mask: drop them first "
+            "(values.compressed()) or fill them (values.filled(...))"
+        )
+    boolean = _first_bool(values)
+    if boolean is not None:
+        raise DataError(
+            f"{name} must be numbers, got True/False (e.g. {boolean!r}); a mask or a 0/1 "
+            "indicator is not read as a number here: count it first (e.g. "
+            "numpy.count_nonzero(mask)) or convert it on purpose (numpy.asarray(x, dtype=float))"
+        )
+    try:
+        complex_values = np.iscomplexobj(values)
+    except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
+        complex_values = False
+    if complex_values:  # float64 would drop the imaginary parts silently
         raise DataError(f"{name} must be real numbers, got complex values")
     text = _first_text(values)
     if text is not None:  # float64 would read '0.1' as 0.1 here and refuse it elsewhere
@@ -112,7 +143,11 @@ def as_array(
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise DataError(f"{name} must be numeric: {exc}") from None
+        reason = " ".join(str(exc).split(". ")[:1])
+        raise DataError(
+            f"{name} must be numbers in a flat list or an array of one shape, got "
+            f"{_shown(values)} ({reason})"
+        ) from None
     if ndim is not None and array.ndim != ndim:
         raise DataError(f"{name} must be a {ndim}-dimensional array, got shape {array.shape}")
     if last is not None and (array.ndim == 0 or array.shape[-1] != last):
@@ -127,6 +162,30 @@ def as_array(
             "drop or fill the missing folds first"
         )
     return array
+
+
+def _shown(values: Any) -> str:
+    text = repr(values)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _first_bool(values: Any) -> bool | None:
+    """The first True/False of ``values`` (a scalar, a sequence or an array), or None."""
+    if isinstance(values, bool | np.bool_):
+        return bool(values)
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind == "b":
+        return bool(np.asarray(values).flat[0]) if np.size(values) else None
+    if kind not in (None, "O"):  # a numeric array: no True/False in it
+        return None
+    if isinstance(values, str | bytes):
+        return None
+    try:
+        items = np.asarray(values, dtype=object).ravel()
+    except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
+        return None
+    found = next((item for item in items if isinstance(item, bool | np.bool_)), None)
+    return None if found is None else bool(found)
 
 
 def _first_text(values: Any) -> str | bytes | None:

@@ -55,7 +55,7 @@ from cvreport.data.metrics import (
     record_values,
     resolve_metric,
 )
-from cvreport.data.predictions import positive_code
+from cvreport.data.predictions import positive_code, refuse_labels_of_two_kinds
 from cvreport.errors import DataError
 from cvreport.methods.delong import delong_components
 
@@ -513,6 +513,12 @@ class Prepared:
 def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_label: Any):
     y = np.asarray(truth)
     if spec.needs == "prediction":
+        given = [np.asarray(v, dtype=object).ravel() for v in (y, a, b)]
+        _, kinds = pd.factorize(pd.Series(np.concatenate(given)))
+        kind_of_predictions = f"{np.asarray(a).dtype}, {np.asarray(b).dtype}"
+        refuse_labels_of_two_kinds(
+            pd.Index(kinds), "truth", y.dtype, "predictions a and b", kind_of_predictions
+        )
         stacked = pd.Series(np.concatenate([y, np.asarray(a), np.asarray(b)]))
         codes, classes = pd.factorize(stacked, sort=True)
         n = y.shape[0]

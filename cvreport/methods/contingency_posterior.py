@@ -155,9 +155,13 @@ def contingency_posteriors(
     (0.16, 0.75, 0.975479)
     """
     what = "prior (λ of the Beta(λ, λ) prior)"
-    if not real_option(prior, "prior", "a positive number (λ of the Beta(λ, λ) prior)") > 0:
-        raise CVReportError(f"{what} must be positive, got {prior!r}")
-    real_option(level, "level", "a number strictly between 0 and 1 (e.g. 0.95)", finite=False)
+    given_prior = prior
+    prior = real_option(prior, "prior", "a positive number (λ of the Beta(λ, λ) prior)")
+    if not prior > 0:
+        raise CVReportError(f"{what} must be positive, got {given_prior!r}")
+    level = real_option(
+        level, "level", "a number strictly between 0 and 1 (e.g. 0.95)", finite=False
+    )
     counts = as_array([n00, n01, n10, n11], "the 2×2 table")
     if np.any(counts < 0):
         raise DataError(f"2×2 counts must be non-negative, got {counts.tolist()}")

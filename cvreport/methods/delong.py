@@ -158,7 +158,20 @@ class DeLongResult(NormalTestResult):
 
 def _binary_truth(truth: ArrayLike, pos_label: Any) -> np.ndarray:
     y = np.asarray(truth)
-    labels = np.unique(y)
+    missing = np.flatnonzero(pd.isna(pd.Series(y.ravel(), dtype=object)).to_numpy())
+    if missing.size:  # as the bootstrap and permutation tests say it
+        raise DataError(
+            f"missing values (NaN or None) in truth: {missing.size}, the first at position "
+            f"{int(missing[0])}; every record needs a class label: drop or fill those records"
+        )
+    try:
+        labels = np.unique(y)
+    except TypeError:  # labels numpy cannot order, e.g. 1 beside 'a'
+        kinds = sorted({type(v).__name__ for v in y.ravel().tolist()})
+        raise DataError(
+            f"truth mixes label types ({', '.join(kinds)}); give every label one type "
+            "(e.g. all int or all str)"
+        ) from None
     if labels.shape[0] != 2:
         raise DataError(
             f"DeLong's test needs a binary truth with both classes present, got "

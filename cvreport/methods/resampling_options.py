@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.errors import CVReportError
+from cvreport.option_values import integer_option, real_option
 from cvreport.results import check_alternative
 
 __all__ = [
@@ -71,11 +72,10 @@ def options_checked(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _integer_option(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    number = integer_option(value, name, f"an integer ≥ {minimum}")
+    if number < minimum:
         raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    if not float(value).is_integer() or value < minimum:
-        raise CVReportError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
+    return number
 
 
 def _check_common(
@@ -128,18 +128,14 @@ def check_bootstrap_options(
     """The bootstrap's options checked and normalised, or a :class:`CVReportError`."""
     if not isinstance(method, str) or method.lower() not in ("bca", "percentile"):
         raise CVReportError(f"method must be 'BCa' or 'percentile', got {method!r}")
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, numbers.Real)
-        or not 0 < confidence_level < 1
-    ):
-        raise CVReportError(
-            f"confidence_level must be a number in (0, 1), e.g. 0.95, got {confidence_level!r}"
-        )
+    requirement = "a number in (0, 1), e.g. 0.95"
+    level = real_option(confidence_level, "confidence_level", requirement, finite=False)
+    if not 0 < level < 1:
+        raise CVReportError(f"confidence_level must be {requirement}, got {confidence_level!r}")
     n, size, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 2)
     return {
         "n_resamples": n,
-        "confidence_level": float(confidence_level),
+        "confidence_level": level,
         "method": "BCa" if method.lower() == "bca" else "percentile",
         "alternative": alternative,
         "rng": rng,

@@ -14,6 +14,8 @@ numbers only; :mod:`cvreport.reporting.multi_report` renders them.
 from __future__ import annotations
 
 import itertools
+import numbers
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -25,7 +27,7 @@ import pandas as pd
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.direction import check_direction
 from cvreport.data.metric import Direction, Metric
-from cvreport.errors import CVReportError, describe_keys
+from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.multi.bayesian import (
     DEFAULT_SAMPLES,
     BayesianSignedRankResult,
@@ -259,6 +261,13 @@ def compare_datasets(
             else None
         )
     else:
+        if data is None or isinstance(data, str | bytes | os.PathLike | numbers.Number):
+            raise DataError(
+                "compare_datasets needs a DatasetsTable or a data sets × models table of summary "
+                f"scores (a DataFrame or a 2-D array), got {type(data).__name__}; build one with "
+                "cvreport.DatasetsTable.from_formula('loss ~ model | replication + fold | "
+                "dataset', df)"
+            )
         if direction is None:
             raise CVReportError(
                 "a frame of summary scores needs direction='higher' (a score) or 'lower' (a loss)"

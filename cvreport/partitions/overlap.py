@@ -510,7 +510,7 @@ def overlap_quantile(
     >>> overlap_quantile(1024, 11, 0.2), overlap_quantile(1024, 11, 0.1)
     (22, 24)
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     dist = overlap_distribution(n)
     sf = np.asarray(
         zmax_sf(dist.values, n, m, method=method, n_sim=n_sim, random_state=random_state)

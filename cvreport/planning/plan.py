@@ -359,7 +359,7 @@ def plan(
     table = as_pilot_table(pilot_table)
     effect = check_effect(effect)
     check_power(power)
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     pair = table.resolve_pair(a, b)
     discordance = estimate_discordance(table, *pair)
     design = table.design

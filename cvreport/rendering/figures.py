@@ -334,7 +334,7 @@ def pvalue_plot(
     >>> "α = 0.05" in svg
     True
     """
-    check_alpha(alpha)
+    alpha = check_alpha(alpha)
     floor = min(floor, alpha / 10)
     log_low = math.floor(math.log10(floor))
     # one row per point, plus a heading row where the group changes

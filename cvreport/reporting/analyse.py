@@ -380,6 +380,12 @@ def _resolve_pairs(
         return list(combinations(models, 2))
     if isinstance(pairs, str):
         raise CVReportError(f"pairs must be a list of (A, B) pairs, got the string {pairs!r}")
+    try:
+        pairs = list(pairs)  # a tuple, a set, an array or a generator of pairs, read once
+    except TypeError:
+        raise CVReportError(
+            f"pairs must be a list of (A, B) pairs, got {pairs!r} ({type(pairs).__name__})"
+        ) from None
     if len(pairs) == 2 and all(
         isinstance(p, str) or not hasattr(p, "__len__") for p in pairs
     ):  # one pair given bare, e.g. pairs=("a", "b")
@@ -389,6 +395,11 @@ def _resolve_pairs(
         )
     resolved: list[tuple[str, str]] = []
     for pair in pairs:
+        if isinstance(pair, set | frozenset | Mapping):
+            raise CVReportError(
+                f"each pair must be an ordered (A, B), got {pair!r}: a set or a mapping has no "
+                "order, so which model is A (the estimate is A − B) cannot be told; write a tuple"
+            )
         if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
             raise CVReportError(
                 f"each pair must be two model names (A, B), got {pair!r}; "

@@ -178,14 +178,14 @@ class Report(ReportDisplay):
         if isinstance(table, Analysis):
             analysis = table
         else:
-            if isinstance(table, str) or data is not None:
-                table = as_table(table, data)
             if isinstance(table, pd.DataFrame):
                 raise DataError(
                     "Report needs a ResultsTable or a formula with data=, got a DataFrame: pass "
                     "Report('loss ~ model | replication + fold', data=df) or "
                     "Report(ResultsTable.from_formula(...))"
                 )
+            if isinstance(table, str) or data is not None or not hasattr(table, "models"):
+                table = as_table(table, data)  # refuses what is neither a table nor a formula
             plan = Plan(pairs, tests, alpha, correction, test_options)
             analysis = analyse(table, plan)
         self.analysis = analysis

@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError, DesignError
+from cvreport.option_values import bool_option
 from cvreport.simulate.aggregate import FoldStatistics
 from cvreport.simulate.chunks import chunk_statistics, probe_binary
 from cvreport.simulate.designs import DESIGN_NAMES, SimulationDesign, get_design
-from cvreport.simulate.engine import _root_seed, chunk_seed
+from cvreport.simulate.engine import _positive_integer, _root_seed, chunk_seed
 from cvreport.simulate.plan import Job, make_plan
 from cvreport.simulate.runners import TABLE_V_SPECS, get_runner
 from cvreport.simulate.scenarios import Scenario, get_scenario
@@ -137,9 +138,9 @@ def draw(
     >>> drawn.reps, list(drawn.frame(0).columns)   # each data set as a long table
     (4, ['replication', 'fold', 'model', 'record', 'loss'])
     """
+    reps = _positive_integer(reps, "reps")
+    common_shuffle = bool_option(common_shuffle, "common_shuffle")
     base = get_scenario(scenario, **params)
-    if int(reps) != reps or reps < 1:
-        raise CVReportError(f"reps must be a positive integer, got {reps!r}")
     if designs is None:
         chosen = [get_design(name) for name in DESIGN_NAMES if name != "balanced 5x2"]
     elif isinstance(designs, (str, SimulationDesign)):

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import CVReportError, describe_keys
-from cvreport.option_values import check_alpha
+from cvreport.option_values import bool_option, check_alpha, integer_option, real_option
 from cvreport.simulate.chunks import (
     chunk_statistics,
     probe_binary,
@@ -92,14 +92,24 @@ def _run_chunk(
 # -- public API --------------------------------------------------------------
 
 
-def _check_run_arguments(reps: int, alpha: float, chunk_size: int, n_jobs: int) -> None:
-    if int(reps) != reps or reps < 1:
-        raise CVReportError(f"reps must be a positive integer, got {reps!r}")
-    check_alpha(alpha)
-    if int(chunk_size) != chunk_size or chunk_size < 1:
-        raise CVReportError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    if int(n_jobs) != n_jobs or n_jobs < 1:
-        raise CVReportError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+def _positive_integer(value: Any, name: str) -> int:
+    """``value`` as an int ≥ 1 (``20``, ``20.0``, ``np.int64(20)``), else refused in words."""
+    number = integer_option(value, name, "a positive integer")
+    if number < 1:
+        raise CVReportError(f"{name} must be a positive integer, got {value!r}")
+    return number
+
+
+def _check_run_arguments(
+    reps: Any, alpha: Any, chunk_size: Any, n_jobs: Any
+) -> tuple[int, float, int | None, int | None]:
+    """The run's numbers checked: reps, alpha, chunk size and threads (``None``: the default)."""
+    return (
+        _positive_integer(reps, "reps"),
+        check_alpha(alpha),
+        None if chunk_size is None else _positive_integer(chunk_size, "chunk_size"),
+        None if n_jobs is None else _positive_integer(n_jobs, "n_jobs"),
+    )
 
 
 def _chunk_sizes(reps: int, chunk_size: int) -> list[int]:
@@ -217,11 +227,12 @@ def _study(
     test_options: Mapping[str, Mapping[str, Any]] | None,
     params: Mapping[str, Any],
 ) -> pd.DataFrame:
+    reps, alpha, chunk_size, n_jobs = _check_run_arguments(reps, alpha, chunk_size, n_jobs)
+    common_shuffle = bool_option(common_shuffle, "common_shuffle")
+    progress = None if progress is None else bool_option(progress, "progress")
     base = get_scenario(scenario, **params)
-    chunk = int(chunk_size or base.default_chunk_size)
+    chunk = chunk_size if chunk_size is not None else int(base.default_chunk_size)
     threads = n_jobs if n_jobs is not None else max(1, os.cpu_count() or 1)
-    _check_run_arguments(reps, alpha, chunk, threads)
-    threads = int(threads)
     name = parameter or base.parameter
     scenarios = [base] if values is None else [_vary(base, name, v) for v in values]
     if not scenarios:
@@ -429,7 +440,7 @@ def power_curve(
             raise CVReportError("this scenario has no default sweep; give values=")
     return _study(
         scenario,
-        [float(v) for v in values],
+        [real_option(v, "values", "finite numbers") for v in values],
         parameter,
         tests=tests,
         designs=designs,

@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.option_values import integer_option, real_option
 from cvreport.simulate.learners import (
     BatchLearner,
     LeastSquaresLearner,
@@ -148,6 +149,19 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+def _check_numbers(scenario: Any, reals: tuple[str, ...]) -> None:
+    """Read ``n`` as a whole number and ``reals`` as finite numbers, or refuse them in words.
+
+    ``epsilon="0.1"`` would fail deep in numpy, and NaN would give NaN error
+    probabilities and a table of nothing; Decimal and numpy numbers become floats.
+    """
+    n = integer_option(scenario.n, "n", "a whole number of records")
+    object.__setattr__(scenario, "n", n)
+    for name in reals:
+        value = real_option(getattr(scenario, name), name, "a finite number")
+        object.__setattr__(scenario, name, value)
+
+
 def _check_custom(scenario: Any, what: str) -> None:
     """Validate the fields shared by :class:`LossScenario` and :class:`TrainedScenario`."""
     if scenario.n < 2:
@@ -226,6 +240,7 @@ class EpsilonScenario(LossScenarioBase):
     default_values = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15)
 
     def __post_init__(self) -> None:
+        _check_numbers(self, ("epsilon", "delta"))
         if self.n < 4 or self.n % 2:
             raise CVReportError(f"the ε scenario needs an even n >= 4, got n = {self.n!r}")
         p_a, p_b = self.probabilities()
@@ -255,7 +270,7 @@ class EpsilonScenario(LossScenarioBase):
         return {"n": self.n, "epsilon": self.epsilon, "delta": self.delta}
 
     def with_parameter(self, value: float) -> EpsilonScenario:
-        return dataclasses.replace(self, delta=float(value))
+        return dataclasses.replace(self, delta=value)  # checked by __post_init__
 
 
 @dataclass(frozen=True)
@@ -401,6 +416,7 @@ class SimpleScenario(TrainedScenarioBase):
     default_values = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
     def __post_init__(self) -> None:
+        _check_numbers(self, ("delta",))
         if self.n < 8:
             raise CVReportError(f"the simple scenario needs n >= 8, got n = {self.n!r}")
 
@@ -417,7 +433,7 @@ class SimpleScenario(TrainedScenarioBase):
         return {"n": self.n, "delta": self.delta}
 
     def with_parameter(self, value: float) -> SimpleScenario:
-        return dataclasses.replace(self, delta=float(value))
+        return dataclasses.replace(self, delta=value)  # checked by __post_init__
 
 
 def _default_tree() -> Any:
@@ -463,6 +479,7 @@ class GaussiansScenario(TrainedScenarioBase):
     default_values = (0.5, 1.0, 1.5, 2.0)
 
     def __post_init__(self) -> None:
+        _check_numbers(self, ("mean_shift", "variance1"))
         if self.n < 8:
             raise CVReportError(f"the Gaussians scenario needs n >= 8, got n = {self.n!r}")
         if self.variance1 <= 0:
@@ -486,7 +503,7 @@ class GaussiansScenario(TrainedScenarioBase):
         return {"n": self.n, "mean_shift": self.mean_shift, "variance1": self.variance1}
 
     def with_parameter(self, value: float) -> GaussiansScenario:
-        return dataclasses.replace(self, mean_shift=float(value))
+        return dataclasses.replace(self, mean_shift=value)  # checked by __post_init__
 
 
 @dataclass(frozen=True)
