@@ -489,3 +489,33 @@ def test_the_cluster_robust_test_on_ordinary_data_is_statsmodels() -> None:
         assert res.statistic == pytest.approx(float(fit.tvalues[0]), rel=1e-9)
         assert res.pvalue == pytest.approx(2 * stats.norm.sf(abs(fit.tvalues[0])), rel=1e-9)
         assert not res.warnings
+
+
+@pytest.mark.parametrize("test", ["wilcoxon_kfold", "sign_test"])
+@pytest.mark.parametrize(
+    ("differences", "alternative", "smallest"),
+    [
+        ([0.01, 0.02, 0.01, 0.03, 0.02], "two-sided", 0.0625),
+        ([0.01, 0.0, -0.02, 0.03], "greater", 0.125),
+        ([0.01, 0.03], "two-sided", 0.5),
+        ([0.01], "less", 0.5),
+    ],
+)
+def test_few_folds_say_the_smallest_p_value_they_can_give(
+    test, differences, alternative, smallest
+) -> None:
+    """Zeros dropped, n differences left: all of one sign is the only pattern as extreme
+    as itself among the 2^n equally likely ones (Wilcoxon 1945), so p ≥ 2^−n one-sided and
+    ≥ 2^(1−n) two-sided. Five folds cannot reject at 0.05 two-sided (p ≥ 0.0625); the
+    many-data-sets Wilcoxon said so, the K-fold tests gave p = 0.0625 without a word."""
+    call = getattr(arrays, test)
+    res = call(differences, alternative=alternative)
+    assert res.pvalue >= smallest - 1e-15
+    extreme = call(np.abs(differences) + 0.01, alternative="two-sided")
+    n = int(np.count_nonzero(differences))
+    if alternative == "two-sided":
+        assert extreme.pvalue == pytest.approx(min(1.0, 2.0 ** (1 - n)))
+    assert any(
+        "smallest p-value this test can give" in n_ and f"{smallest:.4g}" in n_ for n_ in res.notes
+    )
+    assert not any("smallest p-value" in n_ for n_ in call(np.arange(1, 8) * 0.01).notes)
