@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import as_array, normal_pvalue
+from cvreport.methods._common import ZERO_SPREAD_RTOL, as_array, normal_pvalue
 from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.option_values import bool_option
 from cvreport.results import NormalTestResult, check_alternative
@@ -112,6 +112,9 @@ def _clustered(
     mean = float(d.mean())
     residual = d - mean
     cluster_sums = np.bincount(codes, weights=residual, minlength=g)
+    # sums of residuals within rounding of 0 are 0: clusters whose means are all 0.1 up to
+    # the last bit gave a variance of 1e-35 and z = 1e16 without a word
+    cluster_sums[np.abs(cluster_sums) <= ZERO_SPREAD_RTOL * float(np.abs(d).sum())] = 0.0
     factor = g / (g - 1.0) if small_sample_correction else 1.0
     variance = factor * float(np.sum(cluster_sums**2)) / n**2
     naive = float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else math.nan

@@ -130,6 +130,7 @@ def rank_test_fields(
         warnings_ = (
             f"every fold difference is 0: {no_statistic}; by convention statistic = 0 and p = 1.",
         )
+    notes = (f"{KFOLD_RANK_CAUTION}.", *_smallest_pvalue_note(d, alternative))
     return {
         **kernel_fields(spec, kernel, alternative),
         "estimate": float(d.mean()),
@@ -137,8 +138,29 @@ def rank_test_fields(
         "nobs": int(d.size),
         "design": f"{d.size}-fold cross-validation (differences given directly)",
         "warnings": warnings_,
-        "notes": (f"{KFOLD_RANK_CAUTION}.",),
+        "notes": notes,
     }
+
+
+def _smallest_pvalue_note(d: np.ndarray, alternative: str) -> tuple[str, ...]:
+    """Words for a sign or signed-rank test that cannot reach p ≤ 0.05 with so few folds.
+
+    Both drop zero differences; of the 2^n equally likely sign patterns of the n others,
+    only "all of one sign" is as extreme as itself (Wilcoxon 1945), so the smallest p is
+    2^−n one-sided and 2^(1−n) two-sided: 0.0625 for five folds.
+    """
+    n = int(np.count_nonzero(d))
+    if n == 0:
+        return ()
+    sides = "two-sided" if alternative == "two-sided" else "one-sided"
+    smallest = min(1.0, 2.0 ** (1 - n) if sides == "two-sided" else 2.0**-n)
+    if smallest <= 0.05:
+        return ()
+    return (
+        f"with {n} non-zero fold difference{'s' if n != 1 else ''} the smallest p-value this "
+        f"test can give ({sides}) is {smallest:.4g}, when every difference has the same "
+        f"sign: it rejects at no level below {smallest:.4g}.",
+    )
 
 
 def check_fold_differences(differences: Any) -> np.ndarray:

@@ -61,6 +61,7 @@ import pandas as pd
 from scipy import stats
 
 from cvreport.errors import CVReportError
+from cvreport.methods._common import ZERO_SPREAD_RTOL
 
 __all__ = [
     "cliffs_delta",
@@ -115,6 +116,16 @@ def _samples(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+def _rounding(values: np.ndarray) -> float:
+    """The size below which a mean difference or a spread of ``values`` is rounding error.
+
+    Means of equal scores such as 0.1 + 0.2 and 0.3 differ by 1e-17 and their pooled
+    standard deviation is 1e-17: without this bound Cohen's d of two equal samples is
+    1.4, "large", where the ranks see a tie.
+    """
+    return ZERO_SPREAD_RTOL * float(np.abs(values).max())
+
+
 def cohens_d(a: Any, b: Any) -> float:
     """Cohen's d of two samples with the pooled standard deviation (Cohen 1988).
 
@@ -139,7 +150,9 @@ def cohens_d(a: Any, b: Any) -> float:
         ((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1)) / (x.size + y.size - 2)
     )
     difference = float(x.mean() - y.mean())
-    if pooled == 0:
+    noise = _rounding(np.concatenate([x, y]))
+    difference = 0.0 if abs(difference) <= noise else difference
+    if pooled <= noise:
         return math.nan if difference == 0 else math.copysign(math.inf, difference)
     return difference / pooled
 
@@ -282,6 +295,9 @@ def pairwise_effect_sizes(
     # Cohen's d and Hedges' g of every pair at once (equal sizes: n scores each)
     pooled = np.sqrt((x.var(axis=0, ddof=1) + y.var(axis=0, ddof=1)) / 2)
     difference = x.mean(axis=0) - y.mean(axis=0)
+    noise = _rounding(values)
+    pooled = np.where(pooled <= noise, 0.0, pooled)
+    difference = np.where(np.abs(difference) <= noise, 0.0, difference)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = np.where(pooled > 0, difference / np.where(pooled > 0, pooled, 1), np.nan)
     d = np.where((pooled == 0) & (difference != 0), np.copysign(np.inf, difference), d)

@@ -457,3 +457,65 @@ def test_a_score_is_reported_in_its_own_direction(name) -> None:
     text = score.summary(0.1).as_text()
     level = "90% credible interval" if name.startswith("bayesian") else "90% interval"
     assert "higher accuracy" in text and level in text and "95%" not in text
+
+
+def test_clusters_with_equal_means_up_to_rounding_have_zero_robust_variance() -> None:
+    """Cluster means 0.1 each ((0.3 − 0.1)/2, (0.7 − 0.5)/2, …): every cluster's sum of
+    residuals Σ_{i∈c}(s_i − s̄) is 0, so the cluster-robust variance (1/n²) Σ_c (…)² is 0
+    (Miller 2024) and docs/methods.md §0 applies: z = +inf, p = 0, with a warning. In
+    floating point the sums are 1e-17; cvreport returned z = 2.2e16, p = 0 and no word."""
+    d = np.array([0.3, -0.1, 0.7, -0.5, 0.2, 0.0, 0.15, 0.05])
+    clusters = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    res = arrays.clustered_paired_test(d, clusters)
+    assert res.statistic == math.inf and res.pvalue == 0.0
+    assert len(res.warnings) == 1 and "cluster-robust variance is 0" in res.warnings[0]
+
+
+def test_the_cluster_robust_test_on_ordinary_data_is_statsmodels() -> None:
+    """OLS of the differences on a constant with cov_type="cluster": statsmodels' default
+    factor G/(G − 1)·(N − 1)/(N − k) is G/(G − 1) for one regressor (k = 1), cvreport's
+    default; use_correction=False drops it, as small_sample_correction=False does. z is
+    referred to N(0, 1)."""
+    import statsmodels.api as sm
+
+    d = np.array([0.3, -0.1, 0.7, -0.5, 0.2, 0.0, 0.15, 0.05, 0.4])
+    clusters = np.array([0, 0, 1, 1, 2, 2, 3, 3, 3])
+    for corrected in (True, False):
+        fit = sm.OLS(d, np.ones(d.size)).fit(
+            cov_type="cluster", cov_kwds={"groups": clusters, "use_correction": corrected}
+        )
+        res = arrays.clustered_paired_test(d, clusters, small_sample_correction=corrected)
+        assert res.standard_error == pytest.approx(float(fit.bse[0]), rel=1e-9)
+        assert res.statistic == pytest.approx(float(fit.tvalues[0]), rel=1e-9)
+        assert res.pvalue == pytest.approx(2 * stats.norm.sf(abs(fit.tvalues[0])), rel=1e-9)
+        assert not res.warnings
+
+
+@pytest.mark.parametrize("test", ["wilcoxon_kfold", "sign_test"])
+@pytest.mark.parametrize(
+    ("differences", "alternative", "smallest"),
+    [
+        ([0.01, 0.02, 0.01, 0.03, 0.02], "two-sided", 0.0625),
+        ([0.01, 0.0, -0.02, 0.03], "greater", 0.125),
+        ([0.01, 0.03], "two-sided", 0.5),
+        ([0.01], "less", 0.5),
+    ],
+)
+def test_few_folds_say_the_smallest_p_value_they_can_give(
+    test, differences, alternative, smallest
+) -> None:
+    """Zeros dropped, n differences left: all of one sign is the only pattern as extreme
+    as itself among the 2^n equally likely ones (Wilcoxon 1945), so p ≥ 2^−n one-sided and
+    ≥ 2^(1−n) two-sided. Five folds cannot reject at 0.05 two-sided (p ≥ 0.0625); the
+    many-data-sets Wilcoxon said so, the K-fold tests gave p = 0.0625 without a word."""
+    call = getattr(arrays, test)
+    res = call(differences, alternative=alternative)
+    assert res.pvalue >= smallest - 1e-15
+    extreme = call(np.abs(differences) + 0.01, alternative="two-sided")
+    n = int(np.count_nonzero(differences))
+    if alternative == "two-sided":
+        assert extreme.pvalue == pytest.approx(min(1.0, 2.0 ** (1 - n)))
+    assert any(
+        "smallest p-value this test can give" in n_ and f"{smallest:.4g}" in n_ for n_ in res.notes
+    )
+    assert not any("smallest p-value" in n_ for n_ in call(np.arange(1, 8) * 0.01).notes)

@@ -161,3 +161,24 @@ def test_the_hierarchical_test_refuses_folds_equal_up_to_rounding(value) -> None
     assert value == 0.0 or np.std(advantages[0]) > 0  # what numpy makes of it
     with pytest.raises(CVReportError, match="constant"):
         hierarchical_test_array(advantages, rho=0.1, n_samples=100, n_warmup=100)
+
+
+def test_cohens_d_of_scores_equal_up_to_rounding_is_undefined_as_the_ranks_tie() -> None:
+    """0.1 + 0.2 = 0.30000000000000004: two models scoring 0.3 on three data sets, one of
+    them once written as 0.1 + 0.2. The ranks tie them (average rank 1.5 each), and
+    Cohen's d = (x̄ − ȳ)/s_pooled is 0/0 for equal constant samples (NaN, "undefined",
+    documented). cvreport divided a 1.9e-17 mean difference by a 1.3e-17 pooled standard
+    deviation and reported d = 1.41, a "large" effect; now both count as rounding error."""
+    from cvreport.multi.effect_sizes import cohens_d, hedges_g, pairwise_effect_sizes
+    from cvreport.multi.ranks import average_ranks
+
+    a, b = [0.1 + 0.2, 0.3, 0.3], [0.3, 0.3, 0.3]
+    scores = pd.DataFrame({"A": a, "B": b})
+    assert average_ranks(scores, "higher").tolist() == [1.5, 1.5]
+    assert np.isnan(cohens_d(a, b)) and np.isnan(hedges_g(a, b)[0])
+    row = pairwise_effect_sizes(scores, [("A", "B")]).iloc[0]
+    assert np.isnan(row.cohen_d) and row.g_magnitude == "undefined"
+    # a difference well above rounding keeps its value: d = (x̄ − ȳ)/s_pooled
+    c = [0.31, 0.3, 0.32]
+    pooled = np.sqrt((np.var(c, ddof=1) + np.var(b, ddof=1)) / 2)
+    assert cohens_d(c, b) == pytest.approx((np.mean(c) - 0.3) / pooled)
