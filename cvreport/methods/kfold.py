@@ -29,6 +29,7 @@ __all__ = [
     "KFOLD_RANK_CAUTION",
     "KFOLD_T_CAUTION",
     "PAIRED_T_KFOLD",
+    "SMALLEST_PVALUE_WORDS",
     "check_fold_differences",
     "paired_ttest_kfold",
     "paired_ttest_kfold_array",
@@ -142,6 +143,11 @@ def rank_test_fields(
     }
 
 
+#: The words of the note on a rank test's smallest attainable p-value, by which a report
+#: that says the same against its own α leaves the result's note out.
+SMALLEST_PVALUE_WORDS = "the smallest p-value this test can give"
+
+
 def _smallest_pvalue_note(d: np.ndarray, alternative: str) -> tuple[str, ...]:
     """Words for a sign or signed-rank test that cannot reach p ≤ 0.05 with so few folds.
 
@@ -157,8 +163,8 @@ def _smallest_pvalue_note(d: np.ndarray, alternative: str) -> tuple[str, ...]:
     if smallest <= 0.05:
         return ()
     return (
-        f"with {n} non-zero fold difference{'s' if n != 1 else ''} the smallest p-value this "
-        f"test can give ({sides}) is {smallest:.4g}, when every difference has the same "
+        f"with {n} non-zero fold difference{'s' if n != 1 else ''} {SMALLEST_PVALUE_WORDS} "
+        f"({sides}) is {smallest:.4g}, when every difference has the same "
         f"sign: it rejects at no level below {smallest:.4g}.",
     )
 

@@ -34,6 +34,7 @@ from cvreport.errors import (
     PartitionWarning,
 )
 from cvreport.methods.delong import DELONG
+from cvreport.methods.kfold import SMALLEST_PVALUE_WORDS
 from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
 from cvreport.methods.proportion import PROPORTION
 from cvreport.methods.sign_test import SignTestResult, sign_test_array
@@ -290,7 +291,9 @@ class _Runner:
             if clusters is not None:
                 extra.append(independent_records_note(int(clusters.nunique())))
         floor = smallest_pvalue_note(result, self.alpha)
-        if floor is not None:
+        if floor is not None:  # said once, against the report's α, not again in the result's words
+            kept = tuple(note for note in result.notes if SMALLEST_PVALUE_WORDS not in note)
+            result = replace(result, notes=kept)
             extra.append(floor)
         return result, "", tuple(extra)
 

@@ -442,3 +442,21 @@ def test_tests_that_ignore_clusters_say_so_beside_the_cluster_robust_one() -> No
     assert sentence not in " ".join(robust[0].result.notes)
     plain = quiet(cvreport.ResultsTable.from_formula("error ~ model", frame), tests="all")
     assert "clusters" not in plain.to_markdown()
+
+
+def test_the_smallest_attainable_p_is_said_once_per_report():
+    # the result's own note and the report's note against its α say one thing: once
+    rng = np.random.default_rng(1)
+    rows = [
+        {"replication": 0, "fold": f, "model": m, "score": 0.8 + 0.03 * (m == "A") + e}
+        for f in range(5)
+        for m, e in zip("AB", rng.normal(0, 0.005, 2))
+    ]
+    table = cvreport.ResultsTable.from_fold_scores(
+        pd.DataFrame(rows), score="score", fold="fold", model="model", higher_is_better=True
+    )
+    report = cvreport.Report(table, tests=["sign_test", "wilcoxon_kfold"])
+    floor = f"{2.0 ** (1 - 5):g}"  # five differences of one sign, two-sided
+    for text in (report.to_markdown(), report.render("html")):
+        assert text.count("smallest p-value") == 1
+        assert floor in text
