@@ -135,4 +135,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    # the public names and the lazy ones, not the helpers this file imports for itself
+    dunders = {name for name in globals() if name.startswith("__")}
+    return sorted(dunders | set(__all__) | set(_LAZY))

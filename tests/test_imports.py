@@ -136,3 +136,10 @@ def test_no_statistics_or_simulation_module_over_700_lines():
         p.name: n for p in paths if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
     }
     assert long == {}
+
+
+def test_dir_lists_the_public_api_not_the_helpers_the_package_imports():
+    listed = set(dir(cvreport))
+    assert {"Report", "ResultsTable", "arrays", "plan", "explore"} <= listed
+    assert not listed & {"Any", "TYPE_CHECKING", "annotations", "importlib"}
+    assert set(cvreport.__all__) <= listed

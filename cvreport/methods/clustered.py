@@ -134,8 +134,8 @@ def _clustered(
         pvalue = float(normal_pvalue(z, alternative))
     correction = ", with the small-sample factor G/(G − 1)," if small_sample_correction else ""
     notes = [
-        f"The standard error is cluster-robust: computed from the sums of the {g} clusters"
-        f"{correction} (Miller 2024), and z is referred to N(0, 1)."
+        f"The standard error is cluster-robust: computed from the sums of the {g} clusters "
+        f"(Miller 2024){correction} and z is referred to N(0, 1)."
     ]
     if g < 30:
         notes.append(
