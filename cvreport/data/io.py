@@ -53,7 +53,12 @@ def data_format(path: str | os.PathLike[str]) -> str:
 
 
 _NOT_REGULAR = (
-    (stat.S_ISDIR, "a folder", "give the files in it, e.g. 'FOLDER/*.parquet'"),
+    (
+        stat.S_ISDIR,
+        "a folder",
+        "give the files in it, e.g. 'FOLDER/*.parquet' (DATA is a .csv or .parquet file, or a "
+        "glob of them)",
+    ),
     (
         stat.S_ISFIFO,
         "a named pipe (FIFO)",
