@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import special
 
+from cvreport.data.design import DesignKind
 from cvreport.data.metrics import reader_name
 from cvreport.results import TestResult
 from cvreport.summary_data import SummaryRow
@@ -20,8 +21,20 @@ from cvreport.summary_data import SummaryRow
 __all__ = ["BootstrapTestResult", "PermutationTestResult"]
 
 
+class _OneOrManyTestSets:
+    """The estimate's words: a mean over folds or splits, or one value on one test set."""
+
+    design_kind: DesignKind | None
+
+    @property
+    def _estimate_words(self) -> str:
+        # one hold-out set (or arrays of one set of records) gives one value, not a mean
+        one_set = self.design_kind is None or self.design_kind == DesignKind.HOLDOUT
+        return "" if one_set else "mean "
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class BootstrapTestResult(TestResult):
+class BootstrapTestResult(_OneOrManyTestSets, TestResult):
     """Result of the paired bootstrap: ``estimate`` is metric(A) − metric(B).
 
     Attributes
@@ -90,7 +103,7 @@ class BootstrapTestResult(TestResult):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
-class PermutationTestResult(TestResult):
+class PermutationTestResult(_OneOrManyTestSets, TestResult):
     """Result of the paired permutation test: ``estimate`` is metric(A) − metric(B).
 
     Attributes

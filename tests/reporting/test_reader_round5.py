@@ -460,3 +460,26 @@ def test_the_smallest_attainable_p_is_said_once_per_report():
     for text in (report.to_markdown(), report.render("html")):
         assert text.count("smallest p-value") == 1
         assert floor in text
+
+
+def test_a_resampled_auc_on_one_test_set_is_not_called_a_mean():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 200)
+    score_a, score_b = np.clip(truth * 0.3 + rng.random(200) * 0.7, 0, 1), rng.random(200)
+    one_set = cvreport.arrays.paired_bootstrap_test(
+        truth, score_a, score_b, metric="roc_auc", n_resamples=200
+    )
+    assert "estimate (AUC A − B)" in str(one_set.summary())
+    assert "mean AUC" not in str(one_set.summary())
+    # over five folds the estimate is a mean of per-fold AUCs, and says so
+    rows = [
+        {"replication": 0, "fold": i % 5, "record": i, "model": model, "y": truth[i], "p": s[i]}
+        for i in range(200)
+        for model, s in (("A", score_a), ("B", score_b))
+    ]
+    table = cvreport.ResultsTable.from_formula(
+        "roc_auc(y, p) ~ model | replication + fold", pd.DataFrame(rows)
+    )
+    folds = cvreport.paired_bootstrap_test(table, "A", "B", n_resamples=200)
+    assert folds.design_kind == "kfold"
+    assert "estimate (mean AUC A − B)" in str(folds.summary())
