@@ -103,6 +103,8 @@ class SignTestResult(TestResult):
         Median of the per-fold differences (A − B).
     """
 
+    _statistic_kind: ClassVar[str] = "count"
+
     distribution: str = "binomial(n, 1/2)"
     positive: int = 0
     negative: int = 0

@@ -497,19 +497,21 @@ def escape_markdown(text: Any) -> str:
 def format_by_kind(
     value: Any, kind: str = "value", *, less_than: str = "<", greater_than: str = ">"
 ) -> str:
-    """A raw value as text by its kind: ``pvalue``, ``probability``, ``df``, ``number``,
-    ``text`` or ``value``.
+    """A raw value as text by its kind: ``pvalue``, ``probability``, ``df``, ``count``
+    (a count or rank sum: whole numbers plainly), ``number``, ``text`` or ``value``.
 
     >>> format_by_kind(0.00004, "pvalue"), format_by_kind(None, "text")
     ('<0.001', '—')
     >>> format_by_kind(3.8e-09, "probability"), format_by_kind(3.8e-09, "number")
     ('<0.0001', '3.800e-09')
+    >>> format_by_kind(11.0, "count"), format_by_kind(10.5, "count")
+    ('11', '10.5000')
     """
     if kind == "pvalue":
         return format_pvalue(value, less_than=less_than)
     if kind == "probability":
         return format_probability(value, less_than=less_than, greater_than=greater_than)
-    if kind == "df":
+    if kind in ("df", "count"):
         return format_df(value)
     if kind == "number":
         return format_number(value)

@@ -485,7 +485,7 @@ def test_the_documented_example_gives_the_documented_numbers():
     for path in ("README.md", "docs/methods.md"):
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-        assert "0.024" in text and "(-0.0749, -0.0038)" in text
+        assert "0.024" in text and "-0.0749, -0.0038" in text  # printed as a doctest
     _, sentence, _, _ = _reading(table, "logistic_regression", "naive_bayes", "non-inferior", 0.005)
     assert sentence.endswith(
         "logistic_regression is not worse than naive_bayes by more than 0.005 error rate "

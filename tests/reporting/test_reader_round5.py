@@ -483,3 +483,17 @@ def test_a_resampled_auc_on_one_test_set_is_not_called_a_mean():
     folds = cvreport.paired_bootstrap_test(table, "A", "B", n_resamples=200)
     assert folds.design_kind == "kfold"
     assert "estimate (mean AUC A − B)" in str(folds.summary())
+
+
+@pytest.mark.parametrize(
+    ("function", "differences"),
+    [
+        ("sign_test", [0.02, -0.01, 0.03, 0.015, 0.04, 0.0]),
+        ("wilcoxon_kfold", [0.02, -0.01, 0.03, 0.015, 0.04]),
+    ],
+)
+def test_a_count_or_rank_sum_prints_as_the_whole_number_it_is(function, differences):
+    result = getattr(cvreport.arrays, function)(differences)
+    assert float(result.statistic).is_integer()
+    row = next(line for line in str(result.summary()).splitlines() if line.startswith("statistic"))
+    assert row.split()[-1] == str(int(result.statistic))
