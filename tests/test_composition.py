@@ -42,7 +42,7 @@ from sklearn.metrics import roc_auc_score
 import cvreport
 from cvreport import DatasetsTable, ResultsTable
 from cvreport.errors import CVReportError, DataError, DesignError
-from tests.data.test_engines import _need, dask_client, spark  # noqa: F401  (fixtures)
+from tests._engines import need as _need
 
 SEED = 21
 MODELS = ("lr", "tree", "knn")
