@@ -12,6 +12,7 @@ import pytest
 from cvreport.results import TestResult
 from tests._engines import REQUIRED, SPARK_JAVA_OPTIONS, need
 from tests._fakes import CHROMIUM_ARGS, browser_unavailable, make_result, route_tests
+from tests._heap import freeze_heap
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +30,10 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    freeze_heap()
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +56,7 @@ def spark() -> Iterator[Any]:
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
     )
+    freeze_heap()
     yield session
     session.stop()
 
@@ -64,6 +70,7 @@ def dask_client() -> Iterator[Any]:
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
     )
     client = distributed.Client(cluster)
+    freeze_heap()
     yield client
     client.close()
     cluster.close()
