@@ -24,12 +24,11 @@ first.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import json
 import re
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,8 @@ from sklearn.metrics import roc_auc_score
 import cvreport
 from cvreport import DatasetsTable, ResultsTable
 from cvreport.errors import CVReportError, DataError, DesignError
-from tests.data.test_engines import _need, dask_client, spark  # noqa: F401  (fixtures)
+from tests._engines import need as _need
+from tests._heap import freeze_heap
 
 SEED = 21
 MODELS = ("lr", "tree", "knn")
@@ -277,12 +277,12 @@ SHAPES = ("one", "many")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _frozen_heap() -> Iterator[None]:
-    """Freeze the objects alive after the imports: the reports' ``gc.collect()`` stays cheap."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
+def _frozen_heap() -> None:
+    """Freeze the objects alive after the imports: the reports' ``gc.collect()`` stays cheap.
+
+    They stay frozen past this module, as the run's other frozen objects (tests/conftest.py).
+    """
+    freeze_heap()
 
 
 @pytest.fixture(scope="module")

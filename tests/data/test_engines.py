@@ -9,9 +9,6 @@ benchmarks/bench_engines.py.
 
 from __future__ import annotations
 
-import importlib
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,50 +23,7 @@ from cvreport.data.datasets import DatasetsTable
 from cvreport.data.sufficient import membership_patterns
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
-
-REQUIRED = os.environ.get("CVREPORT_REQUIRE_ENGINES") == "1"
-
-
-def _need(module: str) -> Any:
-    """The module; in CI (CVREPORT_REQUIRE_ENGINES=1) a missing engine fails the test."""
-    if REQUIRED:
-        return importlib.import_module(module)
-    return pytest.importorskip(module)
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    pyspark_sql = _need("pyspark.sql")
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        if REQUIRED:
-            pytest.fail("Spark needs a Java runtime (installed by .ci/run)")
-        pytest.skip("no Java runtime for a local Spark session")
-    session = (
-        pyspark_sql.SparkSession.builder.master("local[2]")
-        .appName("cvreport-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "1")
-        .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.codegen.wholeStage", "false")  # tiny frames: compiling costs more
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
-def dask_client() -> Any:
-    distributed = _need("distributed")
-    _need("dask.dataframe")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
+from tests._engines import need as _need
 
 
 def _polars(frame: pd.DataFrame) -> Any:
