@@ -19,16 +19,9 @@ import cvreport
 from cvreport.data import engine_query, pushdown
 from cvreport.data.datasets import DatasetsTable
 from cvreport.errors import DataError
-from tests.data.test_engines import (
-    _need,
-    assert_same_tables,
-    convert,
-    cv_frame,
-    dask_client,
-    spark,
-)
+from tests.data.test_engines import _need, assert_same_tables, convert, cv_frame
 
-__all__ = ["convert", "dask_client", "spark"]  # the fixtures of the engines, used below
+__all__ = ["convert"]  # a fixture of the engines, used below (spark, dask_client: conftest)
 
 FORMULA = "loss ~ model | replication + fold"
 PARIS = "Europe/Paris"
