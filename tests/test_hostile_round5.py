@@ -8,6 +8,7 @@ wrong and what to do, or numbers checked against an independent computation.
 
 from __future__ import annotations
 
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -548,3 +549,55 @@ def test_an_empty_metric_on_the_command_line_is_refused_as_the_api_refuses_it(
     err = capsys.readouterr().err
     assert status == 1 and "unknown metric ''; use one of 'accuracy'" in err
     assert not out.exists()
+
+
+def _one_fold_without_positives() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for fold in range(5):
+        for r in range(20):
+            y = 0 if fold == 0 else int(rng.integers(0, 2))
+            for model in "AB":
+                pred = y if rng.random() < 0.8 else 1 - y
+                pred = 0 if (fold, model) == (0, "A") else pred
+                rows.append(
+                    {"replication": 0, "fold": fold, "record": fold * 20 + r, "model": model,
+                     "y": y, "p": pred}
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("metric", "undefined", "why"),
+    [
+        ("f1", 1, "no record of the positive class 1 is in the truth or the predictions"),
+        ("precision", 1, "no record was predicted as the positive class 1"),
+        ("recall", 2, "no record of the positive class 1 is in the truth"),
+        ("matthews_corrcoef", 2, "the truth or the predictions hold one class only"),
+    ],
+)
+def test_a_metric_undefined_on_a_fold_says_where_it_counts_as_0(metric, undefined, why):
+    from sklearn import metrics as sk
+
+    frame = _one_fold_without_positives()
+    with pytest.warns(cvreport.errors.DegenerateStatisticWarning) as caught:
+        table = cvreport.ResultsTable.from_predictions(
+            frame, truth="y", prediction="p", metric=metric
+        )
+    said = " ".join(str(w.message) for w in caught if "undefined" in str(w.message))
+    assert f"undefined in {undefined} of the 10 per-fold values" in said and why in said
+    assert "replication 0, fold 0, model 'A'" in said
+    # the value is scikit-learn's: 0 where the metric is undefined
+    fold0 = frame[(frame.fold == 0) & (frame.model == "A")]
+    function = {"f1": sk.f1_score, "precision": sk.precision_score, "recall": sk.recall_score}
+    if metric in function:
+        assert function[metric](fold0.y, fold0.p, zero_division=0) == 0.0
+    assert table.models == ["A", "B"] or list(table.models) == ["A", "B"]
+
+
+def test_a_metric_defined_on_every_fold_warns_nothing():
+    frame = _one_fold_without_positives()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cvreport.errors.DegenerateStatisticWarning)
+        cvreport.ResultsTable.from_predictions(frame, truth="y", prediction="p", metric="accuracy")
+        cvreport.ResultsTable.from_predictions(frame, truth="y", prediction="p", metric="f1_macro")

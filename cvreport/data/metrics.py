@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -43,7 +44,7 @@ import numpy as np
 
 from cvreport.data.auc import grouped_auc, order_keys, sorted_groups
 from cvreport.data.metric import Metric, direction_from_name
-from cvreport.errors import DataError, describe_keys
+from cvreport.errors import DataError, DegenerateStatisticWarning, describe_keys
 
 __all__ = [
     "METRIC_RANGES",
@@ -681,6 +682,81 @@ def confusion_metric(name: str, counts: np.ndarray, positive: int = 1) -> np.nda
     return _average(per_class, present, true_count)
 
 
+def undefined_confusion_groups(name: str, counts: np.ndarray, positive: int = 1) -> np.ndarray:
+    """Which matrices of ``counts`` give ``name`` a zero denominator, so 0 by convention.
+
+    Precision without a predicted positive, recall without a true positive, F1 with
+    neither, a macro or weighted average over a class present in the fold but with
+    such a zero, and MCC when the truth or the predictions hold one class only;
+    empty matrices are left out (they have no value at all).
+
+    >>> counts = np.array([[[3, 0], [0, 0]], [[2, 1], [1, 2]]])   # fold 1: no positive
+    >>> undefined_confusion_groups("f1", counts).tolist()
+    [True, False]
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    true_count, pred_count = c.sum(axis=-1), c.sum(axis=-2)
+    total = true_count.sum(axis=-1)
+    if name == "matthews_corrcoef":
+        one_class = (true_count == total[..., None]).any(axis=-1)
+        return (total > 0) & (one_class | (pred_count == total[..., None]).any(axis=-1))
+    word, _, average = name.partition("_")
+    denominators = {
+        "precision": pred_count,
+        "recall": true_count,
+        "f1": true_count + pred_count,
+    }
+    if word not in denominators:
+        return np.zeros(c.shape[:-2], dtype=bool)
+    zero = denominators[word] == 0
+    if average == "":
+        return (total > 0) & zero[..., positive]
+    if average == "micro":
+        return np.zeros(c.shape[:-2], dtype=bool)  # every record counts: never 0/0 once non-empty
+    present = (true_count + pred_count) > 0
+    return (total > 0) & (zero & present).any(axis=-1)
+
+
+_UNDEFINED_WHY = {
+    "precision": "no record was predicted as the positive class {label}",
+    "recall": "no record of the positive class {label} is in the truth",
+    "f1": "no record of the positive class {label} is in the truth or the predictions",
+}
+
+
+def _warn_undefined(
+    name: str,
+    counts: np.ndarray,
+    positive: int,
+    describe_group: Callable[[int], str],
+    labels: Sequence[Any] | None,
+) -> None:
+    """Warn, naming the folds, where a confusion metric is 0 by convention, not by the data."""
+    undefined = np.flatnonzero(undefined_confusion_groups(name, counts, positive))
+    if undefined.size == 0:
+        return
+    non_empty = int((np.asarray(counts).sum(axis=(-2, -1)) > 0).sum())
+    shown = "; ".join(describe_group(int(g)) for g in undefined[:3])
+    more = f"; and {undefined.size - 3} more" if undefined.size > 3 else ""
+    word, _, average = name.partition("_")
+    label = repr(list(labels)[positive]) if labels is not None else str(positive)
+    if name == "matthews_corrcoef":
+        why = "the truth or the predictions hold one class only"
+    elif average:
+        why = f"a class present in the fold has no {'predicted' if word == 'precision' else 'true'} record"
+    else:
+        why = _UNDEFINED_WHY[word].format(label=label)
+    worst = "" if name == "matthews_corrcoef" else "the worst value it can take, "
+    warnings.warn(
+        f"{reader_name(name)} is undefined in {undefined.size} of the {non_empty} per-fold values "
+        f"({shown}{more}): {why}. It counts as 0 there, as in scikit-learn: "
+        f"{worst}not a missing value; check that the positive class and the folds "
+        "are right, or choose a metric defined on every fold (accuracy, balanced accuracy).",
+        DegenerateStatisticWarning,
+        stacklevel=4,
+    )
+
+
 # ----------------------------------------------------------------------------- rank metrics
 
 
@@ -837,6 +913,8 @@ def grouped_metric_values(
     if spec.kind == "confusion":
         assert prediction is not None
         counts = confusion_counts(groups, n_groups, truth, np.asarray(prediction), n_classes)
+        if describe_group is not None:  # a table is being built: say where 0 is a convention
+            _warn_undefined(spec.name, counts, positive, describe_group, labels)
         return confusion_metric(spec.name, counts, positive)
     if spec.kind == "record":
         values = record_values(spec, truth, prediction=prediction, scores=scores, positive=positive)
