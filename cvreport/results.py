@@ -237,7 +237,7 @@ class HypothesisTestResult(Result):
     test: str = ""
     #: How the summary prints the statistic: "number", or "count" for a count or a
     #: rank sum (whole numbers without decimals).
-    _statistic_kind: ClassVar[str] = "number"
+    statistic_kind: ClassVar[str] = "number"
 
     def __post_init__(self) -> None:
         if not isinstance(self.distribution, Distribution):
@@ -281,7 +281,7 @@ class HypothesisTestResult(Result):
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
         rows = [
-            SummaryRow("statistic", self.statistic, self._statistic_kind),
+            SummaryRow("statistic", self.statistic, self.statistic_kind),
             SummaryRow("distribution", self.distribution, "text"),
             SummaryRow("df", self.df, "df"),
             SummaryRow("p-value", self.pvalue, "pvalue"),
@@ -528,7 +528,7 @@ class TestResult(HypothesisTestResult):
                 "models (A vs B)", " vs ".join(self.models) if self.models else None, "text"
             ),
             SummaryRow("design", self.design, "text"),
-            SummaryRow("statistic", self.statistic, self._statistic_kind),
+            SummaryRow("statistic", self.statistic, self.statistic_kind),
             SummaryRow("distribution", self.distribution, "text"),
             SummaryRow("df", self.df, "df"),
             SummaryRow("alternative", self.alternative, "text"),

@@ -103,7 +103,7 @@ class SignTestResult(TestResult):
         Median of the per-fold differences (A − B).
     """
 
-    _statistic_kind: ClassVar[str] = "count"
+    statistic_kind: ClassVar[str] = "count"
 
     distribution: str = "binomial(n, 1/2)"
     positive: int = 0

@@ -193,7 +193,7 @@ class WilcoxonResult(TestResult):
         Folds whose difference is not 0 (the ranks the statistic is built from).
     """
 
-    _statistic_kind: ClassVar[str] = "count"
+    statistic_kind: ClassVar[str] = "count"
 
     distribution: str = "Wilcoxon signed-rank"
     median: float = 0.0

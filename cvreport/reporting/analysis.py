@@ -475,6 +475,8 @@ def smallest_pvalue_note(result: TestResult, alpha: float) -> str | None:
 
 def _shown_statistic(result: TestResult) -> float | None:
     statistic = float_or_none(result.statistic)
+    if statistic is not None and result.statistic_kind == "count" and statistic.is_integer():
+        return int(statistic)  # a count or rank sum prints as the whole number it is
     return 0.0 if statistic == 0 else statistic
 
 

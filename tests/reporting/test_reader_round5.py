@@ -497,3 +497,20 @@ def test_a_count_or_rank_sum_prints_as_the_whole_number_it_is(function, differen
     assert float(result.statistic).is_integer()
     row = next(line for line in str(result.summary()).splitlines() if line.startswith("statistic"))
     assert row.split()[-1] == str(int(result.statistic))
+
+
+def test_the_report_prints_a_count_statistic_as_a_whole_number():
+    rng = np.random.default_rng(1)
+    rows = [
+        {"replication": 0, "fold": f, "model": m, "score": 0.8 + 0.03 * (m == "A") + e}
+        for f in range(5)
+        for m, e in zip("AB", rng.normal(0, 0.005, 2))
+    ]
+    table = cvreport.ResultsTable.from_fold_scores(
+        pd.DataFrame(rows), score="score", fold="fold", model="model", higher_is_better=True
+    )
+    report = cvreport.Report(table, tests=["sign_test"])
+    statistic = report.results[0].statistic
+    assert float(statistic).is_integer()
+    row = next(line for line in report.to_markdown().splitlines() if line.startswith("| Sign test"))
+    assert row.split("|")[2].strip() == str(int(statistic))
