@@ -35,16 +35,20 @@ def main() -> None:
             x, y, rope=0.01, runs=1, chains=4, nsamples=5000, random_state=case
         )
         left, rope, right = np.bincount(draws.argmax(axis=1), minlength=3) / len(draws)
-        print(f"{case:4d}  baycomp (Stan)        {right:8.4f} {rope:8.4f} {left:8.4f} "
-              f"{time.perf_counter() - start:8.1f}")
+        print(
+            f"{case:4d}  baycomp (Stan)        {right:8.4f} {rope:8.4f} {left:8.4f} "
+            f"{time.perf_counter() - start:8.1f}"
+        )
         for seed in (0, 1):
             start = time.perf_counter()
             ours = hierarchical_test_array(
                 list(y - x), rho=0.1, rope=0.01, n_samples=4000, n_warmup=1000, seed=seed
             )
-            print(f"{case:4d}  cvreport seed {seed}       {ours.p_a_better:8.4f} "
-                  f"{ours.p_equivalent:8.4f} {ours.p_b_better:8.4f} "
-                  f"{time.perf_counter() - start:8.1f}")
+            print(
+                f"{case:4d}  cvreport seed {seed}       {ours.p_a_better:8.4f} "
+                f"{ours.p_equivalent:8.4f} {ours.p_b_better:8.4f} "
+                f"{time.perf_counter() - start:8.1f}"
+            )
 
 
 if __name__ == "__main__":

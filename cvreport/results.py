@@ -534,7 +534,9 @@ class TestResult(HypothesisTestResult):
             SummaryRow("alternative", self.alternative, "text"),
             SummaryRow("p-value", self.pvalue, "pvalue"),
             SummaryRow(
-                f"estimate ({self._estimate_words}{reader_name(self.loss_name)} A − B)", self.estimate, "number"
+                f"estimate ({self._estimate_words}{reader_name(self.loss_name)} A − B)",
+                self.estimate,
+                "number",
             ),
         ]
         if self.margin is not None:
@@ -542,7 +544,9 @@ class TestResult(HypothesisTestResult):
         elif self.has_conf_int:
             rows.extend(self._interval_rows(alpha))
         if self.models and self.estimate is not None:
-            rows.append(SummaryRow("better", f"{self.direction} {reader_name(self.loss_name)}", "text"))
+            rows.append(
+                SummaryRow("better", f"{self.direction} {reader_name(self.loss_name)}", "text")
+            )
         rows.extend(self._extra_rows())
         rows.append(SummaryRow("observations", self.nobs, "value"))
         rows.append(SummaryRow(f"reject H0 at α = {alpha:g}", self.reject(alpha), "value"))

@@ -437,7 +437,7 @@ def many_datasets():
         code(
             "hierarchical",
             "from cvreport.multi.hierarchical import hierarchical_test\n\n"
-            "res = hierarchical_test(multi, \"logistic_regression\", \"decision_tree\",\n"
+            'res = hierarchical_test(multi, "logistic_regression", "decision_tree",\n'
             "                        rope=0.01, n_samples=1000, n_warmup=500, seed=0)\n"
             "print(res)\n"
             "res.per_dataset.round(3)",

@@ -113,7 +113,10 @@ def test_the_record_tests_on_careless_arrays(truth, scores, metric, n_resamples)
     a, b = np.asarray(scores[:n]), np.asarray(scores[:n])[::-1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for test in (cvreport.arrays.paired_bootstrap_test, cvreport.arrays.paired_permutation_test):
+        for test in (
+            cvreport.arrays.paired_bootstrap_test,
+            cvreport.arrays.paired_permutation_test,
+        ):
             try:
                 result = test(truth[:n], a, b, metric=metric, n_resamples=n_resamples)
             except CVReportError:

@@ -41,6 +41,7 @@ class ResultsTable(Protocol):
 
     def membership(self) -> tuple[pd.Index, np.ndarray]: ...
 
+
 __all__ = [
     "ClusterAudit",
     "ClusterLeakageWarning",

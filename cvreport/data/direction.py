@@ -144,6 +144,7 @@ class Setting:
         """Where the value came from, in words."""
         return self.source.words
 
+
 DEFAULT_DIRECTION: Direction = "lower"
 """The direction of a column whose name says nothing and for which none was given: a loss."""
 

@@ -248,9 +248,7 @@ def _signed_ranks(advantages: np.ndarray) -> _SignedRanks:
     )
 
 
-def _signed_rank_warnings(
-    n: int, zeros: int, tied: bool, alpha: float = 0.05
-) -> tuple[str, ...]:
+def _signed_rank_warnings(n: int, zeros: int, tied: bool, alpha: float = 0.05) -> tuple[str, ...]:
     """Where the signed-rank test's assumptions fail for one pair at ``alpha``, in words."""
     notes: list[str] = []
     if 2.0 / 2**n > alpha:  # the smallest two-sided p-value of the exact null: all signs alike

@@ -558,16 +558,14 @@ def _difference_figure(analysis: Analysis, index: int, figure_prefix: str) -> st
     xlabel = f"{name} of {comparison.a} − {name} of {comparison.b}"
     return figures.difference_plot(
         differences,
-        title=f"Per-{_unit(analysis)} differences in {name}: "
-        f"{comparison.a} − {comparison.b}",
+        title=f"Per-{_unit(analysis)} differences in {name}: {comparison.a} − {comparison.b}",
         mean=mean,
         interval=interval,
         interval_label=interval_label,
         xlabel=xlabel,
         figure_id=f"{figure_prefix}-diff-{index + 1}",
         measure=name,
-        right_of_zero=f"{comparison.a} had the higher {name} "
-        f"({metric.better_word} is better)",
+        right_of_zero=f"{comparison.a} had the higher {name} ({metric.better_word} is better)",
     )
 
 
@@ -696,9 +694,7 @@ def _references(
         references.HOLM_REFERENCE,
         references.BENAVOLI_REFERENCE,
     ]
-    cited.extend(
-        references.cited_by_name(sentences, known, listed=references.bibliography(cited))
-    )
+    cited.extend(references.cited_by_name(sentences, known, listed=references.bibliography(cited)))
     return references.bibliography(cited)
 
 
