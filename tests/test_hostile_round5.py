@@ -587,12 +587,20 @@ def test_a_metric_undefined_on_a_fold_says_where_it_counts_as_0(metric, undefine
     said = " ".join(str(w.message) for w in caught if "undefined" in str(w.message))
     assert f"undefined in {undefined} of the 10 per-fold values" in said and why in said
     assert "replication 0, fold 0, model 'A'" in said
-    # the value is scikit-learn's: 0 where the metric is undefined
-    fold0 = frame[(frame.fold == 0) & (frame.model == "A")]
-    function = {"f1": sk.f1_score, "precision": sk.precision_score, "recall": sk.recall_score}
-    if metric in function:
-        assert function[metric](fold0.y, fold0.p, zero_division=0) == 0.0
-    assert table.models == ["A", "B"] or list(table.models) == ["A", "B"]
+    # every per-fold value is scikit-learn's, 0 where the metric is undefined
+    function = {
+        "f1": lambda y, p: sk.f1_score(y, p, zero_division=0),
+        "precision": lambda y, p: sk.precision_score(y, p, zero_division=0),
+        "recall": lambda y, p: sk.recall_score(y, p, zero_division=0),
+        "matthews_corrcoef": sk.matthews_corrcoef,
+    }[metric]
+    expected = [
+        [function(cell.y, cell.p) for _, cell in frame[frame.fold == fold].groupby("model")]
+        for fold in range(5)
+    ]
+    assert table.models == ("A", "B")
+    assert -table.stats.means[0] == pytest.approx(np.array(expected))  # losses are −score
+    assert expected[0][0] == 0.0
 
 
 def test_a_metric_defined_on_every_fold_warns_nothing():

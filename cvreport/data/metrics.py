@@ -627,6 +627,11 @@ def _average(values: np.ndarray, mask: np.ndarray, weights: np.ndarray | None) -
     return _divide((values * weights).sum(axis=-1), weights.sum(axis=-1))
 
 
+def _denominators(true_count: np.ndarray, pred_count: np.ndarray) -> dict[str, np.ndarray]:
+    """Each class's denominator of precision, recall and F1 (F1's numerator is 2·TP)."""
+    return {"precision": pred_count, "recall": true_count, "f1": true_count + pred_count}
+
+
 def confusion_metric(name: str, counts: np.ndarray, positive: int = 1) -> np.ndarray:
     """A confusion-count metric of every matrix in ``counts`` (shape ``(..., C, C)``).
 
@@ -663,11 +668,7 @@ def confusion_metric(name: str, counts: np.ndarray, positive: int = 1) -> np.nda
         off = 1.0 - np.eye(c.shape[-1])
         return 1.0 - (off * c).sum(axis=(-2, -1)) / (off * expected).sum(axis=(-2, -1))
     word, _, average = name.partition("_")
-    denominators = {
-        "precision": pred_count,
-        "recall": true_count,
-        "f1": true_count + pred_count,
-    }
+    denominators = _denominators(true_count, pred_count)
     if word not in denominators:
         raise DataError(f"{name!r} is not a confusion-count metric")
     numerator = 2.0 * tp if word == "f1" else tp
@@ -701,11 +702,7 @@ def undefined_confusion_groups(name: str, counts: np.ndarray, positive: int = 1)
         one_class = (true_count == total[..., None]).any(axis=-1)
         return (total > 0) & (one_class | (pred_count == total[..., None]).any(axis=-1))
     word, _, average = name.partition("_")
-    denominators = {
-        "precision": pred_count,
-        "recall": true_count,
-        "f1": true_count + pred_count,
-    }
+    denominators = _denominators(true_count, pred_count)
     if word not in denominators:
         return np.zeros(c.shape[:-2], dtype=bool)
     zero = denominators[word] == 0
