@@ -448,6 +448,12 @@ def _zoned_times_in_microseconds(relation: Any, what: str) -> Any:
     return relation.project(f"* REPLACE ({', '.join(casts)})")
 
 
+#: The types DuckDB may infer for a CSV column. Times and dates are left as text, as
+#: pandas and Polars read them, so a label prints as written: DuckDB would read
+#: ``2024-01-01T00:00:00+02:00`` as an instant and print it in UTC.
+CSV_TYPES = ("BOOLEAN", "BIGINT", "DOUBLE", "VARCHAR")
+
+
 def _glob_escaped(path: str) -> str:
     """A file name as a glob that matches only itself (``[`` ``*`` ``?`` in brackets)."""
     return re.sub(r"([\[*?])", r"[\1]", path)
@@ -472,7 +478,11 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         connection = duckdb.connect(config=duckdb_config())
         with _translated(what, files):
             literal = [_glob_escaped(f) for f in files]  # DuckDB reads each path as a glob
-            relation = connection.read_csv(literal) if csv else connection.read_parquet(literal)
+            relation = (
+                connection.read_csv(literal, auto_type_candidates=list(CSV_TYPES))
+                if csv
+                else connection.read_parquet(literal)
+            )
             relation = _zoned_times_in_microseconds(relation, what)
         zone = None if schema is None else _zone_duckdb_loses(schema, what)
         return EngineSource(

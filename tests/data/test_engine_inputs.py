@@ -86,6 +86,26 @@ def test_a_glob_of_csv_files_with_different_headers_names_two_files_and_the_colu
     assert repr(str(first)) in message and repr(str(second)) in message
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars", None])
+def test_times_and_dates_in_a_csv_are_labels_as_written_on_every_engine(
+    tmp_path: Path, engine: str | None
+) -> None:
+    # DuckDB read '2024-01-01T00:00:00+02:00' as an instant and printed it in UTC,
+    # where pandas and Polars keep the text of the file
+    if engine is not None:
+        _need(engine)
+    frame = cv_frame(31)
+    frame["replication"] = frame["replication"].map(lambda r: f"2024-01-0{r + 1}T00:00:00+02:00")
+    frame["fold"] = frame["fold"].map(lambda k: f"2024-03-0{k + 1}")
+    frame.to_csv(tmp_path / "times.csv", index=False)
+    table = cvreport.ResultsTable.from_formula(FORMULA, str(tmp_path / "times.csv"), engine=engine)
+    read = pd.read_csv(tmp_path / "times.csv")
+    reference = cvreport.ResultsTable.from_formula(FORMULA, read)
+    assert [str(r) for r in table.replications] == sorted(set(read["replication"]))
+    assert [str(k) for k in table.folds] == [str(k) for k in reference.folds]
+    np.testing.assert_array_equal(table.stats.sums, reference.stats.sums)
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_a_compressed_csv_is_scanned_as_csv(tmp_path: Path, engine: str) -> None:
     _need(engine)
