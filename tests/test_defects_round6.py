@@ -32,3 +32,18 @@ def test_proportion_test_takes_rates_with_floating_rounding():
     z = (0.07 - 0.29) / math.sqrt(2 * pooled * (1 - pooled) / 100)
     assert res.statistic == pytest.approx(z, rel=1e-12)
     assert res.pvalue == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
+
+
+# -- 5. Cliff's δ compares values exactly, as its peers do ---------------------------------------
+def test_cliffs_delta_compares_exactly_like_mann_whitney_and_documents_it():
+    from cvreport.multi.effect_sizes import cliffs_delta, pairwise_effect_sizes
+
+    a = [1.0, 0.8, 0.7, 0.9]
+    b = [0.9999999999999999, 0.8, 0.6, 0.95]
+    u = stats.mannwhitneyu(a, b).statistic  # scipy counts ties as ½ and compares exactly
+    assert cliffs_delta(a, b)[0] == pytest.approx(2 * u / 16 - 1, abs=1e-15)
+    assert stats.rankdata([1.0, 0.9999999999999999]).tolist() == [2.0, 1.0]
+    for function in (cliffs_delta, pairwise_effect_sizes):
+        text = " ".join(function.__doc__.split())
+        assert "compared exactly" in text or "compares the scores exactly" in text
+        assert "round" in text and "near-equal values as ties" in text
