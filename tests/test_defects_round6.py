@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 from scipy import stats
 
+import cvreport
 from cvreport import arrays
-from cvreport.errors import DataError
+from cvreport.errors import DataError, DegenerateStatisticWarning
 
 
 # -- 1. an error rate is a whole number of errors out of n ---------------------------------------
@@ -47,3 +49,55 @@ def test_cliffs_delta_compares_exactly_like_mann_whitney_and_documents_it():
         text = " ".join(function.__doc__.split())
         assert "compared exactly" in text or "compares the scores exactly" in text
         assert "round" in text and "near-equal values as ties" in text
+
+
+# -- 4. a one-model test speaks of the model's error against p0 ----------------------------------
+def _one_model_frame(errors_per_fold: int) -> pd.DataFrame:
+    rows = [
+        {"replication": 0, "fold": fold, "model": model, "record": 10 * fold + r, "loss": loss}
+        for fold in range(5)
+        for r in range(10)
+        for model, loss in (("A", int(r < errors_per_fold)), ("B", int(r < 3)))
+    ]
+    return pd.DataFrame(rows)
+
+
+def _assert_speaks_of_one_model(text: str) -> None:
+    flat = " ".join(text.split())
+    assert "p0" in flat and "model's" in flat
+    for word in ("models", "difference", "the models never differ"):
+        assert word not in flat, word
+
+
+@pytest.mark.parametrize(("p0", "statistic", "pvalue"), [(0.2, 0.0, 1.0), (0.1, math.inf, 0.0)])
+def test_ttest_error_with_equal_fold_errors_speaks_of_the_one_model(p0, statistic, pvalue):
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        res = arrays.ttest_error([0.2] * 5, p0=p0)
+    (warning,) = [w for w in caught if w.category is DegenerateStatisticWarning]
+    _assert_speaks_of_one_model(str(warning.message))
+    _assert_speaks_of_one_model(res.summary().as_text())
+    assert (res.statistic, res.pvalue, res.estimate) == (statistic, pvalue, 0.2)
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        table_res = cvreport.ttest_error(
+            "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=p0
+        )
+    _assert_speaks_of_one_model(table_res.summary().as_text())
+    assert table_res.warnings == res.warnings
+    assert (table_res.statistic, table_res.pvalue) == (statistic, pvalue)
+
+
+def test_count_tests_of_one_model_say_nothing_of_two_models():
+    # binomial and normal tests of 10 errors in 50 records: no degenerate case, no pair words
+    for name in ("binomial_test", "normal_test"):
+        res = getattr(cvreport, name)(
+            "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
+        )
+        flat = " ".join(res.summary().as_text().split())
+        assert "models" not in flat and "difference" not in flat
+        for errors in (0, 100):  # the edges: no error at all, every record wrong
+            edge = getattr(arrays, name)(errors, 100, 0.1)
+            flat = " ".join(edge.summary().as_text().split())
+            assert "models" not in flat and "difference" not in flat
+    assert cvreport.binomial_test(
+        "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
+    ).pvalue == pytest.approx(stats.binomtest(10, 50, 0.2, alternative="greater").pvalue)
