@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
@@ -101,3 +102,104 @@ def test_count_tests_of_one_model_say_nothing_of_two_models():
     assert cvreport.binomial_test(
         "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
     ).pvalue == pytest.approx(stats.binomtest(10, 50, 0.2, alternative="greater").pvalue)
+
+
+# -- 3. a probability metric refuses True/False scores on every route -----------------------------
+def _predictions_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(6)
+    rows = []
+    for fold in range(4):
+        for r in range(25):
+            truth = int(rng.random() < 0.5)
+            for model, noise in (("A", 0.25), ("B", 0.4)):
+                p = float(np.clip(0.2 + 0.6 * truth + rng.normal(0, noise), 0.01, 0.99))
+                rows.append(
+                    {
+                        "replication": 0,
+                        "fold": fold,
+                        "model": model,
+                        "record": 25 * fold + r,
+                        "truth": truth,
+                        "p": p,
+                        "hard": p > 0.5,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+ROLES = {"truth": "truth", "model": "model", "replication": "replication", "fold": "fold"}
+
+
+def _sources(frame: pd.DataFrame) -> dict[str, object]:
+    polars = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    connection = duckdb.connect()
+    connection.register("predictions", frame)
+    return {
+        "pandas": frame,
+        "polars": polars.from_pandas(frame),
+        "duckdb": connection.sql("select * from predictions"),
+    }
+
+
+def _refuses_booleans(message: str, metric: str) -> None:
+    flat = " ".join(message.split())
+    assert f"{metric} reads probabilities" in flat and "'hard'" in flat
+    assert "True/False" in flat and "probabilities 0 and 1" in flat
+    assert "predict_proba" in flat and "'accuracy'" in flat and "zero_one_loss" in flat
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "brier_score_loss"])
+def test_a_probability_metric_refuses_boolean_scores_on_every_engine(metric):
+    for name, source in _sources(_predictions_frame()).items():
+        with pytest.raises(DataError) as caught:
+            cvreport.ResultsTable.from_predictions(
+                source, metric=metric, score="hard", record="record", **ROLES
+            )
+        _refuses_booleans(str(caught.value), metric)
+        # the same column as probabilities 0.0/1.0 is read: the refusal is about the dtype
+        floats = _predictions_frame().assign(hard=lambda f: f["hard"].astype(float))
+        table = cvreport.ResultsTable.from_predictions(
+            floats, metric=metric, score="hard", record="record", **ROLES
+        )
+        assert table.models == ("A", "B"), name
+
+
+def test_a_probability_metric_refuses_boolean_scores_in_the_cli_and_the_arrays(tmp_path, capsys):
+    from cvreport.cli.main import main
+
+    frame = _predictions_frame()
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    argv = [
+        "report", str(path), "-f", "truth ~ model | replication + fold", "--metric", "log_loss",
+        "--score", "hard", "-o", str(tmp_path / "out.md"), "--format", "md",
+    ]  # fmt: skip
+    assert main(argv) not in (0, None)
+    _refuses_booleans(capsys.readouterr().err, "log_loss")
+    assert not (tmp_path / "out.md").exists()
+    one = frame[frame["model"] == "A"]
+    other = frame[frame["model"] == "B"]
+    with pytest.raises(DataError, match="True/False values"):
+        arrays.paired_bootstrap_test(
+            one["truth"], one["hard"].to_numpy(), other["p"], metric="log_loss",
+            n_resamples=99, random_state=0,
+        )  # fmt: skip
+
+
+def test_auc_of_boolean_scores_is_the_same_on_every_engine_and_as_scikit_learn():
+    metrics = pytest.importorskip("sklearn.metrics")
+    frame = _predictions_frame()
+    expected = []
+    for _, fold in frame.groupby("fold"):
+        auc = {
+            model: metrics.roc_auc_score(rows["truth"], rows["hard"])
+            for model, rows in fold.groupby("model")
+        }
+        expected.append(auc["A"] - auc["B"])
+    for name, source in _sources(frame).items():
+        table = cvreport.ResultsTable.from_predictions(
+            source, metric="roc_auc", score="hard", record="record", **ROLES
+        )
+        got = table.differences("A", "B").to_numpy().ravel()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
