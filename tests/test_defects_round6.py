@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import math
 
 import numpy as np
@@ -11,7 +14,8 @@ from scipy import stats
 
 import cvreport
 from cvreport import arrays
-from cvreport.errors import DataError, DegenerateStatisticWarning
+from cvreport.errors import ArgumentError, CVReportError, DataError, DegenerateStatisticWarning
+from cvreport.methods.registry import SPECS
 
 
 # -- 1. an error rate is a whole number of errors out of n ---------------------------------------
@@ -203,3 +207,60 @@ def test_auc_of_boolean_scores_is_the_same_on_every_engine_and_as_scikit_learn()
         )
         got = table.differences("A", "B").to_numpy().ravel()
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=name)
+
+
+# -- 2. an unknown keyword names the function as called, in one typed error ----------------------
+def _raw(function):
+    """The function as its family module defines it (before the public wrapper)."""
+    return getattr(importlib.import_module(function.__module__), function.__name__)
+
+
+def _public_functions():
+    for spec in SPECS:
+        yield pytest.param(spec.function, f"cvreport.{spec.name}", id=spec.name)
+        if spec.array_function is not None:
+            yield pytest.param(
+                spec.array_function, f"cvreport.arrays.{spec.name}", id=f"arrays.{spec.name}"
+            )
+
+
+@pytest.mark.parametrize(("function", "called"), list(_public_functions()))
+def test_an_unknown_keyword_names_the_function_as_called(function, called):
+    assert function is functools.reduce(getattr, called.split(".")[1:], cvreport)
+    with pytest.raises(ArgumentError) as caught:
+        function("loss ~ model", alpha=0.05)
+    error = caught.value
+    assert isinstance(error, TypeError) and isinstance(error, CVReportError)
+    message = str(error)
+    assert message.startswith(f"{called}() has no option 'alpha'")
+    assert "_array" not in message
+    parameters = inspect.signature(function).parameters
+    takes_options = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    listed = [p for p in parameters if p != "options"] if not takes_options else []
+    assert all(name in message for name in listed)
+    if "confidence_level" in message:  # the bootstrap takes a level, as 1 − alpha
+        assert "did you mean confidence_level (= 1 − alpha)" in message
+    else:
+        assert "summary(alpha=...)" in message and "conf_int(alpha)" in message
+        assert "Report(..., alpha=...)" in message
+    assert inspect.signature(function) == inspect.signature(_raw(function))
+    assert function.__doc__ == _raw(function).__doc__
+
+
+def test_the_examples_of_the_defect_and_positional_surplus():
+    with pytest.raises(TypeError, match=r"^cvreport\.arrays\.mcnemar\(\) has no option 'alpha'"):
+        arrays.mcnemar(3, 4, alpha=0.1)
+    with pytest.raises(ArgumentError) as caught:
+        arrays.mcnemar(3, 4, "exact", 10)
+    assert str(caught.value) == (
+        "cvreport.arrays.mcnemar() takes at most 3 positional arguments (b, c, method), got 4; "
+        "pass the others by keyword: n=..."
+    )
+    with pytest.raises(ArgumentError, match=r"cvreport\.sign_test\(\) takes at most 3 positional"):
+        cvreport.sign_test("loss ~ model", "A", "B", "less")
+    with pytest.raises(ArgumentError, match=r"did you mean alternative\?"):
+        arrays.sign_test([0.1, 0.2, 0.3], alternatve="less")
+    with pytest.raises(ArgumentError, match=r"^cvreport\.arrays\.mcnemar\(\) missing 1 required"):
+        arrays.mcnemar(3)
+    # a call the function takes runs as before
+    assert arrays.mcnemar(12, 4).pvalue == pytest.approx(stats.chi2.sf(7**2 / 16, 1), rel=1e-12)
