@@ -27,6 +27,7 @@ from cvreport.data.examples import load_example
 from cvreport.data.metrics import metric_names
 from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
+    ArgumentError,
     CVReportError,
     DataError,
     DegenerateStatisticWarning,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 globals().update({_spec.name: _spec.function for _spec in _SPECS})
 
 __all__ = [
+    "ArgumentError",
     "Balanced5x2CV",
     "BlockRegularizedCV",
     "CVReportError",

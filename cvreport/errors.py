@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "ArgumentError",
     "CVReportError",
     "DataError",
     "DegenerateStatisticWarning",
@@ -39,6 +40,14 @@ class DesignError(CVReportError):
 
 class IntervalUndefinedError(CVReportError):
     """The method defines no confidence interval."""
+
+
+class ArgumentError(CVReportError, TypeError):
+    """A public function was called with a keyword it does not take, or too many arguments.
+
+    Also a :class:`TypeError`, as Python's own error for such a call, so code that
+    catches ``TypeError`` keeps working.
+    """
 
 
 class DegenerateStatisticWarning(UserWarning):

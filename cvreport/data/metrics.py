@@ -425,9 +425,13 @@ def check_predictions(
     truth_name: str = "truth",
     prediction_name: str = "prediction",
     row_names: Sequence[Any] | None = None,
+    score_dtypes: Sequence[Any] = (),
 ) -> None:
     """Refuse predictions the metric cannot read, naming the column, the rows and the fix.
 
+    * a metric of probabilities (:data:`PROBABILITY_METRICS`) refuses boolean scores
+      (True/False): read as probabilities 0 and 1 they are hard predictions, and log
+      loss turns each wrong one into −log(ε) ≈ 36; ranking metrics (AUC) take them;
     * a metric of probabilities (:data:`PROBABILITY_METRICS`, and ``roc_auc_ovr``
       on one column per class) needs scores in ``[0, 1]``;
     * one column per class must sum to 1 on every row, within
@@ -454,6 +458,9 @@ def check_predictions(
         The truth and prediction columns, for the message.
     row_names : sequence, optional
         A name (index label) of each row, for the message.
+    score_dtypes : sequence, optional
+        The dtypes of the score columns as the data held them, when ``scores`` were
+        converted to numbers before (a boolean column is refused by a probability metric).
 
     Raises
     ------
@@ -467,6 +474,11 @@ def check_predictions(
     Traceback (most recent call last):
     ...
     cvreport.errors.DataError: log_loss reads probabilities, but column 'p' holds values ...
+    >>> check_predictions(NAMED_METRICS["brier_score_loss"], np.array([0, 1]),
+    ...                   scores=np.array([False, True]), score_names=["p"])
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.DataError: brier_score_loss reads probabilities, but column 'p' holds ...
     """
     if spec.kind == "callable":
         return
@@ -474,7 +486,6 @@ def check_predictions(
         _check_labels(spec, truth, prediction, labels, truth_name, prediction_name, row_names)
     if scores is None or spec.needs != "score":
         return
-    values = np.asarray(scores, dtype=np.float64)
     columns = list(score_names) if score_names is not None else []
     shown, holds = (
         (f"column {columns[0]!r}", "holds")
@@ -483,6 +494,15 @@ def check_predictions(
         if columns
         else ("the scores", "hold")
     )
+    if spec.name in PROBABILITY_METRICS and _boolean(scores, score_dtypes):
+        raise DataError(
+            f"{spec.name} reads probabilities, but {shown} {holds} True/False values, which "
+            "would be read as probabilities 0 and 1: a probability metric needs "
+            "probabilities. Give the scores as probabilities (score= a column of "
+            "predict_proba), or, for hard predictions, give them as predicted labels "
+            "(prediction=) with metric='accuracy' or 'zero_one_loss' (the error)"
+        )
+    values = np.asarray(scores, dtype=np.float64)
     probabilities = spec.name in PROBABILITY_METRICS or (values.ndim == 2 and spec.kind == "rank")
     if not (probabilities and values.size):
         return
@@ -513,6 +533,14 @@ def check_predictions(
                 f"{np.round(values[rows[0]], 6).tolist()!r} sums to {sums[0]:.6g}. Give "
                 "each class's probability (e.g. predict_proba), or divide each row by its sum"
             )
+
+
+def _boolean(scores: Any, dtypes: Sequence[Any]) -> bool:
+    """Whether scores are booleans: a boolean array, or columns whose dtype was boolean
+    (numpy's ``bool``, pandas' ``boolean``) before they were converted to numbers."""
+    if getattr(scores, "dtype", None) is not None and np.asarray(scores).dtype.kind == "b":
+        return True
+    return any(getattr(dtype, "kind", None) == "b" for dtype in dtypes)
 
 
 def _check_labels(

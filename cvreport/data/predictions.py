@@ -189,6 +189,7 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
         truth_name=truth,
         prediction_name=str(prediction),
         row_names=data.index,
+        score_dtypes=_score_dtypes(data, score),
     )
     if spec.binary_only and len(classes) != 2:
         raise DataError(
@@ -375,6 +376,20 @@ def with_records(layout: RecordLayout, contents: TableContents) -> TableContents
         records=layout.records,
         layout=lambda: layout,
     )
+
+
+def _score_dtypes(
+    data: pd.DataFrame, score: str | Sequence[str] | Mapping[Any, str] | None
+) -> list[Any]:
+    """The dtypes of the score columns as the data hold them (before they become numbers)."""
+    if score is None:
+        return []
+    columns = (
+        [score]
+        if isinstance(score, str)
+        else list(score.values() if isinstance(score, Mapping) else score)
+    )
+    return [data[column].dtype for column in columns if column in data]
 
 
 def _score_names(score: str | Sequence[str] | Mapping[Any, str] | None) -> list[str] | None:

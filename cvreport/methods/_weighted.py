@@ -49,6 +49,7 @@ from scipy import stats
 from cvreport.data.auc import AUCRanking, grouped_auc
 from cvreport.data.metrics import (
     MetricSpec,
+    check_predictions,
     confusion_counts,
     confusion_metric,
     grouped_metric_values,
@@ -528,6 +529,9 @@ def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_
     codes, classes = pd.factorize(pd.Series(y), sort=True)
     _require_labels(codes, "truth")
     xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    # the dtypes as given: a probability metric refuses True/False scores
+    check_predictions(spec, codes, scores=xa, score_dtypes=[np.asarray(a).dtype])
+    check_predictions(spec, codes, scores=xb, score_dtypes=[np.asarray(b).dtype])
     if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
         raise DataError("the scores hold NaN or infinite values; every record needs a score")
     return codes, xa, xb, pd.Index(classes)

@@ -22,7 +22,9 @@ from scipy import special
 
 from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods._common import (
+    NONZERO_OVER_ZERO,
     OK,
+    ZERO_OVER_ZERO,
     TKernel,
     as_array,
     finish_result,
@@ -335,10 +337,35 @@ def normal_test_array(
     return NORMAL.run_arrays(errors, n, p0=p0, alternative=alternative)
 
 
+def _equal_fold_errors(code: int, mean: float, p0: float, folds: int) -> tuple[str, ...]:
+    """The warning of a t test whose K fold errors are all equal, about the one model's error.
+
+    The words of :func:`~cvreport.methods._common.describe_degenerate` speak of two
+    models and their difference; here one model's error is set against ``p0``.
+    """
+    if code == ZERO_OVER_ZERO:
+        return (
+            f"all {folds} fold errors equal p0 = {p0:g}: the model's error never differs "
+            "from p0 on any fold, so mean error − p0 is 0 and so is its standard error "
+            "S/√K; by convention statistic = 0 and p = 1. Equal fold errors say nothing "
+            "about how the model's error varies from fold to fold.",
+        )
+    if code == NONZERO_OVER_ZERO:
+        return (
+            f"all {folds} fold errors are equal ({mean:g}), so the model's mean error has "
+            f"zero estimated variance (standard error S/√K = 0) while it lies {mean - p0:+g} "
+            f"from p0 = {p0:g}; by convention statistic = ±inf and p = 0 (p = 1 for a "
+            "one-sided alternative pointing the other way). Equal fold errors say nothing "
+            "about how the model's error varies, so do not read the p-value as strong "
+            "evidence; binomial_test on the model's error count does not need that variance.",
+        )
+    return ()
+
+
 def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestResult:
     p0 = _check_p0(p0)
     k = ttest_error_kernel(e, p0, alternative)
-    return t_result(
+    result = t_result(
         OneModelTTestResult,
         TTEST_ERROR,
         k,
@@ -350,6 +377,8 @@ def _ttest_error(e: np.ndarray, p0: float, alternative: str) -> OneModelTTestRes
         design=f"{e.size} validation folds (errors given directly)",
         p0=p0,
     )
+    one_model = _equal_fold_errors(int(k.degenerate), float(k.center), p0, int(e.size))
+    return dataclasses.replace(result, warnings=one_model) if one_model else result
 
 
 def _check_fold_errors(fold_errors: Any) -> np.ndarray:

@@ -131,6 +131,25 @@ class ProportionTestResult(TestResult):
         ]
 
 
+def _check_whole_errors(name: str, rate: float, n: int) -> None:
+    """Refuse an error rate that is not a whole number of errors out of ``n`` records.
+
+    ``rate · n`` is compared with the nearest whole number up to floating rounding
+    (``0.07 · 100`` is 7.000000000000001), so only rates no count over ``n`` gives
+    are refused.
+    """
+    errors = rate * n
+    whole = round(errors)
+    if not math.isclose(errors, whole, rel_tol=1e-9, abs_tol=1e-9):
+        low, high = math.floor(errors), math.ceil(errors)
+        raise DataError(
+            f"{name} = {rate!r} is not a whole number of errors out of n = {n} records "
+            f"({name} · n = {errors:.6g}); an error rate on one validation set is errors / n: "
+            f"pass the count of errors divided by n (e.g. {low}/{n} = {low / n:.6g} or "
+            f"{high}/{n} = {high / n:.6g}), or the n the rate was computed on"
+        )
+
+
 def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> ProportionTestResult:
     rate = "an error rate in [0, 1]"
     pa = real_option(error_a, "error_a", rate, finite=False, error=DataError)
@@ -141,6 +160,8 @@ def _proportion(error_a: float, error_b: float, n: int, alternative: str) -> Pro
     requirement = "a positive whole number of validation records"
     if integer_option(n, "n", requirement) < 1:
         raise CVReportError(f"n must be {requirement}, got {n!r}")
+    for name, value in (("error_a", pa), ("error_b", pb)):
+        _check_whole_errors(name, value, int(n))
     kernel = proportion_test_kernel(pa, pb, n, alternative)
     return ProportionTestResult(
         **kernel_fields(
@@ -171,7 +192,8 @@ def proportion_test_array(
     Parameters
     ----------
     error_a, error_b : float
-        Error rates of A and B on the same ``n`` validation records.
+        Error rates of A and B on the same ``n`` validation records: each a whole
+        number of errors divided by ``n`` (``0.123`` with ``n = 100`` is refused).
     n : int
         Number of validation records.
     alternative : {"two-sided", "less", "greater"}

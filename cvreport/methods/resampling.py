@@ -462,7 +462,7 @@ def paired_bootstrap_test(
     >>> round(res.estimate, 4), res.models
     (0.3, ('A', 'B'))
     """
-    check_option_names("paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
+    check_option_names("cvreport.paired_bootstrap_test", options, _BOOTSTRAP_OPTIONS)
     check_bootstrap_options(**options)  # before reading the table
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_bootstrap_test")
     result = paired_bootstrap_test_array(**inputs, **options)
@@ -507,7 +507,7 @@ def paired_permutation_test(
     >>> round(paired_permutation_test(t, n_resamples=999, random_state=0).estimate, 4)
     0.3
     """
-    check_option_names("paired_permutation_test", options, _PERMUTATION_OPTIONS)
+    check_option_names("cvreport.paired_permutation_test", options, _PERMUTATION_OPTIONS)
     check_permutation_options(**options)
     inputs, models = _table_inputs(table, a, b, metric, clusters, "paired_permutation_test")
     result = paired_permutation_test_array(**inputs, **options)

@@ -8,7 +8,6 @@ values it takes; a misspelt keyword names the accepted ones and the closest.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import numbers
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from cvreport.errors import CVReportError
+from cvreport.methods.arguments import option_error
 from cvreport.option_values import integer_option, real_option
 from cvreport.results import check_alternative
 
@@ -32,31 +32,14 @@ __all__ = [
 
 
 BOOTSTRAP_METHODS = ("BCa", "percentile")
-_SYNONYMS = {
-    "alpha": "confidence_level (= 1 − alpha)",
-    "seed": "random_state",
-    "rng": "random_state",
-    "n_boot": "n_resamples",
-    "n_bootstrap": "n_resamples",
-    "n_permutations": "n_resamples",
-    "b": "n_resamples",
-    "ci_method": "method",
-    "interval": "method",
-}
 
 
 def check_option_names(function: str, given: Any, accepted: list[str]) -> None:
-    """A :class:`CVReportError` naming an unknown keyword, the accepted ones and the closest."""
+    """An :class:`~cvreport.errors.ArgumentError` naming an unknown keyword, the accepted ones
+    and the closest (:func:`cvreport.methods.arguments.option_error`)."""
     unknown = [name for name in given if name not in accepted]
-    if not unknown:
-        return
-    name = unknown[0]
-    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
-    hint = _SYNONYMS.get(name.lower()) or (close[0] if close else None)
-    suggestion = f"; did you mean {hint}?" if hint else "."
-    raise CVReportError(
-        f"{function}() has no option {name!r}{suggestion} Its options are: {', '.join(accepted)}"
-    )
+    if unknown:
+        raise option_error(function, unknown[0], accepted)
 
 
 def options_checked(function: Callable[..., Any]) -> Callable[..., Any]:

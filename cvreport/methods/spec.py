@@ -40,6 +40,7 @@ import numpy as np
 
 from cvreport.data.design import DESIGN_KINDS, DesignKind, design_kind
 from cvreport.errors import DataError, DesignError
+from cvreport.methods.arguments import public_function
 from cvreport.methods.run import check_alternative_for, run_arrays, run_table
 
 if TYPE_CHECKING:
@@ -97,13 +98,16 @@ class TestSpec:
     requirement : str
         The accepted designs in words, ending the :class:`DesignError` of a wrong design.
     function : callable
-        The table-level public function.
+        The table-level public function (``cvreport.NAME``), wrapped by
+        :func:`~cvreport.methods.arguments.public_function` so that an unknown keyword
+        raises :class:`~cvreport.errors.ArgumentError`.
     result : type
         The result class it returns.
     statistic, distribution : str
         The statistic and its reference distribution, in words, for the docs table.
     array_function : callable or None
-        The array-level function (:mod:`cvreport.arrays`), or None when there is none.
+        The array-level function (``cvreport.arrays.NAME``, wrapped in the same way), or
+        None when there is none.
     kernel : callable or None
         The vectorised kernel over batches of inputs.
     inputs : callable or None
@@ -194,6 +198,13 @@ class TestSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", self.name or self.function.__name__)
         object.__setattr__(self, "method", self.method or self.label)
+        # both public functions refuse an unknown keyword in words naming them as called
+        object.__setattr__(
+            self, "function", public_function(self.function, f"cvreport.{self.name}")
+        )
+        if self.array_function is not None:
+            array_function = public_function(self.array_function, f"cvreport.arrays.{self.name}")
+            object.__setattr__(self, "array_function", array_function)
         object.__setattr__(self, "designs", tuple(map(DesignKind.named, self.designs)))
 
     def run(

@@ -17,7 +17,11 @@ convention of autorank, Herbold 2020, so the values agree with it):
   (δ − δ³ ± t s_δ √((1 − δ²)² + t² s_δ²)) / (1 − δ² + t² s_δ²), s_δ² Cliff's
   (1993) unbiased variance estimate (bounded below by (1 − δ²)/(N_A N_B − 1))
   and t the Student quantile with N_A + N_B − 2 degrees of freedom, as R's
-  effsize computes it by default.
+  effsize computes it by default. Scores are compared exactly, as R's effsize and
+  scipy.stats' rank tests (``rankdata``, ``mannwhitneyu``) compare them: 1.0
+  against 0.9999999999999999 is a win, not a tie; round the scores first to treat
+  near-equal values as ties. (The ranks of :mod:`cvreport.multi.ranks` round to
+  ``TIE_DECIMALS`` decimals before ranking.)
 
 Both are signed in the metric's units as given: positive when A's scores are
 higher. Whether that is better follows the metric's direction, and the words
@@ -244,10 +248,19 @@ def cliffs_delta(a: Any, b: Any, *, alpha: float = 0.05) -> tuple[float, float, 
         when one model's scores all lie above the other's, |δ| = 1: Cliff's
         variance estimate is then 0 and the interval undefined).
 
+    Notes
+    -----
+    Values are compared exactly, as R's effsize and scipy.stats' rank tests
+    compare them (δ = 2U/(N_A N_B) − 1 with U of ``scipy.stats.mannwhitneyu``):
+    1.0 against 0.9999999999999999 counts as a win, not a tie. Round the scores
+    first (``np.round(scores, 12)``) to treat near-equal values as ties.
+
     Examples
     --------
     >>> [round(v, 4) for v in cliffs_delta([1, 2, 3, 4], [1.5, 2.5, 3.5, 4.5])]
     [-0.25, -0.8328, 0.5957]
+    >>> cliffs_delta([1.0, 2.0], [0.9999999999999999, 2.0])[0]  # compared exactly
+    0.25
     """
     x, y = _samples(a, b)
     t = float(stats.t.ppf(1 - alpha / 2, x.size + y.size - 2))
@@ -273,7 +286,8 @@ def pairwise_effect_sizes(
     pandas.DataFrame
         One row per pair: ``a``, ``b``, ``cohen_d``, ``hedges_g``, ``g_low``,
         ``g_high``, ``g_magnitude``, ``cliff_delta``, ``delta_low``,
-        ``delta_high``, ``delta_magnitude``.
+        ``delta_high``, ``delta_magnitude``. Cliff's δ compares the scores exactly
+        (see :func:`cliffs_delta`); round them first to treat near-equal values as ties.
 
     Raises
     ------

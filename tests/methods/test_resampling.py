@@ -350,7 +350,9 @@ def test_a_misspelt_option_names_the_accepted_ones(name, suggestion):
     assert "n_resamples, confidence_level, method, alternative" in message
     if suggestion is not None:
         assert f"did you mean {suggestion}" in message
-    with pytest.raises(CVReportError, match=r"paired_permutation_test_array\(\) has no option"):
+    with pytest.raises(
+        CVReportError, match=r"cvreport.arrays.paired_permutation_test\(\) has no option"
+    ):
         arrays.paired_permutation_test(y, a, b, n_resampels=99)
 
 

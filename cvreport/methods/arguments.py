@@ -1,0 +1,137 @@
+"""The arguments of the public test functions, checked in one place for every test.
+
+Every test of :mod:`cvreport.methods.registry` is public twice, as ``cvreport.NAME``
+and ``cvreport.arrays.NAME``. :func:`public_function` wraps both (the
+:class:`~cvreport.methods.spec.TestSpec` does it for every spec), so that a call
+with a keyword the function does not take, more positional arguments than it has,
+or a missing argument raises an :class:`~cvreport.errors.ArgumentError` that names
+the function as the user called it, the keyword, the keywords it takes and the
+closest of them, instead of Python's :class:`TypeError` naming an internal
+function (``mcnemar_array()``). The wrapper keeps the function's name, docstring
+and :func:`inspect.signature`.
+
+Examples
+--------
+>>> import cvreport
+>>> cvreport.arrays.mcnemar(12, 4, alpha=0.05)
+Traceback (most recent call last):
+...
+cvreport.errors.ArgumentError: cvreport.arrays.mcnemar() has no option 'alpha'; ...
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from cvreport.errors import ArgumentError
+
+__all__ = ["LEVEL_HINT", "SYNONYMS", "option_error", "public_function"]
+
+#: What a keyword often given by mistake stands for (the closest name is found otherwise).
+SYNONYMS = {
+    "alpha": "confidence_level (= 1 − alpha)",
+    "seed": "random_state",
+    "rng": "random_state",
+    "n_boot": "n_resamples",
+    "n_bootstrap": "n_resamples",
+    "n_permutations": "n_resamples",
+    "b": "n_resamples",
+    "ci_method": "method",
+    "interval": "method",
+}
+
+#: Where the significance level goes, for a test that takes none.
+LEVEL_HINT = (
+    "the significance level is not an option of the test: give it to the result "
+    "(res.summary(alpha=...), res.conf_int(alpha), res.reject(alpha)) or to the report "
+    "(Report(..., alpha=...))"
+)
+
+_KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_POSITIONAL_KINDS = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+)
+
+
+def option_error(function: str, name: str, accepted: Iterable[str]) -> ArgumentError:
+    """The error of keyword ``name`` given to ``function`` (as the user called it).
+
+    It names the keyword, the closest accepted one (or what a common synonym
+    stands for) and every accepted one; ``alpha`` given to a test that has no
+    ``confidence_level`` says where the level goes instead.
+
+    >>> str(option_error("cvreport.arrays.sign_test", "alternatve", ["differences", "alternative"]))
+    "cvreport.arrays.sign_test() has no option 'alternatve'; did you mean alternative? Its options are: differences, alternative"
+    """
+    accepted = list(accepted)
+    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
+    synonym = SYNONYMS.get(name.lower())
+    if synonym is not None and synonym.split()[0] not in accepted:
+        synonym = None
+    hint = synonym or (close[0] if close else None)
+    if hint:
+        suggestion = f"; did you mean {hint}?"
+    elif name.lower() == "alpha":
+        suggestion = f"; {LEVEL_HINT}."
+    else:
+        suggestion = "."
+    return ArgumentError(
+        f"{function}() has no option {name!r}{suggestion} Its options are: {', '.join(accepted)}"
+    )
+
+
+def _surplus_error(function: str, positional: list[str], given: int, keywords: list[str]) -> Any:
+    rest = [name for name in keywords if name not in positional]
+    by_keyword = (
+        f"; pass the others by keyword: {', '.join(f'{n}=...' for n in rest)}" if rest else ""
+    )
+    return ArgumentError(
+        f"{function}() takes at most {len(positional)} positional arguments "
+        f"({', '.join(positional)}), got {given}{by_keyword}"
+    )
+
+
+def public_function(function: Callable[..., Any], public_name: str) -> Callable[..., Any]:
+    """``function`` as the public ``public_name``: its arguments checked before it runs.
+
+    Keywords are checked against the function's parameters (a function that takes
+    ``**options`` checks those itself), positional arguments against how many it
+    has; a call Python still refuses (a missing argument, a value given twice) is
+    worded with ``public_name``. Each raises :class:`~cvreport.errors.ArgumentError`.
+    The wrapper keeps ``__name__``, ``__doc__``, ``__module__`` and, through
+    ``__wrapped__``, :func:`inspect.signature`; wrapping a wrapped function again
+    returns it unchanged.
+    """
+    if getattr(function, "__public_name__", None) is not None:
+        return function
+    parameters = inspect.signature(function).parameters.values()
+    kinds = {parameter.kind for parameter in parameters}
+    keywords = [p.name for p in parameters if p.kind in _KEYWORD_KINDS]
+    accepted = frozenset(keywords)
+    positional = [p.name for p in parameters if p.kind in _POSITIONAL_KINDS]
+    any_keyword = inspect.Parameter.VAR_KEYWORD in kinds
+    any_positional = inspect.Parameter.VAR_POSITIONAL in kinds
+
+    @functools.wraps(function)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        if not any_keyword and not accepted.issuperset(kwargs):
+            unknown = next(name for name in kwargs if name not in accepted)
+            raise option_error(public_name, unknown, keywords)
+        if not any_positional and len(args) > len(positional):
+            raise _surplus_error(public_name, positional, len(args), keywords)
+        try:
+            return function(*args, **kwargs)
+        except TypeError as error:
+            traceback = error.__traceback__
+            if traceback is None or traceback.tb_next is not None:
+                raise  # raised inside the function, not by the call
+            words = str(error).replace(f"{function.__name__}()", f"{public_name}()", 1)
+            raise ArgumentError(f"{words}; its arguments are: {', '.join(keywords)}") from None
+
+    public.__public_name__ = public_name  # type: ignore[attr-defined]
+    return public
