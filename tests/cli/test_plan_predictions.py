@@ -40,7 +40,8 @@ def loss_table() -> cvreport.ResultsTable:
     frame = predictions()
     frame["loss"] = (frame["pred"] != frame["y"]).astype(int)
     return cvreport.ResultsTable.from_formula(
-        "loss ~ model | replication + fold", frame[["replication", "fold", "model", "record", "loss"]]
+        "loss ~ model | replication + fold",
+        frame[["replication", "fold", "model", "record", "loss"]],
     )
 
 
