@@ -356,3 +356,25 @@ def test_a_plan_from_a_ten_by_ten_pilot_of_predictions_plans_the_metric(
     assert pd.read_csv(csv)["power"].to_numpy() == pytest.approx(
         expected.to_frame()["power"].to_numpy(), abs=1e-12
     )
+
+
+def test_a_plan_says_the_power_beside_no_design_is_the_best_found() -> None:
+    """Was: "none  0.5628" under "Smallest design reaching the power", read as the test's
+    power though no design reaches the wanted power and that one rejects too often."""
+    pilot = kfold_predictions(records=200, folds=10, replications=10, seed=3)
+    losses = pilot.assign(loss=(pilot["pred"] != pilot["y"]).astype(int))
+    table = cvreport.ResultsTable.from_formula("loss ~ model | replication + fold", losses)
+    result = cvreport.plan(table, "logreg", "tree", effect=0.002, designs=["10x10", "5x2"])
+    lines = str(result).splitlines()
+    for rec in result.recommendations:
+        assert rec.design is None  # an effect this small is out of reach on these designs
+        row = next(line for line in lines if line.strip().startswith(rec.label))
+        assert row.split(rec.label, 1)[1].split()[:4] == [
+            "none",
+            "(best",
+            "found)",
+            f"{rec.power:.4f}",
+        ]
+    frame = result.to_frame()
+    for rec in result.recommendations:
+        assert rec.power == pytest.approx(frame.loc[frame["test"] == rec.test, "power"].max())
