@@ -4,8 +4,13 @@
 
     cvreport plan DATA -f FORMULA --effect 0.01 [--power 0.8] [--alpha 0.05]
                   [--designs 10x10,5x2,...] [--svg FILE [--overwrite]] [--csv FILE]
-                  [--record COLUMN] [--sep CHAR] [--per-fold [--test-train-ratio R]]
-                  [--direction lower|higher] [--example] A B
+                  [INPUT FLAGS] A B
+
+The input flags are those of ``cvreport report`` (:mod:`cvreport.cli.inputs`:
+``--sep``, ``--record``, ``--example``, ``--engine``, ``--metric``, ``--score``,
+``--prediction``, ``--truth``, ``--cluster``, ``--direction``, ``--per-fold``,
+``--test-train-ratio``), read into the table the same way, so that a pilot of
+predictions is planned on the metric the report would test.
 
 Prints the plan (:func:`cvreport.plan`): the smallest design per test (marked
 when the test does not hold its level there), the power and type I error of every
@@ -18,9 +23,12 @@ import argparse
 from typing import Any
 
 from cvreport.cli.checks import CommandError, check_alpha, check_outputs
-from cvreport.cli.inputs import CommandParser, input_paths, read_data
-from cvreport.data.examples import load_example
-from cvreport.data.table import ResultsTable
+from cvreport.cli.inputs import (
+    CommandParser,
+    add_input_arguments,
+    input_paths,
+    table_from_args,
+)
 from cvreport.planning.plan import plan
 from cvreport.planning.result import SIZE_TOLERANCE
 from cvreport.rendering.writer import write_text
@@ -47,7 +55,19 @@ def add_plan_command(commands: Any) -> None:
 
 
 def build_plan_parser() -> argparse.ArgumentParser:
-    """The parser of ``cvreport plan``'s own arguments."""
+    """The parser of ``cvreport plan``'s own arguments.
+
+    The input flags are those of every command (:func:`add_input_arguments`), so
+    that the same DATA and flags give the same table to ``plan`` as to ``report``.
+
+    Examples
+    --------
+    >>> args = build_plan_parser().parse_intermixed_args(
+    ...     ["d.csv", "-f", "y ~ model | fold", "--metric", "accuracy", "--prediction", "p",
+    ...      "--effect", "0.01", "A", "B"])
+    >>> (args.metric, args.prediction, args.a, args.b)
+    ('accuracy', 'p', 'A', 'B')
+    """
     parser = CommandParser(
         prog="cvreport plan",
         description=(
@@ -55,15 +75,13 @@ def build_plan_parser() -> argparse.ArgumentParser:
             "the power of each test that fits the designs to detect a difference of EFFECT, "
             "its type I error under the same model, and the smallest design that reaches the "
             f"wanted power; a design on which the test's type I error exceeds "
-            f"{SIZE_TOLERANCE:g} α is marked as not recommended."
+            f"{SIZE_TOLERANCE:g} α is marked as not recommended. DATA and the input flags "
+            "are read as by 'cvreport report'."
         ),
     )
-    parser.add_argument("data", nargs="?", metavar="DATA", help="CSV or Parquet file (pilot)")
+    add_input_arguments(parser)
     parser.add_argument("a", metavar="A", help="the first model")
     parser.add_argument("b", metavar="B", help="the second model")
-    parser.add_argument(
-        "-f", "--formula", metavar="FORMULA", help="e.g. 'loss ~ model | replication + fold'"
-    )
     parser.add_argument(
         "--effect",
         type=float,
@@ -81,26 +99,6 @@ def build_plan_parser() -> argparse.ArgumentParser:
     parser.add_argument("--svg", metavar="FILE", help="also write the power curve as SVG")
     parser.add_argument("--csv", metavar="FILE", help="also write every power as CSV")
     parser.add_argument("--overwrite", action="store_true", help="replace FILEs that exist")
-    parser.add_argument("--record", default="record", metavar="COLUMN", help="record column")
-    parser.add_argument("--sep", metavar="CHAR", help="field separator of a CSV file")
-    parser.add_argument(
-        "--per-fold", action="store_true", help="the left side is one score per fold"
-    )
-    parser.add_argument(
-        "--test-train-ratio",
-        type=float,
-        metavar="R",
-        help="validation size / training size, for per-fold scores",
-    )
-    parser.add_argument(
-        "--direction", choices=("lower", "higher"), help="which way is better for the metric"
-    )
-    parser.add_argument(
-        "--example",
-        action="store_true",
-        help="use the bundled 5×2 CV example as the pilot instead of DATA",
-    )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
 
 
@@ -111,7 +109,7 @@ def run_plan(command: argparse.Namespace) -> int:
 
     outputs = {"--svg": args.svg, "--csv": args.csv}
     check_outputs(outputs, overwrite=args.overwrite, inputs=input_paths(args))
-    table = _pilot(args, CommandError)
+    table = table_from_args(args)
     designs = None
     if args.designs:
         designs = [d.strip() for d in args.designs.split(",") if d.strip()]
@@ -141,31 +139,3 @@ def run_plan(command: argparse.Namespace) -> int:
         )
         print(f"wrote {curve.save(args.svg, overwrite=args.overwrite)}")
     return 0
-
-
-def _pilot(args: argparse.Namespace, error: type[Exception]) -> Any:
-    if args.example:
-        if args.data:
-            raise error("pass either DATA or --example, not both")
-
-        frame = load_example()
-        formula = args.formula or "loss ~ model | replication + fold"
-    else:
-        if not args.data or not args.formula:
-            raise error(
-                "give DATA and -f FORMULA (e.g. -f 'loss ~ model | replication + fold'), or "
-                "--example"
-            )
-
-        frame = read_data(args.data, sep=args.sep)
-        formula = args.formula
-    if args.test_train_ratio is not None and not args.per_fold:
-        raise error("--test-train-ratio applies to per-fold scores (--per-fold)")
-    return ResultsTable.from_formula(
-        formula,
-        frame,
-        record=args.record,
-        per_fold=args.per_fold,
-        direction=args.direction,
-        test_train_ratio=args.test_train_ratio,
-    )

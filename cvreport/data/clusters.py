@@ -209,11 +209,13 @@ def attach_clusters(
         )
     mapping = pairs.set_index("record")["cluster"]
     table._record_clusters = mapping  # type: ignore[attr-defined]
+    table._cluster_audit = None  # type: ignore[attr-defined]
     if membership is None and table.per_record:
         membership = table.membership()
     if membership is not None and table.design.K >= 2:
         records, folds = membership
         audit = audit_clusters(folds, mapping.reindex(records).to_numpy(), table.replications)
+        table._cluster_audit = audit  # type: ignore[attr-defined]  # the report says it too
         if not audit.ok:
             warnings.warn(audit.message(), ClusterLeakageWarning, stacklevel=stacklevel)
 

@@ -210,8 +210,9 @@ def build(
                 else "the mean loss of every model on every validation fold."
                 if higher_is_better is False
                 else "every model's value of the metric on every validation fold: the mean "
-                "loss, or the score as given when the metric is a score (every estimate and "
-                "interval below is in it, A − B)."
+                "of its records' values, or the metric computed from the fold's predictions "
+                "(F1, AUC, …), in the metric's own direction (every estimate and interval "
+                "below is in it, A − B)."
             )
         )
         audit_text = ""

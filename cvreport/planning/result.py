@@ -179,7 +179,8 @@ class PlanResult(SummaryDisplay):
             tuple(
                 (
                     r.label,
-                    r.design.label if r.design else "none",
+                    # no design reaches the power: the power beside it is the best found
+                    r.design.label if r.design else "none (best found)",
                     r.design.trainings if r.design else "",
                     r.power,
                     r.type_i_error if r.design else "",

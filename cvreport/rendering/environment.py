@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import markupsafe
 
 from cvreport.rendering import formatting
+from cvreport.rendering.code_tokens import mark_code_tokens
 
 if TYPE_CHECKING:
     import jinja2
@@ -83,13 +84,25 @@ def _printable(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def html_environment() -> jinja2.Environment:
-    """Environment for HTML templates: autoescaped, strict about undefined names."""
+    """Environment for HTML templates: autoescaped, strict about undefined names.
+
+    A rendered page has its command-line flags and API names set as ``<code>``
+    (:func:`~cvreport.rendering.code_tokens.mark_code_tokens`).
+    """
     import jinja2  # loaded on the first render, not when cvreport is imported
 
-    return _environment(
+    class HtmlTemplate(jinja2.Template):
+        """A page whose flags and API names in the text never break across lines."""
+
+        def render(self, *args: Any, **kwargs: Any) -> str:
+            return mark_code_tokens(super().render(*args, **kwargs))
+
+    env = _environment(
         autoescape=jinja2.select_autoescape(["html", "html.j2"]),
         finalize=_without_bidi_controls,
     )
+    env.template_class = HtmlTemplate
+    return env
 
 
 @lru_cache(maxsize=1)

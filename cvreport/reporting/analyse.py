@@ -119,6 +119,12 @@ class TableFacts:
         n2/n1 when the table carries one, and where it came from (given, the fold sizes).
     positive_class : Setting or None
         The positive class of a binary metric (F1, precision, recall, AUC).
+    clusters : str or None
+        When the records come in clusters: how many, and whether each lies in one
+        fold of every replication (a sentence); None without clusters.
+    clusters_leak : str or None
+        The sentence naming the clusters that lie in two or more folds of one
+        replication (the data layer's warning); None when no cluster does.
     """
 
     models: tuple[Any, ...]
@@ -131,6 +137,8 @@ class TableFacts:
     direction: Setting | None
     test_train_ratio: Setting | None = None
     positive_class: Setting | None = None
+    clusters: str | None = None
+    clusters_leak: str | None = None
 
 
 @dataclass(frozen=True)
@@ -522,7 +530,30 @@ def _table_facts(table: Any) -> TableFacts:
         if ratio is None
         else Setting(float(ratio), Provenance.of(getattr(table, "test_train_ratio_note", None))),
         positive_class=_positive_class(table),
+        **_clusters(table),
     )
+
+
+def _clusters(table: Any) -> dict[str, Any]:
+    """What the report says of the records' clusters: how many, and whether folds split one."""
+    mapping = getattr(table, "_record_clusters", None)
+    if mapping is None:
+        return {}
+    audit = getattr(table, "_cluster_audit", None)
+    if audit is None:
+        words = (
+            f"{int(mapping.nunique())} clusters; the records' folds are not known, so whether "
+            "a cluster lies in two folds was not checked"
+        )
+        return {"clusters": words}
+    if audit.ok:
+        return {"clusters": audit.message()}
+    straddling = int(audit.straddling["cluster"].nunique())
+    words = (
+        f"{audit.n_clusters} clusters; {straddling} of them lie in two or more folds of one "
+        "replication, which leaks information from training to validation (see the caveats)"
+    )
+    return {"clusters": words, "clusters_leak": audit.message()}
 
 
 def _setting(value: Any, note: str | None) -> Setting | None:

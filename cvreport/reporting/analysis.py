@@ -33,9 +33,11 @@ from cvreport.errors import (
     DesignError,
     PartitionWarning,
 )
+from cvreport.methods.cv_interval import CV_INTERVAL
 from cvreport.methods.delong import DELONG
 from cvreport.methods.kfold import SMALLEST_PVALUE_WORDS
 from cvreport.methods.mcnemar import MCNEMAR, MCNEMAR_KFOLD
+from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
 from cvreport.methods.proportion import PROPORTION
 from cvreport.methods.sign_test import SignTestResult, sign_test_array
 from cvreport.methods.wilcoxon import WilcoxonResult, wilcoxon_kfold_array
@@ -376,8 +378,11 @@ class _Runner:
 
 
 #: Record-level tests that treat every record as independent (no cluster-robust form):
-#: with clustered records their p-values are too small.
-RECORDS_AS_INDEPENDENT = frozenset({MCNEMAR, MCNEMAR_KFOLD, PROPORTION, DELONG})
+#: with clustered records their p-values are too small. The CV interval's variance is
+#: that of independent records (Bayle et al. 2020), the BCV McNemar test counts records.
+RECORDS_AS_INDEPENDENT = frozenset(
+    {MCNEMAR, MCNEMAR_KFOLD, MCNEMAR_5X2BCV, PROPORTION, DELONG, CV_INTERVAL}
+)
 
 
 def independent_records_note(n_clusters: int) -> str:

@@ -17,7 +17,7 @@ forest has the lower mean error, by 0.0210 (A − B = -0.0210).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from cvreport.data.direction import Setting
 from cvreport.data.metric import Metric
@@ -827,18 +827,39 @@ def general_caveats(
     has_records: bool | None = None,
     single_split: bool = False,
     audit_runs: bool = True,
+    sides: Collection[str | None] = (None,),
 ) -> list[str]:
     """Caveats that hold for every comparison in a report.
 
     ``single_split`` says the design is one hold-out split (the metric is then computed once,
-    not fold by fold); ``audit_runs`` says the report shows an overlap audit of the partitions.
+    not fold by fold); ``audit_runs`` says the report shows an overlap audit of the partitions;
+    ``sides`` holds the marks of the deciding tests (``None`` for two-sided, ``"one-sided"``,
+    ``"equivalence"``, ``"non-inferiority"``): a test against a margin reads its p-value the
+    other way round, so the caveats name which tests they are about.
     """
-    caveats = [
-        "A significant difference says the two learning algorithms differ on data of this size "
-        "drawn like this data set; it does not promise the same ranking on other data sets.",
-        "A p-value above α is not evidence that the models are equally good; it means the "
-        "data cannot tell them apart at this level.",
-    ]
+    sides = set(sides) or {None}
+    difference = bool(sides & {None, "one-sided"})
+    scope = "" if sides <= {None, "one-sided"} else "For a test of a difference, a"
+    caveats = []
+    if difference:
+        caveats += [
+            f"{scope or 'A'} significant difference says the two learning algorithms differ on "
+            "data of this size drawn like this data set; it does not promise the same ranking "
+            "on other data sets.",
+            f"{scope or 'A'} p-value above α is not evidence that the models are equally good; "
+            "it means the data cannot tell them apart at this level.",
+        ]
+    if "equivalence" in sides:
+        caveats.append(
+            "For an equivalence test, a significant result says the two models differ by less "
+            "than the margin on data like these; a p-value above α does not show that they "
+            "differ by more than the margin, only that equivalence is not shown at this level."
+        )
+    if "non-inferiority" in sides:
+        caveats.append(
+            "For a non-inferiority test, a significant result says A is not worse than B by the "
+            "margin or more; a p-value above α does not show that A is worse by the margin."
+        )
     if n_pairs > 1:
         if correction:
             caveats.append(

@@ -39,6 +39,7 @@ from cvreport.rendering.cd_tikz import cd_text as draw_cd_text
 from cvreport.rendering.cd_tikz import cd_tikz as draw_cd_tikz
 from cvreport.rendering.simplex import simplex_plot
 from cvreport.reporting.interpret import in_sentence
+from cvreport.reporting.references import bibliography
 
 __all__ = [
     "BETTER",
@@ -555,7 +556,7 @@ def _references(analysis: DatasetsAnalysis) -> list[str]:
                 reference = get_spec(str(test), in_report=True).reference
                 if reference not in cited:
                     cited.append(reference)
-    return cited
+    return bibliography(cited)  # a paper once, without the equation a test points to
 
 
 def simplex_figures(analysis: DatasetsAnalysis) -> list[dict[str, str]]:

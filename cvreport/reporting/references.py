@@ -23,6 +23,7 @@ __all__ = [
     "BENAVOLI_REFERENCE",
     "HOLM_REFERENCE",
     "OVERLAP_REFERENCE",
+    "SCHUIRMANN_REFERENCE",
     "bibliography",
     "cited_by_name",
 ]
@@ -39,6 +40,11 @@ BENAVOLI_REFERENCE = (
     "Benavoli, A., Corani, G., Demšar, J., Zaffalon, M. (2017). Time for a change: a tutorial "
     "for comparing multiple classifiers through Bayesian analysis. Journal of Machine "
     "Learning Research 18(77):1–36."
+)
+SCHUIRMANN_REFERENCE = (
+    "Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power "
+    "approach for assessing the equivalence of average bioavailability. Journal of "
+    "Pharmacokinetics and Biopharmaceutics 15(6):657–680."
 )
 YANG_REFERENCE = (
     "Yang, J., Wang, R., Song, Y., Li, J. (2023). Block-regularized 5×2 cross-validated "

@@ -267,6 +267,7 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         if facts.positive_class is None
         else facts.positive_class.words,
         "per_record": facts.per_record,
+        "clusters": None if facts.clusters is None else _sentence_case(facts.clusters),
         "binary": facts.binary,
         "pairs": [f"{a} vs {b}" for a, b in analysis.pairs],
     }
@@ -631,9 +632,12 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         audit_runs=bool(audit and audit.get("available")),
         rope=next((o.posterior.rope for o in analysis.outcomes if o.posterior is not None), None),
         rope_given=analysis.rope_given,
+        sides={side_mark(o.result.alternative) for o in _decided(analysis)},
     )
     if audit and audit.get("available") and audit.get("poor"):
         caveats.insert(0, audit["reading"])
+    if facts.clusters_leak:  # the data layer's warning, in the report too
+        caveats.insert(0, f"{_sentence_case(facts.clusters_leak)}.")
     if analysis.partitions in ("balanced", "block-regularized") and analysis.design.kind == "mx2":
         caveats.append(
             "The calibrated F test and the BCV McNemar test are built for balanced or "
@@ -693,6 +697,7 @@ def _references(
         str((audit or {}).get("reference") or references.OVERLAP_REFERENCE),
         references.HOLM_REFERENCE,
         references.BENAVOLI_REFERENCE,
+        references.SCHUIRMANN_REFERENCE,  # cited where a test runs against a margin
     ]
     cited.extend(references.cited_by_name(sentences, known, listed=references.bibliography(cited)))
     return references.bibliography(cited)
@@ -728,3 +733,8 @@ def _plain_value(value: Any, kind: str) -> Any:
     if isinstance(value, (np.floating, float)):
         return float(value)
     return value
+
+
+def _sentence_case(text: str) -> str:
+    """``text`` with its first letter in capitals, as a sentence or a table cell begins."""
+    return text[:1].upper() + text[1:]

@@ -268,7 +268,8 @@ def check_latex(report: Any, *, stars: bool = False) -> str:
             not_recommended = not outcome.recommended and bool(
                 outcome.caution or any("not recommended" in n.lower() for n in outcome.result.notes)
             )
-            marks = ["R"] * outcome.recommended + ["N"] * not_recommended
+            warned = bool([*outcome.result.warnings, *outcome.extra_warnings])
+            marks = ["R"] * outcome.recommended + ["N"] * not_recommended + ["W"] * warned
             assert cells[0] == name + (f"\\textsuperscript{{{','.join(marks)}}}" if marks else "")
             shown = cells[1:]
             if stars:
