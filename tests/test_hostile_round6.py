@@ -362,3 +362,46 @@ def test_columns_named_as_internal_names_give_the_numbers_of_plain_names(names):
         np.testing.assert_allclose(
             ours[numeric].to_numpy(float), reference[numeric].to_numpy(float), atol=1e-12
         )
+
+
+# ---------------------------------------------------------------- a label read as int or text
+
+
+def _many_with_integer_models() -> pd.DataFrame:
+    frame = _losses()
+    frame["model"] = frame["model"].map({"a": 1, "b": 2})
+    return pd.concat([frame.assign(ds=name) for name in ("x", "y", "z")], ignore_index=True)
+
+
+def test_a_baseline_given_as_text_finds_the_integer_model_as_a_pair_does():
+    """Once "1" found model 1 in a pair, a test and a plan, but not as compare_datasets' baseline
+    (whose refusal then showed np.int64(1)); the command line always passes text."""
+    table = cvreport.DatasetsTable.from_formula(f"{FORMULA} | ds", _many_with_integer_models())
+    by_text = cvreport.compare_datasets(table, baseline="1", n_samples=2000)
+    by_int = cvreport.compare_datasets(table, baseline=1, n_samples=2000)
+    pd.testing.assert_frame_equal(by_text.wilcoxon, by_int.wilcoxon)
+    assert set(by_text.wilcoxon[["a", "b"]].to_numpy().ravel().tolist()) == {1, 2}
+    error = _error(lambda: cvreport.compare_datasets(table, baseline="3", n_samples=2000))
+    assert "the baseline '3' is not a model; choose one of 1, 2" in str(error)
+    flag = _error(lambda: cvreport.compare_datasets(table, baseline=True, n_samples=2000))
+    assert "the baseline True is not a model" in str(flag)  # True == 1 in Python only
+
+
+def test_the_datasets_command_finds_an_integer_baseline(tmp_path, capsys):
+    data, out = tmp_path / "many.csv", tmp_path / "many.md"
+    _many_with_integer_models().to_csv(data, index=False)
+    argv = ["datasets", str(data), "-f", f"{FORMULA} | ds", "--baseline", "1", "-o", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "(2 models on 3 data sets)" in capsys.readouterr().out
+    assert out.exists()
+
+
+def test_a_blank_data_set_label_is_refused_as_a_blank_model_label():
+    frame = _losses()
+    many = pd.concat([frame.assign(ds="x"), frame.assign(ds=" ")], ignore_index=True)
+    for data in (many, need("duckdb").from_df(many)):
+        error = _error(
+            lambda data=data: cvreport.DatasetsTable.from_formula(f"{FORMULA} | ds", data)
+        )
+        assert isinstance(error, DataError)
+        assert "a data set is labelled by an empty text or only white space (' ')" in str(error)
