@@ -516,7 +516,9 @@ def parse_tests(values: Sequence[str] | None) -> str | list[str]:
     """``--tests`` as 'recommended', 'all' or a list of test names."""
     if not values:
         return "recommended"
-    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    names = [  # as metric names: case and surrounding spaces aside (as the API reads them)
+        name.strip().lower() for value in values for name in value.split(",") if name.strip()
+    ]
     if names in (["recommended"], ["all"]):
         return names[0]
     if "recommended" in names or "all" in names:

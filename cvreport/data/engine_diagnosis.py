@@ -128,7 +128,7 @@ class EngineDiagnosis:
 
     def _nonfinite(self, n_bad: int) -> NoReturn:
         nw = narwhals()
-        y = nw.col(Y)
+        y = nw.col(Y).cast(nw.Float64)  # a boolean loss has nulls but no is_finite
         bad = self._numbered().filter(~y.is_finite() | y.is_null())
         n_infinite = int(
             collect(bad.select((y.abs() == math.inf).cast(nw.Int64).sum().alias("_inf")))[

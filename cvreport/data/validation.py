@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,7 @@ __all__ = [
     "lacking_models_error",
     "loss_values",
     "nonfinite_error",
+    "refuse_blank_labels",
     "repeated_keys_error",
     "require_columns",
     "require_distinct_roles",
@@ -285,6 +286,36 @@ class Names:
         )
 
 
+def refuse_blank_labels(labels: Any, where: str) -> None:
+    """Refuse model labels that print as nothing: ``""`` or only spaces.
+
+    A report could not name such a model, and a CSV file reads an empty field as
+    missing, so the same table would be read one way from a frame and another
+    way from its file.
+
+    Raises
+    ------
+    DataError
+        A label is empty or only white space.
+
+    Examples
+    --------
+    >>> refuse_blank_labels(pd.Index(["lr", "tree"]), "model column 'model'")
+    >>> try:
+    ...     refuse_blank_labels(pd.Index(["lr", " "]), "model column 'model'")
+    ... except DataError as error:
+    ...     print(str(error)[:68])
+    model column 'model' holds a label that is empty or only white space
+    """
+    blank = [label for label in labels if isinstance(label, str) and not label.strip()]
+    if blank:
+        raise DataError(
+            f"{where} holds a label that is empty or only white space "
+            f"({describe_keys(blank)}): a report could not name that model, and a CSV file "
+            "reads an empty field as a missing value; give every model a visible name"
+        )
+
+
 def check_design_grid(
     present: np.ndarray,
     replications: pd.Index,
@@ -303,6 +334,7 @@ def check_design_grid(
             f"at least two models are needed to compare, but model column {model_column!r} "
             f"holds only {describe_keys(models.tolist())}; add the results of another model"
         )
+    refuse_blank_labels(models, f"model column {model_column!r}")
     fold_present = np.asarray(present.any(axis=2))
     n_folds = fold_present.sum(axis=1)
     if (n_folds != n_folds[0]).any():

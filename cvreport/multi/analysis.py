@@ -27,7 +27,8 @@ import pandas as pd
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.direction import check_direction
 from cvreport.data.metric import Direction, Metric
-from cvreport.errors import CVReportError, DataError, describe_keys
+from cvreport.data.validation import show
+from cvreport.errors import CVReportError, DataError
 from cvreport.multi.bayesian import (
     DEFAULT_SAMPLES,
     BayesianSignedRankResult,
@@ -173,6 +174,25 @@ def _pair_notes(warnings: list[tuple[tuple[Any, Any], tuple[str, ...]]], n_pairs
     return notes
 
 
+def _baseline_model(baseline: Any, models: list[Any]) -> Any:
+    """The model ``baseline`` names, matched as a pair's models are (``"1"`` finds ``1``).
+
+    True names no model labelled 1 (Python counts ``True == 1``).
+    """
+    flags = bool | np.bool_
+    for model in models:
+        if model == baseline and isinstance(model, flags) == isinstance(baseline, flags):
+            return model
+    matches = [model for model in models if str(model) == str(baseline)]
+    if len(matches) == 1:
+        return matches[0]
+    raise CVReportError(
+        f"the baseline {show(baseline)} is not a model; choose one of "
+        f"{', '.join(show(model) for model in models[:10])}"
+        + (f", ... ({len(models)} in all)" if len(models) > 10 else "")
+    )
+
+
 def compare_datasets(
     data: DatasetsTable | pd.DataFrame,
     *,
@@ -249,6 +269,8 @@ def compare_datasets(
     tie_correction = bool_option(tie_correction, "tie_correction")
     if isinstance(data, DatasetsTable):
         metric = data.metric
+        if baseline is not None:
+            baseline = _baseline_model(baseline, list(data.models))
         if direction is not None and direction != metric.direction:
             raise CVReportError(
                 f"direction={direction!r} contradicts the table's metric "
@@ -278,10 +300,8 @@ def compare_datasets(
         designs = {name: "one score per model" for name in means.index}
         per_dataset = None
     models = list(means.columns)
-    if baseline is not None and baseline not in models:
-        raise CVReportError(
-            f"the baseline {baseline!r} is not a model; choose one of {describe_keys(models, 10)}"
-        )
+    if baseline is not None:
+        baseline = _baseline_model(baseline, models)
     friedman = friedman_test(means, metric.direction, tie_correction=tie_correction)
     n = friedman.n_datasets
     nemenyi = critical_difference(friedman.average_ranks, n, alpha=alpha)

@@ -74,6 +74,19 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
     if frame.columns.has_duplicates:
         repeated = frame.columns[frame.columns.duplicated()].unique()
         raise DataError(f"the {what} name model {describe_keys(list(repeated))} more than once")
+    _refuse_unreadable_labels(frame, what)
+    text = [
+        column
+        for column, dtype in frame.dtypes.items()
+        if pd.api.types.is_string_dtype(dtype)
+        and frame[column].map(lambda value: isinstance(value, (str, bytes))).any()
+    ]
+    if text:
+        example = next(v for v in frame[text[0]] if isinstance(v, (str, bytes)))
+        raise DataError(
+            f"the {what} must be numbers, but the scores of {describe_keys(text)} are text "
+            f"(e.g. {example!r}); convert it first, e.g. scores = scores.apply(pd.to_numeric)"
+        )
     try:
         numeric = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
         values = (frame if numeric else frame.apply(pd.to_numeric)).astype(float)
@@ -88,6 +101,38 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
             "score on every data set"
         )
     return values
+
+
+def _refuse_unreadable_labels(frame: pd.DataFrame, what: str) -> None:
+    """Data sets named twice, models named by nothing, models whose names read alike.
+
+    The long-format tables refuse the same labels (:mod:`cvreport.data.labels`).
+    """
+    if frame.index.has_duplicates:
+        repeated = frame.index[frame.index.duplicated()].unique()
+        raise DataError(
+            f"the {what} name data set {describe_keys(list(repeated))} on more than one row; "
+            "give every data set one row with its own name (scores.reset_index(drop=True) "
+            "numbers the rows afresh when they have no names)"
+        )
+    blank = [c for c in frame.columns if isinstance(c, str) and not c.strip()]
+    if blank:
+        raise DataError(
+            f"the {what} name a model by an empty text or only white space "
+            f"({describe_keys(blank)}): a report could not name that model; give every "
+            "model a visible name"
+        )
+    shown = pd.Series([str(c) for c in frame.columns])
+    alike = shown.duplicated(keep=False).to_numpy()
+    if alike.any():
+        first = shown[alike].iloc[0]
+        models = [c for c, text in zip(frame.columns, shown, strict=True) if text == first]
+        raise DataError(
+            f"the {what} name models of different types that read the same "
+            f"({describe_keys(models)}): a report would show them, and a file would read them "
+            "back, as one model; give the column names one type, e.g. "
+            "scores.columns = scores.columns.map(str)"
+        )
 
 
 def rank_scores(scores: Any, direction: Direction) -> pd.DataFrame:

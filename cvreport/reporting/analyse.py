@@ -279,6 +279,12 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     ('block-regularized', ['calibrated_ftest_5x2cv', 'mcnemar_5x2bcv'])
     """
     if plan is None:
+        unknown = sorted(set(options) - set(Plan.__dataclass_fields__))
+        if unknown:
+            raise CVReportError(
+                f"unknown option {describe_keys(unknown)}; analyse takes "
+                f"{describe_keys(list(Plan.__dataclass_fields__))}"
+            )
         plan = Plan(**options)
     elif options:
         raise CVReportError(f"give the plan or its fields, not both (got {sorted(options)})")
@@ -367,6 +373,8 @@ def _warn_unused_options(test_options: Mapping[str, Any], runnable: Sequence[Tes
 
 
 def _check_correction(correction: str | None) -> str | None:
+    if isinstance(correction, str):  # as metric names: case and surrounding spaces aside
+        correction = correction.strip().lower()
     if correction is None or correction == "none":
         return None
     if correction not in CORRECTIONS:
@@ -435,13 +443,14 @@ def _resolve_pairs(
 
 
 def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
+    # as metric names: case and surrounding spaces aside, in a text or in a list
     if isinstance(tests, str):
-        if tests in ("recommended", "all"):
-            return tests
-        return tuple(t.strip() for t in tests.split(",") if t.strip())
+        if tests.strip().lower() in ("recommended", "all"):
+            return tests.strip().lower()
+        return tuple(t.strip().lower() for t in tests.split(",") if t.strip())
     try:
         # a tuple, an array or a generator of names
-        listed = [str(t) if isinstance(t, str) else t for t in tests]
+        listed = [str(t).strip().lower() if isinstance(t, str) else t for t in tests]
     except TypeError:
         listed = [None]
     if not all(isinstance(t, str) for t in listed):
