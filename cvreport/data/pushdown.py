@@ -149,6 +149,8 @@ _SAMPLED_ROWS = 1 << 16  # first rows whose record ids tell which characters var
 _NUMBER_BINS = 1 << 12  # equal bins of the span of float record ids, counted to cut passes
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
+_HASH_PRIME = (1 << 31) - 1  # integer record ids are hashed modulo this prime ...
+_HASH_FACTOR = 1_327_217_885  # ... times this factor (about 0.618 of it, coprime to it)
 _RECORDS_PER_PASS = 5_000_000
 """Records whose words one pass aggregates. Past it, the record ids are split into
 passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
@@ -464,8 +466,9 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
     Past :data:`_RECORDS_PER_PASS` records (``n_records``), every record falls in
     exactly one pass, whatever the engine:
 
-    * integer ids by the id modulo the passes (its absolute value: engines differ
-      on the sign of a negative id's remainder);
+    * integer ids by ranges of a multiplicative hash of the id
+      (:func:`_integer_passes`): ids of any stride spread evenly (cut by the id
+      modulo the passes, ids 0, 4, 8, ... all fell in one pass of four);
     * float, date and time ids by ranges of their value (:func:`_number_passes`; a
       date or a time as :func:`_time_value`), cut from the rows counted in equal
       bins of their span;
@@ -481,13 +484,52 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
         return [None]
     dtype = lazy.collect_schema()[I]
     if dtype.is_integer():
-        return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
+        return _integer_passes(lazy, dtype, n_passes)
     if dtype.is_numeric():
         return _number_passes(lazy, nw.col(I).cast(nw.Float64), n_passes)
     if dtype.is_temporal() and _time_value(dtype) is not None:
         return _number_passes(lazy, _time_value(dtype), n_passes)
     text = nw.col(I) if dtype == nw.String or isinstance(dtype, nw.String) else None
     return _text_passes(lazy, nw.col(I).cast(nw.String) if text is None else text, n_passes)
+
+
+def _integer_hash(dtype: Any) -> Any:
+    """A record's integer id hashed to ``[0, P)`` (``P`` = :data:`_HASH_PRIME`), the same
+    number on every engine: ``(id mod P) · A mod P`` (``A`` = :data:`_HASH_FACTOR`).
+
+    The remainder is taken as ``((id % P) + P) % P``, which is ``id mod P`` whether an
+    engine's ``%`` takes the sign of the dividend (DuckDB, Spark) or of the divisor
+    (pandas, Polars); every product stays below ``2**62``, so no engine's 64-bit
+    arithmetic overflows (or raises, as DuckDB's does). Narrower integers are
+    widened to 64 bits first; wider or unsigned 64-bit ids keep their type until
+    the remainder is taken. Multiplying by ``A`` modulo a prime spreads the ids of
+    every stride not a multiple of ``P`` (Knuth, *The Art of Computer Programming*,
+    vol. 3, section 6.4, multiplicative hashing).
+    """
+    nw = narwhals()
+    wide = (nw.Int64, nw.UInt64, nw.Int128, nw.UInt128)
+    x = nw.col(I) if any(dtype == w for w in wide) else nw.col(I).cast(nw.Int64)
+    p = _HASH_PRIME  # a plain number: the id's own type holds it (an unsigned one too)
+    remainder = (((x % p) + p) % p).cast(nw.Int64)
+    return (remainder * nw.lit(_HASH_FACTOR, dtype=nw.Int64)) % nw.lit(p, dtype=nw.Int64)
+
+
+def _integer_passes(lazy: Any, dtype: Any, n_passes: int) -> list[Any]:
+    """Filters that cut integer record ids into ``n_passes`` passes by ranges of their
+    hash (:func:`_integer_hash`).
+
+    The engine counts the rows in each of :data:`_NUMBER_BINS` equal bins of the
+    hash's range (one small aggregation: at most one row per bin), and the ranges
+    cut the bins into passes of about as many rows each: the hash scatters ids of
+    a common stride, or clustered ids with a few far away, over its whole range,
+    where equal ranges of the id itself would put the cluster in one pass.
+    """
+    nw = narwhals()
+    width = -(-_HASH_PRIME // _NUMBER_BINS)
+    bins = _integer_hash(dtype) // width  # whole numbers in [0, _NUMBER_BINS)
+    counts = collect(lazy.select(bins.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].astype({"_s": np.int64}).sort_values("_s")
+    return _ranges(bins, [int(b) for b in _cut(counts, n_passes)])
 
 
 def _time_value(dtype: Any) -> Any | None:
