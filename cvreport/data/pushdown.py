@@ -1250,6 +1250,8 @@ def _first_appearances(
     """
     if lazy.implementation.name == "PYSPARK":
         return _first_appearances_spark(lazy, labels)
+    if lazy.implementation.name == "POLARS":
+        return _first_appearances_polars(lazy, labels)
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     pending = dict(labels)
@@ -1296,17 +1298,55 @@ def _first_appearances_spark(
     """
     found = spark_first_places(lazy, [D, M])
     by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
-    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
-    for label, models in labels.items():
+    ordered: dict[Any, pd.Series] = {}
+    for label in labels:
         rows = by_dataset.get(label, found.iloc[:0])
         if rows.shape[0]:
             rows = rows[partitions_before(rows) < _MOST_FIRST_ROWS]
-        rows = rows.sort_values(["_part", "_first"], kind="stable")
+        ordered[label] = rows.sort_values(["_part", "_first"], kind="stable")[M]
+    return _orders_from_first_rows(ordered, labels)
+
+
+def _first_appearances_polars(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """Polars: :func:`_first_appearances` from one streaming aggregation, each (data
+    set, model) pair's first row number, instead of unions of heads read again,
+    further, while a data set's first rows lacked a model (each union a query).
+
+    Only the pairs reach pandas. Every row is numbered, so a model first seen past
+    its data set's first :data:`_MOST_FIRST_ROWS` rows still takes its place by its
+    first row, as pandas places it.
+    """
+    import polars as pl
+
+    first = f"{M}_first_row"
+    pairs = (
+        lazy.select(D, M)
+        .to_native()
+        .with_row_index(first)
+        .group_by(D, M)
+        .agg(pl.col(first).min())
+        .sort(first)
+    )
+    found = collect(narwhals().from_native(pairs))
+    by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
+    ordered = {label: by_dataset.get(label, found.iloc[:0])[M] for label in labels}
+    return _orders_from_first_rows(ordered, labels)
+
+
+def _orders_from_first_rows(
+    ordered: dict[Any, pd.Series], labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """For each data set, its models (``labels``) in the order of ``ordered`` (its
+    models by first row); those not in it follow in the order given."""
+    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
+    for label, models in labels.items():
         wanted = set(models.tolist())
-        order = [v for v in pd.unique(rows[M]).tolist() if v in wanted]
+        order = [v for v in pd.unique(ordered[label]).tolist() if v in wanted]
         rest = [v for v in models.tolist() if v not in set(order)]
-        ordered = pd.Index(order + rest, dtype=models.dtype) if order else models
-        orders[label] = lambda _models, ordered=ordered: ordered
+        found = pd.Index(order + rest, dtype=models.dtype) if order else models
+        orders[label] = lambda _models, found=found: found
     return orders
 
 
@@ -1314,26 +1354,11 @@ def _first_pairs(heads: list[Any]) -> tuple[pd.DataFrame, pd.Series]:
     """The (data set, model) pairs of the union of ``heads`` (each one data set's first
     rows), each data set's in order of first appearance, and the rows read per data set.
 
-    Polars keeps each head's distinct pairs in order (``unique(maintain_order=True)``);
-    the other engines' union comes in batches (streamed by DuckDB), each reduced to its
-    first pairs at once.
+    The union comes in batches (streamed by DuckDB), each reduced to its first pairs
+    at once (Polars and Spark order the models otherwise:
+    :func:`_first_appearances_polars`, :func:`_first_appearances_spark`).
     """
     nw = narwhals()
-    if heads[0].implementation.name == "POLARS":
-        import polars as pl
-
-        count = f"{M}_rows"
-        reduced = [
-            nw.from_native(
-                h.to_native()
-                .with_columns(pl.len().alias(count))
-                .unique(subset=[D, M], maintain_order=True)
-            )
-            for h in heads
-        ]
-        found = collect(nw.concat(reduced, how="vertical"))
-        counts = found.groupby(D, sort=False)[count].first().astype(np.int64)
-        return found[[D, M]], counts
     pieces, counts = [], []
     for batch in collect_batches(nw.concat(heads, how="vertical"), _FIRST_PAIRS_BATCH):
         counts.append(batch.groupby(D, sort=False).size())

@@ -139,3 +139,91 @@ def test_every_engine_puts_each_integer_id_in_the_same_pass(
         assert all(low[-1] < high[0] for low, high in itertools.pairwise(hashes))
         by_engine[engine] = passes
     assert all(passes == by_engine["duckdb"] for passes in by_engine.values())
+
+
+# --------------------------------------------------------------------------- Polars' first rows
+
+
+def _counted_polars_queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every query Polars runs from now on (``collect`` or ``collect_batches``), by name."""
+    pl = pytest.importorskip("polars")
+    queries: list[str] = []
+    for name in ("collect", "collect_batches"):
+        original = getattr(pl.LazyFrame, name)
+
+        def counted(
+            self: Any, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
+        ) -> Any:
+            queries.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(pl.LazyFrame, name, counted)
+    return queries
+
+
+@pytest.mark.parametrize("engine", ["polars", "polars-lazy"])
+def test_polars_reads_the_first_rows_in_one_query(
+    engine: str, convert: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Growing heads (3, 24, 192 rows) ran three Polars queries to find a label first seen
+    at row 180; the first rows now stream from one query, stopped once every label is
+    seen."""
+    from cvreport.data import engine_query
+    from cvreport.data.engines import resolve_source
+
+    labels = np.array(["q", "b"] * 90 + ["late"] + ["q", "b", "x"] * 6 + ["z"])
+    frame = pd.DataFrame({"d": labels, "n": np.arange(labels.size)})
+    data, _ = convert(engine, frame)
+    source = resolve_source(data)
+    monkeypatch.setattr(engine_query, "_ROWS_PER_BATCH", 16)  # 13 batches of the 199 rows
+    queries = _counted_polars_queries(monkeypatch)
+    wanted = {"q", "b", "x", "late", "z", "never"}
+    for most, first_rows in ((200, 3), (181, 3), (180, 3), (5, 3), (1, 1)):
+        queries.clear()
+        got = engine_query.first_appearance(source.frame, "d", wanted, most, first_rows)
+        assert got == pd.unique(frame["d"].iloc[:most]).tolist(), most
+        assert len(queries) == 1, (most, queries)
+    # a label of the first rows only: the stream stops at its first batch
+    read: list[int] = []
+    add_first_seen = engine_query._add_first_seen
+
+    def counted(order: Any, values: Any, wanted: Any) -> None:
+        read.append(len(values))
+        add_first_seen(order, values, wanted)
+
+    monkeypatch.setattr(engine_query, "_add_first_seen", counted)
+    assert engine_query.first_appearance(source.frame, "d", {"q", "b"}, 200, 3) == ["q", "b"]
+    assert read == [16]
+
+
+def test_polars_orders_every_data_sets_models_in_one_query(
+    convert: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data sets' first rows were a union of their heads (4,096 rows each), read again
+    8 times further while a data set's first rows lacked a model: two Polars queries
+    where 'm4' first appears past set 'b''s 4,096th row; one aggregation of each (data
+    set, model) pair's first row orders every data set's models."""
+    import narwhals.stable.v2 as nw
+
+    from cvreport.data.engine_query import D, M
+
+    rng = np.random.default_rng(9)
+    late = ["m2", "m1", "m3"] * 1500 + ["m4"] + ["m1", "m4", "m3", "m2"] * 10
+    parts = [
+        pd.DataFrame({D: "a", M: rng.choice(["m3", "m1", "m2", "m4"], size=300)}),
+        pd.DataFrame({D: "b", M: late}),
+        pd.DataFrame({D: "c", M: ["m2"] * 5}),  # 'm1' never seen: it follows, as given
+    ]
+    frame = pd.concat(parts, ignore_index=True).iloc[np.r_[0:150, 300:2000, 150:300, 2000:4846]]
+    data, _ = convert("polars-lazy", frame.reset_index(drop=True))
+    lazy = nw.from_native(data)
+    labels = {d: pd.Index(["m1", "m2", "m3", "m4"]) for d in ("a", "b")}
+    labels["c"] = pd.Index(["m1", "m2"])
+    queries = _counted_polars_queries(monkeypatch)
+    orders = pushdown._first_appearances(lazy, labels)
+    assert len(queries) == 1, queries
+    for d in ("a", "b"):
+        expected = pd.unique(frame.loc[frame[D] == d, M]).tolist()
+        assert orders[d](labels[d]).tolist() == expected, d
+    assert orders["b"](labels["b"]).tolist() == ["m2", "m1", "m3", "m4"]
+    assert orders["c"](labels["c"]).tolist() == ["m2", "m1"]
