@@ -138,8 +138,10 @@ def first_appearance(
     * DuckDB streams the column in Arrow batches of 65,536 rows (the rows' order is
       kept: :func:`~cvreport.data.engines.duckdb_config`), each reduced to its
       labels in order of first appearance;
-    * Polars numbers the rows of its first ``n`` rows (``n`` growing 8 times from
-      ``first_rows``) and returns each label's first row number: one row per label;
+    * Polars streams its first ``most_rows`` rows in batches of 65,536 rows from one
+      query, dropped (which stops it) once every label is seen
+      (:func:`_first_rows_polars`). Growing heads (``head(n)``, ``head(8n)``, ...)
+      ran the query again each time;
     * a PyArrow table is read in zero-copy slices of 65,536 rows, and a Dask frame
       one partition at a time (its rows' order);
     * Spark runs one aggregation: per partition and label, the label's first row in
@@ -187,9 +189,7 @@ def first_appearance(
     order: dict[Any, None] = {}
     name = frame.implementation.name
     if name == "POLARS":
-        return _first_rows_polars(
-            frame.select(column).to_native(), column, wanted, most_rows, first_rows
-        )
+        return _first_rows_polars(frame.select(column).to_native(), column, wanted, most_rows)
     if name == "DUCKDB":
         relation = frame.select(column).head(most_rows).to_native()
         reader = (
@@ -241,29 +241,39 @@ def _dask_partitions(series: Any, most_rows: int) -> Iterator[pd.Series]:
             return
 
 
-def _first_rows_polars(
-    lazy: Any, column: str, wanted: set[Any], most_rows: int, first_rows: int
-) -> list[Any]:
-    """Polars: each label's first row number among the first ``n`` rows, ``n`` growing."""
+def _first_rows_polars(lazy: Any, column: str, wanted: set[Any], most_rows: int) -> list[Any]:
+    """Polars: the labels of the first ``most_rows`` rows by first row, from one query.
+
+    The rows stream in batches of :data:`_ROWS_PER_BATCH` (``collect_batches``, in
+    the rows' order) and the stream is dropped, which stops the query, once every
+    label of ``wanted`` is seen. A Polars without ``collect_batches`` runs one
+    aggregation of the first ``most_rows`` rows instead: each label's first row
+    number, one row per label.
+    """
     import polars as pl
 
-    position = f"{column}_first_row"
-    n = min(first_rows, most_rows)
-    while True:
+    head = lazy.head(most_rows)
+    if not hasattr(head, "collect_batches"):
+        position = f"{column}_first_row"
         found = (
-            lazy.head(n)
-            .with_row_index(position)
+            head.with_row_index(position)
             .group_by(column)
-            .agg(pl.col(position).min(), pl.len().alias(f"{position}s"))
+            .agg(pl.col(position).min())
             .sort(position)
             .collect(engine="streaming")
             .to_pandas()
         )
-        order = [v for v in found[column].tolist() if v in wanted]
-        n_read = int(found[f"{position}s"].sum())
-        if len(order) == len(wanted) or n_read < n or n >= most_rows:
-            return order
-        n = min(n * 8, most_rows)
+        return [v for v in found[column].tolist() if v in wanted]
+    order: dict[Any, None] = {}
+    batches = head.collect_batches(chunk_size=_ROWS_PER_BATCH)
+    try:
+        for batch in batches:
+            _add_first_seen(order, batch.to_pandas()[column], wanted)
+            if len(order) == len(wanted):
+                break
+    finally:
+        del batches  # the query stops with its stream
+    return list(order)
 
 
 _SPARK_ROW_BITS = 33

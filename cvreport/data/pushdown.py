@@ -149,6 +149,8 @@ _SAMPLED_ROWS = 1 << 16  # first rows whose record ids tell which characters var
 _NUMBER_BINS = 1 << 12  # equal bins of the span of float record ids, counted to cut passes
 _HEADS_PER_QUERY = 64  # data sets whose first rows one query reads (a union of their heads)
 _FIRST_PAIRS_BATCH = 1 << 16  # rows of those first rows in pandas at once
+_HASH_PRIME = (1 << 31) - 1  # integer record ids are hashed modulo this prime ...
+_HASH_FACTOR = 1_327_217_885  # ... times this factor (about 0.618 of it, coprime to it)
 _RECORDS_PER_PASS = 5_000_000
 """Records whose words one pass aggregates. Past it, the record ids are split into
 passes (:func:`_record_passes`): at 1,000M rows DuckDB (2 threads, 3 GB) aggregated 5M records' words
@@ -464,8 +466,9 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
     Past :data:`_RECORDS_PER_PASS` records (``n_records``), every record falls in
     exactly one pass, whatever the engine:
 
-    * integer ids by the id modulo the passes (its absolute value: engines differ
-      on the sign of a negative id's remainder);
+    * integer ids by ranges of a multiplicative hash of the id
+      (:func:`_integer_passes`): ids of any stride spread evenly (cut by the id
+      modulo the passes, ids 0, 4, 8, ... all fell in one pass of four);
     * float, date and time ids by ranges of their value (:func:`_number_passes`; a
       date or a time as :func:`_time_value`), cut from the rows counted in equal
       bins of their span;
@@ -481,13 +484,52 @@ def _record_passes(lazy: Any, n_records: int) -> list[Any]:
         return [None]
     dtype = lazy.collect_schema()[I]
     if dtype.is_integer():
-        return [(nw.col(I) % n_passes).abs() == part for part in range(n_passes)]
+        return _integer_passes(lazy, dtype, n_passes)
     if dtype.is_numeric():
         return _number_passes(lazy, nw.col(I).cast(nw.Float64), n_passes)
     if dtype.is_temporal() and _time_value(dtype) is not None:
         return _number_passes(lazy, _time_value(dtype), n_passes)
     text = nw.col(I) if dtype == nw.String or isinstance(dtype, nw.String) else None
     return _text_passes(lazy, nw.col(I).cast(nw.String) if text is None else text, n_passes)
+
+
+def _integer_hash(dtype: Any) -> Any:
+    """A record's integer id hashed to ``[0, P)`` (``P`` = :data:`_HASH_PRIME`), the same
+    number on every engine: ``(id mod P) · A mod P`` (``A`` = :data:`_HASH_FACTOR`).
+
+    The remainder is taken as ``((id % P) + P) % P``, which is ``id mod P`` whether an
+    engine's ``%`` takes the sign of the dividend (DuckDB, Spark) or of the divisor
+    (pandas, Polars); every product stays below ``2**62``, so no engine's 64-bit
+    arithmetic overflows (or raises, as DuckDB's does). Narrower integers are
+    widened to 64 bits first; wider or unsigned 64-bit ids keep their type until
+    the remainder is taken. Multiplying by ``A`` modulo a prime spreads the ids of
+    every stride not a multiple of ``P`` (Knuth, *The Art of Computer Programming*,
+    vol. 3, section 6.4, multiplicative hashing).
+    """
+    nw = narwhals()
+    wide = (nw.Int64, nw.UInt64, nw.Int128, nw.UInt128)
+    x = nw.col(I) if any(dtype == w for w in wide) else nw.col(I).cast(nw.Int64)
+    p = _HASH_PRIME  # a plain number: the id's own type holds it (an unsigned one too)
+    remainder = (((x % p) + p) % p).cast(nw.Int64)
+    return (remainder * nw.lit(_HASH_FACTOR, dtype=nw.Int64)) % nw.lit(p, dtype=nw.Int64)
+
+
+def _integer_passes(lazy: Any, dtype: Any, n_passes: int) -> list[Any]:
+    """Filters that cut integer record ids into ``n_passes`` passes by ranges of their
+    hash (:func:`_integer_hash`).
+
+    The engine counts the rows in each of :data:`_NUMBER_BINS` equal bins of the
+    hash's range (one small aggregation: at most one row per bin), and the ranges
+    cut the bins into passes of about as many rows each: the hash scatters ids of
+    a common stride, or clustered ids with a few far away, over its whole range,
+    where equal ranges of the id itself would put the cluster in one pass.
+    """
+    nw = narwhals()
+    width = -(-_HASH_PRIME // _NUMBER_BINS)
+    bins = _integer_hash(dtype) // width  # whole numbers in [0, _NUMBER_BINS)
+    counts = collect(lazy.select(bins.alias("_s")).group_by("_s").agg(nw.len().alias("_n")))
+    counts = counts[counts["_s"].notna()].astype({"_s": np.int64}).sort_values("_s")
+    return _ranges(bins, [int(b) for b in _cut(counts, n_passes)])
 
 
 def _time_value(dtype: Any) -> Any | None:
@@ -1208,6 +1250,8 @@ def _first_appearances(
     """
     if lazy.implementation.name == "PYSPARK":
         return _first_appearances_spark(lazy, labels)
+    if lazy.implementation.name == "POLARS":
+        return _first_appearances_polars(lazy, labels)
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     pending = dict(labels)
@@ -1254,17 +1298,55 @@ def _first_appearances_spark(
     """
     found = spark_first_places(lazy, [D, M])
     by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
-    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
-    for label, models in labels.items():
+    ordered: dict[Any, pd.Series] = {}
+    for label in labels:
         rows = by_dataset.get(label, found.iloc[:0])
         if rows.shape[0]:
             rows = rows[partitions_before(rows) < _MOST_FIRST_ROWS]
-        rows = rows.sort_values(["_part", "_first"], kind="stable")
+        ordered[label] = rows.sort_values(["_part", "_first"], kind="stable")[M]
+    return _orders_from_first_rows(ordered, labels)
+
+
+def _first_appearances_polars(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """Polars: :func:`_first_appearances` from one streaming aggregation, each (data
+    set, model) pair's first row number, instead of unions of heads read again,
+    further, while a data set's first rows lacked a model (each union a query).
+
+    Only the pairs reach pandas. Every row is numbered, so a model first seen past
+    its data set's first :data:`_MOST_FIRST_ROWS` rows still takes its place by its
+    first row, as pandas places it.
+    """
+    import polars as pl
+
+    first = f"{M}_first_row"
+    pairs = (
+        lazy.select(D, M)
+        .to_native()
+        .with_row_index(first)
+        .group_by(D, M)
+        .agg(pl.col(first).min())
+        .sort(first)
+    )
+    found = collect(narwhals().from_native(pairs))
+    by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
+    ordered = {label: by_dataset.get(label, found.iloc[:0])[M] for label in labels}
+    return _orders_from_first_rows(ordered, labels)
+
+
+def _orders_from_first_rows(
+    ordered: dict[Any, pd.Series], labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """For each data set, its models (``labels``) in the order of ``ordered`` (its
+    models by first row); those not in it follow in the order given."""
+    orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
+    for label, models in labels.items():
         wanted = set(models.tolist())
-        order = [v for v in pd.unique(rows[M]).tolist() if v in wanted]
+        order = [v for v in pd.unique(ordered[label]).tolist() if v in wanted]
         rest = [v for v in models.tolist() if v not in set(order)]
-        ordered = pd.Index(order + rest, dtype=models.dtype) if order else models
-        orders[label] = lambda _models, ordered=ordered: ordered
+        found = pd.Index(order + rest, dtype=models.dtype) if order else models
+        orders[label] = lambda _models, found=found: found
     return orders
 
 
@@ -1272,26 +1354,11 @@ def _first_pairs(heads: list[Any]) -> tuple[pd.DataFrame, pd.Series]:
     """The (data set, model) pairs of the union of ``heads`` (each one data set's first
     rows), each data set's in order of first appearance, and the rows read per data set.
 
-    Polars keeps each head's distinct pairs in order (``unique(maintain_order=True)``);
-    the other engines' union comes in batches (streamed by DuckDB), each reduced to its
-    first pairs at once.
+    The union comes in batches (streamed by DuckDB), each reduced to its first pairs
+    at once (Polars and Spark order the models otherwise:
+    :func:`_first_appearances_polars`, :func:`_first_appearances_spark`).
     """
     nw = narwhals()
-    if heads[0].implementation.name == "POLARS":
-        import polars as pl
-
-        count = f"{M}_rows"
-        reduced = [
-            nw.from_native(
-                h.to_native()
-                .with_columns(pl.len().alias(count))
-                .unique(subset=[D, M], maintain_order=True)
-            )
-            for h in heads
-        ]
-        found = collect(nw.concat(reduced, how="vertical"))
-        counts = found.groupby(D, sort=False)[count].first().astype(np.int64)
-        return found[[D, M]], counts
     pieces, counts = [], []
     for batch in collect_batches(nw.concat(heads, how="vertical"), _FIRST_PAIRS_BATCH):
         counts.append(batch.groupby(D, sort=False).size())
