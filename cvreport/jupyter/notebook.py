@@ -25,6 +25,7 @@ from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, DataError
+from cvreport.methods.registry import get_spec
 from cvreport.option_values import check_alpha
 from cvreport.rendering.writer import (
     OutputExistsError,
@@ -33,7 +34,6 @@ from cvreport.rendering.writer import (
     write_text,
 )
 from cvreport.reporting.report import CORRECTIONS
-from cvreport.reporting.selection import get_spec
 
 __all__ = ["DEFAULT_FORMULA", "EXAMPLE", "NotebookExistsError", "build", "write"]
 
@@ -472,7 +472,7 @@ def _check_tests(tests: str | list[str]) -> None:
         raise CVReportError("tests is empty; pass 'recommended', 'all' or test names")
     for name in names:
         try:
-            get_spec(name)
+            get_spec(name, in_report=True)
         except CVReportError as exc:
             raise CVReportError(f"{exc}; or pass 'recommended' or 'all'") from exc
 

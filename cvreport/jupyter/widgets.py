@@ -8,7 +8,7 @@ when an explorer is built, so ``import cvreport`` needs no front end.
 
 The statistics come from :class:`cvreport.reporting.report.Report`; this module only
 wires controls to it (see :mod:`cvreport.reporting.report` for what a report contains and
-:mod:`cvreport.reporting.selection` for the paper behind each test and recommendation).
+:mod:`cvreport.methods.registry` for the paper behind each test and recommendation).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from cvreport.data.direction import check_direction
 from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, describe_keys
+from cvreport.methods.registry import specs_for
 from cvreport.option_values import check_alpha
 from cvreport.reporting.report import CORRECTIONS, Report
-from cvreport.reporting.selection import specs_for
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -121,7 +121,7 @@ def as_array(
             "float64 would use the values under the mask: drop them first "
             "(values.compressed()) or fill them (values.filled(...))"
         )
-    boolean = _first_bool(values)
+    boolean = _first_of(values, (bool, np.bool_), "b")
     if boolean is not None:
         raise DataError(
             f"{name} must be numbers, got True/False (e.g. {boolean!r}); a mask or a 0/1 "
@@ -134,7 +134,7 @@ def as_array(
         complex_values = False
     if complex_values:  # float64 would drop the imaginary parts silently
         raise DataError(f"{name} must be real numbers, got complex values")
-    text = _first_text(values)
+    text = _first_of(values, (str, bytes), "US")
     if text is not None:  # float64 would read '0.1' as 0.1 here and refuse it elsewhere
         raise DataError(
             f"{name} must be numbers, got the text {text!r}; convert it first (float(...), "
@@ -169,42 +169,23 @@ def _shown(values: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _first_bool(values: Any) -> bool | None:
-    """The first True/False of ``values`` (a scalar, a sequence or an array), or None."""
-    if isinstance(values, bool | np.bool_):
-        return bool(values)
+def _first_of(values: Any, types: tuple[type, ...], kinds: str) -> Any:
+    """The first item of one of ``types`` in ``values`` (a scalar, a sequence or an array)
+    as a plain Python value, or None; ``kinds`` are the dtype kinds that hold such items."""
     kind = getattr(getattr(values, "dtype", None), "kind", None)
-    if kind == "b":
-        return bool(np.asarray(values).flat[0]) if np.size(values) else None
-    if kind not in (None, "O"):  # a numeric array: no True/False in it
-        return None
-    if isinstance(values, str | bytes):
-        return None
-    try:
-        items = np.asarray(values, dtype=object).ravel()
-    except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
-        return None
-    found = next((item for item in items if isinstance(item, bool | np.bool_)), None)
-    return None if found is None else bool(found)
-
-
-def _first_text(values: Any) -> str | bytes | None:
-    """The first string of ``values`` (a scalar, a sequence or an array), or None."""
-    if isinstance(values, str | bytes):
-        return values
-    kind = getattr(getattr(values, "dtype", None), "kind", None)
-    if kind in ("U", "S"):
-        return np.asarray(values).flat[0].item() if np.size(values) else None
-    if kind not in (None, "O"):  # a numeric array: no text in it
-        return None
-    try:
-        items = np.asarray(values, dtype=object).ravel()
-    except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
-        return None
-    text = next((item for item in items if isinstance(item, str | bytes)), None)
-    if text is None:
-        return None
-    return str(text) if isinstance(text, str) else bytes(text)  # np.str_ shown as str
+    if isinstance(values, types):
+        found = values
+    elif kind is not None and kind in kinds:
+        found = np.asarray(values).flat[0] if np.size(values) else None
+    elif kind not in (None, "O") or isinstance(values, str | bytes):
+        return None  # a numeric array, or text where True/False is looked for
+    else:
+        try:
+            items = np.asarray(values, dtype=object).ravel()
+        except (TypeError, ValueError):  # ragged input: float64 conversion says what is wrong
+            return None
+        found = next((item for item in items if isinstance(item, types)), None)
+    return found.item() if isinstance(found, np.generic) else found  # np.str_ shown as str
 
 
 # -- vectorised arithmetic (kernels) -------------------------------------------

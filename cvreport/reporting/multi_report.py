@@ -53,7 +53,7 @@ from cvreport.rendering.writer import (
     refuse_existing,
     write_text,
 )
-from cvreport.reporting import multi_view
+from cvreport.reporting import interpret, multi_view
 
 __all__ = ["DatasetsReport"]
 
@@ -396,8 +396,8 @@ class DatasetsReport(ReportDisplay):
     def __repr__(self) -> str:
         friedman = self.analysis.friedman
         return (
-            f"<DatasetsReport: {self.title!r}; Friedman {multi_view.p_text(friedman.pvalue)}, "
-            f"Iman–Davenport {multi_view.p_text(friedman.f_pvalue)}>"
+            f"<DatasetsReport: {self.title!r}; Friedman {interpret.p_equals(friedman.pvalue)}, "
+            f"Iman–Davenport {interpret.p_equals(friedman.f_pvalue)}>"
         )
 
 

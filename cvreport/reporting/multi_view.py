@@ -38,7 +38,7 @@ from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.rendering.cd_tikz import cd_text as draw_cd_text
 from cvreport.rendering.cd_tikz import cd_tikz as draw_cd_tikz
 from cvreport.rendering.simplex import simplex_plot
-from cvreport.reporting.interpret import in_sentence
+from cvreport.reporting.interpret import in_sentence, p_equals
 from cvreport.reporting.references import bibliography
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "default_title",
     "fenced",
     "latex_table_context",
-    "p_text",
     "simplex_figures",
     "table_context",
 ]
@@ -438,9 +437,9 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         # the words only where a tie changed the statistic (the factor is 1 without ties)
         f"{', corrected for ties' if friedman.statistic != friedman.statistic_uncorrected else ''}"
         "), "
-        f"{p_text(friedman.pvalue)}; Iman and Davenport's F = "
+        f"{p_equals(friedman.pvalue)}; Iman and Davenport's F = "
         f"{friedman.f_statistic:.3f} (df = {friedman.f_df[0]}, {friedman.f_df[1]}), "
-        f"{p_text(friedman.f_pvalue)}: the test {decision} equal "
+        f"{p_equals(friedman.f_pvalue)}: the test {decision} equal "
         f"average ranks of the {k} models over the {n} data sets at α = {analysis.alpha:g}."
     )
     cliques = [", ".join(map(str, c)) for c in nemenyi.cliques]
@@ -662,9 +661,3 @@ def _effect_text(value: float, low: float, high: float, words: str) -> str:
 def _at_most(error: float) -> str:
     """``≤ 0.002``; an error that rounds to 0.000 is ``< 0.001``, not ``≤ 0.000``."""
     return f"≤ {error:.3f}" if error >= 0.0005 else "< 0.001"
-
-
-def p_text(pvalue: float) -> str:
-    """``p = 0.012`` or ``p < 0.001``."""
-    text = formatting.format_pvalue(pvalue)
-    return f"p < {text[1:]}" if text.startswith("<") else f"p = {text}"

@@ -121,7 +121,7 @@ class Report(ReportDisplay):
         ``"recommended"`` runs the tests recommended for the design;
         ``"all"`` those and every registered test that fits the design (always a
         superset of ``"recommended"``, fallbacks included); a list names test
-        functions (see :data:`cvreport.reporting.selection.TEST_SPECS`).
+        functions (the two-model tests of :data:`cvreport.methods.registry.SPECS`).
     alpha : float
         Significance level for the decisions.
     correction : str

@@ -10,11 +10,11 @@ import cvreport
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.table import ResultsTable
 from cvreport.errors import DesignError
+from cvreport.methods import registry
 from cvreport.multi.per_dataset import per_dataset_tests
 from cvreport.partitions.audit import audit_overlap
 from cvreport.partitions.balance import balance_verdict
 from cvreport.partitions.splits import BlockRegularizedCV, RandomMx2CV
-from cvreport.reporting import selection
 
 
 def _predictions(splitter, n: int = 64, seed: int = 0, dataset: str | None = None) -> pd.DataFrame:
@@ -83,7 +83,7 @@ def test_the_metric_is_still_tested_on_its_folds():
         table.require_per_record("McNemar's test")
     report = cvreport.Report(table)
     for name in report.test_names:
-        assert not selection.get_spec(name).needs_per_record, name
+        assert not registry.get_spec(name, in_report=True).needs_per_record, name
     # the per-fold AUCs the tests read are sklearn's
     from sklearn.metrics import roc_auc_score
 

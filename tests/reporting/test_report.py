@@ -21,7 +21,8 @@ import pandas as pd
 import pytest
 
 from cvreport.errors import CVReportError, DataError, DegenerateStatisticWarning, DesignError
-from cvreport.reporting import selection
+from cvreport.methods import recommendation as recommender
+from cvreport.methods import registry
 from cvreport.results import TestResult
 from tests._fakes import (
     FakeDesign,
@@ -57,28 +58,28 @@ Report = report_module.Report
 def test_recommended_tests_per_design(
     kind: str, partitions: str | None, binary: bool, expected: tuple[str, ...]
 ) -> None:
-    rec = selection.recommendation(kind, partitions=partitions, binary=binary, per_record=True)
+    rec = recommender.recommendation(kind, partitions=partitions, binary=binary, per_record=True)
     assert rec.names == expected
     assert rec.reason.endswith(".")
     # every recommended test is registered for the design it is recommended for
     for name in rec.names:
-        assert selection.get_spec(name).fits(kind, binary=binary, per_record=True)
+        assert registry.get_spec(name, in_report=True).fits(kind, binary=binary, per_record=True)
 
 
 def test_registry_covers_every_design_and_rejects_unknown_names() -> None:
-    for kind in selection.DESIGN_KINDS:
-        assert selection.specs_for(kind, binary=True, per_record=True)
-    assert [s.name for s in selection.specs_for("holdout", binary=False, per_record=True)] == []
+    for kind in registry.DESIGN_KINDS:
+        assert registry.specs_for(kind, binary=True, per_record=True)
+    assert [s.name for s in registry.specs_for("holdout", binary=False, per_record=True)] == []
     with pytest.raises(CVReportError, match=r"unknown test 'nope'.*mcnemar"):
-        selection.get_spec("nope")
+        registry.get_spec("nope", in_report=True)
     with pytest.raises(CVReportError, match="unknown design kind"):
-        selection.recommendation("bootstrap", binary=True, per_record=True)
+        recommender.recommendation("bootstrap", binary=True, per_record=True)
 
 
 def test_every_registered_test_exists_in_methods() -> None:
     from cvreport import methods
 
-    missing = [s.name for s in selection.TEST_SPECS if not hasattr(methods, s.name)]
+    missing = [s.name for s in registry.SPECS if s.in_report and not hasattr(methods, s.name)]
     assert missing == []
 
 
@@ -122,7 +123,7 @@ def test_tests_all_runs_every_fitting_test_recommended_first(
     with_audit(monkeypatch, "random")
     report = Report(FakeTable(), tests="all")
     names = [o.name for o in report.outcomes]
-    fitting = [s.name for s in selection.specs_for("mx2", binary=True, per_record=True)]
+    fitting = [s.name for s in registry.specs_for("mx2", binary=True, per_record=True)]
     assert names[0] == "combined_ftest_5x2cv"
     assert sorted(names) == sorted(fitting)
     assert [o.name for o in report.outcomes if o.recommended] == ["combined_ftest_5x2cv"]
