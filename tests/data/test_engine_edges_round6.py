@@ -17,7 +17,11 @@ import pandas as pd
 import pytest
 
 import cvreport
-from cvreport.data import pushdown
+from cvreport.data import engine_query, pushdown
+from cvreport.data.engine_diagnosis import EngineDiagnosis
+from cvreport.data.engine_query import D, I, M, collect
+from cvreport.data.engines import resolve_source
+from cvreport.errors import DataError
 from tests.data.test_engines import assert_same_tables, convert, cv_frame
 
 __all__ = ["convert"]  # a fixture of the engines, used below (spark, dask_client: conftest)
@@ -82,6 +86,7 @@ def test_integer_record_ids_of_a_common_stride_are_split_into_even_passes(
     (passes of 48, 0, 0 and 0 records: that pass's hash table held every record);
     cut by ranges of the id, 47 clustered ids and one far one would too."""
     records_per_pass = _counting_passes(monkeypatch)
+    one_pass_size = pushdown._RECORDS_PER_PASS
     for binary in (True, False):
         frame = _integer_ids(cv_frame(13, binary=binary), kind)
         assert frame["record"].nunique() == 48
@@ -93,7 +98,7 @@ def test_integer_record_ids_of_a_common_stride_are_split_into_even_passes(
         monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 12)  # 48 records: 4 passes of 12
         records_per_pass.clear()
         in_passes = cvreport.ResultsTable(data, **options)
-        monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", 5_000_000)
+        monkeypatch.setattr(pushdown, "_RECORDS_PER_PASS", one_pass_size)
         assert len(records_per_pass) == 4, records_per_pass
         assert sum(records_per_pass) == 48, records_per_pass
         assert 11 <= min(records_per_pass) <= max(records_per_pass) <= 13, records_per_pass
@@ -104,8 +109,6 @@ def test_integer_record_ids_of_a_common_stride_are_split_into_even_passes(
 def _ids_in_passes(engine: str, convert: Any, ids: pd.Series) -> list[list[int]]:
     """The ids each pass's filter keeps on ``engine``, a frame of one id column."""
     import narwhals.stable.v2 as nw
-
-    from cvreport.data.engine_query import I, collect
 
     data, _ = convert(engine, pd.DataFrame({I: ids}))
     frame = nw.from_native(data)
@@ -168,8 +171,6 @@ def test_polars_reads_the_first_rows_in_one_query(
     """Growing heads (3, 24, 192 rows) ran three Polars queries to find a label first seen
     at row 180; the first rows now stream from one query, stopped once every label is
     seen."""
-    from cvreport.data import engine_query
-    from cvreport.data.engines import resolve_source
 
     labels = np.array(["q", "b"] * 90 + ["late"] + ["q", "b", "x"] * 6 + ["z"])
     frame = pd.DataFrame({"d": labels, "n": np.arange(labels.size)})
@@ -204,8 +205,6 @@ def test_polars_orders_every_data_sets_models_in_one_query(
     where 'm4' first appears past set 'b''s 4,096th row; one aggregation of each (data
     set, model) pair's first row orders every data set's models."""
     import narwhals.stable.v2 as nw
-
-    from cvreport.data.engine_query import D, M
 
     rng = np.random.default_rng(9)
     late = ["m2", "m1", "m3"] * 1500 + ["m4"] + ["m1", "m4", "m3", "m2"] * 10
@@ -270,9 +269,6 @@ def test_dask_names_an_irregular_tables_problem_in_at_most_two_computes(
     one pandas words."""
     import dask
     import dask.base
-
-    from cvreport.data.engine_diagnosis import EngineDiagnosis
-    from cvreport.errors import DataError
 
     frame, most = IRREGULAR[case]
     with pytest.raises(DataError) as in_memory:
