@@ -38,8 +38,9 @@ resident set, sampled every 10 ms, minus what it held before the timed call):
   checkout) to compare.
 
 * ``passes`` (not run by default): 4M records (2×2 CV, 2 models: 16M rows;
-  ``--scale`` shrinks them) in one Parquet file for each kind of record id (text
-  ``r00000000``, text with a suffix ``r00000000_x``, floats, dates), built through
+  ``--scale`` shrinks them) in one Parquet file for each kind of record id (integers
+  ``0, 1, 2, ...`` and ``0, 4, 8, ...``, text ``r00000000``, text with a suffix
+  ``r00000000_x``, floats, dates), built through
   DuckDB in one pass over the records and in four (``_RECORDS_PER_PASS`` set to a
   quarter of them): the seconds, the memory, the queries, and how many passes ran
   with the fewest and most records in one (an id kind that is not split runs one
@@ -665,7 +666,7 @@ def study_datasets(scale: float, data: str | None, repeat: int) -> None:
 # --------------------------------------------------------------------------- records in passes
 
 
-ID_KINDS = ("text", "text_x", "float", "date")
+ID_KINDS = ("integer", "stride4", "text", "text_x", "float", "date")
 """The kinds of record id of the ``passes`` study."""
 
 
@@ -704,6 +705,10 @@ def _passes_case(queue: Any, path: str, kind: str, records_per_pass: int, repeat
 def _with_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     """``frame`` (integer record ids) with record ids of ``kind`` (:data:`ID_KINDS`)."""
     number = frame["record"].to_numpy()
+    if kind == "integer":
+        return frame
+    if kind == "stride4":  # 0, 4, 8, ...: every id a multiple of the 4 passes
+        return frame.assign(record=number * 4)
     if kind in ("text", "text_x"):
         suffix = "_x" if kind == "text_x" else ""
         ids = pd.Series([f"r{i:08d}{suffix}" for i in range(int(number.max()) + 1)], dtype="str")

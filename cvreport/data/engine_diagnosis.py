@@ -17,8 +17,18 @@ from typing import Any, NoReturn
 import numpy as np
 import pandas as pd
 
-from cvreport.data.engine_query import F, I, M, R, Y, case_codes, collect, powers
-from cvreport.data.engines import EngineSource, as_pandas_text, narwhals
+from cvreport.data.engine_query import (
+    F,
+    I,
+    M,
+    R,
+    Y,
+    as_timedeltas,
+    case_codes,
+    collect,
+    powers,
+)
+from cvreport.data.engines import EngineSource, as_pandas_text, in_source_zone, narwhals
 from cvreport.data.fixed_width import fixed_width_codes
 from cvreport.data.labels import _missing_error, sorted_order
 from cvreport.data.layout import _key_columns, _row_describer
@@ -187,6 +197,13 @@ class EngineDiagnosis:
         examined key by key: a repeated key or a missing model makes its triple
         irregular, and a record in two folds of a replication has an irregular
         triple or, when every model moved with it, two folds for the first model.
+
+        Dask computes the counts and first keys of the three checks in one
+        ``dask.compute`` (:class:`_Answers`), which runs their shared parts (the
+        triples, the suspect rows) once, and the rows of the keys a message shows in
+        one more: two computes at most, where one per query took up to seven (each
+        optimised and scheduled on its own). Every other engine runs each query when
+        its check needs it.
         """
         nw = narwhals()
         names = self.names
@@ -208,26 +225,6 @@ class EngineDiagnosis:
             nw.len().alias("_n"), nw.col(Y).min().alias("_lo"), nw.col(Y).max().alias("_hi")
         )
         repeated = per_key.filter(nw.col("_n") > 1)
-        counted = collect(
-            repeated.select(
-                nw.len().alias("_keys"),
-                (nw.col("_lo") != nw.col("_hi")).cast(nw.Int64).sum().alias("_conflicting"),
-            )
-        )
-        n_repeated = int(counted["_keys"].fillna(0)[0]) if counted.shape[0] else 0
-        if n_repeated:
-            first = collect(repeated.with_columns(rank).sort(R, F, "_rank", I).head(_EXAMPLES))
-            shown = []
-            for row in first.to_dict("records"):
-                key = (row[R], row[F], row[M], row[I])
-                values = None
-                if row["_lo"] != row["_hi"]:
-                    found = collect(lazy.filter(_where(key)).select(Y).unique())
-                    values = np.unique(found[Y].to_numpy(np.float64))[:_EXAMPLES].tolist()
-                shown.append((key, int(row["_n"]), values))
-            n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
-            raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
-
         moved = (
             lazy.filter(nw.col(M) == models[0])
             .group_by(R, I)
@@ -244,50 +241,134 @@ class EngineDiagnosis:
             .agg(nw.len().alias("_folds"))
             .filter(nw.col("_folds") > 1)
         )
-        n_split = int(collect(split.select(nw.len().alias("_n")))["_n"].fillna(0)[0])
+        short = triples.filter(nw.col("_size") < n_models)
+        answers = _Answers(
+            {
+                "repeated": repeated.select(
+                    nw.len().alias("_keys"),
+                    (nw.col("_lo") != nw.col("_hi")).cast(nw.Int64).sum().alias("_conflicting"),
+                ),
+                "repeated keys": _first(repeated.with_columns(rank), [R, F, "_rank", I]),
+                "split": split.select(nw.len().alias("_n")),
+                "split keys": _first(split, [R, I]),
+                "short": triples.select(
+                    (nw.col("_size") < n_models).cast(nw.Int64).sum().alias("_short"),
+                    nw.col("_size").max().alias("_largest"),
+                ),
+                "short keys": _first(short, [R, F, I]),
+                "records": _first(lazy.select(I).unique(), [I]),
+            },
+            together=lazy.implementation.name == "DASK",
+        )
+
+        counted = answers["repeated"]
+        n_repeated = int(counted["_keys"].fillna(0)[0]) if counted.shape[0] else 0
+        if n_repeated:
+            first = answers["repeated keys"].to_dict("records")
+            keys = [(row[R], row[F], row[M], row[I]) for row in first]
+            conflicting = [k for k, row in zip(keys, first) if row["_lo"] != row["_hi"]]
+            found = _fetch([lazy.filter(_where(k)).select(Y).unique() for k in conflicting])
+            values_of = {
+                k: np.unique(v[Y].to_numpy(np.float64))[:_EXAMPLES].tolist()
+                for k, v in zip(conflicting, found)
+            }
+            shown = [(k, int(row["_n"]), values_of.get(k)) for k, row in zip(keys, first)]
+            n_conflicting = int(pd.to_numeric(counted["_conflicting"]).fillna(0)[0])
+            raise repeated_keys_error(names, n_repeated, n_conflicting, shown)
+
+        n_split = int(answers["split"]["_n"].fillna(0)[0])
         if n_split:
-            first = collect(split.sort(R, I).head(_EXAMPLES))
-            split_shown = []
-            for replication, record in zip(first[R], first[I]):
-                in_folds = collect(
+            first = answers["split keys"]
+            split_pairs = list(zip(first[R], first[I]))
+            in_folds = _fetch(
+                [
                     lazy.filter((nw.col(R) == replication) & (nw.col(I) == record))
                     .select(F)
                     .unique()
-                )[F]
-                split_shown.append(
-                    (replication, record, [f for f in folds.tolist() if f in set(in_folds)])
-                )
+                    for replication, record in split_pairs
+                ]
+            )
+            split_shown = [
+                (replication, record, [f for f in folds.tolist() if f in set(found[F])])
+                for (replication, record), found in zip(split_pairs, in_folds)
+            ]
             raise split_records_error(names, n_split, split_shown)
 
-        short = triples.filter(nw.col("_size") < n_models)
-        counted = collect(
-            triples.select(
-                (nw.col("_size") < n_models).cast(nw.Int64).sum().alias("_short"),
-                nw.col("_size").max().alias("_largest"),
-            )
-        )
+        counted = answers["short"]
         n_short = int(pd.to_numeric(counted["_short"]).fillna(0)[0])
         if n_short:
             if int(counted["_largest"][0]) == 1:
-                records = collect(lazy.select(I).unique().sort(I).head(_EXAMPLES))[I]
-                raise unpaired_records_error(names, records.tolist())
-            first = collect(short.sort(R, F, I).head(_EXAMPLES))
+                raise unpaired_records_error(names, answers["records"][I].tolist())
+            first = answers["short keys"]
+            triples_shown = list(zip(first[R], first[F], first[I]))
+            have = _fetch(
+                [
+                    lazy.filter(
+                        (nw.col(R) == replication)
+                        & (nw.col(F) == fold_label)
+                        & (nw.col(I) == record)
+                    )
+                    .select(M)
+                    .unique()
+                    for replication, fold_label, record in triples_shown
+                ]
+            )
             short_shown = []
-            for replication, fold_label, record in zip(first[R], first[F], first[I]):
-                have = set(
-                    collect(
-                        lazy.filter(
-                            (nw.col(R) == replication)
-                            & (nw.col(F) == fold_label)
-                            & (nw.col(I) == record)
-                        )
-                        .select(M)
-                        .unique()
-                    )[M].tolist()
-                )
-                lacking = [m for m in coded.tolist() if m not in have]
+            for (replication, fold_label, record), found in zip(triples_shown, have):
+                present = set(found[M].tolist())
+                lacking = [m for m in coded.tolist() if m not in present]
                 short_shown.append((replication, fold_label, record, lacking))
             raise lacking_models_error(names, n_short, short_shown)
+
+
+def _first(frame: Any, by: list[str]) -> Any:
+    """The first :data:`_EXAMPLES` rows of ``frame`` sorted by ``by`` (unique keys).
+
+    Dask sorts each partition and keeps its first rows, then does the same once over
+    those, in one partition: its ``sort_values`` would shuffle every row and first
+    compute the quantiles of ``by`` (a query of its own) to place them.
+    """
+    if frame.implementation.name != "DASK":
+        return frame.sort(*by).head(_EXAMPLES)
+
+    def first_rows(part: pd.DataFrame) -> pd.DataFrame:
+        return part.sort_values(by).head(_EXAMPLES)
+
+    native = frame.to_native()
+    meta = native._meta
+    firsts = native.map_partitions(first_rows, meta=meta).repartition(npartitions=1)
+    return narwhals().from_native(firsts.map_partitions(first_rows, meta=meta))
+
+
+class _Answers:
+    """The results of named queries, each run when first asked for; ``together``: every
+    query is run at the first question, all at once (:func:`_fetch`)."""
+
+    def __init__(self, queries: dict[str, Any], *, together: bool) -> None:
+        self._queries, self._together = queries, together
+        self._found: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._found:
+            asked = list(self._queries) if self._together else [name]
+            self._found.update(zip(asked, _fetch([self._queries[q] for q in asked])))
+        return self._found[name]
+
+
+def _fetch(queries: list[Any]) -> list[pd.DataFrame]:
+    """Run lazy queries and bring their (small) results into pandas.
+
+    Dask computes them in one ``dask.compute``: the parts they share run once, and
+    the scheduler is asked once instead of once per query (each ask cost a second
+    or more with a distributed client). Every other engine runs them one by one
+    (:func:`~cvreport.data.engine_query.collect`).
+    """
+    if len(queries) > 1 and queries[0].implementation.name == "DASK":
+        import dask
+
+        computed = dask.compute(*[query.to_native() for query in queries])
+        return [in_source_zone(as_timedeltas(frame)) for frame in computed]
+    return [collect(query) for query in queries]
 
 
 def _where(key: tuple[Any, Any, Any, Any]) -> Any:
