@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -264,3 +265,12 @@ def test_the_examples_of_the_defect_and_positional_surplus():
         arrays.mcnemar(3)
     # a call the function takes runs as before
     assert arrays.mcnemar(12, 4).pvalue == pytest.approx(stats.chi2.sf(7**2 / 16, 1), rel=1e-12)
+
+
+def test_a_spec_built_again_from_the_same_functions_is_equal():
+    from cvreport.methods.arguments import public_function
+
+    for spec in SPECS:
+        again = dataclasses.replace(spec, function=_raw(spec.function))
+        assert again == spec and again.function is spec.function
+        assert public_function(spec.function, "anything") is spec.function
