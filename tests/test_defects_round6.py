@@ -7,6 +7,7 @@ import functools
 import importlib
 import inspect
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -274,3 +275,10 @@ def test_a_spec_built_again_from_the_same_functions_is_equal():
         again = dataclasses.replace(spec, function=_raw(spec.function))
         assert again == spec and again.function is spec.function
         assert public_function(spec.function, "anything") is spec.function
+
+
+def test_the_public_functions_still_pickle_as_themselves():
+    for spec in SPECS:
+        for function in (spec.function, spec.array_function):
+            if function is not None:
+                assert pickle.loads(pickle.dumps(function)) is function

@@ -140,5 +140,9 @@ def public_function(function: Callable[..., Any], public_name: str) -> Callable[
             raise ArgumentError(f"{words}; its arguments are: {', '.join(keywords)}") from None
 
     public.__public_name__ = public_name  # type: ignore[attr-defined]
+    # pickle finds a function by module and qualified name: the raw function's
+    # ``public`` attribute, so that the wrapper pickles as itself
+    function.public = public  # type: ignore[attr-defined]
+    public.__qualname__ = f"{function.__qualname__}.public"
     _PUBLIC[function, public_name] = public
     return public
