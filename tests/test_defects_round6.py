@@ -282,3 +282,14 @@ def test_the_public_functions_still_pickle_as_themselves():
         for function in (spec.function, spec.array_function):
             if function is not None:
                 assert pickle.loads(pickle.dumps(function)) is function
+
+
+def test_a_warning_of_a_wrapped_test_points_at_the_users_call():
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        arrays.mcnemar(0, 0)
+    assert {w.filename for w in caught} == {__file__}
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        cvreport.ttest_error(
+            "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
+        )
+    assert {w.filename for w in caught if w.category is DegenerateStatisticWarning} == {__file__}
