@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -14,8 +16,11 @@ from scipy import stats
 
 import cvreport
 from cvreport import arrays
+from cvreport.cli.main import main
 from cvreport.errors import ArgumentError, CVReportError, DataError, DegenerateStatisticWarning
+from cvreport.methods.arguments import public_function
 from cvreport.methods.registry import SPECS
+from cvreport.multi.effect_sizes import cliffs_delta, pairwise_effect_sizes
 
 
 # -- 1. an error rate is a whole number of errors out of n ---------------------------------------
@@ -43,8 +48,6 @@ def test_proportion_test_takes_rates_with_floating_rounding():
 
 # -- 5. Cliff's δ compares values exactly, as its peers do ---------------------------------------
 def test_cliffs_delta_compares_exactly_like_mann_whitney_and_documents_it():
-    from cvreport.multi.effect_sizes import cliffs_delta, pairwise_effect_sizes
-
     a = [1.0, 0.8, 0.7, 0.9]
     b = [0.9999999999999999, 0.8, 0.6, 0.95]
     u = stats.mannwhitneyu(a, b).statistic  # scipy counts ties as ½ and compares exactly
@@ -170,8 +173,6 @@ def test_a_probability_metric_refuses_boolean_scores_on_every_engine(metric):
 
 
 def test_a_probability_metric_refuses_boolean_scores_in_the_cli_and_the_arrays(tmp_path, capsys):
-    from cvreport.cli.main import main
-
     frame = _predictions_frame()
     path = tmp_path / "predictions.csv"
     frame.to_csv(path, index=False)
@@ -264,3 +265,28 @@ def test_the_examples_of_the_defect_and_positional_surplus():
         arrays.mcnemar(3)
     # a call the function takes runs as before
     assert arrays.mcnemar(12, 4).pvalue == pytest.approx(stats.chi2.sf(7**2 / 16, 1), rel=1e-12)
+
+
+def test_a_spec_built_again_from_the_same_functions_is_equal():
+    for spec in SPECS:
+        again = dataclasses.replace(spec, function=_raw(spec.function))
+        assert again == spec and again.function is spec.function
+        assert public_function(spec.function, "anything") is spec.function
+
+
+def test_the_public_functions_still_pickle_as_themselves():
+    for spec in SPECS:
+        for function in (spec.function, spec.array_function):
+            if function is not None:
+                assert pickle.loads(pickle.dumps(function)) is function
+
+
+def test_a_warning_of_a_wrapped_test_points_at_the_users_call():
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        arrays.mcnemar(0, 0)
+    assert {w.filename for w in caught} == {__file__}
+    with pytest.warns(DegenerateStatisticWarning) as caught:
+        cvreport.ttest_error(
+            "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
+        )
+    assert {w.filename for w in caught if w.category is DegenerateStatisticWarning} == {__file__}

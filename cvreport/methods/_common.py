@@ -15,6 +15,7 @@ Three layers meet here:
 from __future__ import annotations
 
 import dataclasses
+import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
@@ -343,16 +344,32 @@ def describe_degenerate(code: int, *, numerator: str, denominator: str) -> tuple
     return ()
 
 
-def emit_warnings(messages: Iterable[str], stacklevel: int = 3) -> None:
-    """Emit each degenerate-statistic message as a :class:`DegenerateStatisticWarning`."""
-    for message in messages:
-        warnings.warn(message, DegenerateStatisticWarning, stacklevel=stacklevel)
+def user_stacklevel() -> int:
+    """The stack level, for ``warnings.warn`` in the caller of this function, of the first
+    frame outside the package: the user's call, however many of the package's own calls
+    (public wrappers, the run path) lie between."""
+    frame = sys._getframe(2)  # the caller of the function that warns
+    level = 2
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("cvreport."):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
-def emit_partition_warnings(messages: Iterable[str], stacklevel: int = 3) -> None:
-    """Emit each partition message as a :class:`PartitionWarning`."""
+def emit_warnings(messages: Iterable[str], stacklevel: int | None = None) -> None:
+    """Emit each degenerate-statistic message as a :class:`DegenerateStatisticWarning`,
+    pointing at the user's call unless ``stacklevel`` says otherwise."""
+    level = user_stacklevel() if stacklevel is None else stacklevel
     for message in messages:
-        warnings.warn(message, PartitionWarning, stacklevel=stacklevel)
+        warnings.warn(message, DegenerateStatisticWarning, stacklevel=level)
+
+
+def emit_partition_warnings(messages: Iterable[str], stacklevel: int | None = None) -> None:
+    """Emit each partition message as a :class:`PartitionWarning`, pointing at the user's
+    call unless ``stacklevel`` says otherwise."""
+    level = user_stacklevel() if stacklevel is None else stacklevel
+    for message in messages:
+        warnings.warn(message, PartitionWarning, stacklevel=level)
 
 
 # -- the table level -------------------------------------------------------------

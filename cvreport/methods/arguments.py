@@ -51,6 +51,9 @@ LEVEL_HINT = (
     "(Report(..., alpha=...))"
 )
 
+#: The wrapper of each (function, public name), made once.
+_PUBLIC: dict[tuple[Callable[..., Any], str], Callable[..., Any]] = {}
+
 _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _POSITIONAL_KINDS = (
     inspect.Parameter.POSITIONAL_ONLY,
@@ -104,11 +107,14 @@ def public_function(function: Callable[..., Any], public_name: str) -> Callable[
     has; a call Python still refuses (a missing argument, a value given twice) is
     worded with ``public_name``. Each raises :class:`~cvreport.errors.ArgumentError`.
     The wrapper keeps ``__name__``, ``__doc__``, ``__module__`` and, through
-    ``__wrapped__``, :func:`inspect.signature`; wrapping a wrapped function again
-    returns it unchanged.
+    ``__wrapped__``, :func:`inspect.signature`; a function is wrapped once (wrapping
+    it again, or its wrapper, returns the same wrapper).
     """
     if getattr(function, "__public_name__", None) is not None:
         return function
+    known = _PUBLIC.get((function, public_name))
+    if known is not None:  # one wrapper per function: specs built twice compare equal
+        return known
     parameters = inspect.signature(function).parameters.values()
     kinds = {parameter.kind for parameter in parameters}
     keywords = [p.name for p in parameters if p.kind in _KEYWORD_KINDS]
@@ -134,4 +140,9 @@ def public_function(function: Callable[..., Any], public_name: str) -> Callable[
             raise ArgumentError(f"{words}; its arguments are: {', '.join(keywords)}") from None
 
     public.__public_name__ = public_name  # type: ignore[attr-defined]
+    # pickle finds a function by module and qualified name: the raw function's
+    # ``public`` attribute, so that the wrapper pickles as itself
+    function.public = public  # type: ignore[attr-defined]
+    public.__qualname__ = f"{function.__qualname__}.public"
+    _PUBLIC[function, public_name] = public
     return public

@@ -180,8 +180,8 @@ def run_table(
     partition_warnings, partition_notes = (
         spec.partition_check(table, spec.name) if spec.partition_check else ((), ())
     )
-    emit_warnings(result.warnings, stacklevel=5)
-    emit_partition_warnings(partition_warnings, stacklevel=5)
+    emit_warnings(result.warnings)
+    emit_partition_warnings(partition_warnings)
     if spec.finish is not None:
         finished = spec.finish(result, table, models, partition_warnings, partition_notes)
         return dataclasses.replace(finished, design_kind=table.design.kind)
@@ -205,7 +205,7 @@ def run_arrays(spec: Any, *values: Any, alternative: str | None = None, **option
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     result = _build(spec, inputs, alternative, options)
-    emit_warnings(result.warnings, stacklevel=5)
+    emit_warnings(result.warnings)
     if result.design_kind is None:  # the kind the inputs imply, once the builder took them
         result = dataclasses.replace(result, design_kind=spec.array_design_kind(inputs, options))
     return result
