@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -140,9 +141,10 @@ def public_function(function: Callable[..., Any], public_name: str) -> Callable[
             raise ArgumentError(f"{words}; its arguments are: {', '.join(keywords)}") from None
 
     public.__public_name__ = public_name  # type: ignore[attr-defined]
-    # pickle finds a function by module and qualified name: the raw function's
-    # ``public`` attribute, so that the wrapper pickles as itself
-    function.public = public  # type: ignore[attr-defined]
-    public.__qualname__ = f"{function.__qualname__}.public"
+    # pickle finds a function by its module and name: the module's name now holds the
+    # wrapper, so the wrapper pickles as itself and prints as the function it wraps
+    module = sys.modules.get(function.__module__)
+    if module is not None and getattr(module, function.__qualname__, None) is function:
+        setattr(module, function.__qualname__, public)
     _PUBLIC[function, public_name] = public
     return public
