@@ -17,6 +17,7 @@ from cvreport.planning.components import (
 )
 from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
 from cvreport.planning.power import SIZE_TOLERANCE, holds_level
+from cvreport.references import bibliography
 from cvreport.rendering.display import SummaryDisplay
 from cvreport.rendering.summary import Summary
 from cvreport.summary_data import SummaryRow, SummaryTable
@@ -233,7 +234,7 @@ class PlanResult(SummaryDisplay):
         Returns
         -------
         tuple of str
-            Full references, each once.
+            Full references, each paper once and without the equations a test points to.
 
         Examples
         --------
@@ -253,7 +254,7 @@ class PlanResult(SummaryDisplay):
             else ()
         )
         tests = (planned[r.test] for r in self.recommendations if r.test in planned)
-        return tuple(dict.fromkeys((*model, *tests)))
+        return tuple(bibliography((*model, *tests)))  # a paper once, without its equations
 
     def _interpretation(self, best: Recommendation | None) -> str:
         """Which design is chosen, and why the tests that train fewer models are not."""

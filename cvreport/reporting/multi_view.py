@@ -33,13 +33,13 @@ from cvreport.errors import CVReportError
 from cvreport.methods.registry import get_spec
 from cvreport.multi.analysis import DatasetsAnalysis
 from cvreport.multi.bayesian import posterior_points
+from cvreport.references import bibliography
 from cvreport.rendering import formatting
 from cvreport.rendering.cd_diagram import cd_diagram
 from cvreport.rendering.cd_tikz import cd_text as draw_cd_text
 from cvreport.rendering.cd_tikz import cd_tikz as draw_cd_tikz
 from cvreport.rendering.simplex import simplex_plot
 from cvreport.reporting.interpret import in_sentence, p_equals
-from cvreport.reporting.references import bibliography
 
 __all__ = [
     "BETTER",

@@ -55,6 +55,7 @@ from cvreport.data.metric import Metric
 from cvreport.data.table_input import as_table
 from cvreport.errors import CVReportError, DataError
 from cvreport.methods.recommendation import Recommendation
+from cvreport.references import HOLM_REFERENCE, OVERLAP_REFERENCE
 from cvreport.rendering.display import ReportDisplay
 from cvreport.rendering.environment import html_environment, latex_environment, text_environment
 from cvreport.rendering.writer import (
@@ -67,7 +68,6 @@ from cvreport.rendering.writer import (
 from cvreport.reporting import view
 from cvreport.reporting.analyse import CORRECTIONS, Analysis, Plan, analyse
 from cvreport.reporting.analysis import Comparison, Posterior, SkippedTest, TestOutcome
-from cvreport.reporting.references import HOLM_REFERENCE, OVERLAP_REFERENCE
 from cvreport.results import TestResult
 
 if TYPE_CHECKING:

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from cvreport import references
 from cvreport._version import __version__
 from cvreport.data.design import DesignKind
 from cvreport.data.metrics import reader_name
 from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
 from cvreport.rendering import figures
-from cvreport.reporting import interpret, overview, references
+from cvreport.reporting import interpret, overview
 from cvreport.reporting.analysis import Comparison, TestOutcome, float_or_none, options_for
 from cvreport.results import level_text
 

@@ -8,6 +8,7 @@ errors in the plan's own table), not from copied sentences.
 from __future__ import annotations
 
 import dataclasses
+import re
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -284,3 +285,19 @@ def test_a_given_design_no_planned_test_fits_is_said_not_dropped():
         pilot, "logistic_regression", "decision_tree", effect=0.05, designs=["10x10"]
     )
     assert "given design" not in fitting.limits
+
+
+def test_the_plans_references_list_papers_not_the_equations_tests_cite() -> None:
+    """Was: "... Neural Computation 11(8):1885–1892, eq. 3.1." in the plan's references."""
+    from cvreport.planning import VarianceComponents, plan_from_components
+
+    components = VarianceComponents(within=0.0009, between=0.0, common=0.0001, K=10)
+    res = plan_from_components(components, None, effect=0.03, power=0.8, designs=["10x10", "5x2"])
+    references = res.references()
+    assert any(r.startswith("Alpaydın, E. (1999)") for r in references)
+    assert any(r.startswith("Wang, Y., Li, J., Li, Y. (2017)") for r in references)
+    for reference in references:
+        assert not re.search(r",\s*eqs?\.\s*[\d.–-]+\.?$", reference), reference
+        assert reference.endswith(".")
+    assert len({r.split(" (")[0] + r.split(")")[0][-4:] for r in references}) == len(references)
+    assert " eq. " not in res.summary().as_text()

@@ -1,4 +1,4 @@
-"""The report's bibliography: every paper once, with authors, year and venue.
+"""The bibliography of reports and plans: every paper once, with authors, year and venue.
 
 Tests cite the equations they implement (``…, eqs. 4–7.``); a bibliography lists
 the paper. :func:`bibliography` strips such pointers, completes citations the
