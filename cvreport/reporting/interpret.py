@@ -594,15 +594,16 @@ def disagreement_sentence(
     """A sentence when some tests find a difference and others do not; None when they agree.
 
     ``recommended`` names the recommended tests among them: when they all fall on
-    one side the sentence points to them; when they fall on both, it says the
-    evidence is borderline.
+    one side, the sentence points to them, and only tests not recommended for the
+    design disagree, which does not make the evidence borderline; when they fall on
+    both sides, or none of them gave a decision, it says the evidence is borderline.
 
     >>> print(disagreement_sentence("A", "B", rejecting=["F test"], not_rejecting=["t test"],
     ...       alpha=0.05, recommended=["F test"]))  # doctest: +NORMALIZE_WHITESPACE
     The tests disagree about A and B at α = 0.05: F test finds a difference, t test does not.
     Tests answer slightly different questions and differ in how often they raise false alarms;
-    rely on the recommended test (F test), and read the disagreement as a sign that the
-    evidence is borderline.
+    rely on the recommended test (F test): only tests not recommended for this design
+    disagree with it, so the disagreement does not make the evidence borderline.
     """
     if not rejecting or not not_rejecting:
         return None
@@ -620,7 +621,15 @@ def disagreement_sentence(
             text + "the recommended tests themselves disagree, so read the evidence as "
             "borderline: a difference may exist, but these data do not establish it firmly."
         )
-    if recommended:
+    if set(recommended) & {*rejecting, *not_rejecting}:
+        one = len(recommended) == 1
+        return (
+            text + f"rely on the recommended test{'' if one else 's'}"
+            f"{_aside(join_methods(recommended))}: only tests not recommended for this design "
+            f"disagree with {'it' if one else 'them'}, so the disagreement does not make the "
+            "evidence borderline."
+        )
+    if recommended:  # a recommended test that gave no decision here
         return (
             text + f"rely on the recommended test{_aside(join_methods(recommended))}, and read "
             "the disagreement as a sign that the evidence is borderline."

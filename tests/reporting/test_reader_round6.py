@@ -378,3 +378,32 @@ def test_a_plan_says_the_power_beside_no_design_is_the_best_found() -> None:
     frame = result.to_frame()
     for rec in result.recommendations:
         assert rec.power == pytest.approx(frame.loc[frame["test"] == rec.test, "power"].max())
+
+
+def test_a_disagreement_of_tests_not_recommended_alone_is_not_called_borderline() -> None:
+    """Was: "rely on the recommended test (...), and read the disagreement as a sign that
+    the evidence is borderline" where only a test not recommended disagreed."""
+    from cvreport.reporting import interpret
+
+    one_side = interpret.disagreement_sentence(
+        "A",
+        "B",
+        rejecting=["paired t test", "corrected t test"],
+        not_rejecting=["sign test"],
+        alpha=0.05,
+        recommended=["corrected t test"],
+    )
+    assert one_side is not None
+    assert "rely on the recommended test (corrected t test): only tests not recommended" in one_side
+    assert "disagree with it" in one_side and "borderline" in one_side
+    assert "does not make the evidence borderline" in one_side
+    both = interpret.disagreement_sentence(
+        "A",
+        "B",
+        rejecting=["corrected t test"],
+        not_rejecting=["Bayesian correlated t test"],
+        alpha=0.05,
+        recommended=["corrected t test", "Bayesian correlated t test"],
+    )
+    assert both is not None and "recommended tests themselves disagree" in both
+    assert "read the evidence as borderline" in both

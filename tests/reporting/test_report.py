@@ -269,7 +269,7 @@ def test_disagreement_sentence_only_when_decisions_differ(
     fake_tests["paired_ttest_5x2cv"] = 0.4
     one_side = Report(FakeTable(), tests="all").comparisons[0].disagreement
     assert one_side is not None
-    assert "rely on the recommended test (method calibrated_ftest_5x2cv and method" in one_side
+    assert "rely on the recommended tests (method calibrated_ftest_5x2cv and method" in one_side
 
 
 def test_reading_states_direction_pvalue_and_interval(
