@@ -212,12 +212,11 @@ class DatasetsTable:
         self._metric = metric
         self._level = level
         datasets = pd.unique(long["dataset"]) if len(long) else []
-        blank = [name for name in datasets if isinstance(name, str) and not name.strip()]
-        if blank:  # as a blank model label (validation.refuse_blank_labels)
-            raise DataError(
-                f"a data set is labelled by an empty text or only white space "
-                f"({describe_keys(blank)}): a report could not name that data set, and a CSV "
-                "file reads an empty field as a missing value; give every data set a visible name"
+        if any(isinstance(name, str) and name == "" for name in datasets):
+            raise DataError(  # as an empty model label (validation.refuse_empty_labels)
+                "a data set is labelled by the empty text (''): a report could not name that "
+                "data set, and a CSV file reads an empty field as a missing value; give every "
+                "data set a name"
             )
         if len(datasets) < 2:
             raise DataError(
