@@ -415,3 +415,78 @@ def test_an_empty_data_set_label_is_refused_as_an_empty_model_label():
         )
         assert isinstance(error, DataError)
         assert "a data set is labelled by the empty text ('')" in str(error)
+
+
+# ---------------------------------------------------------------- a score across data sets
+
+
+def _fold_means(frame: pd.DataFrame, metric) -> pd.Series:
+    per_fold = frame.groupby(["ds", "model", "replication", "fold"]).apply(
+        lambda part: metric(part["y"], part["yhat"])
+    )
+    return per_fold.groupby(["ds", "model"]).mean()
+
+
+@pytest.mark.parametrize(
+    ("name", "metric"),
+    [
+        ("accuracy", accuracy_score),
+        ("f1", lambda y, p: __import__("sklearn").metrics.f1_score(y, p)),
+    ],
+)
+def test_the_mean_score_of_each_data_set_is_the_mean_of_sklearns_fold_scores(name, metric):
+    """Once the many-data-sets table showed a mean accuracy of −0.150 for 0.850: the negated
+    internal loss 1 − accuracy instead of the accuracy (ranks unchanged, every mean off by 1)."""
+    frame = _losses(40)
+    noise = np.random.default_rng(7).random(frame.shape[0]) < 0.15
+    frame["yhat"] = np.where(noise, 1 - frame["yhat"], frame["yhat"])
+    frame.loc[frame["model"] == "b", "yhat"] = frame.loc[frame["model"] == "b", "y"]
+    many = pd.concat([frame.assign(ds="x"), frame.assign(ds="y")], ignore_index=True)
+    expected = _fold_means(many, metric).unstack("model")
+    routes = [
+        cvreport.DatasetsTable.from_predictions(
+            many, truth="y", prediction="yhat", metric=name, dataset="ds"
+        ),
+        cvreport.DatasetsTable.from_formula(
+            f"{name}(y, yhat) ~ model | replication + fold | ds", many
+        ),
+    ]
+    for table in routes:
+        means = table.means()
+        np.testing.assert_allclose(
+            means.to_numpy(float),
+            expected.loc[means.index, means.columns].to_numpy(float),
+            atol=1e-12,
+        )
+    assert (expected.to_numpy() > 0.5).all()
+
+
+def test_the_many_data_sets_report_prints_the_accuracy_not_its_complement():
+    from cvreport.reporting.multi_report import DatasetsReport
+
+    frame = _losses()
+    many = pd.concat([frame.assign(ds=name) for name in ("x", "y", "z")], ignore_index=True)
+    table = cvreport.DatasetsTable.from_predictions(
+        many, truth="y", prediction="yhat", metric="accuracy", dataset="ds"
+    )
+    accuracy = _fold_means(many, accuracy_score).loc[("x", "a")]
+    text = DatasetsReport(table, n_samples=2000).to_markdown()
+    assert f"| x | **{accuracy:.3f} ± " in text
+    assert "-0.150" not in text and accuracy == pytest.approx(0.85)
+
+
+def test_per_fold_accuracies_across_data_sets_keep_their_mean():
+    frame = _losses()
+    folds = frame.groupby(["model", "replication", "fold"], as_index=False).apply(
+        lambda part: pd.Series({"accuracy": accuracy_score(part["y"], part["yhat"])})
+    )
+    many = pd.concat([folds.assign(ds="x"), folds.assign(ds="y")], ignore_index=True)
+    table = cvreport.DatasetsTable.from_formula(
+        "accuracy ~ model | replication + fold | ds", many, per_fold=True, test_train_ratio=1.0
+    )
+    expected = many.groupby(["ds", "model"])["accuracy"].mean().unstack("model")
+    np.testing.assert_allclose(
+        table.means().to_numpy(float),
+        expected.loc[:, list(table.models)].to_numpy(float),
+        atol=1e-12,
+    )

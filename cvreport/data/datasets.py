@@ -194,7 +194,7 @@ class DatasetsTable:
         summaries = []
         for name, table in self._tables.items():
             frame = table.fold_errors()
-            values = -frame["loss"] if table.higher_is_better else frame["loss"]
+            values = table.to_metric(frame["loss"])  # the metric as given: 1 − error for accuracy
             summaries.append(
                 pd.DataFrame({"dataset": name, "model": frame["model"], "value": values.to_numpy()})
             )
