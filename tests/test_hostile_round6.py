@@ -524,3 +524,41 @@ def test_model_labels_that_look_like_numbers_read_alike_from_a_csv_on_every_rout
         FORMULA, cvreport.data.io.read_results(path)
     ).models
     assert len(set(models.values())) == 1, models
+
+
+# ---------------------------------------------------------------- files of one layout, two orders
+
+
+def _two_files_two_orders(folder) -> tuple[str, pd.DataFrame]:
+    """Two CSV files of the same columns, the second with its two losses swapped in place."""
+    frame = _losses()[["replication", "fold", "model", "record", "loss", "p"]]
+    frame = frame.assign(sqerr=(frame["p"] - 0.5) ** 2).drop(columns="p")
+    first = frame[frame["replication"] == 1]
+    second = frame[frame["replication"] == 2][
+        ["replication", "fold", "model", "record", "sqerr", "loss"]
+    ]
+    first.to_csv(folder / "r1.csv", index=False)
+    second.to_csv(folder / "r2.csv", index=False)
+    return str(folder / "r*.csv"), frame
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
+def test_csv_files_with_their_columns_in_another_order_are_read_by_name(engine, tmp_path):
+    """Once DuckDB (the default for a path) stacked the files by position: the second file's
+    'sqerr' was read as 'loss', a silently wrong analysis; Polars refused them."""
+    pattern, frame = _two_files_two_orders(tmp_path)
+    expected = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    table = cvreport.ResultsTable.from_formula(FORMULA, pattern, engine=engine)
+    pd.testing.assert_frame_equal(table.fold_errors(), expected.fold_errors())
+    pd.testing.assert_frame_equal(
+        cvreport.Report(table).to_frame(), cvreport.Report(expected).to_frame()
+    )
+
+
+def test_the_command_line_reads_reordered_csv_files_by_name(tmp_path, capsys):
+    pattern, frame = _two_files_two_orders(tmp_path)
+    out = tmp_path / "pairs.csv"
+    argv = ["report", pattern, "-f", FORMULA, "--engine", "duckdb", "-o", str(tmp_path / "r.md")]
+    assert main([*argv, "--pairs-csv", str(out)]) == 0, capsys.readouterr().err
+    expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_frame()
+    np.testing.assert_allclose(pd.read_csv(out)["pvalue"], expected["pvalue"], rtol=1e-12)
