@@ -497,7 +497,9 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
             if order is not None:  # Polars stacks CSV files by position: put the names in line
                 frame = pl.concat([pl.scan_csv(f, glob=False).select(order) for f in files])
             else:
-                frame = pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
+                frame = (
+                    pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
+                )
         return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
     with _translated(what, files):
         readers = [pd.read_csv(f) if csv else pd.read_parquet(f) for f in files]
