@@ -42,6 +42,7 @@ LABELS = {"lr": "lr & <b>co</b>", "tree": "tree_50% ü", "knn": "knn\nv2 $x$"}
 A, B = LABELS["lr"], LABELS["tree"]
 TOLERANCE = {"rtol": 1e-12, "atol": 1e-12}
 EFFECT = 0.05
+RATIO = 1.0  # n2/n1 of 2-fold CV: the test set is as large as the training set
 SAMPLES = 2000
 
 HOSTILE = {
@@ -53,7 +54,7 @@ HOSTILE = {
 OUTCOMES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "0/1 loss": ("records", f"err ~ {KEYS}", {}),
     "real loss": ("records", f"sqerr ~ {KEYS}", {}),
-    "per-fold AUC": ("folds", f"auc ~ {KEYS}", {"per_fold": True, "test_train_ratio": 1.0}),
+    "per-fold AUC": ("folds", f"auc ~ {KEYS}", {"per_fold": True, "test_train_ratio": RATIO}),
     "f1": ("records", f"f1(truth, pred) ~ {KEYS}", {}),
     "roc_auc": ("records", f"roc_auc(truth, proba) ~ {KEYS}", {}),
     "log_loss": ("records", f"log_loss(truth, proba) ~ {KEYS}", {}),
@@ -115,18 +116,13 @@ def _table(outcome: str, data: Any) -> ResultsTable:
     return ResultsTable.from_formula(formula, data, **keywords)
 
 
-def _ratio(table: ResultsTable) -> float:
-    """n2/n1 of 2-fold CV on 60 records: the test set is as large as the training set."""
-    return 1.0
-
-
 def layers(table: ResultsTable) -> dict[str, np.ndarray]:
     """The numbers of every layer over one table (the pair A, B for the single tests)."""
     differences = table.differences(A, B).to_numpy(dtype=float).ravel()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api = cvreport.corrected_repeated_kfold_ttest(table, A, B, test_train_ratio=_ratio(table))
-        by_arrays = arrays.corrected_repeated_kfold_ttest(differences, _ratio(table))
+        api = cvreport.corrected_repeated_kfold_ttest(table, A, B, test_train_ratio=RATIO)
+        by_arrays = arrays.corrected_repeated_kfold_ttest(differences, RATIO)
         blocked = cvreport.blocked_ttest_3x2cv(table, A, B)
         blocked_arrays = arrays.blocked_ttest_3x2cv(table.differences(A, B).to_numpy(dtype=float))
         report = cvreport.Report(table).to_frame()
@@ -192,7 +188,7 @@ def test_the_corrected_t_of_the_reference_is_nadeau_and_bengios_by_hand():
         kind = OUTCOMES[outcome][0]
         table = _table(outcome, HOSTILE[(kind, "one")].copy())
         d = table.differences(A, B).to_numpy(dtype=float).ravel()
-        t = d.mean() / np.sqrt((1 / d.size + 1.0) * d.var(ddof=1))
+        t = d.mean() / np.sqrt((1 / d.size + RATIO) * d.var(ddof=1))
         p = 2 * stats.t.sf(abs(t), d.size - 1)
         statistic, pvalue, _ = reference(outcome)["table API: corrected t"]
         assert abs(statistic) == pytest.approx(abs(t), rel=1e-12), outcome
@@ -261,7 +257,8 @@ def test_the_report_command_gives_the_apis_p_values(outcome, source, convert, fo
 def test_the_plan_command_gives_the_apis_powers(outcome, source, convert, folder, capsys):
     kind, formula, _ = OUTCOMES[outcome]
     path = convert(source, kind, "one")
-    written = folder / f"plan-{re.sub(r'W', '', outcome)}-{source}.csv"
+    stem = re.sub(r"\W", "", outcome)
+    written = folder / f"plan-{stem}-{source}.csv"
     _cli(
         ["plan", path, A, B, "-f", formula, "--effect", str(EFFECT), "--csv", str(written)], capsys
     )

@@ -16,7 +16,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from sklearn.metrics import accuracy_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    balanced_accuracy_score,
+    cohen_kappa_score,
+    f1_score,
+    roc_auc_score,
+    zero_one_loss,
+)
 
 import cvreport
 from cvreport.cli import main
@@ -96,22 +103,32 @@ def test_a_boolean_loss_without_missing_values_is_the_loss_of_its_numbers():
 # ---------------------------------------------------------------- labels a report cannot print
 
 
-@pytest.mark.parametrize("blank", ["", "   ", "\t"])
-def test_a_blank_model_label_is_refused_on_every_engine(blank):
+def test_an_empty_model_label_is_refused_on_every_engine():
     """Once a frame gave a report comparing '' with 'b' while its CSV said 'missing model'."""
     frame = _losses()
-    frame["model"] = frame["model"].map({"a": blank, "b": "b"})
+    frame["model"] = frame["model"].map({"a": "", "b": "b"})
     error = _same_error_on_every_engine(
         lambda engine: cvreport.ResultsTable.from_formula(FORMULA, frame, engine=engine)
     )
     assert isinstance(error, DataError)
-    assert f"model column 'model' holds a label that is empty or only white space ({blank!r})" in (
-        str(error)
-    )
-    assert "give every model a visible name" in str(error)
+    assert "model column 'model' holds an empty label ('')" in str(error)
+    assert "give every model a name" in str(error)
 
 
-def test_a_blank_model_label_is_refused_by_every_kind_of_table(tmp_path):
+def test_a_model_label_of_spaces_is_kept_by_every_engine_and_by_its_csv(tmp_path):
+    """A CSV keeps '  ' as a label, so the frame and its file give one report."""
+    frame = _losses()
+    frame["model"] = frame["model"].map({"a": "  ", "b": "b"})
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    reference = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_frame()
+    assert reference["model_a"].tolist()[0] == "  "
+    for data, engine in [(frame, "duckdb"), (frame, "polars"), (str(path), "duckdb")]:
+        table = cvreport.ResultsTable.from_formula(FORMULA, data, engine=engine)
+        pd.testing.assert_frame_equal(cvreport.Report(table).to_frame(), reference)
+
+
+def test_an_empty_model_label_is_refused_by_every_kind_of_table(tmp_path):
     frame = _losses()
     frame["model"] = frame["model"].map({"a": "", "b": "b"})
     folds = frame.groupby(["model", "replication", "fold"], as_index=False)["loss"].mean()
@@ -132,18 +149,18 @@ def test_a_blank_model_label_is_refused_by_every_kind_of_table(tmp_path):
     for build in builds:
         error = _error(build)
         assert isinstance(error, DataError)
-        assert "holds a label that is empty or only white space ('')" in str(error)
+        assert "holds an empty label ('')" in str(error)
 
 
-def test_the_command_line_refuses_a_blank_model_label_and_writes_nothing(tmp_path, capsys):
+def test_the_command_line_refuses_an_empty_model_label_and_writes_nothing(tmp_path, capsys):
     frame = _losses()
-    frame["model"] = frame["model"].map({"a": " ", "b": "b"})
+    frame["model"] = frame["model"].map({"a": "", "b": "b"})
     data, out = tmp_path / "blank.parquet", tmp_path / "report.md"
     frame.to_parquet(data)
     assert main(["report", str(data), "-f", FORMULA, "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("cvreport: error: ") and "Traceback" not in err
-    assert "empty or only white space (' ')" in err
+    assert "holds an empty label ('')" in err
     assert not out.exists()
 
 
@@ -185,10 +202,10 @@ def _compare(scores: pd.DataFrame):
     [
         (_SCORES.set_axis(["d1"] * 7), "name data set 'd1' on more than one row"),
         (_SCORES.set_axis([1, "1", "b"], axis=1), "models of different types that read the same"),
-        (_SCORES.set_axis(["", "old", "base"], axis=1), "empty text or only white space ('')"),
+        (_SCORES.set_axis(["", "old", "base"], axis=1), "name a model by the empty text ('')"),
         (_SCORES.astype(str), "must be numbers, but the scores of 'new', 'old', 'base' are text"),
     ],
-    ids=["repeated data set", "1 and '1'", "blank model", "text scores"],
+    ids=["repeated data set", "1 and '1'", "empty model name", "text scores"],
 )
 def test_compare_datasets_refuses_what_the_long_tables_refuse(scores, words):
     """Once: seven rows of 'd1' ranked as seven data sets, 1 and '1' as two models, text
@@ -396,12 +413,152 @@ def test_the_datasets_command_finds_an_integer_baseline(tmp_path, capsys):
     assert out.exists()
 
 
-def test_a_blank_data_set_label_is_refused_as_a_blank_model_label():
+def test_an_empty_data_set_label_is_refused_as_an_empty_model_label():
     frame = _losses()
-    many = pd.concat([frame.assign(ds="x"), frame.assign(ds=" ")], ignore_index=True)
+    many = pd.concat([frame.assign(ds="x"), frame.assign(ds="")], ignore_index=True)
     for data in (many, need("duckdb").from_df(many)):
         error = _error(
             lambda data=data: cvreport.DatasetsTable.from_formula(f"{FORMULA} | ds", data)
         )
         assert isinstance(error, DataError)
-        assert "a data set is labelled by an empty text or only white space (' ')" in str(error)
+        assert "a data set is labelled by the empty text ('')" in str(error)
+
+
+# ---------------------------------------------------------------- a score across data sets
+
+
+def _fold_means(frame: pd.DataFrame, metric) -> pd.Series:
+    per_fold = frame.groupby(["ds", "model", "replication", "fold"]).apply(
+        lambda part: metric(part["y"], part["yhat"])
+    )
+    return per_fold.groupby(["ds", "model"]).mean()
+
+
+@pytest.mark.parametrize(
+    ("name", "metric"),
+    [
+        ("accuracy", accuracy_score),
+        ("balanced_accuracy", balanced_accuracy_score),
+        ("kappa", cohen_kappa_score),
+        ("f1", f1_score),
+        ("zero_one_loss", zero_one_loss),
+    ],
+)
+def test_the_mean_score_of_each_data_set_is_the_mean_of_sklearns_fold_scores(name, metric):
+    """Once the many-data-sets table showed a mean accuracy of −0.150 for 0.850: the negated
+    internal loss 1 − accuracy instead of the accuracy (ranks unchanged, every mean off by 1)."""
+    frame = _losses(40)
+    noise = np.random.default_rng(7).random(frame.shape[0]) < 0.15
+    frame["yhat"] = np.where(noise, 1 - frame["yhat"], frame["yhat"])
+    frame.loc[frame["model"] == "b", "yhat"] = frame.loc[frame["model"] == "b", "y"]
+    many = pd.concat([frame.assign(ds="x"), frame.assign(ds="y")], ignore_index=True)
+    expected = _fold_means(many, metric).unstack("model")
+    routes = [
+        cvreport.DatasetsTable.from_predictions(
+            many, truth="y", prediction="yhat", metric=name, dataset="ds"
+        ),
+        cvreport.DatasetsTable.from_formula(
+            f"{name}(y, yhat) ~ model | replication + fold | ds", many
+        ),
+    ]
+    for table in routes:
+        means = table.means()
+        np.testing.assert_allclose(
+            means.to_numpy(float),
+            expected.loc[means.index, means.columns].to_numpy(float),
+            atol=1e-12,
+        )
+    assert np.ptp(expected.to_numpy()) > 0  # the models differ
+
+
+def test_the_many_data_sets_report_prints_the_accuracy_not_its_complement():
+    from cvreport.reporting.multi_report import DatasetsReport
+
+    frame = _losses()
+    many = pd.concat([frame.assign(ds=name) for name in ("x", "y", "z")], ignore_index=True)
+    table = cvreport.DatasetsTable.from_predictions(
+        many, truth="y", prediction="yhat", metric="accuracy", dataset="ds"
+    )
+    accuracy = _fold_means(many, accuracy_score).loc[("x", "a")]
+    text = DatasetsReport(table, n_samples=2000).to_markdown()
+    assert f"| x | **{accuracy:.3f} ± " in text
+    assert "-0.150" not in text and accuracy == pytest.approx(0.85)
+
+
+def test_per_fold_accuracies_across_data_sets_keep_their_mean():
+    frame = _losses()
+    folds = frame.groupby(["model", "replication", "fold"], as_index=False).apply(
+        lambda part: pd.Series({"accuracy": accuracy_score(part["y"], part["yhat"])})
+    )
+    many = pd.concat([folds.assign(ds="x"), folds.assign(ds="y")], ignore_index=True)
+    table = cvreport.DatasetsTable.from_formula(
+        "accuracy ~ model | replication + fold | ds", many, per_fold=True, test_train_ratio=1.0
+    )
+    expected = many.groupby(["ds", "model"])["accuracy"].mean().unstack("model")
+    np.testing.assert_allclose(
+        table.means().to_numpy(float),
+        expected.loc[:, list(table.models)].to_numpy(float),
+        atol=1e-12,
+    )
+
+
+# ---------------------------------------------------------------- known: labels that read as numbers
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a CSV label column such as '007', '1e3' is text to DuckDB's sniffer (the "
+    "default for a path) but numbers to pandas (the command line) and Polars; reading key "
+    "columns as text needs their roles before the file is read",
+)
+def test_model_labels_that_look_like_numbers_read_alike_from_a_csv_on_every_route(tmp_path):
+    frame = _losses()
+    frame["model"] = frame["model"].map({"a": "007", "b": "1e3"})
+    path = tmp_path / "labels.csv"
+    frame.to_csv(path, index=False)
+    models = {
+        engine: cvreport.ResultsTable.from_formula(FORMULA, str(path), engine=engine).models
+        for engine in ("duckdb", "polars")
+    }
+    models["pandas"] = cvreport.ResultsTable.from_formula(
+        FORMULA, cvreport.data.io.read_results(path)
+    ).models
+    assert len(set(models.values())) == 1, models
+
+
+# ---------------------------------------------------------------- files of one layout, two orders
+
+
+def _two_files_two_orders(folder) -> tuple[str, pd.DataFrame]:
+    """Two CSV files of the same columns, the second with its two losses swapped in place."""
+    frame = _losses()[["replication", "fold", "model", "record", "loss", "p"]]
+    frame = frame.assign(sqerr=(frame["p"] - 0.5) ** 2).drop(columns="p")
+    first = frame[frame["replication"] == 1]
+    second = frame[frame["replication"] == 2][
+        ["replication", "fold", "model", "record", "sqerr", "loss"]
+    ]
+    first.to_csv(folder / "r1.csv", index=False)
+    second.to_csv(folder / "r2.csv", index=False)
+    return str(folder / "r*.csv"), frame
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
+def test_csv_files_with_their_columns_in_another_order_are_read_by_name(engine, tmp_path):
+    """Once DuckDB (the default for a path) stacked the files by position: the second file's
+    'sqerr' was read as 'loss', a silently wrong analysis; Polars refused them."""
+    pattern, frame = _two_files_two_orders(tmp_path)
+    expected = cvreport.ResultsTable.from_formula(FORMULA, frame)
+    table = cvreport.ResultsTable.from_formula(FORMULA, pattern, engine=engine)
+    pd.testing.assert_frame_equal(table.fold_errors(), expected.fold_errors())
+    pd.testing.assert_frame_equal(
+        cvreport.Report(table).to_frame(), cvreport.Report(expected).to_frame()
+    )
+
+
+def test_the_command_line_reads_reordered_csv_files_by_name(tmp_path, capsys):
+    pattern, frame = _two_files_two_orders(tmp_path)
+    out = tmp_path / "pairs.csv"
+    argv = ["report", pattern, "-f", FORMULA, "--engine", "duckdb", "-o", str(tmp_path / "r.md")]
+    assert main([*argv, "--pairs-csv", str(out)]) == 0, capsys.readouterr().err
+    expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_frame()
+    np.testing.assert_allclose(pd.read_csv(out)["pvalue"], expected["pvalue"], rtol=1e-12)

@@ -194,7 +194,7 @@ class DatasetsTable:
         summaries = []
         for name, table in self._tables.items():
             frame = table.fold_errors()
-            values = -frame["loss"] if table.higher_is_better else frame["loss"]
+            values = table.to_metric(frame["loss"])  # the metric as given: 1 − error for accuracy
             summaries.append(
                 pd.DataFrame({"dataset": name, "model": frame["model"], "value": values.to_numpy()})
             )
@@ -212,12 +212,11 @@ class DatasetsTable:
         self._metric = metric
         self._level = level
         datasets = pd.unique(long["dataset"]) if len(long) else []
-        blank = [name for name in datasets if isinstance(name, str) and not name.strip()]
-        if blank:  # as a blank model label (validation.refuse_blank_labels)
-            raise DataError(
-                f"a data set is labelled by an empty text or only white space "
-                f"({describe_keys(blank)}): a report could not name that data set, and a CSV "
-                "file reads an empty field as a missing value; give every data set a visible name"
+        if any(isinstance(name, str) and name == "" for name in datasets):
+            raise DataError(  # as an empty model label (validation.refuse_empty_labels)
+                "a data set is labelled by the empty text (''): a report could not name that "
+                "data set, and a CSV file reads an empty field as a missing value; give every "
+                "data set a name"
             )
         if len(datasets) < 2:
             raise DataError(

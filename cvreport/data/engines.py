@@ -365,9 +365,14 @@ def _csv_header(file: str) -> list[str]:
     return [str(name) for name in first.iloc[0].tolist()] if first.shape[0] else []
 
 
-def _check_csv_files(files: list[str]) -> None:
-    """Read every file's header: repeated and disagreeing column names are named."""
+def _check_csv_files(files: list[str]) -> list[str] | None:
+    """Read every file's header: repeated and disagreeing column names are named.
+
+    Returns the first file's column order when another file lists the same columns
+    in another order (then the files are read by name, not by position), else ``None``.
+    """
     first: tuple[str, dict[str, Any]] | None = None
+    reordered = False
     for file in files:
         header = _csv_header(file)
         repeated = _repeated_name(header)
@@ -378,6 +383,8 @@ def _check_csv_files(files: list[str]) -> None:
             first = (file, columns)
             continue
         _compare_schemas(first, (file, columns))
+        reordered = reordered or list(columns) != list(first[1])
+    return list(first[1]) if reordered and first is not None else None
 
 
 def _zone_duckdb_loses(schema: Any, what: str) -> str | None:
@@ -463,8 +470,9 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     files = _files(_paths(data))
     csv = _is_csv(files)
     schema = None
+    order = None  # the first CSV file's columns, when another file orders them otherwise
     if csv:
-        _check_csv_files(files)
+        order = _check_csv_files(files)
     else:
         schema = _check_parquet_files(files)
     what = f"table of {'CSV' if csv else 'Parquet'} files {files[0]!r}" + (
@@ -479,7 +487,11 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         with _translated(what, files):
             literal = [_glob_escaped(f) for f in files]  # DuckDB reads each path as a glob
             relation = (
-                connection.read_csv(literal, auto_type_candidates=list(CSV_TYPES))
+                connection.read_csv(
+                    literal,
+                    auto_type_candidates=list(CSV_TYPES),
+                    union_by_name=order is not None,
+                )
                 if csv
                 else connection.read_parquet(literal)
             )
@@ -492,7 +504,12 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         import polars as pl
 
         with _translated(what, files):
-            frame = pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
+            if order is not None:  # Polars stacks CSV files by position: put the names in line
+                frame = pl.concat([pl.scan_csv(f, glob=False).select(order) for f in files])
+            else:
+                frame = (
+                    pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
+                )
         return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
     with _translated(what, files):
         readers = [pd.read_csv(f) if csv else pd.read_parquet(f) for f in files]

@@ -33,7 +33,7 @@ __all__ = [
     "lacking_models_error",
     "loss_values",
     "nonfinite_error",
-    "refuse_blank_labels",
+    "refuse_empty_labels",
     "repeated_keys_error",
     "require_columns",
     "require_distinct_roles",
@@ -286,33 +286,31 @@ class Names:
         )
 
 
-def refuse_blank_labels(labels: Any, where: str) -> None:
-    """Refuse model labels that print as nothing: ``""`` or only spaces.
+def refuse_empty_labels(labels: Any, where: str) -> None:
+    """Refuse an empty model label, ``""``.
 
     A report could not name such a model, and a CSV file reads an empty field as
     missing, so the same table would be read one way from a frame and another
-    way from its file.
+    way from its file. (A label of spaces is kept: a CSV keeps it too.)
 
     Raises
     ------
     DataError
-        A label is empty or only white space.
+        A label is the empty text.
 
     Examples
     --------
-    >>> refuse_blank_labels(pd.Index(["lr", "tree"]), "model column 'model'")
+    >>> refuse_empty_labels(pd.Index(["lr", "tree"]), "model column 'model'")
     >>> try:
-    ...     refuse_blank_labels(pd.Index(["lr", " "]), "model column 'model'")
+    ...     refuse_empty_labels(pd.Index(["lr", ""]), "model column 'model'")
     ... except DataError as error:
-    ...     print(str(error)[:68])
-    model column 'model' holds a label that is empty or only white space
+    ...     print(str(error)[:41])
+    model column 'model' holds an empty label
     """
-    blank = [label for label in labels if isinstance(label, str) and not label.strip()]
-    if blank:
+    if any(isinstance(label, str) and label == "" for label in labels):
         raise DataError(
-            f"{where} holds a label that is empty or only white space "
-            f"({describe_keys(blank)}): a report could not name that model, and a CSV file "
-            "reads an empty field as a missing value; give every model a visible name"
+            f"{where} holds an empty label (''): a report could not name that model, and a "
+            "CSV file reads an empty field as a missing value; give every model a name"
         )
 
 
@@ -334,7 +332,7 @@ def check_design_grid(
             f"at least two models are needed to compare, but model column {model_column!r} "
             f"holds only {describe_keys(models.tolist())}; add the results of another model"
         )
-    refuse_blank_labels(models, f"model column {model_column!r}")
+    refuse_empty_labels(models, f"model column {model_column!r}")
     fold_present = np.asarray(present.any(axis=2))
     n_folds = fold_present.sum(axis=1)
     if (n_folds != n_folds[0]).any():

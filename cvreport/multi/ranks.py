@@ -104,7 +104,7 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
 
 
 def _refuse_unreadable_labels(frame: pd.DataFrame, what: str) -> None:
-    """Data sets named twice, models named by nothing, models whose names read alike.
+    """Data sets named twice, a model named by the empty text, models whose names read alike.
 
     The long-format tables refuse the same labels (:mod:`cvreport.data.labels`).
     """
@@ -115,12 +115,10 @@ def _refuse_unreadable_labels(frame: pd.DataFrame, what: str) -> None:
             "give every data set one row with its own name (scores.reset_index(drop=True) "
             "numbers the rows afresh when they have no names)"
         )
-    blank = [c for c in frame.columns if isinstance(c, str) and not c.strip()]
-    if blank:
+    if any(isinstance(c, str) and c == "" for c in frame.columns):
         raise DataError(
-            f"the {what} name a model by an empty text or only white space "
-            f"({describe_keys(blank)}): a report could not name that model; give every "
-            "model a visible name"
+            f"the {what} name a model by the empty text (''): a report could not name that "
+            "model; give every model a name"
         )
     shown = pd.Series([str(c) for c in frame.columns])
     alike = shown.duplicated(keep=False).to_numpy()
