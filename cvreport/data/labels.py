@@ -23,6 +23,7 @@ __all__ = [
     "Order",
     "encode_labels",
     "first_appearance",
+    "labels_named",
     "refuse_labels_that_print_alike",
     "relabel_used",
     "sorted_order",
@@ -180,6 +181,23 @@ def encode_labels(
         codes = _relabel(codes, permutation)
     target = np.dtype(code_dtype) if code_dtype is not None else _code_dtype(len(labels))
     return codes.astype(target, copy=False), labels
+
+
+def labels_named(label: Any, labels: list[Any]) -> list[Any]:
+    """The labels that ``label`` names: the one equal to it, else those that print as it.
+
+    A user names a model by its text (``"1"`` on the command line finds the model
+    ``1``); True names no model labelled 1, though Python counts ``True == 1``.
+    More than one match (``1`` and ``"1"``) is for the caller to refuse.
+
+    >>> labels_named("1", [1, 2]), labels_named(True, [1, 2]), labels_named(2, [1, 2])
+    ([1], [], [2])
+    """
+    flags = bool | np.bool_
+    for candidate in labels:
+        if candidate == label and isinstance(candidate, flags) == isinstance(label, flags):
+            return [candidate]
+    return [candidate for candidate in labels if str(candidate) == str(label)]
 
 
 def refuse_labels_that_print_alike(labels: pd.Index, column: str, role: str) -> None:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from cvreport.data.build import score_offset
 from cvreport.data.design import Design, size_range
+from cvreport.data.labels import labels_named
 from cvreport.data.metric import Metric
 from cvreport.data.sufficient import FoldBlock, SufficientStatistics, training_sizes
 from cvreport.data.validation import show
@@ -144,12 +145,7 @@ class TableViews(SummaryDisplay):
 
     def _model_label(self, label: Any) -> Any:
         models = self.models
-        if label in models:
-            found = models[models.index(label)]
-            flags = bool | np.bool_  # True == 1: a flag names no model labelled 1
-            if isinstance(label, flags) == isinstance(found, flags):
-                return found
-        matches = [m for m in models if str(m) == str(label)]
+        matches = labels_named(label, models)
         if len(matches) == 1:
             return matches[0]
         raise DataError(

@@ -26,6 +26,7 @@ import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.direction import check_direction
+from cvreport.data.labels import labels_named
 from cvreport.data.metric import Direction, Metric
 from cvreport.data.validation import show
 from cvreport.errors import CVReportError, DataError
@@ -179,11 +180,7 @@ def _baseline_model(baseline: Any, models: list[Any]) -> Any:
 
     True names no model labelled 1 (Python counts ``True == 1``).
     """
-    flags = bool | np.bool_
-    for model in models:
-        if model == baseline and isinstance(model, flags) == isinstance(baseline, flags):
-            return model
-    matches = [model for model in models if str(model) == str(baseline)]
+    matches = labels_named(baseline, models)
     if len(matches) == 1:
         return matches[0]
     raise CVReportError(
