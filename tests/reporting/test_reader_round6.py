@@ -407,3 +407,23 @@ def test_a_disagreement_of_tests_not_recommended_alone_is_not_called_borderline(
     )
     assert both is not None and "recommended tests themselves disagree" in both
     assert "read the evidence as borderline" in both
+
+
+def test_the_report_never_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    """Was: the example report was 403 px wide at 320–380 px: the facts grid kept its names'
+    width and a non-breaking metric expression ("prediction != truth") stuck out."""
+    table = cvreport.ResultsTable.from_predictions(
+        cvreport.load_example(), truth="truth", prediction="prediction"
+    )  # as `cvreport report --example` builds it
+    path = tmp_path / "report.html"
+    cvreport.Report(table).save(path)
+    page = browser.new_page(viewport={"width": 320, "height": 800})
+    page.goto(path.as_uri())
+    wide = {}
+    for width in range(320, 481, 16):
+        page.set_viewport_size({"width": width, "height": 800})
+        scrolled = page.evaluate("document.documentElement.scrollWidth")
+        if scrolled > width:
+            wide[width] = scrolled
+    page.close()
+    assert wide == {}
