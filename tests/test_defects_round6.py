@@ -290,3 +290,17 @@ def test_a_warning_of_a_wrapped_test_points_at_the_users_call():
             "loss ~ model | replication + fold", model="A", data=_one_model_frame(2), p0=0.2
         )
     assert {w.filename for w in caught if w.category is DegenerateStatisticWarning} == {__file__}
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "brier_score_loss"])
+def test_python_booleans_held_as_objects_are_refused_as_boolean_scores(metric):
+    # True/False in an object column (a frame built from Python lists with a None, or
+    # after concatenating frames) were read as probabilities 0 and 1
+    frame = _predictions_frame()
+    frame["hard"] = pd.Series(frame["hard"].tolist(), dtype=object)
+    assert frame["hard"].dtype == object
+    with pytest.raises(DataError) as caught:
+        cvreport.ResultsTable.from_predictions(
+            frame, metric=metric, score="hard", record="record", **ROLES
+        )
+    _refuses_booleans(str(caught.value), metric)

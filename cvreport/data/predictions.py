@@ -389,7 +389,14 @@ def _score_dtypes(
         if isinstance(score, str)
         else list(score.values() if isinstance(score, Mapping) else score)
     )
-    return [data[column].dtype for column in columns if column in data]
+    return [_held_dtype(data[column]) for column in columns if column in data]
+
+
+def _held_dtype(column: pd.Series) -> Any:
+    """A column's dtype; Python's True/False in an object column count as booleans."""
+    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) == "boolean":
+        return np.dtype(bool)
+    return column.dtype
 
 
 def _score_names(score: str | Sequence[str] | Mapping[Any, str] | None) -> list[str] | None:
