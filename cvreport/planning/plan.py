@@ -10,6 +10,7 @@ how far the estimate can be trusted (:mod:`cvreport.planning.limits`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -130,14 +131,17 @@ def plan_from_components(
             else [d for d in given if test.applies(d)]
         )
         reached: list[tuple[CandidateDesign, float]] = []
-        ceiling = 0.0
+        # the best power seen and its design: where no design reaches the power, the plan
+        # gives that power with the design's type I error, so that a reader can judge it
+        ceiling: tuple[float, CandidateDesign | None] = (0.0, None)
         if given is None:
             reached, ceiling = search_designs(test, inputs, effect, alpha, target)
             candidates = sorted(set(candidates) | {d for d, _ in reached})
         for design in candidates:
             value = test.power(effect, inputs_at(test, inputs, design), design, alpha)
             type_i_error = test.power(NULL_EFFECT, inputs_at(test, inputs, design), design, alpha)
-            ceiling = max(ceiling, value)
+            if value > ceiling[0]:
+                ceiling = (value, design)
             if given is not None and value >= target:
                 reached.append((design, value))
             rows.append(
@@ -215,7 +219,7 @@ def _recommend(
     test: PlannedTest,
     inputs: Any,
     reached: Sequence[tuple[CandidateDesign, float]],
-    ceiling: float,
+    ceiling: tuple[float, CandidateDesign | None],
     effect: float,
     target: float,
     alpha: float,
@@ -238,9 +242,16 @@ def _recommend(
             )
         return Recommendation(test.name, test.label, design, value, note, size, level)
     where = "any design searched" if searched else "any of the given designs"
-    note = (
-        f"{test.label}: no design reaches power {target:g}; the best on {where} is {ceiling:.3f}."
-    )
+    best, best_design = ceiling
+    note = f"{test.label}: no design reaches power {target:g}; the best on {where} is {best:.3f}"
+    size, level = math.nan, True
+    if best_design is not None:
+        size = test.power(NULL_EFFECT, inputs_at(test, inputs, best_design), best_design, alpha)
+        level = holds_level(size, alpha)
+        note += f" ({best_design.label}"
+        note += ")." if level else f", where its type I error is {size:.3f}, not α = {alpha:g})."
+    else:
+        note += "."
     if fair_best is not None:
         note += (
             f" On the designs of the table where it holds its level, the best is "
@@ -256,7 +267,7 @@ def _recommend(
             f"with unlimited {more} the power cannot exceed {limit:.3f}. Detect a larger "
             "difference, or use a larger data set."
         )
-    return Recommendation(test.name, test.label, None, ceiling, note)
+    return Recommendation(test.name, test.label, None, best, note, size, level)
 
 
 def _trainings(design: CandidateDesign) -> str:

@@ -67,10 +67,12 @@ class Recommendation:
     note : str
         One sentence: the design, or why no design reaches the power.
     type_i_error : float
-        The test's type I error on that design under the same model (NaN without a design).
+        The test's type I error on that design under the same model; where no design
+        reaches the power, on the design of the best power found (NaN when there is none).
     holds_level : bool
         False when that type I error exceeds ``SIZE_TOLERANCE`` × α: the design reaches
-        the power only by rejecting too often, so it is shown but not recommended.
+        the power (or its best power) only by rejecting too often, so it is shown but not
+        recommended.
     """
 
     test: str
@@ -80,6 +82,11 @@ class Recommendation:
     note: str
     type_i_error: float = math.nan
     holds_level: bool = True
+
+
+def _holds_words(level: bool) -> str:
+    """The "holds level" cell of the smallest-design table."""
+    return "yes" if level else "no: not recommended"
 
 
 @dataclass(frozen=True, repr=False)
@@ -184,8 +191,8 @@ class PlanResult(SummaryDisplay):
                     r.design.label if r.design else "none (best found)",
                     r.design.trainings if r.design else "",
                     r.power,
-                    r.type_i_error if r.design else "",
-                    ("yes" if r.holds_level else "no: not recommended") if r.design else "",
+                    "" if math.isnan(r.type_i_error) else r.type_i_error,
+                    "" if math.isnan(r.type_i_error) else _holds_words(r.holds_level),
                 )
                 for r in self.recommendations
             ),

@@ -92,10 +92,11 @@ def smallest_design(
 
 def search_designs(
     test: PlannedTest, inputs: Any, effect: float, alpha: float, target: float
-) -> tuple[list[tuple[CandidateDesign, float]], float]:
-    """Per fold count, the smallest design reaching ``target``; and the best power seen."""
+) -> tuple[list[tuple[CandidateDesign, float]], tuple[float, CandidateDesign | None]]:
+    """Per fold count, the smallest design reaching ``target``; and the best power seen,
+    with the design it was seen on (the largest searched, where none reaches)."""
     found: list[tuple[CandidateDesign, float]] = []
-    ceiling = 0.0
+    ceiling: tuple[float, CandidateDesign | None] = (0.0, None)
     if test.name == "mcnemar":
         design, value = smallest_design(
             test,
@@ -107,7 +108,8 @@ def search_designs(
             alpha,
             target,
         )
-        return ([(design, value)] if design else []), value
+        seen = design or CandidateDesign(1, 1, MAX_HOLDOUT)
+        return ([(design, value)] if design else []), (value, seen)
     if test.name == "corrected_resampled_ttest":
         folds = [1]
     elif test.name.startswith("corrected"):
@@ -126,7 +128,9 @@ def search_designs(
             alpha,
             target,
         )
-        ceiling = max(ceiling, value)
+        seen = design or CandidateDesign(MAX_REPLICATIONS, k)
+        if value > ceiling[0]:
+            ceiling = (value, seen)
         if design is not None:
             found.append((design, value))
     return found, ceiling

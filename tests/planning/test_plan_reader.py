@@ -301,3 +301,28 @@ def test_the_plans_references_list_papers_not_the_equations_tests_cite() -> None
         assert reference.endswith(".")
     assert len({r.split(" (")[0] + r.split(")")[0][-4:] for r in references}) == len(references)
     assert " eq. " not in res.summary().as_text()
+
+
+def test_the_best_power_beside_no_design_carries_its_type_i_error(pilot):
+    """Was: "Alpaydın's combined 5×2cv F test | none (best found) | 0.7520" with the type I
+    error and holds-level cells blank, and ``holds_level=True`` in the API, though that power
+    is at 1000×2 CV, where the test rejects a true null about a third of the time."""
+    from cvreport.planning.power import holds_level
+    from cvreport.planning.search import MAX_REPLICATIONS
+
+    res = cvreport.plan(pilot, *PAIR, effect=0.02, alpha=ALPHA)
+    unreached = [rec for rec in res.recommendations if rec.design is None]
+    assert unreached, "an effect of 0.02 is out of reach of some test on this pilot"
+    text = str(res)
+    for rec in unreached:
+        assert rec.type_i_error == rec.type_i_error  # not NaN
+        assert rec.holds_level == holds_level(rec.type_i_error, ALPHA)
+        row = next(line for line in text.splitlines() if line.strip().startswith(rec.label))
+        cells = row.split(rec.label, 1)[1].split()
+        assert cells[:4] == ["none", "(best", "found)", f"{rec.power:.4f}"]
+        assert cells[4] == f"{rec.type_i_error:.4f}"
+        assert " ".join(cells[5:]) == ("yes" if rec.holds_level else "no: not recommended")
+        if not rec.holds_level:
+            assert f"where its type I error is {rec.type_i_error:.3f}" in " ".join(rec.note.split())
+    f_test = next(r for r in unreached if r.test == "combined_ftest_5x2cv")
+    assert not f_test.holds_level and f"({MAX_REPLICATIONS}×2 CV," in " ".join(f_test.note.split())
