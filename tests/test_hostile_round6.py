@@ -562,3 +562,23 @@ def test_the_command_line_reads_reordered_csv_files_by_name(tmp_path, capsys):
     assert main([*argv, "--pairs-csv", str(out)]) == 0, capsys.readouterr().err
     expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, frame)).to_frame()
     np.testing.assert_allclose(pd.read_csv(out)["pvalue"], expected["pvalue"], rtol=1e-12)
+
+
+def test_one_block_named_fold_is_not_called_a_missing_fold_column():
+    """Was: "... | fold" on 10×10 CV said "the table names no fold column", though the
+    formula names it; what is missing is the replication."""
+    rows = [
+        {"replication": r, "fold": k, "model": m, "record": i, "loss": (i + r + k) % 2}
+        for r in range(3)
+        for k in range(2)
+        for m in ("A", "B")
+        for i in range(8)
+        if (i // (r + 1) + r) % 2 == k  # each replication splits the records its own way
+    ]
+    frame = pd.DataFrame(rows)
+    with pytest.raises(DataError) as caught:
+        cvreport.ResultsTable.from_formula("loss ~ model | fold", frame)
+    message = " ".join(str(caught.value).split())
+    assert "names no fold column" not in message
+    assert "the table names one block column, 'fold'" in message
+    assert "name both columns (e.g. 'loss ~ model | replication + fold'" in message

@@ -278,6 +278,15 @@ class Names:
         ]
         if not absent:
             return ""
+        if self.fold is None and self.replication is not None:
+            # one block of a formula ('| fold' too) is read as the replication: name the
+            # column the user wrote, not the role it was read in
+            return (
+                f"the table names one block column, {self.replication!r}, so rows that differ "
+                "only in another block (the replication, or the fold within it) look alike: "
+                "if the data hold several replications of several folds, name both columns "
+                "(e.g. 'loss ~ model | replication + fold', or replication=..., fold=...)."
+            )
         return (
             f"the table names no {' and no '.join(absent)} column, so rows that differ only "
             f"in the {' or '.join(absent)} look alike: if the data hold several replications "
