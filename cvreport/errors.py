@@ -7,6 +7,7 @@ columns or keys (the first few) and say how to fix the input.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "IntervalUndefinedError",
     "PartitionWarning",
     "describe_keys",
+    "user_stacklevel",
 ]
 
 
@@ -69,3 +71,18 @@ def describe_keys(keys: Iterable[object], limit: int = 5) -> str:
     if len(items) > limit:
         shown += f", ... ({len(items)} in all)"
     return shown
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` at which a warning raised by the caller points at the user's code.
+
+    Call it as ``warnings.warn(message, category, stacklevel=user_stacklevel())``: the
+    warning then names the first frame outside the package, however deep the package's
+    own calls run.
+    """
+    frame = sys._getframe(1)  # the function that calls warnings.warn: level 1
+    level = 1
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("cvreport."):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

@@ -8,6 +8,7 @@ import importlib
 import inspect
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -212,8 +213,12 @@ def test_auc_of_boolean_scores_is_the_same_on_every_engine_and_as_scikit_learn()
 
 # -- 2. an unknown keyword names the function as called, in one typed error ----------------------
 def _raw(function):
-    """The function as its family module defines it (before the public wrapper)."""
-    return getattr(importlib.import_module(function.__module__), function.__name__)
+    """The function as its family module defines it, before the public wrapper (which
+    takes its name in the module, so that it pickles as itself)."""
+    raw = function.__wrapped__
+    assert raw is not function and not hasattr(raw, "__public_name__")
+    assert getattr(importlib.import_module(function.__module__), function.__name__) is function
+    return raw
 
 
 def _public_functions():
@@ -304,3 +309,40 @@ def test_python_booleans_held_as_objects_are_refused_as_boolean_scores(metric):
             frame, metric=metric, score="hard", record="record", **ROLES
         )
     _refuses_booleans(str(caught.value), metric)
+
+
+@pytest.mark.parametrize("route", ["pandas", "duckdb", "polars", "arrays"])
+def test_auc_of_hard_predictions_warns_once_that_it_measures_one_threshold(route):
+    """Was: --metric roc_auc --score prediction (0/1 labels) gave a report of 'AUC' without a
+    word; the AUC of hard predictions is their balanced accuracy, not a ranking."""
+    frame = _predictions_frame()
+    frame["hard01"] = frame["hard"].astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if route == "arrays":
+            rows = frame[frame["fold"] == frame["fold"].iloc[0]]
+            a = rows[rows["model"] == "A"].sort_values("record")
+            b = rows[rows["model"] == "B"].sort_values("record")
+            cvreport.arrays.paired_bootstrap_test(
+                a["truth"].to_numpy(), a["hard01"].to_numpy(), b["hard01"].to_numpy(),
+                metric="roc_auc", n_resamples=200, random_state=0,
+            )  # fmt: skip
+        else:
+            source = _sources(frame)[route]
+            cvreport.ResultsTable.from_predictions(
+                source, metric="roc_auc", score="hard01", record="record", **ROLES
+            )
+    hard = [w for w in caught if "only two values (0 and 1)" in str(w.message)]
+    assert len(hard) == (2 if route == "arrays" else 1), [str(w.message) for w in caught]
+    assert all(w.category is DegenerateStatisticWarning for w in hard)
+    assert all(w.filename == __file__ for w in hard)  # points at the user's call
+    message = " ".join(str(hard[0].message).split())
+    assert "balanced accuracy, (TPR + TNR) / 2" in message and "predict_proba" in message
+    # probabilities give no such warning
+    with warnings.catch_warnings(record=True) as quiet:
+        warnings.simplefilter("always")
+        cvreport.ResultsTable.from_predictions(
+            frame.assign(p=np.linspace(0.01, 0.99, len(frame))),
+            metric="roc_auc", score="p", record="record", **ROLES,
+        )  # fmt: skip
+    assert not [w for w in quiet if "only two values" in str(w.message)]

@@ -44,7 +44,7 @@ import numpy as np
 
 from cvreport.data.auc import grouped_auc, order_keys, sorted_groups
 from cvreport.data.metric import Metric, direction_from_name
-from cvreport.errors import DataError, DegenerateStatisticWarning, describe_keys
+from cvreport.errors import DataError, DegenerateStatisticWarning, describe_keys, user_stacklevel
 
 __all__ = [
     "METRIC_RANGES",
@@ -63,6 +63,7 @@ __all__ = [
     "order_keys",
     "reader_name",
     "resolve_metric",
+    "warn_hard_scores",
 ]
 
 Kind = Literal["confusion", "rank", "record", "callable"]
@@ -533,6 +534,43 @@ def check_predictions(
                 f"{np.round(values[rows[0]], 6).tolist()!r} sums to {sums[0]:.6g}. Give "
                 "each class's probability (e.g. predict_proba), or divide each row by its sum"
             )
+
+
+def warn_hard_scores(spec: MetricSpec, scores: Any, holder: str = "the scores") -> None:
+    """Warn when a ranking metric (AUC, average precision) reads scores of two values only.
+
+    Two values are hard predictions: their AUC is that of one threshold, the balanced
+    accuracy (TPR + TNR) / 2, not a measure of how the model ranks the records. The
+    number is right for what was given, so this is a warning, not an error. Called once
+    where predictions enter (not per fold or per chunk); ``holder`` names what holds the
+    scores ("column 'p'", "the scores of b").
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_hard_scores(NAMED_METRICS["roc_auc"], np.array([0, 1, 1, 0]), "column 'pred'")
+    >>> " ".join(str(caught[0].message).split()[:13])
+    "AUC ranks records by their scores, but column 'pred' holds only two values"
+    """
+    if scores is None or spec.kind != "rank":
+        return
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or values.size < 3:
+        return
+    low, high = values.min(), values.max()
+    if np.count_nonzero((values != low) & (values != high)):
+        return
+    name = reader_name(spec.name)
+    which = " (for AUC: the balanced accuracy, (TPR + TNR) / 2)" if spec.name == "roc_auc" else ""
+    warnings.warn(
+        f"{name} ranks records by their scores, but {holder} holds only two values ({low:g} and "
+        f"{high:g}): hard predictions, whose {name} measures one threshold{which}, not how "
+        "the model ranks the records. Give the predicted probabilities or decision values "
+        "as the score (e.g. predict_proba), or compare hard predictions with "
+        "metric='balanced_accuracy' or 'accuracy'",
+        DegenerateStatisticWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _boolean(scores: Any, dtypes: Sequence[Any]) -> bool:

@@ -38,6 +38,7 @@ from cvreport.data.metrics import (
     reader_name,
     record_values,
     resolve_metric,
+    warn_hard_scores,
 )
 from cvreport.data.roles import MetricCall, Roles, metric_call
 from cvreport.data.sufficient import membership_patterns
@@ -191,6 +192,8 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
         row_names=data.index,
         score_dtypes=_score_dtypes(data, score),
     )
+    if isinstance(score, str):  # one score column: the positive class's
+        warn_hard_scores(spec, scores, f"column {score!r}")
     if spec.binary_only and len(classes) != 2:
         raise DataError(
             f"{spec.name!r} is defined for two classes, but the data hold {len(classes)} "

@@ -55,6 +55,7 @@ from cvreport.data.metrics import (
     grouped_metric_values,
     record_values,
     resolve_metric,
+    warn_hard_scores,
 )
 from cvreport.data.predictions import positive_code, refuse_labels_of_two_kinds
 from cvreport.errors import DataError
@@ -532,6 +533,8 @@ def _encode(truth: ArrayLike, a: ArrayLike, b: ArrayLike, spec: MetricSpec, pos_
     # the dtypes as given: a probability metric refuses True/False scores
     check_predictions(spec, codes, scores=xa, score_dtypes=[np.asarray(a).dtype])
     check_predictions(spec, codes, scores=xb, score_dtypes=[np.asarray(b).dtype])
+    warn_hard_scores(spec, xa, "the scores of a")
+    warn_hard_scores(spec, xb, "the scores of b")
     if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
         raise DataError("the scores hold NaN or infinite values; every record needs a score")
     return codes, xa, xb, pd.Index(classes)
