@@ -155,8 +155,12 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
             else in_sentence(method)
             for method, sets in used.items()
         )
+        others = len(analysis.models) - 1
         correction = (
-            f", p-values of a data set adjusted with {correction_name(per.correction)}"
+            # the family is the baseline's comparisons, not every pair: say its size, since
+            # a win/tie/loss over every pair adjusts over more p-values and can differ
+            f", p-values of a data set adjusted with {correction_name(per.correction)} over "
+            f"its {others} comparison{'s' if others != 1 else ''} with {per.baseline}"
             if per.correction
             else ""
         )

@@ -11,6 +11,7 @@ reader met before.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -427,3 +428,23 @@ def test_the_report_never_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Pa
             wide[width] = scrolled
     page.close()
     assert wide == {}
+
+
+def test_the_baseline_caption_says_how_many_comparisons_its_holm_family_holds() -> None:
+    """Was: "p-values of a data set adjusted with Holm's step-down procedure": a baseline's
+    family is its k − 1 comparisons, not the k(k − 1)/2 pairs of the win/tie/loss matrix,
+    so one pair could be marked worse here and tie there without a word why."""
+    frame = cvreport.load_example("multi")
+    table = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", frame
+    )
+    baseline = table.models[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        markdown = cvreport.DatasetsReport(table, baseline=baseline).to_markdown()
+    others = len(table.models) - 1
+    shown = str(baseline).replace("_", "\\_")
+    assert (
+        f"adjusted with Holm's step-down procedure over its {others} comparisons with {shown}"
+        in markdown
+    )
