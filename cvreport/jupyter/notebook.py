@@ -242,8 +242,10 @@ def build(
             "audit-intro",
             "## How well were the partitions drawn?\n\n"
             "The overlap audit compares the training sets of every pair of "
-            "replications: random partitions can overlap much more than n/4, which "
-            f"distorts the tests; balanced and block-regularized designs do not.{audit_text}",
+            "replications. Random partitions make them share more or fewer records than "
+            "the n/4 that balanced and block-regularized designs keep; the audit says "
+            "whether this data's overlaps are typical of random partitioning, and which "
+            f"tests assume balance (Wang, Li & Li 2015).{audit_text}",
         ),
         _code(
             "audit",
