@@ -419,7 +419,7 @@ def verdict_clause(
     the margin in the ``metric``'s units when it is given.
 
     >>> verdict_clause(method="F test", pvalue=0.2, alpha=0.05, reject=False, adjusted=0.4)
-    'no significant difference at α = 0.05 (F test, p = 0.200, adjusted p = 0.400)'
+    'no significant difference at α = 0.05 (F test, adjusted p = 0.400; unadjusted p = 0.200)'
     >>> verdict_clause(method="t test", pvalue=0.0, alpha=0.05, reject=True, degenerate=True)
     'significant difference at α = 0.05 (t test, p < 0.001 by the zero-variance convention, not evidence)'
     >>> verdict_clause(method="t test", pvalue=0.3, alpha=0.05, reject=False,
@@ -432,8 +432,8 @@ def verdict_clause(
     'significant difference at α = 0.05 (t test, one-sided p = 0.006)'
     """
     shown = p_equals(pvalue)
-    if adjusted is not None:
-        shown += ", " + p_equals(adjusted, "adjusted p")
+    if adjusted is not None:  # the p that decides comes first
+        shown = f"{p_equals(adjusted, 'adjusted p')}; unadjusted {shown}"
     if degenerate:
         shown += " by the zero-variance convention, not evidence"
     if alternative in ("less", "greater"):  # half a two-sided p: say so where it is given

@@ -30,8 +30,8 @@ Examples
 >>> [(o.a, o.b, o.name) for o in report.outcomes][:1]
 [('logistic_regression', 'decision_tree', 'combined_ftest_5x2cv')]
 >>> print(report.context()["bottom_line"][0]["text"])  # doctest: +NORMALIZE_WHITESPACE
-No significant difference at α = 0.05 (Alpaydın's combined 5×2cv F test, p = 0.027,
-adjusted p = 0.082). logistic_regression has the lower mean error rate, by 0.0573
+No significant difference at α = 0.05 (Alpaydın's combined 5×2cv F test, adjusted
+p = 0.082; unadjusted p = 0.027). logistic_regression has the lower mean error rate, by 0.0573
 (logistic_regression − decision_tree = -0.0573).
 
 ``report.save("report.html")`` writes the standalone page; ``.md`` and ``.tex``

@@ -267,7 +267,7 @@ def test_the_short_verdict_says_the_recommended_test_did_not_run(
         assert line["text"].startswith(
             "The recommended test (Alpaydın's combined 5×2cv F test) could not run (see below); "
             "no test decides. The other tests: no significant difference at α = 0.05 "
-            "(Calibrated balanced 5×2cv F test, p = "
+            "(Calibrated balanced 5×2cv F test, adjusted p = "
         ), line["text"]
 
 

@@ -448,3 +448,23 @@ def test_the_baseline_caption_says_how_many_comparisons_its_holm_family_holds() 
         f"adjusted with Holm's step-down procedure over its {others} comparisons with {shown}"
         in markdown
     )
+
+
+def test_a_verdict_gives_the_p_value_that_decides_first() -> None:
+    """Was: "No significant difference at α = 0.05 (…, p = 0.027, adjusted p = 0.082)": a
+    reader met p = 0.027 < α first, beside a verdict the adjusted p decides."""
+    table = cvreport.ResultsTable.from_predictions(
+        cvreport.load_example(), truth="truth", prediction="prediction"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = cvreport.Report(table)
+    checked = 0
+    for outcome in report.outcomes:
+        if outcome.adjusted is None or not outcome.recommended:
+            continue
+        adjusted = f"adjusted p = {outcome.adjusted:.3f}"
+        raw = f"unadjusted p = {outcome.result.pvalue:.3f}"
+        assert f"{adjusted}; {raw}" in report.to_markdown()
+        checked += 1
+    assert checked == 3  # the example's three pairs
