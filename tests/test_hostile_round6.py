@@ -582,3 +582,18 @@ def test_one_block_named_fold_is_not_called_a_missing_fold_column():
     assert "names no fold column" not in message
     assert "the table names one block column, 'fold'" in message
     assert "name both columns (e.g. 'loss ~ model | replication + fold'" in message
+
+
+def test_data_that_can_never_be_read_is_named_before_an_existing_output(tmp_path, capsys):
+    """Was: 'y.md exists; pass --overwrite' first, and only with --overwrite 'the data must
+    be a .csv or .parquet file': two runs to learn one fault of the input."""
+    from cvreport.cli import main
+
+    data = tmp_path / "results.xlsx"
+    data.write_bytes(b"not a table")
+    out = tmp_path / "y.md"
+    out.write_text("kept")
+    assert main(["report", str(data), "-f", "loss ~ model | replication + fold", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert "must be a .csv or .parquet file" in err and "--overwrite" not in err
+    assert out.read_text() == "kept"

@@ -378,7 +378,12 @@ def check_data_path(path: str | os.PathLike[str]) -> None:
 
 
 def input_paths(args: argparse.Namespace) -> list[Path]:
-    """The data files a command reads (none for ``--example``; a glob's matches)."""
+    """The data files a command reads (none for ``--example``; a glob's matches).
+
+    A DATA file that can never be read (a folder, a FIFO, a name that is neither
+    CSV nor Parquet) is refused here, before the outputs are checked, so that one
+    run names it instead of asking for ``--overwrite`` first.
+    """
     if getattr(args, "example", None) or not args.data:
         return []
     data = str(args.data)
@@ -386,6 +391,8 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
         import glob
 
         return [Path(p) for p in glob.glob(data, recursive=True)]
+    check_data_path(data)
+    data_format(data)
     return [Path(data)]
 
 
