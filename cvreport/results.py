@@ -567,7 +567,8 @@ class TestResult(HypothesisTestResult):
         return f"H1: A − B < {margin:g} (A not worse)"
 
     def _margin_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
-        """The ``1 − 2α`` interval (beside the estimate), the margin and both one-sided tests."""
+        """The ``1 − 2α`` interval (beside the estimate), the margin and the one-sided tests
+        (both for equivalence; for non-inferiority the one that decides)."""
         margin = float(self.margin or 0.0)
         score = self.direction == "higher"
         rows = []
@@ -583,13 +584,19 @@ class TestResult(HypothesisTestResult):
             else:
                 where = f"below {margin:g}" if high < margin else f"not below {margin:g}"
             rows.append(SummaryRow(f"{level} interval", (low, high), "value"))
-        rows += [
-            SummaryRow("margin", self._margin_words(), "text"),
+        lower = [
             SummaryRow(f"H0: A − B ≤ −{margin:g}: statistic", self.statistic_lower, "number"),
             SummaryRow(f"H0: A − B ≤ −{margin:g}: p-value", self.pvalue_lower, "pvalue"),
+        ]
+        upper = [
             SummaryRow(f"H0: A − B ≥ {margin:g}: statistic", self.statistic_upper, "number"),
             SummaryRow(f"H0: A − B ≥ {margin:g}: p-value", self.pvalue_upper, "pvalue"),
         ]
+        if self.alternative == "non-inferior":  # one test decides: the one in "not worse"
+            halves = lower if score else upper
+        else:
+            halves = lower + upper
+        rows += [SummaryRow("margin", self._margin_words(), "text"), *halves]
         if where is not None:
             level = level_text(self.interval_level(alpha))
             rows.append(SummaryRow(f"{level} interval against the margin", where, "text"))

@@ -63,6 +63,7 @@ from cvreport.methods._common import (
 from cvreport.results import ALTERNATIVES, MARGIN_ALTERNATIVES, TestResult
 
 __all__ = [
+    "NOTE_NON_INFERIORITY",
     "NOTE_TOST",
     "REFERENCE_SCHUIRMANN",
     "base_alternative",
@@ -82,6 +83,11 @@ REFERENCE_SCHUIRMANN = (
 NOTE_TOST = (
     "tested against a margin by two one-sided tests (Schuirmann 1987); the interval is the "
     "two-sided 1 − 2α interval that the one-sided tests at level α compare with the margin."
+)
+NOTE_NON_INFERIORITY = (
+    "tested against a margin by one one-sided test, the non-inferiority half of Schuirmann's "
+    "(1987) two; the interval is the two-sided 1 − 2α interval whose bound that test at "
+    "level α compares with the margin."
 )
 
 
@@ -172,7 +178,10 @@ def _two_one_sided(
         pvalue_lower=lower[1],
         statistic_upper=upper[0],
         pvalue_upper=upper[1],
-        notes=(*result.notes, NOTE_TOST),
+        notes=(
+            *result.notes,
+            NOTE_NON_INFERIORITY if alternative == "non-inferior" else NOTE_TOST,
+        ),
         **({"statistic": chosen[0]} if statistic else {}),
     )
 
