@@ -24,7 +24,13 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from cvreport.errors import DataError, DesignError, PartitionWarning, describe_keys
+from cvreport.errors import (
+    DataError,
+    DesignError,
+    PartitionWarning,
+    describe_keys,
+    user_stacklevel,
+)
 
 
 class ResultsTable(Protocol):
@@ -182,13 +188,11 @@ def attach_clusters(
     record: str,
     cluster: str,
     membership: tuple[pd.Index, np.ndarray] | None = None,
-    stacklevel: int = 4,
 ) -> None:
     """Keep each record's cluster on ``table`` and warn if a cluster straddles folds.
 
     ``membership`` (record labels, ``(n, m)`` fold positions) is read from the
-    table when it holds per-record losses; ``stacklevel`` points the warning at
-    the user's call.
+    table when it holds per-record losses; the warning points at the user's call.
 
     Raises
     ------
@@ -217,7 +221,7 @@ def attach_clusters(
         audit = audit_clusters(folds, mapping.reindex(records).to_numpy(), table.replications)
         table._cluster_audit = audit  # type: ignore[attr-defined]  # the report says it too
         if not audit.ok:
-            warnings.warn(audit.message(), ClusterLeakageWarning, stacklevel=stacklevel)
+            warnings.warn(audit.message(), ClusterLeakageWarning, stacklevel=user_stacklevel())
 
 
 def record_clusters(table: ResultsTable, what: str) -> pd.Series:

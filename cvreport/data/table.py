@@ -24,7 +24,6 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -45,20 +44,6 @@ from cvreport.data.views import TableViews
 from cvreport.errors import describe_keys
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
-
-
-def _user_stacklevel() -> int:
-    """The stack level, seen from a warning two calls below the caller, of the user's call.
-
-    A constructor reaches :meth:`ResultsTable._adopt_contents` through a few of
-    the package's own calls; the warning points at the first frame outside them.
-    """
-    frame = sys._getframe(2)  # the caller of _adopt_contents
-    level = 3
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("cvreport."):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
 
 
 class ResultsTable(TableViews):
@@ -181,7 +166,6 @@ class ResultsTable(TableViews):
                 clusters.record,
                 clusters.cluster,
                 clusters.membership,
-                stacklevel=_user_stacklevel(),
             )
 
     # ------------------------------------------------------------------ constructors

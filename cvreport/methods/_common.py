@@ -15,7 +15,6 @@ Three layers meet here:
 from __future__ import annotations
 
 import dataclasses
-import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
@@ -29,6 +28,7 @@ from cvreport.errors import (
     DegenerateStatisticWarning,
     PartitionWarning,
     describe_keys,
+    user_stacklevel,
 )
 from cvreport.partitions.balance import balance_verdict
 from cvreport.results import (
@@ -342,18 +342,6 @@ def describe_degenerate(code: int, *, numerator: str, denominator: str) -> tuple
             "by convention statistic = 0 and p = 1.",
         )
     return ()
-
-
-def user_stacklevel() -> int:
-    """The stack level, for ``warnings.warn`` in the caller of this function, of the first
-    frame outside the package: the user's call, however many of the package's own calls
-    (public wrappers, the run path) lie between."""
-    frame = sys._getframe(2)  # the caller of the function that warns
-    level = 2
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("cvreport."):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
 
 
 def emit_warnings(messages: Iterable[str], stacklevel: int | None = None) -> None:
