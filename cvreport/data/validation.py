@@ -359,6 +359,18 @@ def check_design_grid(
             "replications, or, for repeated hold-out, give each replication a single fold)"
         )
     differs = np.flatnonzero((fold_present != fold_present[0]).any(axis=1))
+    if differs.shape[0] and (fold_present.sum(axis=0) == 1).all():
+        shown = [
+            f"replication {show(replications[i])} uses folds "
+            f"{describe_keys(folds[fold_present[i]].tolist(), 3)}"
+            for i in range(min(2, len(replications)))
+        ]
+        raise DesignError(
+            f"the folds are numbered across the replications ({'; '.join(shown)}), so no "
+            "fold of one replication matches a fold of another; number the folds the same "
+            f"way in every replication (1..{int(n_folds[0])}), e.g. by their order within "
+            "each replication"
+        )
     if differs.shape[0]:
         i = int(differs[0])
         raise DesignError(

@@ -35,6 +35,7 @@ from cvreport.data.build import (
     records_repeat_across,
     truth_and_prediction,
 )
+from cvreport.data.design import refuse_partitioned_blocks
 from cvreport.data.direction import comparison_columns
 from cvreport.data.formula import evaluate_response
 from cvreport.data.labels import refuse_labels_that_print_alike
@@ -131,6 +132,9 @@ class MemoryBackend:
         if roles.one_block and records_repeat_across(
             self.frame, str(roles.fold), str(roles.record)
         ):
+            refuse_partitioned_blocks(
+                self.frame, str(roles.fold), str(roles.record), roles.response_name
+            )
             return roles.settled(roles.fold, None)
         return roles
 
