@@ -335,7 +335,7 @@ def partitioned_blocks_error(
     >>> error = partitioned_blocks_error("fold", list(range(6)), [0, 0, 0, 1, 1, 1], 30)
     >>> print(str(error)[:65])
     the 6 groups of column 'fold' form 2 partitions of the 30 records
-    >>> print(str(error)[66:133])
+    >>> print(str(error)[66:131])
     (each record is in exactly one of 'fold' 0–2, and in one of 3–5),
     """
     m = groups[-1] + 1
