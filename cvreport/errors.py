@@ -60,6 +60,10 @@ class PartitionWarning(UserWarning):
     """The partitions do not satisfy an assumption of the method (e.g. balance)."""
 
 
+class AssumedDirectionWarning(UserWarning):
+    """Which way is better was neither given nor told by the metric's name, so it was assumed."""
+
+
 class UnusedOptionsWarning(UserWarning):
     """Options were given for a test that the report does not run, so they change nothing."""
 

@@ -45,6 +45,7 @@ import numpy as np
 from cvreport.data.auc import grouped_auc, order_keys, sorted_groups
 from cvreport.data.metric import Metric, direction_from_name
 from cvreport.errors import DataError, DegenerateStatisticWarning, describe_keys, user_stacklevel
+from cvreport.spelling import on_command_line
 
 __all__ = [
     "METRIC_RANGES",
@@ -329,9 +330,12 @@ def resolve_metric(
                 f"({key[4:]!r}): cvreport knows each metric's direction"
             )
         if key not in NAMED_METRICS:
+            or_function = (
+                "" if on_command_line() else " or a function (y_true, y_pred_or_score) -> float"
+            )
             raise DataError(
-                f"unknown metric {metric!r}; use one of {describe_keys(metric_names(), 30)} "
-                "or a function (y_true, y_pred_or_score) -> float"
+                f"unknown metric {metric!r}; use one of {describe_keys(metric_names(), 30)}"
+                f"{or_function}"
             )
         return NAMED_METRICS[key]
     if callable(metric):

@@ -35,6 +35,7 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import MetricSpec, resolve_metric
 from cvreport.errors import DataError
 from cvreport.option_values import bool_option
+from cvreport.spelling import option
 
 __all__ = ["HOW_TO_NAME", "MetricCall", "Outcome", "Roles", "metric_call", "per_fold_metric_error"]
 
@@ -433,12 +434,12 @@ class Roles:
             )
         if self.record is not None and self.record not in present:
             hints.append(
-                "If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
-                "(--per-fold on the command line); otherwise name the record column with "
-                "record=... (--record)."
+                "If the left side is one score per fold (e.g. an AUC), pass "
+                f"{option('per_fold', True, aside=True)}; otherwise name the record column "
+                f"with {option('record', aside=True)}."
                 if self.outcome not in _PREDICTED
-                else "The formula does not name the record column: name it with record=... "
-                "(--record on the command line)."
+                else "The formula does not name the record column: name it with "
+                f"{option('record', aside=True)}."
             )
         return " ".join(hints) or f"The formula {formula!r} names them."
 

@@ -24,6 +24,7 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -41,7 +42,8 @@ from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
 from cvreport.data.validation import require_distinct_roles
 from cvreport.data.views import TableViews
-from cvreport.errors import describe_keys
+from cvreport.errors import AssumedDirectionWarning, describe_keys, user_stacklevel
+from cvreport.spelling import option
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -155,6 +157,8 @@ class ResultsTable(TableViews):
     def _adopt_contents(self, contents: TableContents) -> None:
         """Adopt the contents; then the records a metric keeps, and the cluster role."""
         clusters = contents.clusters
+        if Provenance.of(contents.direction_note).assumed:
+            warn_assumed_direction(contents.loss_name, contents.metric.direction)
         self._adopt(contents)
         if contents.record_predictions is not None:
             self._record_predictions = contents.record_predictions
@@ -476,3 +480,36 @@ class ResultsTable(TableViews):
         """The metric as a reader names it, and the column or metric name it was read from."""
         words = reader_name(self._metric.name)
         return words if self._loss_name == words else f"{words} ({self._loss_name!r})"
+
+
+def warn_assumed_direction(column: str, direction: str) -> None:
+    """Warn that ``column`` is read in the default direction, which nothing told.
+
+    A table of accuracies under a name that says nothing (``value``, ``proba``)
+    would otherwise be tested as losses, and every verdict turned around, with only
+    the report's Metric row to say so.
+
+    Warns
+    -----
+    AssumedDirectionWarning
+        Naming the column and the option that says which way is better.
+    """
+    read, other = _READINGS[direction]
+    warnings.warn(
+        f"column {column!r} is read as {read}, an assumption: neither its name nor a "
+        f"direction said which way is better. If it holds {other}, pass "
+        f"{option('direction', _OTHER[direction])}, or the verdicts are turned around; pass "
+        f"{option('direction', direction)} to confirm the reading",
+        AssumedDirectionWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+_READINGS = {
+    "lower": (
+        "a loss (lower is better)",
+        "a score (an accuracy, an AUC, a probability of the right class)",
+    ),
+    "higher": ("a score (higher is better)", "a loss (an error rate, a log loss)"),
+}
+_OTHER = {"lower": "higher", "higher": "lower"}
