@@ -293,7 +293,7 @@ def resolve_metric(
             raise DataError(
                 f"column {name!r} is named like {_WORDS[by_name]} but was declared "
                 f"{_SHORT[direction]} with {option(flag, direction)}; pass "
-                f"{option(flag, by_name)}, or leave it out to let the name decide"
+                f"{option(flag, by_name, aside=True)}, or leave it out to let the name decide"
             )
         chosen: Direction = direction
         how = Provenance.GIVEN
@@ -325,6 +325,7 @@ def _values_message(name: str, told: str, seen: str, flag: str) -> str:
     )
     return (
         f"column {name!r} holds 0/1 values that look like {_SHORT[seen]}: {evidence}, but "
-        f"{why} {_SHORT[told]}; pass {option(flag, seen)} if they are {_PLURAL[seen]}, or "
+        f"{why} {_SHORT[told]}; pass {option(flag, seen, aside=True)} if they are "
+        f"{_PLURAL[seen]}, or "
         f"{option(flag, told)} if they really are {_PLURAL[told]}"
     )

@@ -40,9 +40,13 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import reader_name
 from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
-from cvreport.data.validation import require_distinct_roles
+from cvreport.data.validation import (
+    repeated_keys_error,
+    require_distinct_roles,
+    separating_column,
+)
 from cvreport.data.views import TableViews
-from cvreport.errors import AssumedDirectionWarning, describe_keys, user_stacklevel
+from cvreport.errors import AssumedDirectionWarning, DataError, describe_keys, user_stacklevel
 from cvreport.spelling import option
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
@@ -131,13 +135,13 @@ class ResultsTable(TableViews):
             direction=direction,
             cluster=cluster,
         )
-        self._adopt_contents(backend_for(data, engine).contents(roles))
+        self._adopt_contents(contents_of(roles, data, engine))
 
     @classmethod
     def _from_roles(cls, roles: Roles, data: Any, engine: str | None = None) -> ResultsTable:
         """The table of ``roles`` read from ``data`` (the end of every constructor)."""
         require_distinct_roles(roles.columns_by_role)
-        contents = backend_for(data, engine).contents(roles)
+        contents = contents_of(roles, data, engine)
         if roles.test_train_ratio is not None:
             # per-record losses infer n2/n1 from the records; a ratio the user gives wins
             contents = replace(
@@ -513,3 +517,43 @@ _READINGS = {
     "higher": ("a score (higher is better)", "a loss (an error rate, a log loss)"),
 }
 _OTHER = {"lower": "higher", "higher": "lower"}
+
+
+def contents_of(roles: Roles, data: Any, engine: str | None) -> TableContents:
+    """The contents ``roles`` read from ``data``; repeated keys that a column no role names
+    would make unique are refused with that column named (a data set column left out)."""
+    backend = backend_for(data, engine)
+    try:
+        return backend.contents(roles)
+    except DataError as error:
+        repeated = getattr(error, "repeated_keys", None)
+        if repeated is None:
+            raise
+        names = repeated[0]
+        used = {c for c in roles.columns_by_role.values() if c is not None}
+        response = roles.parsed.response if roles.parsed is not None else ""
+        candidates = [
+            c
+            for c in backend.columns
+            if isinstance(c, str) and c not in used and c not in names.columns
+            and not (response and c in response)
+        ]
+        column = _separating(backend, names.columns, candidates)
+        if column is None:
+            raise
+        raise repeated_keys_error(
+            *repeated, separating=column, in_formula=roles.formula is not None
+        ) from None
+
+
+def _separating(backend: Any, keys: list[str], candidates: list[str]) -> str | None:
+    """:func:`separating_column` of the backend's rows, in their engine."""
+    if not candidates:
+        return None
+    import narwhals.stable.v2 as nw
+
+    source = getattr(backend, "source", None)
+    if source is None:  # in memory
+        return separating_column(nw.from_native(backend.frame).lazy(), keys, candidates)
+    with source.errors():
+        return separating_column(source.frame, keys, candidates)
