@@ -379,15 +379,22 @@ def show_label(value: object) -> str:
 
 def refuse_partitioned_blocks(
     data: pd.DataFrame, block: str, record: str, response: str = "loss"
-) -> None:
-    """Refuse a formula's one block whose groups are the folds of several K-fold runs.
+) -> bool:
+    """Whether a record is in several groups of a formula's one block, which is then the
+    replication of repeated hold-out — unless those groups are the folds of several K-fold
+    runs, which is refused.
 
-    Called when a record is in several groups of the block (so it would be read as
-    the replication of repeated hold-out): if consecutive groups, in sorted order,
+    When a record is in several groups of the block: if consecutive groups, in sorted order,
     hold disjoint records that together cover every record once, and every record
     is so covered in each run, the groups are the folds of repeated K-fold numbered
     across the replications, and the design cannot be read from one block. Random
     hold-out splits overlap and stay repeated hold-out.
+
+    Returns
+    -------
+    bool
+        ``True`` when some record is in several groups (repeated hold-out), ``False``
+        when none is (the folds of one K-fold run).
 
     Raises
     ------
@@ -396,6 +403,9 @@ def refuse_partitioned_blocks(
 
     Examples
     --------
+    >>> refuse_partitioned_blocks(pd.DataFrame({"fold": [0, 1], "record": [0, 1]}), "fold",
+    ...                           "record")
+    False
     >>> data = pd.DataFrame({"fold": [0, 1, 2, 3] * 2, "record": [0, 1, 1, 0] * 2,
     ...                      "model": ["a"] * 4 + ["b"] * 4})
     >>> try:
@@ -412,26 +422,30 @@ def refuse_partitioned_blocks(
     pairs = np.unique(record_codes.astype(np.int64) * n_blocks + block_codes)
     pair_records, pair_blocks = np.divmod(pairs, n_blocks)
     per_record = np.bincount(pair_records, minlength=n_records)
-    if per_record.shape[0] == 0 or per_record.min() != per_record.max() or per_record[0] < 2:
-        return
+    if per_record.shape[0] == 0 or per_record.max() < 2:
+        return False
+    if per_record.min() != per_record.max():
+        return True
     groups = partition_groups(np.bincount(pair_blocks, minlength=n_blocks).tolist(), n_records)
     if groups is None or groups[-1] + 1 != per_record[0]:
-        return
+        return True
     group_of = np.asarray(groups, dtype=np.int64)[pair_blocks]
     runs = np.unique(pair_records * (groups[-1] + 1) + group_of)
     if runs.shape[0] == pairs.shape[0]:  # every record in one block of every run
         raise partitioned_blocks_error(block, blocks.tolist(), groups, n_records, response)
+    return True
 
 
 def refuse_partitioned_blocks_in_engine(
     frame: Any, block: str, record: str, response: str = "loss"
-) -> None:
+) -> bool:
     """:func:`refuse_partitioned_blocks` for a narwhals LazyFrame, inside its engine.
 
-    One query counts each record's groups (every record in the same number m ≥ 2
-    of them, or the groups cannot be partitions: random hold-out splits end here);
-    only then are the groups' sizes counted and each record's runs checked, so
-    that a table of repeated hold-out costs one pass more than before at most.
+    One query counts each record's groups: none in two groups is one K-fold run;
+    records in different numbers of groups cannot be partitions (random hold-out
+    splits end here, at the cost of the one query that told hold-out from K-fold
+    before). Only when every record is in the same number m ≥ 2 of groups are the
+    groups' sizes counted and each record's runs checked.
     """
     import narwhals.stable.v2 as nw
 
@@ -447,22 +461,24 @@ def refuse_partitioned_blocks_in_engine(
         .to_pandas()
     )
     if counted.shape[0] == 0 or counted["_records"].iloc[0] == 0:
-        return
+        return False
     low, high = int(counted["_low"].iloc[0]), int(counted["_high"].iloc[0])
     n_records = int(counted["_records"].iloc[0])
-    if low != high or low < 2:
-        return
+    if high < 2:
+        return False
+    if low != high:
+        return True
     sizes = pairs.group_by(block).agg(nw.len().alias("_size")).collect().to_pandas()
     if sizes[block].isna().any():
-        return
+        return True
     try:
         sizes = sizes.sort_values(block, kind="stable")
     except TypeError:
-        return
+        return True
     labels = sizes[block].tolist()
     groups = partition_groups(sizes["_size"].tolist(), n_records)
     if groups is None or groups[-1] + 1 != low:
-        return
+        return True
     run = sum(
         nw.col(block).is_in([label for label, g in zip(labels, groups) if g >= i]).cast(nw.Int64)
         for i in range(1, low)
@@ -475,3 +491,4 @@ def refuse_partitioned_blocks_in_engine(
     )
     if len(runs.head(1).collect().rows()) == 0:
         raise partitioned_blocks_error(block, labels, groups, n_records, response)
+    return True

@@ -1429,13 +1429,11 @@ def formula_route(
         replication, fold = parsed.blocks
     elif len(parsed.blocks) == 1:
         fold = parsed.blocks[0]
-        if block_is_replication is None:
-            block_is_replication = source.records_repeat_across(fold, record)
-            if block_is_replication:
-                with source.errors():
-                    refuse_partitioned_blocks_in_engine(
-                        source.frame, fold, record, parsed.response
-                    )
+        if block_is_replication is None:  # refused for the folds of several K-fold runs
+            with source.errors():
+                block_is_replication = refuse_partitioned_blocks_in_engine(
+                    source.frame, fold, record, parsed.response
+                )
         if block_is_replication:
             replication, fold = fold, None
     if parsed.response_is_column:
