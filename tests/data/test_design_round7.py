@@ -363,3 +363,19 @@ def test_python_messages_after_a_command_line_run_name_keywords_again(tmp_path, 
     capsys.readouterr()
     with pytest.raises(DataError, match=r"pass per_fold=True"):
         cvreport.ResultsTable.from_formula("value ~ model | fold", fold_scores())
+
+
+def test_scores_given_as_labels_name_the_score_flag_on_the_command_line(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"fold": np.repeat([0, 1], 8), "model": (["a"] * 4 + ["b"] * 4) * 2,
+                          "record": [*range(4), *range(4), *range(4, 8), *range(4, 8)],
+                          "y": rng.integers(0, 2, 16), "p": rng.uniform(0, 1, 16)})  # fmt: skip
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    status = main(["report", str(path), "-f", "y ~ model | fold", "--metric", "accuracy",
+                   "--prediction", "p", "-o", str(tmp_path / "r.md")])  # fmt: skip
+    error = capsys.readouterr().err
+    assert status == 1 and "name the probabilities with --score COLUMN" in error
+    with pytest.raises(DataError, match=r"name the probabilities with score=\.\.\."):
+        cvreport.ResultsTable.from_predictions(frame, truth="y", prediction="p",
+                                               metric="accuracy", replication=None)  # fmt: skip
