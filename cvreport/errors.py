@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "ArgumentError",
+    "AssumedDirectionWarning",
     "CVReportError",
     "DataError",
     "DegenerateStatisticWarning",

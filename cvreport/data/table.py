@@ -201,7 +201,11 @@ class ResultsTable(TableViews):
         ``"loss ~ model | fold"``, the block is read as the fold of one K-fold run;
         if a record is scored in several of its groups it can only be a replication
         of repeated hold-out and is read so (per-fold scores: always the fold — use
-        :meth:`from_fold_scores` with ``fold=None`` for repeated hold-out scores).
+        :meth:`from_fold_scores` with ``fold=None`` for repeated hold-out scores) —
+        unless consecutive groups partition the records several times over: those
+        are the folds of repeated K-fold numbered across the replications (0..99
+        for 10×10 CV), which one block cannot describe, and a :class:`DesignError`
+        names the replications they form and asks for the replication column.
 
         Parameters
         ----------
@@ -236,7 +240,18 @@ class ResultsTable(TableViews):
         FormulaError
             The formula does not have the shape ``loss ~ model | replication + fold``.
         DataError
-            The name or the values of the left side contradict ``direction``.
+            The name or the values of the left side contradict ``direction``; keys
+            repeat (the message names a column left out of the formula, such as a
+            data set column, that would make them unique).
+        DesignError
+            One block whose groups are the folds of several K-fold runs.
+
+        Warns
+        -----
+        AssumedDirectionWarning
+            Neither ``direction`` nor the left side's name says which way is better,
+            so the values are read as losses (the report's Metric row says
+            "assumed").
 
         Examples
         --------
