@@ -505,8 +505,8 @@ def check_predictions(
             "would be read as probabilities 0 and 1: a probability metric needs "
             f"probabilities. Give the scores as probabilities (a column of predict_proba, "
             f"named with {option('score')}), or, for hard predictions, give them as predicted "
-            f"labels (named with {option('prediction')}) with {option('metric', 'accuracy')} "
-            "or 'zero_one_loss' (the error)"
+            f"labels (named with {option('prediction')}) with the metric 'accuracy' or "
+            "'zero_one_loss' (the error)"
         )
     values = np.asarray(scores, dtype=np.float64)
     probabilities = spec.name in PROBABILITY_METRICS or (values.ndim == 2 and spec.kind == "rank")
@@ -572,7 +572,7 @@ def warn_hard_scores(spec: MetricSpec, scores: Any, holder: str = "the scores") 
         f"{high:g}): hard predictions, whose {name} measures one threshold{which}, not how "
         "the model ranks the records. Give the predicted probabilities or decision values "
         "as the score (e.g. predict_proba), or compare hard predictions with "
-        f"{option('metric', 'balanced_accuracy')} or 'accuracy'",
+        "the metric 'balanced_accuracy' or 'accuracy'",
         DegenerateStatisticWarning,
         stacklevel=user_stacklevel(),
     )
