@@ -217,9 +217,9 @@ class Roles:
             given = with_cluster_term(given, cluster)  # the table's formula names every role
         if cluster is not None and per_fold:
             raise DataError(
-                f"cluster {cluster!r} groups records, but per_fold=True gives one score per "
-                "fold and no records to group; give the per-record results to use clusters, "
-                "or leave the cluster out"
+                f"cluster {cluster!r} groups records, but {option('per_fold', True)} gives one "
+                "score per fold and no records to group; give the per-record results to use "
+                "clusters, or leave the cluster out"
             )
         call = metric_call(formula)
         if per_fold and call is not None:
@@ -556,6 +556,7 @@ def per_fold_metric_error(formula: str, call: MetricCall) -> DataError:
     """The refusal of ``per_fold=True`` for a metric computed from per-record predictions."""
     return DataError(
         f"the left side of {formula!r} computes {call.spec.name} from per-record "
-        "predictions, so it is not one score per fold; leave per_fold out (or give "
-        "the per-fold scores as a column: 'auc ~ model | replication + fold' with per_fold=True)"
+        f"predictions, so it is not one score per fold; leave out {option('per_fold', True)} "
+        "(or give the per-fold scores as a column: 'auc ~ model | replication + fold' with "
+        f"{option('per_fold', True)})"
     )

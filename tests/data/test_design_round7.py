@@ -379,3 +379,19 @@ def test_scores_given_as_labels_name_the_score_flag_on_the_command_line(tmp_path
     with pytest.raises(DataError, match=r"name the probabilities with score=\.\.\."):
         cvreport.ResultsTable.from_predictions(frame, truth="y", prediction="p",
                                                metric="accuracy", replication=None)  # fmt: skip
+
+
+def test_a_metric_formula_with_per_fold_names_the_flag_on_the_command_line(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"fold": np.repeat([0, 1], 8), "model": (["a"] * 4 + ["b"] * 4) * 2,
+                          "record": [*range(4), *range(4), *range(4, 8), *range(4, 8)],
+                          "y": rng.integers(0, 2, 16), "p": rng.uniform(0, 1, 16)})  # fmt: skip
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    status = main(["report", str(path), "-f", "roc_auc(y, p) ~ model | fold", "--per-fold",
+                   "-o", str(tmp_path / "r.md")])  # fmt: skip
+    error = capsys.readouterr().err
+    assert status == 1 and "so it is not one score per fold; leave out --per-fold" in error
+    assert "per_fold" not in error
+    with pytest.raises(DataError, match="one score per fold; leave out per_fold=True"):
+        cvreport.ResultsTable.from_formula("roc_auc(y, p) ~ model | fold", frame, per_fold=True)
