@@ -323,12 +323,18 @@ def partition_groups(block_sizes: Sequence[int], n_records: int) -> list[int] | 
 
 
 def partitioned_blocks_error(
-    block: str, labels: Sequence[Any], groups: Sequence[int], n_records: int, response: str = "loss"
+    block: str,
+    labels: Sequence[Any],
+    groups: Sequence[int],
+    n_records: int,
+    response: str = "loss",
+    model: str = "model",
 ) -> DesignError:
     """The error for a formula's one block whose groups partition the records several times.
 
     ``labels`` are the block's labels in sorted order and ``groups`` their runs
-    (:func:`partition_groups`); ``response`` is the formula's left side.
+    (:func:`partition_groups`); ``response`` and ``model`` are the formula's left side
+    and model column.
 
     Examples
     --------
@@ -342,7 +348,7 @@ def partitioned_blocks_error(
     runs = [[label for label, g in zip(labels, groups) if g == i] for i in range(m)]
     sizes = sorted({len(run) for run in runs})
     k_words = " or ".join(str(k) for k in sizes)
-    shown = [f"{show_label(run[0])}–{show_label(run[-1])}" for run in runs[:3]]
+    shown = [f"{_label_text(run[0])}–{_label_text(run[-1])}" for run in runs[:3]]
     where = (
         f"each record is in exactly one of {block!r} {shown[0]}, and in one of {shown[1]}"
         if m == 2
@@ -366,19 +372,19 @@ def partitioned_blocks_error(
         f"{n_records} records ({where}), so they are {m} replications of {k_words}-fold "
         f"cross-validation, not {len(labels)} repeated hold-out splits, and would be tested "
         "and audited as the wrong design; add the replication column to the formula "
-        f"('{response} ~ model | replication + {block}', with {block!r} numbered the same "
+        f"('{response} ~ {model} | replication + {block}', with {block!r} numbered the same "
         f"way in every replication, e.g. {numbered}), or, if the table has no replication "
         f"column, {made}"
     )
 
 
-def show_label(value: object) -> str:
+def _label_text(value: object) -> str:
     """A label as the user wrote it (``1``, not ``np.int64(1)``)."""
     return str(value.item() if isinstance(value, np.generic) else value)
 
 
 def refuse_partitioned_blocks(
-    data: pd.DataFrame, block: str, record: str, response: str = "loss"
+    data: pd.DataFrame, block: str, record: str, response: str = "loss", model: str = "model"
 ) -> bool:
     """Whether a record is in several groups of a formula's one block, which is then the
     replication of repeated hold-out — unless those groups are the folds of several K-fold
@@ -432,12 +438,14 @@ def refuse_partitioned_blocks(
     group_of = np.asarray(groups, dtype=np.int64)[pair_blocks]
     runs = np.unique(pair_records * (groups[-1] + 1) + group_of)
     if runs.shape[0] == pairs.shape[0]:  # every record in one block of every run
-        raise partitioned_blocks_error(block, blocks.tolist(), groups, n_records, response)
+        raise partitioned_blocks_error(
+            block, blocks.tolist(), groups, n_records, response, model
+        )
     return True
 
 
 def refuse_partitioned_blocks_in_engine(
-    frame: Any, block: str, record: str, response: str = "loss"
+    frame: Any, block: str, record: str, response: str = "loss", model: str = "model"
 ) -> bool:
     """:func:`refuse_partitioned_blocks` for a narwhals LazyFrame, inside its engine.
 
@@ -490,5 +498,5 @@ def refuse_partitioned_blocks_in_engine(
         .filter(nw.col("_runs") != low)
     )
     if len(runs.head(1).collect().rows()) == 0:
-        raise partitioned_blocks_error(block, labels, groups, n_records, response)
+        raise partitioned_blocks_error(block, labels, groups, n_records, response, model)
     return True

@@ -1432,7 +1432,7 @@ def formula_route(
         if block_is_replication is None:  # refused for the folds of several K-fold runs
             with source.errors():
                 block_is_replication = refuse_partitioned_blocks_in_engine(
-                    source.frame, fold, record, parsed.response
+                    source.frame, fold, record, parsed.response, parsed.model
                 )
         if block_is_replication:
             replication, fold = fold, None

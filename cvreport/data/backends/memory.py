@@ -130,7 +130,7 @@ class MemoryBackend:
         """A single block read as the replication when a record is scored in several groups
         (refused when those groups are the folds of several K-fold runs)."""
         if roles.one_block and refuse_partitioned_blocks(
-            self.frame, str(roles.fold), str(roles.record), roles.response_name
+            self.frame, str(roles.fold), str(roles.record), roles.response_name, roles.model
         ):
             return roles.settled(roles.fold, None)
         return roles
