@@ -28,6 +28,7 @@ from cvreport.data.metrics import metric_names
 from cvreport.data.table import Design, ResultsTable
 from cvreport.errors import (
     ArgumentError,
+    AssumedDirectionWarning,
     CVReportError,
     DataError,
     DegenerateStatisticWarning,
@@ -64,6 +65,7 @@ globals().update({_spec.name: _spec.function for _spec in _SPECS})
 
 __all__ = [
     "ArgumentError",
+    "AssumedDirectionWarning",
     "Balanced5x2CV",
     "BlockRegularizedCV",
     "CVReportError",

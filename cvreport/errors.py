@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "ArgumentError",
+    "AssumedDirectionWarning",
     "CVReportError",
     "DataError",
     "DegenerateStatisticWarning",
@@ -58,6 +59,10 @@ class DegenerateStatisticWarning(UserWarning):
 
 class PartitionWarning(UserWarning):
     """The partitions do not satisfy an assumption of the method (e.g. balance)."""
+
+
+class AssumedDirectionWarning(UserWarning):
+    """Which way is better was neither given nor told by the metric's name, so it was assumed."""
 
 
 class UnusedOptionsWarning(UserWarning):

@@ -43,6 +43,7 @@ from cvreport.cli.inputs import PROG, CommandParser
 from cvreport.cli.notebook import add_notebook_command
 from cvreport.cli.plan import add_plan_command
 from cvreport.cli.report import add_report_command
+from cvreport.spelling import command_line
 
 __all__ = ["build_parser", "main"]
 
@@ -76,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.debug:  # a warning reads as the errors do, without this file's path and line
         warnings.formatwarning = _format_warning
     try:
-        status: int = args.handler(args)
+        with command_line():  # messages name the flags (--per-fold), not the keywords
+            status: int = args.handler(args)
         return status
     except KeyboardInterrupt:  # pragma: no cover - interactive
         print(f"{PROG}: interrupted", file=sys.stderr)

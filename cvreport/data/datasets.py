@@ -40,6 +40,7 @@ from cvreport.data.roles import Roles, metric_call
 from cvreport.data.table import ResultsTable
 from cvreport.data.validation import require_distinct_roles, require_named_columns
 from cvreport.errors import CVReportError, DataError, FormulaError, describe_keys
+from cvreport.spelling import option
 
 __all__ = ["DatasetsTable", "split_dataset_term"]
 
@@ -338,9 +339,10 @@ class DatasetsTable:
             if per_fold:
                 raise DataError(
                     f"the left side of {formula!r} computes {call.spec.name} from per-record "
-                    "predictions, so it is not one score per fold; leave per_fold out (or give "
-                    "the per-fold scores as a column: 'auc ~ model | replication + fold | "
-                    "dataset' with per_fold=True)"
+                    f"predictions, so it is not one score per fold; leave out "
+                    f"{option('per_fold', True)} (or give the per-fold scores as a column: "
+                    "'auc ~ model | replication + fold | dataset' with "
+                    f"{option('per_fold', True)})"
                 )
             _agree(direction, call.spec.metric)
             roles = Roles.from_formula(term.inner, record=record, cluster=cluster)
@@ -514,7 +516,7 @@ class DatasetsTable:
                 f"data set {first['dataset']!r} has more than one {parsed.response!r} for model "
                 f"{first['model']!r}; 'score ~ model | dataset' takes one score per data set "
                 "and model (name the folds, 'score ~ model | fold | dataset', with "
-                "per_fold=True, for per-fold scores)"
+                f"{option('per_fold', True)}, for per-fold scores)"
             )
         chosen = _direction(direction, parsed.response, None, "to from_formula")
         table = cls.__new__(cls)

@@ -8,6 +8,7 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -15,9 +16,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cvreport.data.labels import encode_labels
 from cvreport.errors import DesignError
 
-__all__ = ["DESIGN_KINDS", "Design", "DesignKind", "design_kind", "size_range"]
+__all__ = [
+    "DESIGN_KINDS",
+    "Design",
+    "DesignKind",
+    "design_kind",
+    "partition_groups",
+    "partitioned_blocks_error",
+    "refuse_partitioned_blocks",
+    "refuse_partitioned_blocks_in_engine",
+    "size_range",
+]
 
 
 class DesignKind(StrEnum):
@@ -269,3 +281,222 @@ class Design:
 
     def __str__(self) -> str:
         return self.describe()
+
+
+# --------------------------------------------------------------------------- one block read as
+
+
+def partition_groups(block_sizes: Sequence[int], n_records: int) -> list[int] | None:
+    """Each block's group when consecutive blocks add up to the records exactly, else ``None``.
+
+    ``block_sizes`` are the records of each group of a formula's one block, in the
+    blocks' sorted order. Replications of K-fold cross-validation whose folds are
+    numbered across the replications (0..99 for 10×10 CV) show as consecutive runs of
+    blocks whose sizes add up to the ``n_records`` records, each run of at least two
+    blocks; this finds those runs from the sizes alone (whether the blocks of a run
+    are disjoint is checked on the records, :func:`refuse_partitioned_blocks`).
+
+    Examples
+    --------
+    >>> partition_groups([5, 5, 5, 5, 5, 5], 10)
+    [0, 0, 1, 1, 2, 2]
+    >>> partition_groups([5, 5, 4, 6], 10), partition_groups([7, 7, 6], 10)
+    ([0, 0, 1, 1], None)
+    >>> print(partition_groups([10, 10], 10))  # one block per run: hold-out splits
+    None
+    """
+    groups: list[int] = []
+    group, filled, blocks_in_group = 0, 0, 0
+    for size in block_sizes:
+        groups.append(group)
+        filled += int(size)
+        blocks_in_group += 1
+        if filled > n_records:
+            return None
+        if filled == n_records:
+            if blocks_in_group < 2:
+                return None
+            group, filled, blocks_in_group = group + 1, 0, 0
+    if filled or group < 2:
+        return None
+    return groups
+
+
+def partitioned_blocks_error(
+    block: str,
+    labels: Sequence[Any],
+    groups: Sequence[int],
+    n_records: int,
+    response: str = "loss",
+    model: str = "model",
+) -> DesignError:
+    """The error for a formula's one block whose groups partition the records several times.
+
+    ``labels`` are the block's labels in sorted order and ``groups`` their runs
+    (:func:`partition_groups`); ``response`` and ``model`` are the formula's left side
+    and model column.
+
+    Examples
+    --------
+    >>> error = partitioned_blocks_error("fold", list(range(6)), [0, 0, 0, 1, 1, 1], 30)
+    >>> print(str(error)[:65])
+    the 6 groups of column 'fold' form 2 partitions of the 30 records
+    >>> print(str(error)[66:131])
+    (each record is in exactly one of 'fold' 0–2, and in one of 3–5),
+    """
+    m = groups[-1] + 1
+    runs = [[label for label, g in zip(labels, groups) if g == i] for i in range(m)]
+    sizes = sorted({len(run) for run in runs})
+    k_words = " or ".join(str(k) for k in sizes)
+    shown = [f"{_label_text(run[0])}–{_label_text(run[-1])}" for run in runs[:3]]
+    where = (
+        f"each record is in exactly one of {block!r} {shown[0]}, and in one of {shown[1]}"
+        if m == 2
+        else f"each record is in exactly one of {block!r} {shown[0]}, one of {shown[1]}, "
+        f"one of {shown[2]}{', …' if m > 3 else ''}"
+    )
+    numbered = "1..K" if len(sizes) > 1 else f"1..{sizes[0]}"
+    made = "make one that names the partition of each row"
+    start = labels[0]
+    if len(sizes) == 1 and all(
+        isinstance(label, (int, np.integer)) and not isinstance(label, bool) for label in labels
+    ):
+        if [int(label) for label in labels] == list(range(int(start), int(start) + len(labels))):
+            shifted = block if int(start) == 0 else f"({block} - {int(start)})"
+            made += (
+                f", e.g. replication = {shifted} // {sizes[0]} and {block} = "
+                f"{shifted} % {sizes[0]}"
+            )
+    return DesignError(
+        f"the {len(labels)} groups of column {block!r} form {m} partitions of the "
+        f"{n_records} records ({where}), so they are {m} replications of {k_words}-fold "
+        f"cross-validation, not {len(labels)} repeated hold-out splits, and would be tested "
+        "and audited as the wrong design; add the replication column to the formula "
+        f"('{response} ~ {model} | replication + {block}', with {block!r} numbered the same "
+        f"way in every replication, e.g. {numbered}), or, if the table has no replication "
+        f"column, {made}"
+    )
+
+
+def _label_text(value: object) -> str:
+    """A label as the user wrote it (``1``, not ``np.int64(1)``)."""
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def refuse_partitioned_blocks(
+    data: pd.DataFrame, block: str, record: str, response: str = "loss", model: str = "model"
+) -> bool:
+    """Whether a record is in several groups of a formula's one block, which is then the
+    replication of repeated hold-out — unless those groups are the folds of several K-fold
+    runs, which is refused.
+
+    When a record is in several groups of the block: if consecutive groups, in sorted order,
+    hold disjoint records that together cover every record once, and every record
+    is so covered in each run, the groups are the folds of repeated K-fold numbered
+    across the replications, and the design cannot be read from one block. Random
+    hold-out splits overlap and stay repeated hold-out.
+
+    Returns
+    -------
+    bool
+        ``True`` when some record is in several groups (repeated hold-out), ``False``
+        when none is (the folds of one K-fold run).
+
+    Raises
+    ------
+    DesignError
+        The groups form several partitions of the records (the message names them).
+
+    Examples
+    --------
+    >>> refuse_partitioned_blocks(pd.DataFrame({"fold": [0, 1], "record": [0, 1]}), "fold",
+    ...                           "record")
+    False
+    >>> data = pd.DataFrame({"fold": [0, 1, 2, 3] * 2, "record": [0, 1, 1, 0] * 2,
+    ...                      "model": ["a"] * 4 + ["b"] * 4})
+    >>> try:
+    ...     refuse_partitioned_blocks(data, "fold", "record")
+    ... except DesignError as error:
+    ...     print(str(error)[:60])
+    the 4 groups of column 'fold' form 2 partitions of the 2 rec
+    """
+    block_codes, blocks = encode_labels(data[block], block, "block", "sorted")
+    record_codes, records = encode_labels(
+        data[record], record, "record", "sorted", code_dtype=np.int32
+    )
+    n_blocks, n_records = len(blocks), len(records)
+    pairs = np.unique(record_codes.astype(np.int64) * n_blocks + block_codes)
+    pair_records, pair_blocks = np.divmod(pairs, n_blocks)
+    per_record = np.bincount(pair_records, minlength=n_records)
+    if per_record.shape[0] == 0 or per_record.max() < 2:
+        return False
+    if per_record.min() != per_record.max():
+        return True
+    groups = partition_groups(np.bincount(pair_blocks, minlength=n_blocks).tolist(), n_records)
+    if groups is None or groups[-1] + 1 != per_record[0]:
+        return True
+    group_of = np.asarray(groups, dtype=np.int64)[pair_blocks]
+    runs = np.unique(pair_records * (groups[-1] + 1) + group_of)
+    if runs.shape[0] == pairs.shape[0]:  # every record in one block of every run
+        raise partitioned_blocks_error(
+            block, blocks.tolist(), groups, n_records, response, model
+        )
+    return True
+
+
+def refuse_partitioned_blocks_in_engine(
+    frame: Any, block: str, record: str, response: str = "loss", model: str = "model"
+) -> bool:
+    """:func:`refuse_partitioned_blocks` for a narwhals LazyFrame, inside its engine.
+
+    One query counts each record's groups: none in two groups is one K-fold run;
+    records in different numbers of groups cannot be partitions (random hold-out
+    splits end here, at the cost of the one query that told hold-out from K-fold
+    before). Only when every record is in the same number m ≥ 2 of groups are the
+    groups' sizes counted and each record's runs checked.
+    """
+    import narwhals.stable.v2 as nw
+
+    pairs = frame.select(block, record).unique()
+    per_record = pairs.group_by(record).agg(nw.len().alias("_blocks"))
+    counted = (
+        per_record.select(
+            nw.col("_blocks").min().alias("_low"),
+            nw.col("_blocks").max().alias("_high"),
+            nw.len().alias("_records"),
+        )
+        .collect()
+        .to_pandas()
+    )
+    if counted.shape[0] == 0 or counted["_records"].iloc[0] == 0:
+        return False
+    low, high = int(counted["_low"].iloc[0]), int(counted["_high"].iloc[0])
+    n_records = int(counted["_records"].iloc[0])
+    if high < 2:
+        return False
+    if low != high:
+        return True
+    sizes = pairs.group_by(block).agg(nw.len().alias("_size")).collect().to_pandas()
+    if sizes[block].isna().any():
+        return True
+    try:
+        sizes = sizes.sort_values(block, kind="stable")
+    except TypeError:
+        return True
+    labels = sizes[block].tolist()
+    groups = partition_groups(sizes["_size"].tolist(), n_records)
+    if groups is None or groups[-1] + 1 != low:
+        return True
+    run = sum(
+        nw.col(block).is_in([label for label, g in zip(labels, groups) if g >= i]).cast(nw.Int64)
+        for i in range(1, low)
+    )
+    runs = (
+        pairs.with_columns(run.alias("_run"))
+        .group_by(record)
+        .agg(nw.col("_run").n_unique().alias("_runs"))
+        .filter(nw.col("_runs") != low)
+    )
+    if len(runs.head(1).collect().rows()) == 0:
+        raise partitioned_blocks_error(block, labels, groups, n_records, response, model)
+    return True

@@ -49,6 +49,7 @@ from cvreport.data.metric import Direction, Metric, direction_from_name
 from cvreport.data.validation import is_binary
 from cvreport.errors import DataError
 from cvreport.option_values import bool_option
+from cvreport.spelling import option
 
 __all__ = [
     "DEFAULT_DIRECTION",
@@ -127,6 +128,24 @@ class Provenance(StrEnum):
             return self.value
         return f"inferred: {self.value}"
 
+    @property
+    def assumed(self) -> bool:
+        """Whether the setting was neither given nor inferred from anything: a default."""
+        return self is Provenance.DEFAULT
+
+    @property
+    def row_words(self) -> str:
+        """What a report's settings row prints after the setting; an assumption says so.
+
+        >>> Provenance.DEFAULT.row_words[:50]
+        'assumed, not given: neither its name nor a directi'
+        >>> Provenance.NAME.row_words
+        "inferred from the metric's name"
+        """
+        if self.assumed:
+            return "assumed, not given: " + self.value.removeprefix("the default: ")
+        return self.words
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -143,6 +162,11 @@ class Setting:
     def words(self) -> str:
         """Where the value came from, in words."""
         return self.source.words
+
+    @property
+    def row_words(self) -> str:
+        """Where the value came from, as a report's settings row says it ("assumed, ...")."""
+        return self.source.row_words
 
 
 DEFAULT_DIRECTION: Direction = "lower"
@@ -268,9 +292,8 @@ def resolve_metric(
         if by_name is not None and by_name != direction:
             raise DataError(
                 f"column {name!r} is named like {_WORDS[by_name]} but was declared "
-                f"{_SHORT[direction]} with {flag}={direction!r}; pass {flag}={by_name!r} "
-                f"(--direction {by_name} on the command line), or leave it out to let the "
-                "name decide"
+                f"{_SHORT[direction]} with {option(flag, direction)}; pass "
+                f"{option(flag, by_name, aside=True)}, or leave it out to let the name decide"
             )
         chosen: Direction = direction
         how = Provenance.GIVEN
@@ -302,6 +325,7 @@ def _values_message(name: str, told: str, seen: str, flag: str) -> str:
     )
     return (
         f"column {name!r} holds 0/1 values that look like {_SHORT[seen]}: {evidence}, but "
-        f"{why} {_SHORT[told]}; pass {flag}='{seen}' (--direction {seen} on the command line) "
-        f"if they are {_PLURAL[seen]}, or {flag}='{told}' if they really are {_PLURAL[told]}"
+        f"{why} {_SHORT[told]}; pass {option(flag, seen, aside=True)} if they are "
+        f"{_PLURAL[seen]}, or "
+        f"{option(flag, told)} if they really are {_PLURAL[told]}"
     )

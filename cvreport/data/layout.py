@@ -68,6 +68,7 @@ from cvreport.data.validation import (
     show,
 )
 from cvreport.errors import DataError
+from cvreport.spelling import option
 
 __all__ = [
     "FoldScoreLayout",
@@ -966,8 +967,8 @@ def build_fold_score_layout(
         raise DataError(
             f"{repeated.shape[0]} (replication, fold, model) key(s) have more than one score: "
             f"{'; '.join(shown)}; a per-fold table holds one score per fold and model — "
-            "aggregate or drop the extra rows (for per-record losses use ResultsTable(...) or "
-            "from_formula without per_fold=True, i.e. without --per-fold on the command line)"
+            "aggregate or drop the extra rows (for per-record losses leave out "
+            f"{option('per_fold', True)})"
         )
     check_design_grid(counts.reshape(shape) > 0, replications, folds, models, model)
     grid = np.zeros(shape[0] * shape[1] * shape[2])

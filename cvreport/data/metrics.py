@@ -45,6 +45,7 @@ import numpy as np
 from cvreport.data.auc import grouped_auc, order_keys, sorted_groups
 from cvreport.data.metric import Metric, direction_from_name
 from cvreport.errors import DataError, DegenerateStatisticWarning, describe_keys, user_stacklevel
+from cvreport.spelling import on_command_line, option
 
 __all__ = [
     "METRIC_RANGES",
@@ -329,9 +330,12 @@ def resolve_metric(
                 f"({key[4:]!r}): cvreport knows each metric's direction"
             )
         if key not in NAMED_METRICS:
+            or_function = (
+                "" if on_command_line() else " or a function (y_true, y_pred_or_score) -> float"
+            )
             raise DataError(
-                f"unknown metric {metric!r}; use one of {describe_keys(metric_names(), 30)} "
-                "or a function (y_true, y_pred_or_score) -> float"
+                f"unknown metric {metric!r}; use one of {describe_keys(metric_names(), 30)}"
+                f"{or_function}"
             )
         return NAMED_METRICS[key]
     if callable(metric):
@@ -499,9 +503,10 @@ def check_predictions(
         raise DataError(
             f"{spec.name} reads probabilities, but {shown} {holds} True/False values, which "
             "would be read as probabilities 0 and 1: a probability metric needs "
-            "probabilities. Give the scores as probabilities (score= a column of "
-            "predict_proba), or, for hard predictions, give them as predicted labels "
-            "(prediction=) with metric='accuracy' or 'zero_one_loss' (the error)"
+            f"probabilities. Give the scores as probabilities (a column of predict_proba, "
+            f"named with {option('score')}), or, for hard predictions, give them as predicted "
+            f"labels (named with {option('prediction')}) with the metric 'accuracy' or "
+            "'zero_one_loss' (the error)"
         )
     values = np.asarray(scores, dtype=np.float64)
     probabilities = spec.name in PROBABILITY_METRICS or (values.ndim == 2 and spec.kind == "rank")
@@ -567,7 +572,7 @@ def warn_hard_scores(spec: MetricSpec, scores: Any, holder: str = "the scores") 
         f"{high:g}): hard predictions, whose {name} measures one threshold{which}, not how "
         "the model ranks the records. Give the predicted probabilities or decision values "
         "as the score (e.g. predict_proba), or compare hard predictions with "
-        "metric='balanced_accuracy' or 'accuracy'",
+        "the metric 'balanced_accuracy' or 'accuracy'",
         DegenerateStatisticWarning,
         stacklevel=user_stacklevel(),
     )
@@ -603,8 +608,8 @@ def _check_labels(
         rows = np.flatnonzero(continuous[np.clip(codes, 0, len(labels) - 1)] & (codes >= 0))
         if rows.size:
             fix = (
-                "name the probabilities with score= (e.g. roc_auc, log_loss) or threshold them "
-                "into labels"
+                f"name the probabilities with {option('score')} (e.g. for roc_auc, log_loss) "
+                "or threshold them into labels"
                 if role == "predicted labels"
                 else "give the class of each record"
             )

@@ -79,6 +79,7 @@ from cvreport.data.build import (
     record_design,
     truth_and_prediction,
 )
+from cvreport.data.design import refuse_partitioned_blocks_in_engine
 from cvreport.data.direction import comparison_columns, resolve_metric
 from cvreport.data.engine_diagnosis import EngineDiagnosis, RowsNeeded
 from cvreport.data.engine_query import (
@@ -1428,8 +1429,11 @@ def formula_route(
         replication, fold = parsed.blocks
     elif len(parsed.blocks) == 1:
         fold = parsed.blocks[0]
-        if block_is_replication is None:
-            block_is_replication = source.records_repeat_across(fold, record)
+        if block_is_replication is None:  # refused for the folds of several K-fold runs
+            with source.errors():
+                block_is_replication = refuse_partitioned_blocks_in_engine(
+                    source.frame, fold, record, parsed.response, parsed.model
+                )
         if block_is_replication:
             replication, fold = fold, None
     if parsed.response_is_column:

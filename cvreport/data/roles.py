@@ -35,6 +35,7 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import MetricSpec, resolve_metric
 from cvreport.errors import DataError
 from cvreport.option_values import bool_option
+from cvreport.spelling import option
 
 __all__ = ["HOW_TO_NAME", "MetricCall", "Outcome", "Roles", "metric_call", "per_fold_metric_error"]
 
@@ -216,9 +217,9 @@ class Roles:
             given = with_cluster_term(given, cluster)  # the table's formula names every role
         if cluster is not None and per_fold:
             raise DataError(
-                f"cluster {cluster!r} groups records, but per_fold=True gives one score per "
-                "fold and no records to group; give the per-record results to use clusters, "
-                "or leave the cluster out"
+                f"cluster {cluster!r} groups records, but {option('per_fold', True)} gives one "
+                "score per fold and no records to group; give the per-record results to use "
+                "clusters, or leave the cluster out"
             )
         call = metric_call(formula)
         if per_fold and call is not None:
@@ -433,12 +434,12 @@ class Roles:
             )
         if self.record is not None and self.record not in present:
             hints.append(
-                "If the left side is one score per fold (e.g. an AUC), pass per_fold=True "
-                "(--per-fold on the command line); otherwise name the record column with "
-                "record=... (--record)."
+                "If the left side is one score per fold (e.g. an AUC), pass "
+                f"{option('per_fold', True, aside=True)}; otherwise name the record column "
+                f"with {option('record', aside=True)}."
                 if self.outcome not in _PREDICTED
-                else "The formula does not name the record column: name it with record=... "
-                "(--record on the command line)."
+                else "The formula does not name the record column: name it with "
+                f"{option('record', aside=True)}."
             )
         return " ".join(hints) or f"The formula {formula!r} names them."
 
@@ -555,6 +556,7 @@ def per_fold_metric_error(formula: str, call: MetricCall) -> DataError:
     """The refusal of ``per_fold=True`` for a metric computed from per-record predictions."""
     return DataError(
         f"the left side of {formula!r} computes {call.spec.name} from per-record "
-        "predictions, so it is not one score per fold; leave per_fold out (or give "
-        "the per-fold scores as a column: 'auc ~ model | replication + fold' with per_fold=True)"
+        f"predictions, so it is not one score per fold; leave out {option('per_fold', True)} "
+        "(or give the per-fold scores as a column: 'auc ~ model | replication + fold' with "
+        f"{option('per_fold', True)})"
     )

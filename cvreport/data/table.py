@@ -24,6 +24,7 @@ supervised classification learning algorithms. Neural Computation 10(7).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -39,9 +40,14 @@ from cvreport.data.metric import Direction, Metric
 from cvreport.data.metrics import reader_name
 from cvreport.data.roles import Roles
 from cvreport.data.sufficient import SufficientStatistics
-from cvreport.data.validation import require_distinct_roles
+from cvreport.data.validation import (
+    repeated_keys_error,
+    require_distinct_roles,
+    separating_column,
+)
 from cvreport.data.views import TableViews
-from cvreport.errors import describe_keys
+from cvreport.errors import AssumedDirectionWarning, DataError, describe_keys, user_stacklevel
+from cvreport.spelling import option
 
 __all__ = ["DESIGN_KINDS", "Design", "ResultsTable"]
 
@@ -129,13 +135,13 @@ class ResultsTable(TableViews):
             direction=direction,
             cluster=cluster,
         )
-        self._adopt_contents(backend_for(data, engine).contents(roles))
+        self._adopt_contents(contents_of(roles, data, engine))
 
     @classmethod
     def _from_roles(cls, roles: Roles, data: Any, engine: str | None = None) -> ResultsTable:
         """The table of ``roles`` read from ``data`` (the end of every constructor)."""
         require_distinct_roles(roles.columns_by_role)
-        contents = backend_for(data, engine).contents(roles)
+        contents = contents_of(roles, data, engine)
         if roles.test_train_ratio is not None:
             # per-record losses infer n2/n1 from the records; a ratio the user gives wins
             contents = replace(
@@ -155,6 +161,8 @@ class ResultsTable(TableViews):
     def _adopt_contents(self, contents: TableContents) -> None:
         """Adopt the contents; then the records a metric keeps, and the cluster role."""
         clusters = contents.clusters
+        if Provenance.of(contents.direction_note).assumed:
+            warn_assumed_direction(contents.loss_name, contents.metric.direction)
         self._adopt(contents)
         if contents.record_predictions is not None:
             self._record_predictions = contents.record_predictions
@@ -193,7 +201,11 @@ class ResultsTable(TableViews):
         ``"loss ~ model | fold"``, the block is read as the fold of one K-fold run;
         if a record is scored in several of its groups it can only be a replication
         of repeated hold-out and is read so (per-fold scores: always the fold — use
-        :meth:`from_fold_scores` with ``fold=None`` for repeated hold-out scores).
+        :meth:`from_fold_scores` with ``fold=None`` for repeated hold-out scores) —
+        unless consecutive groups partition the records several times over: those
+        are the folds of repeated K-fold numbered across the replications (0..99
+        for 10×10 CV), which one block cannot describe, and a :class:`DesignError`
+        names the replications they form and asks for the replication column.
 
         Parameters
         ----------
@@ -228,7 +240,18 @@ class ResultsTable(TableViews):
         FormulaError
             The formula does not have the shape ``loss ~ model | replication + fold``.
         DataError
-            The name or the values of the left side contradict ``direction``.
+            The name or the values of the left side contradict ``direction``; keys
+            repeat (the message names a column left out of the formula, such as a
+            data set column, that would make them unique).
+        DesignError
+            One block whose groups are the folds of several K-fold runs.
+
+        Warns
+        -----
+        AssumedDirectionWarning
+            Neither ``direction`` nor the left side's name says which way is better,
+            so the values are read as losses (the report's Metric row says
+            "assumed").
 
         Examples
         --------
@@ -476,3 +499,76 @@ class ResultsTable(TableViews):
         """The metric as a reader names it, and the column or metric name it was read from."""
         words = reader_name(self._metric.name)
         return words if self._loss_name == words else f"{words} ({self._loss_name!r})"
+
+
+def warn_assumed_direction(column: str, direction: str) -> None:
+    """Warn that ``column`` is read in the default direction, which nothing told.
+
+    A table of accuracies under a name that says nothing (``value``, ``proba``)
+    would otherwise be tested as losses, and every verdict turned around, with only
+    the report's Metric row to say so.
+
+    Warns
+    -----
+    AssumedDirectionWarning
+        Naming the column and the option that says which way is better.
+    """
+    read, other = _READINGS[direction]
+    warnings.warn(
+        f"column {column!r} is read as {read}, an assumption: neither its name nor a "
+        f"direction said which way is better. If it holds {other}, pass "
+        f"{option('direction', _OTHER[direction])}, or the verdicts are turned around; pass "
+        f"{option('direction', direction)} to confirm the reading",
+        AssumedDirectionWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+_READINGS = {
+    "lower": (
+        "a loss (lower is better)",
+        "a score (an accuracy, an AUC, a probability of the right class)",
+    ),
+    "higher": ("a score (higher is better)", "a loss (an error rate, a log loss)"),
+}
+_OTHER = {"lower": "higher", "higher": "lower"}
+
+
+def contents_of(roles: Roles, data: Any, engine: str | None) -> TableContents:
+    """The contents ``roles`` read from ``data``; repeated keys that a column no role names
+    would make unique are refused with that column named (a data set column left out)."""
+    backend = backend_for(data, engine)
+    try:
+        return backend.contents(roles)
+    except DataError as error:
+        repeated = getattr(error, "repeated_keys", None)
+        if repeated is None:
+            raise
+        names = repeated[0]
+        used = {c for c in roles.columns_by_role.values() if c is not None}
+        response = roles.parsed.response if roles.parsed is not None else ""
+        candidates = [
+            c
+            for c in backend.columns
+            if isinstance(c, str) and c not in used and c not in names.columns
+            and not (response and c in response)
+        ]
+        column = _separating(backend, names.columns, candidates)
+        if column is None:
+            raise
+        raise repeated_keys_error(
+            *repeated, separating=column, in_formula=roles.formula is not None
+        ) from None
+
+
+def _separating(backend: Any, keys: list[str], candidates: list[str]) -> str | None:
+    """:func:`separating_column` of the backend's rows, in their engine."""
+    if not candidates:
+        return None
+    import narwhals.stable.v2 as nw
+
+    source = getattr(backend, "source", None)
+    if source is None:  # in memory
+        return separating_column(nw.from_native(backend.frame).lazy(), keys, candidates)
+    with source.errors():
+        return separating_column(source.frame, keys, candidates)

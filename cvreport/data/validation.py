@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from cvreport.errors import DataError, DesignError, describe_keys
+from cvreport.spelling import on_command_line
 
 __all__ = [
     "Names",
@@ -38,6 +39,7 @@ __all__ = [
     "require_columns",
     "require_distinct_roles",
     "require_named_columns",
+    "separating_column",
     "show",
     "split_records_error",
     "unpaired_records_error",
@@ -359,6 +361,18 @@ def check_design_grid(
             "replications, or, for repeated hold-out, give each replication a single fold)"
         )
     differs = np.flatnonzero((fold_present != fold_present[0]).any(axis=1))
+    if differs.shape[0] and (fold_present.sum(axis=0) == 1).all():
+        shown = [
+            f"replication {show(replications[i])} uses folds "
+            f"{describe_keys(folds[fold_present[i]].tolist(), 3)}"
+            for i in range(min(2, len(replications)))
+        ]
+        raise DesignError(
+            f"the folds are numbered across the replications ({'; '.join(shown)}), so no "
+            "fold of one replication matches a fold of another; label the folds the same "
+            f"way in every replication (1..{int(n_folds[0])}), e.g. by their order within "
+            "each replication"
+        )
     if differs.shape[0]:
         i = int(differs[0])
         raise DesignError(
@@ -388,11 +402,18 @@ def repeated_keys_error(
     n_repeated: int,
     n_conflicting: int,
     shown: Sequence[tuple[tuple[object, object, object, object], int, Sequence[float] | None]],
+    separating: str | None = None,
+    in_formula: bool = True,
 ) -> DataError:
     """The error for keys in more than one row (every route words it so).
 
     ``shown``: up to three ``((replication, fold, model, record), rows, losses)``;
     ``losses`` (sorted, up to three) when that key's rows disagree, else ``None``.
+    ``separating``: a column no role names whose values make the keys unique
+    (:func:`separating_column`), which the advice then names; ``in_formula`` says
+    whether the roles came from a formula. The error keeps its arguments
+    (``error.repeated_keys``), so that a caller that can look at the other columns
+    words it again with ``separating``.
     """
     key_columns = "[" + ", ".join(repr(c) for c in names.columns) + "]"
     described = []
@@ -405,8 +426,13 @@ def repeated_keys_error(
         parts += [f"{names.model}={show(model)}", f"{names.record}={show(record)}"]
         what = f" with losses {', '.join(f'{v:g}' for v in values[:3])}" if values else ""
         described.append(f"{', '.join(parts)} ({n_rows} rows){what}")
-    if names.missing_blocks_hint():
+    if separating is not None and not names.missing_blocks_hint():
+        advice = _separating_advice(separating, in_formula)
+    elif names.missing_blocks_hint():
         advice = names.missing_blocks_hint()
+        if separating is not None:
+            where = "is not in the formula" if in_formula else "is named for no role"
+            advice = f"the column {separating!r} {where} and makes the rows unique; {advice}"
         if not n_conflicting:
             advice += (
                 " If they are plain repeats (same loss), keep one row per key, e.g. "
@@ -423,10 +449,69 @@ def repeated_keys_error(
             f"they repeat the same loss; keep one row per key, e.g. "
             f"data.drop_duplicates({key_columns})"
         )
-    return DataError(
+    error = DataError(
         f"{n_repeated} ({', '.join(names.columns)}) key(s) appear in more than one row: "
         f"{'; '.join(described)}; {advice}"
     )
+    error.repeated_keys = (names, n_repeated, n_conflicting, tuple(shown))  # type: ignore[attr-defined]
+    return error
+
+
+def _separating_advice(column: str, in_formula: bool) -> str:
+    """What to do when ``column``, which no role names, makes the keys unique."""
+    where = "is not in the formula" if in_formula else "is named for no role"
+    said = f"the column {column!r} {where} and makes the rows unique"
+    if not in_formula:
+        return (
+            f"{said}: if it names data sets, compare them with DatasetsTable.from_formula "
+            f"(the formula's third part '| {column}') or filter one data set"
+        )
+    how = "cvreport datasets" if on_command_line() else "DatasetsTable.from_formula"
+    return f"{said}: add '| {column}' (with {how}) or filter one data set"
+
+
+def separating_column(frame: Any, keys: Sequence[str], candidates: Sequence[str]) -> str | None:
+    """A column among ``candidates`` that makes the ``keys`` unique, grouping rows, not naming them.
+
+    ``frame`` is a narwhals LazyFrame. Candidates are tried in the order of their
+    number of distinct values (fewest first); a column with at least as many
+    distinct values as the keys (a row number, a time stamp) is not named, nor one
+    of real numbers (a score that merely differs between the repeated rows).
+    Runs only when keys repeat, so its queries cost nothing to a valid table.
+
+    Examples
+    --------
+    >>> import narwhals.stable.v2 as nw
+    >>> rows = pd.DataFrame({"model": ["a", "b"] * 4, "record": [0, 0, 1, 1] * 2,
+    ...                      "dataset": ["x"] * 4 + ["y"] * 4, "row": range(8)})
+    >>> separating_column(nw.from_native(rows).lazy(), ["model", "record"], ["dataset", "row"])
+    'dataset'
+    >>> print(separating_column(nw.from_native(rows).lazy(), ["model", "record"], ["row"]))
+    None
+    """
+    import narwhals.stable.v2 as nw
+
+    schema = frame.collect_schema()
+    kept = [c for c in candidates if c in schema and not schema[c].is_float()]
+    if not kept:
+        return None
+    distinct = frame.select(*(nw.col(c).n_unique().alias(f"_n{i}") for i, c in enumerate(kept)))
+    counts = [int(n) for n in distinct.collect().rows()[0]]
+    n_keys = int(frame.select(*keys).unique().select(nw.len()).collect().rows()[0][0])
+    for i in sorted(range(len(kept)), key=counts.__getitem__):
+        if counts[i] >= n_keys:
+            break
+        column = kept[i]
+        repeated = (
+            frame.group_by(*keys, column)
+            .agg(nw.len().alias("_n"))
+            .filter(nw.col("_n") > 1)
+            .head(1)
+            .collect()
+        )
+        if len(repeated.rows()) == 0:
+            return column
+    return None
 
 
 def split_records_error(

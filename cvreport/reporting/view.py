@@ -262,7 +262,7 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "better_word": metric.better_word,
         "higher_is_better": metric.higher_is_better,
         "direction_note": "" if facts.direction is None else str(facts.direction.source),
-        "direction_provenance": None if facts.direction is None else facts.direction.words,
+        "direction_provenance": None if facts.direction is None else facts.direction.row_words,
         "positive_class": None if facts.positive_class is None else facts.positive_class.value,
         "positive_class_provenance": None
         if facts.positive_class is None

@@ -21,6 +21,7 @@ import pandas as pd
 
 from cvreport.data.backends.memory import MemoryBackend
 from cvreport.data.build import ClusterRows, TableContents
+from cvreport.data.design import refuse_partitioned_blocks_in_engine
 from cvreport.data.engine_query import collect, first_appearance
 from cvreport.data.engines import EngineSource, as_pandas_text, in_source_zone, narwhals
 from cvreport.data.formula import evaluate_response
@@ -260,6 +261,12 @@ class _DatasetsPass:
             repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
         except (CVReportError, NotImplementedError, ValueError):
             return {}  # each data set alone reads its block, or words its problem
+        for label in [label for label in self.parts if label in repeating]:
+            try:  # folds of several K-fold runs: that data set alone words it
+                with source.errors():
+                    refuse_partitioned_blocks_in_engine(self.parts[label].frame, block, record)
+            except CVReportError:
+                repeating.discard(label)
         kinds = {
             True: [label for label in self.parts if label in repeating],
             False: [label for label in self.parts if label not in repeating],

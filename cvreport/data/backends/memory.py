@@ -32,9 +32,9 @@ from cvreport.data.build import (
     prediction_frame,
     record_contents,
     record_metric,
-    records_repeat_across,
     truth_and_prediction,
 )
+from cvreport.data.design import refuse_partitioned_blocks
 from cvreport.data.direction import comparison_columns
 from cvreport.data.formula import evaluate_response
 from cvreport.data.labels import refuse_labels_that_print_alike
@@ -127,9 +127,10 @@ class MemoryBackend:
         return replace(contents, formula=roles.formula)
 
     def _settled(self, roles: Roles) -> Roles:
-        """A single block read as the replication when a record is scored in several groups."""
-        if roles.one_block and records_repeat_across(
-            self.frame, str(roles.fold), str(roles.record)
+        """A single block read as the replication when a record is scored in several groups
+        (refused when those groups are the folds of several K-fold runs)."""
+        if roles.one_block and refuse_partitioned_blocks(
+            self.frame, str(roles.fold), str(roles.record), roles.response_name, roles.model
         ):
             return roles.settled(roles.fold, None)
         return roles
