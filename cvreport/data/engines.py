@@ -22,10 +22,10 @@ import ast
 import os
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ __all__ = [
     "check_engine",
     "engine_error",
     "in_source_zone",
+    "names_csv_files",
     "narwhals",
     "nested_columns_error",
     "resolve_source",
@@ -109,12 +110,43 @@ class EngineSource:
         frame, an Arrow table or a Parquet file handed to DuckDB would come back
         as UTC labels. Results read while :meth:`errors` is open are shown in it
         again (:func:`in_source_zone`).
+    text : frozenset of str
+        The columns of its CSV files read as text whatever they hold (:meth:`with_text`).
+    rescan : callable, optional
+        For CSV files: the files scanned again with the columns it is given read as
+        text (``None`` for any other source, whose types are its own).
     """
 
     frame: Any
     kind: str
     files: tuple[str, ...] = ()
     zone: str | None = None
+    text: frozenset[str] = frozenset()
+    rescan: Callable[[frozenset[str]], EngineSource] | None = None
+
+    def with_text(self, columns: Collection[str]) -> EngineSource:
+        """The source with ``columns`` read as text, as written, from its CSV files.
+
+        A CSV file holds no types: an engine guesses them from the values, so a model
+        labelled ``007`` or ``1e3`` would be the number 7 or 1000.0 to one engine and
+        the text to another. Label columns (models, data sets, clusters) are read as
+        the text they are written as, on every engine. Any other source, and a column
+        the engine already reads as text, is returned as it is.
+        """
+        if self.rescan is None:
+            return self
+        nw = narwhals()
+        schema = dict(self._schema())
+        wanted = {
+            c for c in columns if c in schema and c not in self.text and schema[c] != nw.String
+        }
+        if not wanted:
+            return self
+        return self.rescan(self.text | wanted)
+
+    def _schema(self) -> Any:
+        with self.errors():
+            return self.frame.collect_schema()
 
     @contextmanager
     def errors(self) -> Iterator[None]:
@@ -466,7 +498,21 @@ def _glob_escaped(path: str) -> str:
     return re.sub(r"([\[*?])", r"[\1]", path)
 
 
-def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
+def names_csv_files(data: Any) -> bool:
+    """Whether ``data`` is the path (a glob, or a list) of CSV files, whose columns hold
+    no types (:meth:`EngineSource.with_text`).
+
+    Examples
+    --------
+    >>> names_csv_files("results-*.csv.gz"), names_csv_files("results.parquet")
+    (True, False)
+    """
+    return _is_path(data) and _is_csv(_paths(data))
+
+
+def _scan_paths(
+    data: Any, engine: str, text: frozenset[str] = frozenset()
+) -> pd.DataFrame | EngineSource:
     files = _files(_paths(data))
     csv = _is_csv(files)
     schema = None
@@ -480,6 +526,42 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     )
     if engine == "auto":
         engine = "duckdb" if _importable("duckdb") else "polars" if _importable("polars") else ""
+    if engine not in ("duckdb", "polars"):
+        with _translated(what, files):
+            readers = [
+                pd.read_csv(f, dtype=dict.fromkeys(text, str)) if csv else pd.read_parquet(f)
+                for f in files
+            ]
+        return pd.concat(readers, ignore_index=True)
+    if not csv:
+        return _scan_files(files, engine, what, schema)
+    scans: dict[frozenset[str], EngineSource] = {}
+
+    def rescan(columns: frozenset[str]) -> EngineSource:
+        """The CSV files read with ``columns`` as text (each set of columns scanned once)."""
+        if columns not in scans:
+            scans[columns] = replace(
+                _scan_files(files, engine, what, None, order, columns),
+                text=columns,
+                rescan=rescan,
+            )
+        return scans[columns]
+
+    return rescan(text)
+
+
+def _scan_files(
+    files: list[str],
+    engine: str,
+    what: str,
+    schema: Any,
+    order: list[str] | None = None,
+    text: frozenset[str] | None = None,
+) -> EngineSource:
+    """The files scanned by DuckDB or Polars: Parquet files (``text`` is ``None``), or CSV
+    files with the columns of ``text`` read as text (the others' types guessed)."""
+    csv = text is not None
+    text_of = {c: "VARCHAR" for c in sorted(text or ())}
     if engine == "duckdb":
         import duckdb
 
@@ -491,6 +573,7 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
                     literal,
                     auto_type_candidates=list(CSV_TYPES),
                     union_by_name=order is not None,
+                    **({"dtype": text_of} if text_of else {}),
                 )
                 if csv
                 else connection.read_parquet(literal)
@@ -500,20 +583,24 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         return EngineSource(
             narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files), zone
         )
-    if engine == "polars":
-        import polars as pl
+    import polars as pl
 
-        with _translated(what, files):
-            if order is not None:  # Polars stacks CSV files by position: put the names in line
-                frame = pl.concat([pl.scan_csv(f, glob=False).select(order) for f in files])
-            else:
-                frame = (
-                    pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
-                )
-        return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
+    overrides = {c: pl.String for c in text_of}
     with _translated(what, files):
-        readers = [pd.read_csv(f) if csv else pd.read_parquet(f) for f in files]
-    return pd.concat(readers, ignore_index=True)
+        if order is not None:  # Polars stacks CSV files by position: put the names in line
+            frame = pl.concat(
+                [
+                    pl.scan_csv(f, glob=False, schema_overrides=overrides).select(order)
+                    for f in files
+                ]
+            )
+        else:
+            frame = (
+                pl.scan_csv(files, glob=False, schema_overrides=overrides)
+                if csv
+                else pl.scan_parquet(files, glob=False)
+            )
+    return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
 
 
 # --------------------------------------------------------------------------- engine errors
@@ -641,7 +728,9 @@ def check_engine(engine: str | None) -> str:
     return engine
 
 
-def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | EngineSource:
+def resolve_source(
+    data: Any, engine: str | None = None, *, text: Collection[str] = ()
+) -> pd.DataFrame | EngineSource:
     """Where the table's rows are: a pandas DataFrame (in memory) or another engine.
 
     Parameters
@@ -655,6 +744,11 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
         :data:`PANDAS_VIA_DUCKDB_ROWS` rows on) and scans files with DuckDB;
         ``"pandas"`` brings everything into pandas; ``"duckdb"`` and ``"polars"``
         run the aggregations in that engine (Polars: its streaming engine).
+    text : collection of str, optional
+        Columns of CSV files read as text, as written, whatever they hold: the label
+        columns (a model ``007`` stays ``007`` on every engine). A source scanned from
+        CSV files reads more columns as text later (:meth:`EngineSource.with_text`).
+        Other sources keep their types.
 
     Raises
     ------
@@ -673,7 +767,7 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     """
     engine = check_engine(engine)
     if _is_path(data):
-        return _scan_paths(data, engine)
+        return _scan_paths(data, engine, frozenset(text))
     if isinstance(data, pd.DataFrame):
         if engine == "duckdb" or (
             engine == "auto" and data.shape[0] >= PANDAS_VIA_DUCKDB_ROWS and _importable("duckdb")

@@ -2,7 +2,8 @@
 
 CSV (also compressed: ``.csv.gz``, ``.csv.bz2``, ``.csv.xz``, ``.csv.zip``,
 ``.csv.zst``) and Parquet (``.parquet``, ``.pq``) files are read with pandas.
-Every failure is a :class:`~cvreport.errors.DataError` that names the file and
+The label columns of a CSV (``labels=``) are read as text, as written. Every
+failure is a :class:`~cvreport.errors.DataError` that names the file and
 says what to do; a CSV that reads as a single column holding ``;`` or tabs
 gets a hint to pass the separator (``--sep ';'``).
 
@@ -13,6 +14,9 @@ Examples
 >>> pd.DataFrame({"model": ["a"], "loss": [0.5]}).to_csv(path, index=False)
 >>> read_results(path).to_dict("list")
 {'model': ['a'], 'loss': [0.5]}
+>>> pd.DataFrame({"clf": ["007", "1e3"], "loss": [0.5, 0.25]}).to_csv(path, index=False)
+>>> read_results(path, labels=["clf"]).to_dict("list")
+{'clf': ['007', '1e3'], 'loss': [0.5, 0.25]}
 >>> data_format("losses.xlsx")
 Traceback (most recent call last):
 ...
@@ -23,16 +27,21 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
 
 from cvreport.errors import DataError
 
-__all__ = ["COMPRESSIONS", "check_regular_file", "data_format", "read_results"]
+__all__ = ["COMPRESSIONS", "DEFAULT_LABELS", "check_regular_file", "data_format", "read_results"]
 
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 """Compression suffixes pandas reads a CSV through."""
+
+DEFAULT_LABELS = ("model", "dataset")
+"""The label columns a CSV file is read with when none are named: the model and data set
+columns under the names the tables take by default."""
 
 _FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _SEPARATORS = {";": "semicolon", "\t": "tab", "|": "'|'"}
@@ -99,7 +108,12 @@ def check_regular_file(path: str | os.PathLike[str]) -> bool:
     return True
 
 
-def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.DataFrame:
+def read_results(
+    path: str | os.PathLike[str],
+    *,
+    sep: str | None = None,
+    labels: Collection[str] | None = None,
+) -> pd.DataFrame:
     """Read a CSV or Parquet file of results.
 
     Parameters
@@ -107,6 +121,12 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
     path : path-like
     sep : str, optional
         The CSV field separator; ``","`` by default (``"\\t"`` for ``.tsv``).
+    labels : collection of str, optional
+        The label columns of a CSV file (models, data sets, clusters), read as the
+        text they are written as: a model ``007`` or ``1e3`` keeps its name, as every
+        engine that scans the file reads it (:func:`cvreport.data.engines.resolve_source`).
+        By default :data:`DEFAULT_LABELS`. The other columns' types are guessed from
+        their values; a Parquet file keeps its own types.
 
     Returns
     -------
@@ -140,7 +160,10 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
             return frame
         if sep is None and ".tsv" in [s.lower() for s in source.suffixes]:
             sep = "\t"
-        frame = pd.read_csv(source, sep=sep if sep is not None else ",")
+        text = DEFAULT_LABELS if labels is None else labels
+        frame = pd.read_csv(
+            source, sep=sep if sep is not None else ",", dtype=dict.fromkeys(text, str)
+        )
         # pandas renames a repeated name to 'loss.1': read the header as it is written
         header = pd.read_csv(source, sep=sep if sep is not None else ",", header=None, nrows=1)
         _refuse_repeated_names(

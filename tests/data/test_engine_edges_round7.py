@@ -1,0 +1,249 @@
+"""Edges of the engine routes, round seven: labels of CSV files that read as numbers.
+
+A CSV file holds no types, so each engine guessed them: a model ``007`` or ``1e3``
+was text to DuckDB but 7 and 1000.0 to pandas (the command line) and Polars. The
+label columns (model, data set, cluster) are now read as the text they are written
+as on every route; replications and folds keep their numbers, and losses stay
+numbers. The queries an engine runs are counted, not timed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+from cvreport.cli import main
+from cvreport.data import engines
+from cvreport.data.backends import backend_for, formula_label_columns
+from cvreport.data.clusters import record_clusters
+from cvreport.data.datasets import DatasetsTable
+from cvreport.data.io import read_results
+from tests._engines import need
+from tests.data.test_engines import assert_same_tables, cv_frame
+
+FORMULA = "loss ~ clf | replication + fold"
+AS_WRITTEN = {"lr": "007", "tree": "1e3", "knn": "10"}  # numbers to a type-guessing reader
+PATH_ENGINES = [None, "duckdb", "polars", "pandas"]
+SAMPLES = 200  # posterior samples of compare_datasets (the ranks do not depend on them)
+
+
+def _written(frame: pd.DataFrame, labels: dict[str, str] = AS_WRITTEN) -> pd.DataFrame:
+    """cv_frame with its models renamed to ``labels`` in a column 'clf', 12 folds (so that
+    the folds 2 and 10 sort as numbers, not as text)."""
+    return frame.assign(clf=frame["model"].map(labels)).drop(columns="model")
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return _written(cv_frame(40, m=2, K=12))
+
+
+@pytest.fixture(scope="module")
+def reference(frame: pd.DataFrame) -> cvreport.ResultsTable:
+    """The table of the rows in memory: its models are the text the file holds."""
+    return cvreport.ResultsTable.from_formula(FORMULA, frame)
+
+
+def _numbers(report: pd.DataFrame) -> pd.DataFrame:
+    return report.select_dtypes("number")
+
+
+# --------------------------------------------------------------------------- labels of CSV files
+
+
+def test_the_reference_holds_the_labels_as_text(
+    frame: pd.DataFrame, reference: cvreport.ResultsTable
+) -> None:
+    assert reference.models == tuple(pd.unique(frame["clf"]))  # in order of first row
+    assert set(reference.models) == set(AS_WRITTEN.values())
+    assert reference.folds == tuple(range(1, 13))
+
+
+@pytest.mark.parametrize("engine", PATH_ENGINES)
+def test_number_like_model_labels_of_a_csv_are_read_as_written(
+    engine: str | None, frame: pd.DataFrame, reference: cvreport.ResultsTable, tmp_path: Path
+) -> None:
+    """DuckDB read '007' and '1e3' as text, pandas and Polars as 7 and 1000.0 (and '10'
+    as 10): the model column is read as text on every engine; the folds stay numbers."""
+    if engine is not None:
+        need(engine)
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    table = cvreport.ResultsTable.from_formula(FORMULA, str(path), engine=engine)
+    assert table.models == reference.models
+    assert all(isinstance(fold, (int, np.integer)) for fold in table.folds)
+    assert_same_tables(table, reference, exact=True)
+    pd.testing.assert_frame_equal(
+        cvreport.Report(table).to_frame(), cvreport.Report(reference).to_frame()
+    )
+
+
+@pytest.mark.parametrize("engine", PATH_ENGINES)
+def test_a_glob_of_csv_files_reads_the_labels_as_written(
+    engine: str | None, frame: pd.DataFrame, reference: cvreport.ResultsTable, tmp_path: Path
+) -> None:
+    """Two files, the second with its columns in another order (read by name)."""
+    if engine is not None:
+        need(engine)
+    first = frame[frame["replication"] == 1]
+    second = frame[frame["replication"] == 2]
+    first.to_csv(tmp_path / "r1.csv", index=False)
+    second[list(reversed(frame.columns))].to_csv(tmp_path / "r2.csv", index=False)
+    table = cvreport.ResultsTable.from_formula(FORMULA, str(tmp_path / "r*.csv"), engine=engine)
+    assert_same_tables(table, reference, exact=True)
+
+
+def test_read_results_reads_the_named_label_columns_as_text(
+    frame: pd.DataFrame, tmp_path: Path
+) -> None:
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    named = read_results(path, labels=["clf"])
+    assert named["clf"].tolist() == frame["clf"].tolist()
+    assert named["fold"].dtype == np.int64 and named["loss"].dtype == np.float64
+    # without names: the columns the tables name by default ('model', 'dataset')
+    frame.rename(columns={"clf": "model"}).to_csv(path, index=False)
+    assert read_results(path)["model"].tolist() == frame["clf"].tolist()
+    assert read_results(path, labels=[])["model"].tolist() != frame["clf"].tolist()
+
+
+def test_the_label_columns_of_a_formula() -> None:
+    assert formula_label_columns(FORMULA) == ["clf"]
+    assert formula_label_columns("roc_auc(y, p) ~ clf | fold + cluster(doc)") == ["clf", "doc"]
+    assert formula_label_columns("loss ~ clf | fold", cluster="doc") == ["clf", "doc"]
+    assert formula_label_columns("loss ~ ") == []  # the table words the problem
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
+def test_the_command_line_names_the_models_as_the_file_does(
+    engine: str | None,
+    frame: pd.DataFrame,
+    reference: cvreport.ResultsTable,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command line read DATA with pandas: models 7.0, 1000.0 and 10.0 where the API
+    reading the same path with DuckDB named them '007', '1e3' and '10'."""
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    pairs = tmp_path / "pairs.csv"
+    argv = ["report", str(path), "-f", FORMULA, "-o", str(tmp_path / "r.md")]
+    argv += ["--pairs-csv", str(pairs)] + (["--engine", engine] if engine else [])
+    assert main(argv) == 0, capsys.readouterr().err
+    written = pd.read_csv(pairs, dtype={"model_a": str, "model_b": str})
+    expected = cvreport.Report(reference).to_frame()
+    assert written["model_a"].tolist() == list(expected["model_a"])
+    assert written["model_b"].tolist() == list(expected["model_b"])
+    np.testing.assert_allclose(written["pvalue"], expected["pvalue"], rtol=1e-12)
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "007" in text and "1e3" in text and "1000" not in text
+
+
+def test_integer_model_labels_give_the_same_report_on_every_route(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Models 1 and 2 are read as the text '1' and '2' from a CSV: the numbers and the
+    report's words are those of the frame in memory, and a model is still named by 1."""
+    frame = cv_frame(41).query("model != 'knn'")
+    frame = frame.assign(model=frame["model"].map({"lr": 1, "tree": 2}))
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    formula = "loss ~ model | replication + fold"
+    expected = cvreport.Report(cvreport.ResultsTable.from_formula(formula, frame))
+    for engine in PATH_ENGINES:
+        table = cvreport.ResultsTable.from_formula(formula, str(path), engine=engine)
+        assert table.models == tuple(map(str, expected.table.models)), engine
+        report = cvreport.Report(table)
+        pd.testing.assert_frame_equal(_numbers(report.to_frame()), _numbers(expected.to_frame()))
+        for column in ("model_a", "model_b"):
+            shown = expected.to_frame()[column].astype(str).tolist()
+            assert report.to_frame()[column].tolist() == shown
+        ours = cvreport.corrected_repeated_kfold_ttest(table, 1, 2)
+        theirs = cvreport.corrected_repeated_kfold_ttest(expected.table, 1, 2)
+        assert ours.pvalue == theirs.pvalue, engine
+    out = tmp_path / "pairs.csv"
+    argv = ["report", str(path), "-f", formula, "-o", str(tmp_path / "r.md"), "--pairs-csv"]
+    assert main([*argv, str(out)]) == 0, capsys.readouterr().err
+    np.testing.assert_allclose(
+        pd.read_csv(out)["pvalue"], expected.to_frame()["pvalue"], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("engine", PATH_ENGINES)
+def test_number_like_cluster_labels_stay_apart(engine: str | None, tmp_path: Path) -> None:
+    """Clusters '1', '01' and '001' are three clusters as written; read as numbers they
+    were one."""
+    if engine is not None:
+        need(engine)
+    frame = _written(cv_frame(42))
+    number = frame["record"].str[2:].astype(int)
+    frame["doc"] = np.array(["1", "01", "001", "1e0"])[number % 4]
+    path = tmp_path / "clusters.csv"
+    frame.to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # clusters straddle folds: warned, as in memory
+        table = cvreport.ResultsTable.from_formula(FORMULA, str(path), engine=engine, cluster="doc")
+        memory = cvreport.ResultsTable.from_formula(FORMULA, frame, cluster="doc")
+    ours, theirs = record_clusters(table, "test"), record_clusters(memory, "test")
+    assert sorted(ours.unique()) == ["001", "01", "1", "1e0"]
+    pd.testing.assert_series_equal(ours.sort_index(), theirs.sort_index(), check_dtype=False)
+
+
+def _datasets_frame() -> pd.DataFrame:
+    parts = [
+        _written(cv_frame(43 + i)).assign(task=label) for i, label in enumerate(["01", "2e1", "3"])
+    ]
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize("route", ["duckdb", "pandas", "command line"])
+def test_number_like_data_set_labels_read_as_written(
+    route: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """Data sets '01', '2e1' and '3' were 1, 20.0 and 3 to pandas and Polars."""
+    frame = _datasets_frame()
+    path = tmp_path / "many.csv"
+    frame.to_csv(path, index=False)
+    formula = f"{FORMULA} | task"
+    memory = DatasetsTable.from_formula(formula, frame)
+    expected = cvreport.compare_datasets(memory, n_samples=SAMPLES)
+    ranks = expected.friedman.average_ranks
+    assert set(ranks.index) == set(AS_WRITTEN.values())
+    if route == "command line":
+        out = tmp_path / "many.md"
+        assert main(["datasets", str(path), "-f", formula, "-o", str(out)]) == 0
+        text = out.read_text(encoding="utf-8")
+        assert "2e1" in text and "007" in text and "| 20 " not in text
+        for rank in ranks:
+            assert f"{rank:.2f}" in text
+        return
+    if route == "pandas":  # no engine installed: the files are read by pandas
+        monkeypatch.setattr(engines, "_importable", lambda name: False)
+        assert type(backend_for(str(path))).__name__ == "MemoryBackend"
+    table = DatasetsTable.from_formula(formula, str(path))
+    assert list(table.tables) == ["01", "2e1", "3"]
+    assert {k: t.models for k, t in table.tables.items()} == {
+        k: t.models for k, t in memory.tables.items()
+    }
+    ours = cvreport.compare_datasets(table, n_samples=SAMPLES)
+    pd.testing.assert_series_equal(ours.friedman.average_ranks, ranks)
+    assert ours.friedman.pvalue == expected.friedman.pvalue
+
+
+def test_parquet_files_keep_their_types(tmp_path: Path) -> None:
+    """Parquet holds types: integer model labels stay integers."""
+    need("pyarrow")
+    frame = cv_frame(44).query("model != 'knn'")
+    frame = frame.assign(model=frame["model"].map({"lr": 1, "tree": 2}))
+    frame.to_parquet(tmp_path / "r.parquet")
+    table = cvreport.ResultsTable.from_formula(
+        "loss ~ model | replication + fold", str(tmp_path / "r.parquet")
+    )
+    assert table.models == tuple(pd.unique(frame["model"]))
+    assert all(isinstance(model, (int, np.integer)) for model in table.models)
