@@ -786,6 +786,8 @@ def resolve_source(
     if type(data).__name__ == "DuckDBPyRelation":
         with _translated(type(data).__name__, ()):
             data = _zoned_times_in_microseconds(data, f"DuckDB {type(data).__name__}")
+    if type(data).__module__.split(".")[0] == "dask":
+        data = _dask_decimals_as_numbers(data)
     nw = narwhals()
     try:
         with warnings.catch_warnings(), _translated(type(data).__name__, ()):
@@ -820,6 +822,50 @@ def resolve_source(
     if isinstance(frame, nw.DataFrame):
         frame = frame.lazy()
     return EngineSource(frame, kind)
+
+
+def _dask_decimals_as_numbers(data: Any) -> Any:
+    """A Dask frame whose columns of :class:`decimal.Decimal` numbers are float64 again.
+
+    ``dask.dataframe.from_pandas`` turns every object column of the pandas frame it
+    is given into text (Dask's ``dataframe.convert-string``), so a loss column of
+    Decimals, a number to pandas, Polars, PyArrow and DuckDB, reached Dask as
+    ``'0.462341'`` and was refused as text. The columns that hold Decimals in the
+    pandas frames the Dask frame was made from, and text (or objects) in the Dask
+    frame, are cast to float64: the text of a Decimal reads as the float it converts to, so the
+    numbers are pandas'. A Dask without that structure is left as it is.
+    """
+    try:
+        from dask.dataframe.dask_expr.io.io import FromPandas
+
+        originals = [leaf.frame._data for leaf in data.expr.find_operations(FromPandas)]
+        meta = data._meta
+    except (ImportError, AttributeError):
+        return data
+    if not isinstance(meta, pd.DataFrame):
+        return data
+    decimals: set[Any] = set()
+    for original in originals:
+        if not isinstance(original, pd.DataFrame):
+            continue
+        for name in original.columns:
+            column = original[name]
+            if (
+                isinstance(column, pd.Series)
+                and column.dtype == object
+                and pd.api.types.infer_dtype(column) == "decimal"
+            ):
+                decimals.add(name)
+    texts = [  # text (or objects, when Dask leaves them so)
+        name
+        for name in meta.columns
+        if name in decimals
+        and isinstance(name, str)
+        and (isinstance(meta[name].dtype, pd.StringDtype) or meta[name].dtype == object)
+    ]
+    if not texts:
+        return data
+    return data.assign(**{str(name): data[name].astype("float64") for name in texts})
 
 
 def _native_columns(data: Any) -> list[str]:

@@ -1,4 +1,5 @@
-"""Edges of the engine routes, round seven: labels of CSV files that read as numbers.
+"""Edges of the engine routes, round seven: labels of CSV files that read as numbers, and
+Decimal losses on Dask.
 
 A CSV file holds no types, so each engine guessed them: a model ``007`` or ``1e3``
 was text to DuckDB but 7 and 1000.0 to pandas (the command line) and Polars. The
@@ -9,6 +10,7 @@ numbers. The queries an engine runs are counted, not timed.
 
 from __future__ import annotations
 
+import decimal
 import warnings
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from cvreport.data.backends import backend_for, formula_label_columns
 from cvreport.data.clusters import record_clusters
 from cvreport.data.datasets import DatasetsTable
 from cvreport.data.io import read_results
+from cvreport.errors import DataError
 from tests._engines import need
 from tests.data.test_engines import assert_same_tables, cv_frame
 
@@ -247,3 +250,48 @@ def test_parquet_files_keep_their_types(tmp_path: Path) -> None:
     )
     assert table.models == tuple(pd.unique(frame["model"]))
     assert all(isinstance(model, (int, np.integer)) for model in table.models)
+
+
+# --------------------------------------------------------------------------- Decimal losses on Dask
+
+
+def _decimal_losses() -> tuple[pd.DataFrame, pd.DataFrame]:
+    frame = cv_frame(45, binary=False)
+    frame["loss"] = frame["loss"].round(6)
+    decimals = frame.assign(loss=[decimal.Decimal(f"{v:.6f}") for v in frame["loss"]])
+    return frame, decimals
+
+
+@pytest.mark.parametrize("convert_string", [True, False])
+def test_decimal_losses_are_numbers_on_dask_as_on_pandas(
+    convert_string: bool, dask_client: Any
+) -> None:
+    """dask.dataframe.from_pandas turns object columns into text: a Decimal loss column,
+    read as float64 by pandas, Polars, PyArrow and DuckDB, was refused on Dask as text."""
+    dask = need("dask")
+    dd = need("dask.dataframe")
+    frame, decimals = _decimal_losses()
+    formula = "loss ~ model | replication + fold"
+    expected = cvreport.ResultsTable.from_formula(formula, decimals)
+    floats = cvreport.ResultsTable.from_formula(formula, frame)
+    with dask.config.set({"dataframe.convert-string": convert_string}):
+        data = dd.from_pandas(decimals, npartitions=3, sort=False)
+    table = cvreport.ResultsTable.from_formula(formula, data)
+    assert table.models == expected.models
+    np.testing.assert_allclose(table.stats.sums, expected.stats.sums, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(table.stats.sumsq, expected.stats.sumsq, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(table.stats.sums, floats.stats.sums, rtol=1e-12, atol=1e-12)
+
+
+def test_text_losses_are_refused_alike_on_dask_and_pandas(dask_client: Any) -> None:
+    """Only the Decimals Dask turned into text are numbers again: text stays refused."""
+    dd = need("dask.dataframe")
+    frame, _ = _decimal_losses()
+    text = frame.assign(loss=frame["loss"].map("{:.6f}".format).astype(str))
+    formula = "loss ~ model | replication + fold"
+    with pytest.raises(DataError) as in_pandas:
+        cvreport.ResultsTable.from_formula(formula, text)
+    with pytest.raises(DataError) as in_dask:
+        cvreport.ResultsTable.from_formula(formula, dd.from_pandas(text, npartitions=3))
+    for raised in (in_pandas, in_dask):
+        assert "must hold numbers" in str(raised.value), str(raised.value)
