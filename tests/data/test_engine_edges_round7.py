@@ -1,5 +1,5 @@
-"""Edges of the engine routes, round seven: labels of CSV files that read as numbers, and
-Decimal losses on Dask.
+"""Edges of the engine routes, round seven: labels of CSV files that read as numbers,
+Decimal losses on Dask, and the queries Ibis runs to order many data sets' models.
 
 A CSV file holds no types, so each engine guessed them: a model ``007`` or ``1e3``
 was text to DuckDB but 7 and 1000.0 to pandas (the command line) and Polars. The
@@ -21,10 +21,11 @@ import pytest
 
 import cvreport
 from cvreport.cli import main
-from cvreport.data import engines
+from cvreport.data import engines, pushdown
 from cvreport.data.backends import backend_for, formula_label_columns
 from cvreport.data.clusters import record_clusters
 from cvreport.data.datasets import DatasetsTable
+from cvreport.data.engine_query import D, M
 from cvreport.data.io import read_results
 from cvreport.errors import DataError
 from tests._engines import need
@@ -295,3 +296,91 @@ def test_text_losses_are_refused_alike_on_dask_and_pandas(dask_client: Any) -> N
         cvreport.ResultsTable.from_formula(formula, dd.from_pandas(text, npartitions=3))
     for raised in (in_pandas, in_dask):
         assert "must hold numbers" in str(raised.value), str(raised.value)
+
+
+# --------------------------------------------------------------------------- Ibis: many data sets
+
+
+class _IbisTable:
+    """A stand-in for an Ibis table expression: its rows, and the queries it runs."""
+
+    def __init__(self, rows: pd.DataFrame, queries: list[dict[str, Any]]) -> None:
+        self.rows, self.queries = rows, queries
+
+    def to_pyarrow_batches(self, *, limit: int | None, chunk_size: int) -> Any:
+        import pyarrow as pa
+
+        self.queries.append({"limit": limit, "read": 0})
+        end = self.rows.shape[0] if limit is None else min(limit, self.rows.shape[0])
+        for start in range(0, end, chunk_size):
+            chunk = self.rows.iloc[start : min(start + chunk_size, end)]
+            self.queries[-1]["read"] += chunk.shape[0]
+            table = pa.Table.from_pandas(chunk, preserve_index=False).combine_chunks()
+            yield from table.to_batches()
+
+
+class _IbisFrame:
+    """A narwhals LazyFrame of Ibis, as :func:`pushdown._first_appearances` reads it."""
+
+    class implementation:
+        name = "IBIS"
+
+    def __init__(self, rows: pd.DataFrame, queries: list[dict[str, Any]]) -> None:
+        self.rows, self.queries = rows, queries
+
+    def select(self, *columns: str) -> _IbisFrame:
+        return _IbisFrame(self.rows[list(columns)], self.queries)
+
+    def to_native(self) -> _IbisTable:
+        return _IbisTable(self.rows, self.queries)
+
+
+def test_ibis_orders_every_data_sets_models_in_one_query(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Unions of every data set's head, read again 8 times further while a data set's
+    first rows lacked a model: two Ibis queries where 'm4' first appears past set b's
+    4,096th row. The rows now stream from one query, stopped once every data set shows
+    every model."""
+    monkeypatch.setattr(pushdown, "_FIRST_PAIRS_BATCH", 500)
+    rng = np.random.default_rng(9)
+    late = ["m2", "m1", "m3"] * 1500 + ["m4"] + ["m1", "m4", "m3", "m2"] * 10
+    parts = [
+        pd.DataFrame({D: "a", M: rng.choice(["m3", "m1", "m2", "m4"], size=300)}),
+        pd.DataFrame({D: "b", M: late}),
+        pd.DataFrame({D: "c", M: ["m1", "m2"] * 3000}),  # m3, m4 never: read to the end
+    ]
+    frame = pd.concat([*parts[:2], parts[0]], ignore_index=True)  # set a again, at the end
+    frame = frame.iloc[np.r_[0:150, 300:2000, 150:300, 2000:5141]].reset_index(drop=True)
+    queries: list[dict[str, Any]] = []
+    labels = {d: pd.Index(["m1", "m2", "m3", "m4"]) for d in ("a", "b")}
+    orders = pushdown._first_appearances(_IbisFrame(frame, queries), labels)
+    assert len(queries) == 1 and queries[0]["limit"] is None
+    # 'm4' of set b is row 4,800: the batch of rows 4,500 to 4,999 shows it, then it stops
+    assert queries[0]["read"] == 5000 < frame.shape[0]
+    for d in ("a", "b"):
+        expected = pd.unique(frame.loc[frame[D] == d, M]).tolist()
+        assert orders[d](labels[d]).tolist() == expected, d
+    assert orders["b"](labels["b"]).tolist() == ["m2", "m1", "m3", "m4"]
+    # a data set that never shows a model: read to the end, still one query
+    queries.clear()
+    whole = pd.concat([frame, parts[2]], ignore_index=True)
+    labels["c"] = pd.Index(["m1", "m2", "m3", "m4"])
+    orders = pushdown._first_appearances(_IbisFrame(whole, queries), labels)
+    assert len(queries) == 1 and queries[0]["read"] == whole.shape[0]
+    assert orders["c"](labels["c"]).tolist() == ["m1", "m2", "m3", "m4"]
+
+
+def test_ibis_reads_at_most_the_first_rows_of_each_data_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model first seen past its data set's first rows (here 50) follows in the order
+    given, as on every engine (pandas reads the same first rows)."""
+    monkeypatch.setattr(pushdown, "_FIRST_PAIRS_BATCH", 16)
+    monkeypatch.setattr(pushdown, "_MOST_FIRST_ROWS", 50)
+    rows = pd.DataFrame({D: ["a", "b"] * 60, M: ["m2"] * 110 + ["m1"] * 10})
+    queries: list[dict[str, Any]] = []
+    labels = {d: pd.Index(["m1", "m2"]) for d in ("a", "b")}
+    orders = pushdown._first_appearances(_IbisFrame(rows, queries), labels)
+    assert len(queries) == 1 and queries[0]["read"] == 112  # each set's 50 rows, then stop
+    assert orders["a"](labels["a"]).tolist() == ["m2", "m1"]
