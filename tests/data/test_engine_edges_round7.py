@@ -1,5 +1,6 @@
 """Edges of the engine routes, round seven: labels of CSV files that read as numbers,
-Decimal losses on Dask, and the queries Ibis runs to order many data sets' models.
+Decimal losses on Dask, the queries Ibis runs to order many data sets' models, and
+Python booleans held as objects where a probability metric reads scores.
 
 A CSV file holds no types, so each engine guessed them: a model ``007`` or ``1e3``
 was text to DuckDB but 7 and 1000.0 to pandas (the command line) and Polars. The
@@ -384,3 +385,31 @@ def test_ibis_reads_at_most_the_first_rows_of_each_data_set(
     orders = pushdown._first_appearances(_IbisFrame(rows, queries), labels)
     assert len(queries) == 1 and queries[0]["read"] == 112  # each set's 50 rows, then stop
     assert orders["a"](labels["a"]).tolist() == ["m2", "m1"]
+
+
+# --------------------------------------------------------------------------- booleans as objects
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "brier_score_loss"])
+@pytest.mark.parametrize("source", ["pandas", "polars", "duckdb"])
+def test_python_booleans_held_as_objects_are_refused_as_probabilities(
+    metric: str, source: str
+) -> None:
+    """True/False in an object column read as probabilities 0 and 1 would give a log
+    loss of 0 or infinity: refused as a bool column is, with the same words."""
+    frame = cv_frame(46).rename(columns={"loss": "y"})
+    frame["y"] = frame["y"].astype(int)
+    frame["p"] = pd.Series(frame["y"].to_numpy() == 0, dtype=object)
+    assert frame["p"].dtype == object
+    data: Any = frame
+    if source == "polars":
+        data = need("polars").from_pandas(frame)
+    elif source == "duckdb":
+        data = need("duckdb").from_df(frame)
+    messages = []
+    for given in (data, frame.assign(p=frame["p"].astype(bool))):
+        with pytest.raises(DataError) as raised:
+            cvreport.ResultsTable.from_predictions(given, truth="y", score="p", metric=metric)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert "holds True/False values" in messages[0] and metric in messages[0]
