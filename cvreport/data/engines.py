@@ -32,7 +32,14 @@ import numpy as np
 import pandas as pd
 
 from cvreport.data.formula import check_expression
-from cvreport.data.io import check_regular_file, data_format, no_rows_error, repeated_names_error
+from cvreport.data.io import (
+    PLAIN_INTEGER,
+    check_regular_file,
+    data_format,
+    no_rows_error,
+    plain_integers_as_numbers,
+    repeated_names_error,
+)
 from cvreport.errors import DataError, FormulaError
 
 __all__ = [
@@ -130,8 +137,10 @@ class EngineSource:
         A CSV file holds no types: an engine guesses them from the values, so a model
         labelled ``007`` or ``1e3`` would be the number 7 or 1000.0 to one engine and
         the text to another. Label columns (models, data sets, clusters) are read as
-        the text they are written as, on every engine. Any other source, and a column
-        the engine already reads as text, is returned as it is.
+        the text they are written as, on every engine; a column whose every value is an
+        integer written plainly (``1``, ``-2``: read as numbers, they keep their labels)
+        stays integers, as in a DataFrame. Any other source, and a column the engine
+        already reads as text, is returned as it is.
         """
         if self.rescan is None:
             return self
@@ -142,7 +151,8 @@ class EngineSource:
         }
         if not wanted:
             return self
-        return self.rescan(self.text | wanted)
+        labelled = self.rescan(self.text | wanted)
+        return self if labelled.text == self.text else labelled
 
     def _schema(self) -> Any:
         with self.errors():
@@ -532,12 +542,13 @@ def _scan_paths(
                 pd.read_csv(f, dtype=dict.fromkeys(text, str)) if csv else pd.read_parquet(f)
                 for f in files
             ]
-        return pd.concat(readers, ignore_index=True)
+        return plain_integers_as_numbers(pd.concat(readers, ignore_index=True), text)
     if not csv:
         return _scan_files(files, engine, what, schema)
     scans: dict[frozenset[str], EngineSource] = {}
+    plain: dict[str, bool] = {}  # a label column: are all its values plainly written integers?
 
-    def rescan(columns: frozenset[str]) -> EngineSource:
+    def scan(columns: frozenset[str]) -> EngineSource:
         """The CSV files read with ``columns`` as text (each set of columns scanned once)."""
         if columns not in scans:
             scans[columns] = replace(
@@ -547,7 +558,42 @@ def _scan_paths(
             )
         return scans[columns]
 
+    def rescan(columns: frozenset[str]) -> EngineSource:
+        """The CSV files read with the label ``columns`` as text, but those whose every
+        value is an integer written plainly, which stay integers."""
+        unknown = [c for c in sorted(columns) if c not in plain]
+        if unknown:
+            plain.update(_plain_integer_columns(scan, unknown))
+        return scan(frozenset(c for c in columns if not plain[c]))
+
     return rescan(text)
+
+
+def _plain_integer_columns(
+    scan: Callable[[frozenset[str]], EngineSource], columns: list[str]
+) -> dict[str, bool]:
+    """Which of ``columns`` hold only integers written plainly (:data:`PLAIN_INTEGER`): read
+    as integers, they keep their labels as written. One query counts the other values of
+    the columns the engine guessed to be integers, read as text."""
+    nw = narwhals()
+    guessed = scan(frozenset())
+    schema = dict(guessed._schema())
+    integers = [c for c in columns if c in schema and schema[c].is_integer()]
+    found = dict.fromkeys(columns, False)
+    if not integers:
+        return found
+    as_text = scan(frozenset(integers))
+    pattern = f"^({PLAIN_INTEGER})$"
+    counts = as_text.frame.select(
+        *[
+            (~nw.col(c).str.contains(pattern)).cast(nw.Int64).sum().alias(f"_{i}")
+            for i, c in enumerate(integers)
+        ]
+    )
+    with as_text.errors():
+        others = counts.collect().to_pandas().iloc[0].tolist()
+    found.update({c: int(n) == 0 for c, n in zip(integers, others)})
+    return found
 
 
 def _scan_files(

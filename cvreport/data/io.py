@@ -34,7 +34,15 @@ import pandas as pd
 
 from cvreport.errors import DataError
 
-__all__ = ["COMPRESSIONS", "DEFAULT_LABELS", "check_regular_file", "data_format", "read_results"]
+__all__ = [
+    "COMPRESSIONS",
+    "DEFAULT_LABELS",
+    "PLAIN_INTEGER",
+    "check_regular_file",
+    "data_format",
+    "plain_integers_as_numbers",
+    "read_results",
+]
 
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 """Compression suffixes pandas reads a CSV through."""
@@ -42,6 +50,10 @@ COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 DEFAULT_LABELS = ("model", "dataset")
 """The label columns a CSV file is read with when none are named: the model and data set
 columns under the names the tables take by default."""
+
+PLAIN_INTEGER = r"0|-?[1-9][0-9]{0,17}"
+"""An integer written plainly (no sign ``+``, no leading zero, no exponent), which reads as
+the number that prints as it."""
 
 _FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _SEPARATORS = {";": "semicolon", "\t": "tab", "|": "'|'"}
@@ -124,9 +136,11 @@ def read_results(
     labels : collection of str, optional
         The label columns of a CSV file (models, data sets, clusters), read as the
         text they are written as: a model ``007`` or ``1e3`` keeps its name, as every
-        engine that scans the file reads it (:func:`cvreport.data.engines.resolve_source`).
-        By default :data:`DEFAULT_LABELS`. The other columns' types are guessed from
-        their values; a Parquet file keeps its own types.
+        engine that scans the file reads it (:func:`cvreport.data.engines.resolve_source`);
+        a column of integers written plainly (``1``, ``2``) stays integers
+        (:func:`plain_integers_as_numbers`). By default :data:`DEFAULT_LABELS`. The
+        other columns' types are guessed from their values; a Parquet file keeps its
+        own types.
 
     Returns
     -------
@@ -164,6 +178,7 @@ def read_results(
         frame = pd.read_csv(
             source, sep=sep if sep is not None else ",", dtype=dict.fromkeys(text, str)
         )
+        frame = plain_integers_as_numbers(frame, text)
         # pandas renames a repeated name to 'loss.1': read the header as it is written
         header = pd.read_csv(source, sep=sep if sep is not None else ",", header=None, nrows=1)
         _refuse_repeated_names(
@@ -186,6 +201,32 @@ def read_results(
             reason += "; the file is empty: give a CSV with a header and a row per record"
         raise DataError(f"cannot read {str(source)!r}: {reason}") from error
     _check_separator(frame, source, sep)
+    return frame
+
+
+def plain_integers_as_numbers(frame: pd.DataFrame, columns: Collection[str]) -> pd.DataFrame:
+    """``frame`` with its label ``columns`` read as text back to integers where every value
+    is an integer written plainly (:data:`PLAIN_INTEGER`).
+
+    Such labels read as numbers keep their names as written, and print as the
+    integers of a DataFrame do; a label such as ``007``, ``+1`` or ``1e3`` keeps its
+    column text.
+
+    Examples
+    --------
+    >>> text = pd.DataFrame({"a": ["1", "-20"], "b": ["1", "007"]}, dtype=str)
+    >>> plain_integers_as_numbers(text, ["a", "b"]).dtypes.astype(str).tolist()
+    ['int64', 'str']
+    """
+    for column in columns:
+        if column not in frame.columns:
+            continue
+        values = frame[column]
+        if not isinstance(values.dtype, pd.StringDtype) or values.shape[0] == 0:
+            continue
+        if values.isna().any() or not values.str.fullmatch(PLAIN_INTEGER).all():
+            continue
+        frame[column] = values.astype("int64")
     return frame
 
 
