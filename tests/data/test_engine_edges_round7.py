@@ -407,6 +407,37 @@ def test_ibis_reads_at_most_the_first_rows_of_each_data_set(
     assert orders["a"](labels["a"]).tolist() == ["m2", "m1"]
 
 
+def test_spark_orders_late_models_without_reading_heads(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spark: a model first seen past the first 4,096 rows of a table, and of each data
+    set, is placed by one aggregation over the partitions; no head (``limit``) is read,
+    let alone heads of growing length, each of which ran the query again."""
+    pyspark_sql = need("pyspark.sql")
+    rows = [
+        (1, 1 + record % 2, model, record, float((record * 7 + ord(model)) % 3 == 0))
+        for model in ("b", "a", "c")  # model c's first row is row 6,000
+        for record in range(3000)
+    ]
+    frame = pd.DataFrame(rows, columns=["replication", "fold", "model", "record", "loss"])
+    many = pd.concat([frame.assign(task="x"), frame.assign(task="y")], ignore_index=True)
+    limits: list[int] = []
+    limit = pyspark_sql.DataFrame.limit
+
+    def counted(self: Any, n: int) -> Any:
+        limits.append(n)
+        return limit(self, n)
+
+    monkeypatch.setattr(pyspark_sql.DataFrame, "limit", counted)
+    formula = "loss ~ model | fold"
+    table = cvreport.ResultsTable.from_formula(formula, spark.createDataFrame(frame))
+    assert table.models == ("b", "a", "c")
+    assert_same_tables(table, cvreport.ResultsTable.from_formula(formula, frame), exact=True)
+    datasets = DatasetsTable.from_formula(f"{formula} | task", spark.createDataFrame(many))
+    assert [t.models for t in datasets.tables.values()] == [("b", "a", "c")] * 2
+    assert limits == []
+
+
 # --------------------------------------------------------------------------- booleans as objects
 
 
