@@ -502,15 +502,9 @@ def test_per_fold_accuracies_across_data_sets_keep_their_mean():
     )
 
 
-# ---------------------------------------------------------------- known: labels that read as numbers
+# ---------------------------------------------------------------- labels that read as numbers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a CSV label column such as '007', '1e3' is text to DuckDB's sniffer (the "
-    "default for a path) but numbers to pandas (the command line) and Polars; reading key "
-    "columns as text needs their roles before the file is read",
-)
 def test_model_labels_that_look_like_numbers_read_alike_from_a_csv_on_every_route(tmp_path):
     frame = _losses()
     frame["model"] = frame["model"].map({"a": "007", "b": "1e3"})

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvreport.cli.checks import CommandError
 from cvreport.data import examples
+from cvreport.data.backends import formula_label_columns
 from cvreport.data.datasets import DatasetsTable, split_dataset_term
 from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA
@@ -396,27 +397,30 @@ def input_paths(args: argparse.Namespace) -> list[Path]:
     return [Path(data)]
 
 
-def read_data(path: str | Path, sep: str | None = None) -> pd.DataFrame:
+def read_data(
+    path: str | Path, sep: str | None = None, labels: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Read a CSV or Parquet file (:func:`cvreport.data.io.read_results`), never a FIFO."""
     check_data_path(path)  # a folder is named as one, whatever its name
     data_format(path)
-    return read_results(path, sep=sep)
+    return read_results(path, sep=sep, labels=labels)
 
 
-def _source(args: argparse.Namespace) -> Any:
-    """DATA as the data layer takes it: a path scanned lazily, or a pandas frame."""
+def _source(args: argparse.Namespace, labels: Sequence[str] | None = None) -> Any:
+    """DATA as the data layer takes it: a path scanned lazily, or a pandas frame (its
+    ``labels`` columns read as text from a CSV, as the engines read them)."""
     path = str(args.data)
     if is_lazy(args):
         check_data_path(path)
         return path
-    return read_data(path, sep=args.sep)
+    return read_data(path, sep=args.sep, labels=labels)
 
 
 def load_table(args: argparse.Namespace, *, example_formula: str = DEFAULT_FORMULA) -> ResultsTable:
     """The :class:`~cvreport.data.table.ResultsTable` the flags describe (not for examples)."""
     formula = input_formula(args, require_data_and_formula(args, example_formula))
     per_fold, ratio = score_options(args)
-    source = _source(args)
+    source = _source(args, formula_label_columns(formula, cluster=args.cluster))
     return ResultsTable.from_formula(
         formula,
         source,
@@ -446,7 +450,7 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
         source: Any = load_example("multi")
     else:
         formula = require_data_and_formula(args, DEFAULT_DATASETS_FORMULA)
-        source = _source(args)
+        source = _source(args, _dataset_labels(args, formula))
     full = input_formula(args, formula)
     per_fold, ratio = score_options(args)
     options: dict[str, Any] = {}
@@ -462,6 +466,16 @@ def load_datasets_table(args: argparse.Namespace) -> DatasetsTable:
         direction=args.direction,
         **options,
     )
+
+
+def _dataset_labels(args: argparse.Namespace, formula: str) -> list[str]:
+    """The label columns of a many-data-sets formula (model, cluster, data set); none when
+    the formula or the flags cannot be read (building the table words why)."""
+    try:
+        term = split_dataset_term(input_formula(args, formula))
+    except (CommandError, FormulaError, DataError):
+        return []
+    return [*formula_label_columns(term.inner, cluster=args.cluster), term.dataset]
 
 
 # -- tables of the report and notebook commands ------------------------------

@@ -22,17 +22,24 @@ import ast
 import os
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.formula import check_expression
-from cvreport.data.io import check_regular_file, data_format, no_rows_error, repeated_names_error
+from cvreport.data.io import (
+    PLAIN_INTEGER,
+    check_regular_file,
+    data_format,
+    no_rows_error,
+    plain_integers_as_numbers,
+    repeated_names_error,
+)
 from cvreport.errors import DataError, FormulaError
 
 __all__ = [
@@ -42,6 +49,7 @@ __all__ = [
     "check_engine",
     "engine_error",
     "in_source_zone",
+    "names_csv_files",
     "narwhals",
     "nested_columns_error",
     "resolve_source",
@@ -109,12 +117,46 @@ class EngineSource:
         frame, an Arrow table or a Parquet file handed to DuckDB would come back
         as UTC labels. Results read while :meth:`errors` is open are shown in it
         again (:func:`in_source_zone`).
+    text : frozenset of str
+        The columns of its CSV files read as text whatever they hold (:meth:`with_text`).
+    rescan : callable, optional
+        For CSV files: the files scanned again with the columns it is given read as
+        text (``None`` for any other source, whose types are its own).
     """
 
     frame: Any
     kind: str
     files: tuple[str, ...] = ()
     zone: str | None = None
+    text: frozenset[str] = frozenset()
+    rescan: Callable[[frozenset[str]], EngineSource] | None = None
+
+    def with_text(self, columns: Collection[str]) -> EngineSource:
+        """The source with ``columns`` read as text, as written, from its CSV files.
+
+        A CSV file holds no types: an engine guesses them from the values, so a model
+        labelled ``007`` or ``1e3`` would be the number 7 or 1000.0 to one engine and
+        the text to another. Label columns (models, data sets, clusters) are read as
+        the text they are written as, on every engine; a column whose every value is an
+        integer written plainly (``1``, ``-2``: read as numbers, they keep their labels)
+        stays integers, as in a DataFrame. Any other source, and a column the engine
+        already reads as text, is returned as it is.
+        """
+        if self.rescan is None:
+            return self
+        nw = narwhals()
+        schema = dict(self._schema())
+        wanted = {
+            c for c in columns if c in schema and c not in self.text and schema[c] != nw.String
+        }
+        if not wanted:
+            return self
+        labelled = self.rescan(self.text | wanted)
+        return self if labelled.text == self.text else labelled
+
+    def _schema(self) -> Any:
+        with self.errors():
+            return self.frame.collect_schema()
 
     @contextmanager
     def errors(self) -> Iterator[None]:
@@ -466,7 +508,21 @@ def _glob_escaped(path: str) -> str:
     return re.sub(r"([\[*?])", r"[\1]", path)
 
 
-def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
+def names_csv_files(data: Any) -> bool:
+    """Whether ``data`` is the path (a glob, or a list) of CSV files, whose columns hold
+    no types (:meth:`EngineSource.with_text`).
+
+    Examples
+    --------
+    >>> names_csv_files("results-*.csv.gz"), names_csv_files("results.parquet")
+    (True, False)
+    """
+    return _is_path(data) and _is_csv(_paths(data))
+
+
+def _scan_paths(
+    data: Any, engine: str, text: frozenset[str] = frozenset()
+) -> pd.DataFrame | EngineSource:
     files = _files(_paths(data))
     csv = _is_csv(files)
     schema = None
@@ -480,6 +536,78 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
     )
     if engine == "auto":
         engine = "duckdb" if _importable("duckdb") else "polars" if _importable("polars") else ""
+    if engine not in ("duckdb", "polars"):
+        with _translated(what, files):
+            readers = [
+                pd.read_csv(f, dtype=dict.fromkeys(text, str)) if csv else pd.read_parquet(f)
+                for f in files
+            ]
+        return plain_integers_as_numbers(pd.concat(readers, ignore_index=True), text)
+    if not csv:
+        return _scan_files(files, engine, what, schema)
+    scans: dict[frozenset[str], EngineSource] = {}
+    plain: dict[str, bool] = {}  # a label column: are all its values plainly written integers?
+
+    def scan(columns: frozenset[str]) -> EngineSource:
+        """The CSV files read with ``columns`` as text (each set of columns scanned once)."""
+        if columns not in scans:
+            scans[columns] = replace(
+                _scan_files(files, engine, what, None, order, columns),
+                text=columns,
+                rescan=rescan,
+            )
+        return scans[columns]
+
+    def rescan(columns: frozenset[str]) -> EngineSource:
+        """The CSV files read with the label ``columns`` as text, but those whose every
+        value is an integer written plainly, which stay integers."""
+        unknown = [c for c in sorted(columns) if c not in plain]
+        if unknown:
+            plain.update(_plain_integer_columns(scan, unknown))
+        return scan(frozenset(c for c in columns if not plain[c]))
+
+    return rescan(text)
+
+
+def _plain_integer_columns(
+    scan: Callable[[frozenset[str]], EngineSource], columns: list[str]
+) -> dict[str, bool]:
+    """Which of ``columns`` hold only integers written plainly (:data:`PLAIN_INTEGER`): read
+    as integers, they keep their labels as written. One query counts the other values of
+    the columns the engine guessed to be integers, read as text."""
+    nw = narwhals()
+    guessed = scan(frozenset())
+    schema = dict(guessed._schema())
+    integers = [c for c in columns if c in schema and schema[c].is_integer()]
+    found = dict.fromkeys(columns, False)
+    if not integers:
+        return found
+    as_text = scan(frozenset(integers))
+    pattern = f"^({PLAIN_INTEGER})$"
+    counts = as_text.frame.select(
+        *[
+            (~nw.col(c).str.contains(pattern)).cast(nw.Int64).sum().alias(f"_{i}")
+            for i, c in enumerate(integers)
+        ]
+    )
+    with as_text.errors():
+        others = counts.collect().to_pandas().iloc[0].tolist()
+    found.update({c: int(n) == 0 for c, n in zip(integers, others)})
+    return found
+
+
+def _scan_files(
+    files: list[str],
+    engine: str,
+    what: str,
+    schema: Any,
+    order: list[str] | None = None,
+    text: frozenset[str] | None = None,
+) -> EngineSource:
+    """The files scanned by DuckDB or Polars: Parquet files (``text`` is ``None``), or CSV
+    files with the columns of ``text`` read as text (the others' types guessed)."""
+    csv = text is not None
+    text_of = {c: "VARCHAR" for c in sorted(text or ())}
     if engine == "duckdb":
         import duckdb
 
@@ -491,6 +619,7 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
                     literal,
                     auto_type_candidates=list(CSV_TYPES),
                     union_by_name=order is not None,
+                    **({"dtype": text_of} if text_of else {}),
                 )
                 if csv
                 else connection.read_parquet(literal)
@@ -500,20 +629,24 @@ def _scan_paths(data: Any, engine: str) -> pd.DataFrame | EngineSource:
         return EngineSource(
             narwhals().from_native(relation), f"{what} (DuckDB)", tuple(files), zone
         )
-    if engine == "polars":
-        import polars as pl
+    import polars as pl
 
-        with _translated(what, files):
-            if order is not None:  # Polars stacks CSV files by position: put the names in line
-                frame = pl.concat([pl.scan_csv(f, glob=False).select(order) for f in files])
-            else:
-                frame = (
-                    pl.scan_csv(files, glob=False) if csv else pl.scan_parquet(files, glob=False)
-                )
-        return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
+    overrides = {c: pl.String for c in text_of}
     with _translated(what, files):
-        readers = [pd.read_csv(f) if csv else pd.read_parquet(f) for f in files]
-    return pd.concat(readers, ignore_index=True)
+        if order is not None:  # Polars stacks CSV files by position: put the names in line
+            frame = pl.concat(
+                [
+                    pl.scan_csv(f, glob=False, schema_overrides=overrides).select(order)
+                    for f in files
+                ]
+            )
+        else:
+            frame = (
+                pl.scan_csv(files, glob=False, schema_overrides=overrides)
+                if csv
+                else pl.scan_parquet(files, glob=False)
+            )
+    return EngineSource(narwhals().from_native(frame), f"{what} (Polars)", tuple(files))
 
 
 # --------------------------------------------------------------------------- engine errors
@@ -641,7 +774,9 @@ def check_engine(engine: str | None) -> str:
     return engine
 
 
-def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | EngineSource:
+def resolve_source(
+    data: Any, engine: str | None = None, *, text: Collection[str] = ()
+) -> pd.DataFrame | EngineSource:
     """Where the table's rows are: a pandas DataFrame (in memory) or another engine.
 
     Parameters
@@ -655,6 +790,11 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
         :data:`PANDAS_VIA_DUCKDB_ROWS` rows on) and scans files with DuckDB;
         ``"pandas"`` brings everything into pandas; ``"duckdb"`` and ``"polars"``
         run the aggregations in that engine (Polars: its streaming engine).
+    text : collection of str, optional
+        Columns of CSV files read as text, as written, whatever they hold: the label
+        columns (a model ``007`` stays ``007`` on every engine). A source scanned from
+        CSV files reads more columns as text later (:meth:`EngineSource.with_text`).
+        Other sources keep their types.
 
     Raises
     ------
@@ -673,7 +813,7 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     """
     engine = check_engine(engine)
     if _is_path(data):
-        return _scan_paths(data, engine)
+        return _scan_paths(data, engine, frozenset(text))
     if isinstance(data, pd.DataFrame):
         if engine == "duckdb" or (
             engine == "auto" and data.shape[0] >= PANDAS_VIA_DUCKDB_ROWS and _importable("duckdb")
@@ -692,6 +832,8 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     if type(data).__name__ == "DuckDBPyRelation":
         with _translated(type(data).__name__, ()):
             data = _zoned_times_in_microseconds(data, f"DuckDB {type(data).__name__}")
+    if type(data).__module__.split(".")[0] == "dask":
+        data = _dask_decimals_as_numbers(data)
     nw = narwhals()
     try:
         with warnings.catch_warnings(), _translated(type(data).__name__, ()):
@@ -726,6 +868,50 @@ def resolve_source(data: Any, engine: str | None = None) -> pd.DataFrame | Engin
     if isinstance(frame, nw.DataFrame):
         frame = frame.lazy()
     return EngineSource(frame, kind)
+
+
+def _dask_decimals_as_numbers(data: Any) -> Any:
+    """A Dask frame whose columns of :class:`decimal.Decimal` numbers are float64 again.
+
+    ``dask.dataframe.from_pandas`` turns every object column of the pandas frame it
+    is given into text (Dask's ``dataframe.convert-string``), so a loss column of
+    Decimals, a number to pandas, Polars, PyArrow and DuckDB, reached Dask as
+    ``'0.462341'`` and was refused as text. The columns that hold Decimals in the
+    pandas frames the Dask frame was made from, and text (or objects) in the Dask
+    frame, are cast to float64: the text of a Decimal reads as the float it converts to, so the
+    numbers are pandas'. A Dask without that structure is left as it is.
+    """
+    try:
+        from dask.dataframe.dask_expr.io.io import FromPandas
+
+        originals = [leaf.frame._data for leaf in data.expr.find_operations(FromPandas)]
+        meta = data._meta
+    except (ImportError, AttributeError):
+        return data
+    if not isinstance(meta, pd.DataFrame):
+        return data
+    decimals: set[Any] = set()
+    for original in originals:
+        if not isinstance(original, pd.DataFrame):
+            continue
+        for name in original.columns:
+            column = original[name]
+            if (
+                isinstance(column, pd.Series)
+                and column.dtype == object
+                and pd.api.types.infer_dtype(column) == "decimal"
+            ):
+                decimals.add(name)
+    texts = [  # text (or objects, when Dask leaves them so)
+        name
+        for name in meta.columns
+        if name in decimals
+        and isinstance(name, str)
+        and (isinstance(meta[name].dtype, pd.StringDtype) or meta[name].dtype == object)
+    ]
+    if not texts:
+        return data
+    return data.assign(**{str(name): data[name].astype("float64") for name in texts})
 
 
 def _native_columns(data: Any) -> list[str]:

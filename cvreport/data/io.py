@@ -2,7 +2,8 @@
 
 CSV (also compressed: ``.csv.gz``, ``.csv.bz2``, ``.csv.xz``, ``.csv.zip``,
 ``.csv.zst``) and Parquet (``.parquet``, ``.pq``) files are read with pandas.
-Every failure is a :class:`~cvreport.errors.DataError` that names the file and
+The label columns of a CSV (``labels=``) are read as text, as written. Every
+failure is a :class:`~cvreport.errors.DataError` that names the file and
 says what to do; a CSV that reads as a single column holding ``;`` or tabs
 gets a hint to pass the separator (``--sep ';'``).
 
@@ -13,6 +14,9 @@ Examples
 >>> pd.DataFrame({"model": ["a"], "loss": [0.5]}).to_csv(path, index=False)
 >>> read_results(path).to_dict("list")
 {'model': ['a'], 'loss': [0.5]}
+>>> pd.DataFrame({"clf": ["007", "1e3"], "loss": [0.5, 0.25]}).to_csv(path, index=False)
+>>> read_results(path, labels=["clf"]).to_dict("list")
+{'clf': ['007', '1e3'], 'loss': [0.5, 0.25]}
 >>> data_format("losses.xlsx")
 Traceback (most recent call last):
 ...
@@ -23,16 +27,33 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
 
 from cvreport.errors import DataError
 
-__all__ = ["COMPRESSIONS", "check_regular_file", "data_format", "read_results"]
+__all__ = [
+    "COMPRESSIONS",
+    "DEFAULT_LABELS",
+    "PLAIN_INTEGER",
+    "check_regular_file",
+    "data_format",
+    "plain_integers_as_numbers",
+    "read_results",
+]
 
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 """Compression suffixes pandas reads a CSV through."""
+
+DEFAULT_LABELS = ("model", "dataset")
+"""The label columns a CSV file is read with when none are named: the model and data set
+columns under the names the tables take by default."""
+
+PLAIN_INTEGER = r"0|-?[1-9][0-9]{0,17}"
+"""An integer written plainly (no sign ``+``, no leading zero, no exponent), which reads as
+the number that prints as it."""
 
 _FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _SEPARATORS = {";": "semicolon", "\t": "tab", "|": "'|'"}
@@ -99,7 +120,12 @@ def check_regular_file(path: str | os.PathLike[str]) -> bool:
     return True
 
 
-def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.DataFrame:
+def read_results(
+    path: str | os.PathLike[str],
+    *,
+    sep: str | None = None,
+    labels: Collection[str] | None = None,
+) -> pd.DataFrame:
     """Read a CSV or Parquet file of results.
 
     Parameters
@@ -107,6 +133,14 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
     path : path-like
     sep : str, optional
         The CSV field separator; ``","`` by default (``"\\t"`` for ``.tsv``).
+    labels : collection of str, optional
+        The label columns of a CSV file (models, data sets, clusters), read as the
+        text they are written as: a model ``007`` or ``1e3`` keeps its name, as every
+        engine that scans the file reads it (:func:`cvreport.data.engines.resolve_source`);
+        a column of integers written plainly (``1``, ``2``) stays integers
+        (:func:`plain_integers_as_numbers`). By default :data:`DEFAULT_LABELS`. The
+        other columns' types are guessed from their values; a Parquet file keeps its
+        own types.
 
     Returns
     -------
@@ -140,7 +174,11 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
             return frame
         if sep is None and ".tsv" in [s.lower() for s in source.suffixes]:
             sep = "\t"
-        frame = pd.read_csv(source, sep=sep if sep is not None else ",")
+        text = DEFAULT_LABELS if labels is None else labels
+        frame = pd.read_csv(
+            source, sep=sep if sep is not None else ",", dtype=dict.fromkeys(text, str)
+        )
+        frame = plain_integers_as_numbers(frame, text)
         # pandas renames a repeated name to 'loss.1': read the header as it is written
         header = pd.read_csv(source, sep=sep if sep is not None else ",", header=None, nrows=1)
         _refuse_repeated_names(
@@ -163,6 +201,32 @@ def read_results(path: str | os.PathLike[str], *, sep: str | None = None) -> pd.
             reason += "; the file is empty: give a CSV with a header and a row per record"
         raise DataError(f"cannot read {str(source)!r}: {reason}") from error
     _check_separator(frame, source, sep)
+    return frame
+
+
+def plain_integers_as_numbers(frame: pd.DataFrame, columns: Collection[str]) -> pd.DataFrame:
+    """``frame`` with its label ``columns`` read as text back to integers where every value
+    is an integer written plainly (:data:`PLAIN_INTEGER`).
+
+    Such labels read as numbers keep their names as written, and print as the
+    integers of a DataFrame do; a label such as ``007``, ``+1`` or ``1e3`` keeps its
+    column text.
+
+    Examples
+    --------
+    >>> text = pd.DataFrame({"a": ["1", "-20"], "b": ["1", "007"]}, dtype=str)
+    >>> plain_integers_as_numbers(text, ["a", "b"]).dtypes.astype(str).tolist()
+    ['int64', 'str']
+    """
+    for column in columns:
+        if column not in frame.columns:
+            continue
+        values = frame[column]
+        if not isinstance(values.dtype, pd.StringDtype) or values.shape[0] == 0:
+            continue
+        if values.isna().any() or not values.str.fullmatch(PLAIN_INTEGER).all():
+            continue
+        frame[column] = values.astype("int64")
     return frame
 
 

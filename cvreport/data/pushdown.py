@@ -89,6 +89,7 @@ from cvreport.data.engine_query import (
     M,
     R,
     Y,
+    as_timedeltas,
     case_codes,
     collect,
     collect_batches,
@@ -1244,7 +1245,9 @@ def _first_appearances(
 
     Every data set's first rows come in one query (a union of each data set's
     head, :data:`_HEADS_PER_QUERY` at a time); only the data sets whose first rows
-    do not show every model are read again, further. Only each data set's
+    do not show every model are read again, further. Spark, Polars and Ibis read
+    them in one query (:func:`_first_appearances_spark`,
+    :func:`_first_appearances_polars`, :func:`_first_appearances_ibis`). Only each data set's
     (data set, model) pairs in order of first appearance and its number of rows
     read reach pandas, so memory stays bounded by a batch of rows
     (:func:`_first_pairs`).
@@ -1253,6 +1256,8 @@ def _first_appearances(
         return _first_appearances_spark(lazy, labels)
     if lazy.implementation.name == "POLARS":
         return _first_appearances_polars(lazy, labels)
+    if lazy.implementation.name == "IBIS":
+        return _first_appearances_ibis(lazy, labels)
     nw = narwhals()
     orders: dict[Any, Callable[[pd.Index], pd.Index]] = {}
     pending = dict(labels)
@@ -1333,6 +1338,48 @@ def _first_appearances_polars(
     found = collect(narwhals().from_native(pairs))
     by_dataset = dict(list(found.groupby(D, sort=False))) if not found.empty else {}
     ordered = {label: by_dataset.get(label, found.iloc[:0])[M] for label in labels}
+    return _orders_from_first_rows(ordered, labels)
+
+
+def _first_appearances_ibis(
+    lazy: Any, labels: dict[Any, pd.Index]
+) -> dict[Any, Callable[[pd.Index], pd.Index]]:
+    """Ibis: :func:`_first_appearances` from one query, instead of unions of heads read
+    again, further, while a data set's first rows lacked a model (each union a query).
+
+    The (data set, model) column pairs stream in Arrow batches in the rows' order,
+    each batch reduced at once to each data set's models by first row; the stream
+    stops once every data set shows all its models or has given its first
+    :data:`_MOST_FIRST_ROWS` rows, so memory stays bounded by a batch.
+    """
+    wanted = {label: set(models.tolist()) for label, models in labels.items()}
+    seen: dict[Any, dict[Any, None]] = {label: {} for label in labels}
+    read = dict.fromkeys(labels, 0)
+    pending = {label for label in labels if wanted[label]}
+    if not pending:
+        return _orders_from_first_rows({label: pd.Series(dtype=object) for label in labels}, labels)
+    table = lazy.select(D, M).to_native()
+    reader = table.to_pyarrow_batches(limit=None, chunk_size=_FIRST_PAIRS_BATCH)
+    try:
+        for batch in reader:
+            rows = in_source_zone(as_timedeltas(batch.to_pandas()))
+            for label, part in rows.groupby(D, sort=False):
+                if label not in pending:
+                    continue
+                models = part[M].iloc[: _MOST_FIRST_ROWS - read[label]]
+                read[label] += part.shape[0]
+                for model in pd.unique(models).tolist():
+                    if model in wanted[label]:
+                        seen[label].setdefault(model, None)
+                if len(seen[label]) == len(wanted[label]) or read[label] >= _MOST_FIRST_ROWS:
+                    pending.discard(label)
+            if not pending:
+                break
+    finally:
+        close = getattr(reader, "close", None)
+        if close is not None:
+            close()  # the query stops with its stream
+    ordered = {label: pd.Series(list(seen[label]), dtype=object) for label in labels}
     return _orders_from_first_rows(ordered, labels)
 
 

@@ -24,12 +24,20 @@ from typing import Any, Protocol
 import pandas as pd
 
 from cvreport.data.backends.engine import EngineBackend
-from cvreport.data.backends.memory import MemoryBackend
+from cvreport.data.backends.memory import MemoryBackend, label_columns
 from cvreport.data.build import TableContents
-from cvreport.data.engines import EngineSource, check_engine, resolve_source
+from cvreport.data.engines import EngineSource, check_engine, names_csv_files, resolve_source
 from cvreport.data.roles import Roles
+from cvreport.errors import CVReportError
 
-__all__ = ["Backend", "EngineBackend", "MemoryBackend", "backend_for"]
+__all__ = [
+    "Backend",
+    "EngineBackend",
+    "MemoryBackend",
+    "backend_for",
+    "formula_label_columns",
+    "label_columns",
+]
 
 
 class Backend(Protocol):
@@ -86,6 +94,8 @@ def backend_for(data: Any, engine: str | None = None) -> Backend:
         As :func:`~cvreport.data.engines.resolve_source`.
     """
     if isinstance(data, MemoryBackend):
+        if resolve_source(data.frame, engine) is data.frame:  # it stays in pandas
+            return data
         data = data.frame
     elif isinstance(data, EngineBackend):
         check_engine(engine)  # the rows stay in their engine; the name is checked all the same
@@ -93,4 +103,34 @@ def backend_for(data: Any, engine: str | None = None) -> Backend:
     source = resolve_source(data, engine)
     if isinstance(source, EngineSource):
         return EngineBackend(source)
-    return MemoryBackend(source)
+    if isinstance(data, pd.DataFrame) or not names_csv_files(data):
+        return MemoryBackend(source)
+    cached: dict[frozenset[str], pd.DataFrame] = {}
+
+    def reread(text: frozenset[str]) -> pd.DataFrame:
+        """The CSV files read again into pandas with the columns of ``text`` as text."""
+        if text not in cached:
+            frame = resolve_source(data, engine, text=text)
+            assert isinstance(frame, pd.DataFrame)  # the engine that read them first
+            cached[text] = frame
+        return cached[text]
+
+    return MemoryBackend(source, reread)
+
+
+def formula_label_columns(formula: str, *, cluster: str | None = None) -> list[str]:
+    """The label columns (:func:`label_columns`) a table's formula names: the model and the
+    cluster; none when the formula cannot be read (building the table words why).
+
+    For a reader of CSV files that reads before the table is built (the command line).
+
+    Examples
+    --------
+    >>> formula_label_columns("loss ~ clf | replication + fold + cluster(patient)")
+    ['clf', 'patient']
+    """
+    try:
+        roles = Roles.from_formula(formula, cluster=cluster)
+    except CVReportError:
+        return []
+    return label_columns(roles)

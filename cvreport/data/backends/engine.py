@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
-from cvreport.data.backends.memory import MemoryBackend
+from cvreport.data.backends.memory import MemoryBackend, label_columns
 from cvreport.data.build import ClusterRows, TableContents
 from cvreport.data.design import refuse_partitioned_blocks_in_engine
 from cvreport.data.engine_query import collect, first_appearance
@@ -76,8 +77,12 @@ class EngineBackend:
 
         The engine hands the table over to the in-memory backend
         (:class:`~cvreport.data.pushdown.MemoryHandover`) where it cannot compute a
-        value or where the words of a problem need the rows.
+        value or where the words of a problem need the rows. The label columns of CSV
+        files are read as text (:func:`~cvreport.data.backends.memory.label_columns`).
         """
+        labelled = self.source.with_text(label_columns(roles))
+        if labelled is not self.source:
+            return EngineBackend(labelled, self._shared).contents(roles)
         if roles.outcome == "metric":
             return MemoryBackend(self.columns_for_metric(roles)).contents(roles)
         if roles.outcome == "fold_score":  # one score per fold: small by nature
@@ -154,7 +159,7 @@ class EngineBackend:
         When one of them is absent, the columns of no row come back, so that the
         in-memory validation names the missing column among those the data has.
         """
-        source = self.source
+        source = self.source.with_text(label_columns(roles))
         wanted = roles.metric_columns
         present = set(source.columns)
         if all(c in present for c in wanted):
@@ -171,8 +176,10 @@ class EngineBackend:
         """Raise :class:`DataError` unless ``dataset`` is a column naming every row's data set.
 
         The engine counts the missing labels; only the data set column comes out,
-        to name the first rows, when some are missing.
+        to name the first rows, when some are missing. CSV files hold their data set
+        labels as text from then on (:meth:`~cvreport.data.engines.EngineSource.with_text`).
         """
+        self.source = self.source.with_text([dataset])
         columns = self.columns
         if dataset not in columns:
             raise DataError(
@@ -202,17 +209,26 @@ class EngineBackend:
         fold), and the data sets of each kind share one pass.
         """
         nw = narwhals()
-        source = self.source
+        source = self.source.with_text([dataset])
         with source.errors():
             found = source.frame.select(nw.col(dataset)).unique().collect().to_pandas()
             labels = in_source_zone(found)[dataset]
         parts = {
-            name: replace(source, frame=source.frame.filter(nw.col(dataset) == name))
+            name: _part(source, dataset, name, source.text)
             for name in _first_appearance(source, dataset, labels.tolist())
         }
-        shared = _DatasetsPass(self, dataset, parts)
+        shared = _DatasetsPass(EngineBackend(source), dataset, parts)
         for name, part in parts.items():
             yield name, EngineBackend(part, (shared, name))
+
+
+def _part(whole: EngineSource, dataset: str, name: Any, text: frozenset[str]) -> EngineSource:
+    """Data set ``name``'s rows of ``whole`` (read with ``text`` as text, for CSV files)."""
+    if whole.rescan is not None:
+        whole = whole.rescan(text)
+    frame = whole.frame.filter(narwhals().col(dataset) == name)
+    rescan = None if whole.rescan is None else partial(_part, whole, dataset, name)
+    return replace(whole, frame=frame, rescan=rescan)
 
 
 class _DatasetsPass:
@@ -236,20 +252,25 @@ class _DatasetsPass:
 
     def _run(self, roles: Roles) -> dict[Any, TableContents]:
         parsed = roles.parsed
-        source = self.backend.source
+        text = label_columns(roles)  # CSV files' labels read as text, as each data set reads
+        source = self.backend.source.with_text(text)
+        parts = {label: part.with_text(text) for label, part in self.parts.items()}
         if roles.outcome != "predictions" and parsed is not None and len(parsed.blocks) == 1:
-            return self._run_one_block(roles, parsed.blocks[0])
+            return self._run_one_block(roles, parsed.blocks[0], source, parts)
         try:
             route = self.backend._route(roles, source)
-            return contents_by_dataset(source, route, self.dataset, self.parts)
+            return contents_by_dataset(source, route, self.dataset, parts)
         except (CVReportError, MemoryHandover):
             return {}  # each data set alone words its problem
 
-    def _run_one_block(self, roles: Roles, block: str) -> dict[Any, TableContents]:
-        """A formula's one block, read in each data set from its own rows: the replication
-        where a record of the data set is in several of its groups, else the fold (as each
-        data set alone reads it). The data sets of each kind share one pass."""
-        source, dataset, record = self.backend.source, self.dataset, str(roles.record)
+    def _run_one_block(
+        self, roles: Roles, block: str, source: EngineSource, all_parts: dict[Any, EngineSource]
+    ) -> dict[Any, TableContents]:
+        """A formula's one block, read in each data set from its own rows (``all_parts`` of
+        ``source``): the replication where a record of the data set is in several of its
+        groups, else the fold (as each data set alone reads it). The data sets of each kind
+        share one pass."""
+        dataset, record = self.dataset, str(roles.record)
         if len({dataset, block, record}) < 3 or not {block, record} <= set(source.columns):
             return {}  # each data set alone words its problem
         if source.frame.implementation.name == "POLARS":
@@ -258,7 +279,7 @@ class _DatasetsPass:
             # seconds alone against 8.8–9.2 shared (benchmarks/bench_engines.py datasets)
             return {}
         try:
-            repeating = _datasets_whose_records_repeat(source, dataset, block, record, self.parts)
+            repeating = _datasets_whose_records_repeat(source, dataset, block, record, all_parts)
         except (CVReportError, NotImplementedError, ValueError):
             return {}  # each data set alone reads its block, or words its problem
         for label in [label for label in self.parts if label in repeating]:
@@ -268,19 +289,19 @@ class _DatasetsPass:
             except CVReportError:
                 repeating.discard(label)
         kinds = {
-            True: [label for label in self.parts if label in repeating],
-            False: [label for label in self.parts if label not in repeating],
+            True: [label for label in all_parts if label in repeating],
+            False: [label for label in all_parts if label not in repeating],
         }
         found: dict[Any, TableContents] = {}
         for block_is_replication, labels in kinds.items():
             if not labels:
                 continue
             rows = source
-            if len(labels) < len(self.parts):  # only this kind's rows
+            if len(labels) < len(all_parts):  # only this kind's rows
                 nw = narwhals()
                 kept = source.frame.filter(nw.col(dataset).is_in(labels))
-                rows = replace(source, frame=kept)
-            parts = {label: self.parts[label] for label in labels}
+                rows = replace(source, frame=kept, rescan=None)
+            parts = {label: all_parts[label] for label in labels}
             try:
                 route = self.backend._route(roles, rows, block_is_replication)
                 found.update(contents_by_dataset(rows, route, dataset, parts))

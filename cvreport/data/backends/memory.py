@@ -17,8 +17,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -43,7 +44,28 @@ from cvreport.data.roles import Roles
 from cvreport.data.validation import column_is_binary, loss_values, require_columns
 from cvreport.errors import DataError, describe_keys
 
-__all__ = ["MemoryBackend"]
+__all__ = ["MemoryBackend", "label_columns"]
+
+Reread = Callable[[frozenset[str]], pd.DataFrame]
+"""Read the rows again with some columns as text (for rows read from CSV files)."""
+
+
+def label_columns(roles: Roles) -> list[str]:
+    """The columns ``roles`` read as labels: the model, the data set and the cluster.
+
+    Read from CSV files, whose columns hold no types, they are read as the text
+    they are written as (:meth:`MemoryBackend.with_text`,
+    :meth:`~cvreport.data.engines.EngineSource.with_text`): a model ``007`` or
+    ``1e3`` keeps its name on every engine. Replications and folds keep the types
+    the values give (integer ids sort as numbers), and losses stay numbers.
+
+    Examples
+    --------
+    >>> label_columns(Roles.from_formula("loss ~ clf | fold", cluster="patient"))
+    ['clf', 'patient']
+    """
+    wanted = (roles.model, roles.dataset, roles.cluster)
+    return [c for c in dict.fromkeys(wanted) if c is not None]
 
 
 class MemoryBackend:
@@ -53,12 +75,44 @@ class MemoryBackend:
     ----------
     frame : pandas.DataFrame
         The long-format results.
+    reread : callable, optional
+        For rows read from CSV files: read them again with the columns it is
+        given as text (:meth:`with_text`).
+    text : frozenset of str
+        The columns read as text by ``reread`` already.
     """
 
     kind = "DataFrame"
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(
+        self, frame: pd.DataFrame, reread: Reread | None = None, text: frozenset[str] = frozenset()
+    ) -> None:
         self.frame = frame
+        self._reread = reread
+        self._text = text
+        self._with_text: dict[frozenset[str], MemoryBackend] = {}
+        self._parts: dict[str, dict[Any, pd.DataFrame]] = {}
+
+    def with_text(self, columns: Collection[str]) -> MemoryBackend:
+        """The rows with ``columns`` read as text, as written, when they were read from CSV
+        files (a number-like label ``007`` stays ``007``, as every engine reads it);
+        otherwise, or when the columns hold text already, this backend."""
+        if self._reread is None:
+            return self
+        data = self.frame
+        wanted = {
+            c
+            for c in columns
+            if c in data
+            and c not in self._text
+            and not (data[c].dtype == object or isinstance(data[c].dtype, pd.StringDtype))
+        }
+        if not wanted:
+            return self
+        text = self._text | wanted
+        if text not in self._with_text:
+            self._with_text[text] = MemoryBackend(self._reread(text), self._reread, text)
+        return self._with_text[text]
 
     @property
     def columns(self) -> list[Any]:
@@ -69,6 +123,9 @@ class MemoryBackend:
 
     def contents(self, roles: Roles) -> TableContents:
         """Validate the columns ``roles`` name and summarise them into a table's contents."""
+        labelled = self.with_text(label_columns(roles))
+        if labelled is not self:
+            return labelled.contents(roles)
         if roles.outcome == "metric":
             return metric_contents(self.columns_for_metric(roles), roles)
         if roles.outcome == "fold_score":
@@ -181,15 +238,21 @@ class MemoryBackend:
     # ------------------------------------------------------------------ columns and parts
 
     def columns_for_metric(self, roles: Roles) -> pd.DataFrame:
-        """The rows a metric from predictions reads: here, the frame as it is."""
-        return self.frame
+        """The rows a metric from predictions reads: here, the frame as it is (its labels
+        as text when read from CSV files)."""
+        return self.with_text(label_columns(roles)).frame
 
     def to_memory(self, columns: Sequence[Any] | None = None) -> pd.DataFrame:
         """The rows as a pandas DataFrame (already one)."""
         return self.frame
 
     def check_dataset_column(self, dataset: str, named_by: str) -> None:
-        """Raise :class:`DataError` unless ``dataset`` is a column naming every row's data set."""
+        """Raise :class:`DataError` unless ``dataset`` is a column naming every row's data set.
+
+        Rows read from CSV files hold their data set labels as text from then on.
+        """
+        labelled = self.with_text([dataset])
+        self.frame, self._text = labelled.frame, labelled._text
         data = self.frame
         if dataset not in data:
             raise DataError(
@@ -207,6 +270,26 @@ class MemoryBackend:
             refuse_labels_that_print_alike(pd.Index(labels.unique()), dataset, "data set")
 
     def datasets(self, dataset: str) -> Iterator[tuple[Any, MemoryBackend]]:
-        """Each data set's label and rows, in order of first appearance."""
-        for name, part in self.frame.groupby(dataset, sort=False):
-            yield name, MemoryBackend(part)
+        """Each data set's label and rows, in order of first appearance (rows read from CSV
+        files read their labels as text, as :meth:`with_text`)."""
+        whole = self.with_text([dataset])
+        if whole._reread is None:
+            for name, part in self.frame.groupby(dataset, sort=False):
+                yield name, MemoryBackend(part)
+            return
+        for name, part in whole._groups(dataset).items():
+            reread = partial(_rows_of_dataset, whole, dataset, name)
+            yield name, MemoryBackend(part, reread, whole._text)
+
+    def _groups(self, dataset: str) -> dict[Any, pd.DataFrame]:
+        """Each data set's rows, grouped once for the rows read again (:meth:`with_text`)."""
+        if dataset not in self._parts:
+            self._parts[dataset] = dict(list(self.frame.groupby(dataset, sort=False)))
+        return self._parts[dataset]
+
+
+def _rows_of_dataset(
+    whole: MemoryBackend, dataset: str, name: Any, text: frozenset[str]
+) -> pd.DataFrame:
+    """Data set ``name``'s rows of ``whole`` read again with ``text`` as text."""
+    return whole.with_text(text)._groups(dataset)[name]
