@@ -30,6 +30,7 @@ from cvreport.planning.components import (
 from cvreport.planning.designs import (
     NULL_EFFECT,
     PLANNED_TESTS,
+    TRAINED_MODELS,
     CandidateDesign,
     PlannedTest,
     parse_designs,
@@ -48,6 +49,14 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = ["PlanResult", "Recommendation", "plan", "plan_from_components"]
+
+#: What the power of a test on one hold-out set answers, said in its note (Dietterich 1998).
+_ANOTHER_QUESTION = (
+    " Its power and type I error take the records of one test set as the only randomness "
+    "(one model trained per algorithm, once): it answers whether those two trained models "
+    "differ on that test set, not whether algorithm A beats B when trained again, which the "
+    "variation of the training sets also decides (Dietterich 1998)."
+)
 
 
 def _planned_tests(
@@ -177,6 +186,8 @@ def plan_from_components(
                 note=recommendation.note
                 + f" That is more records than the pilot's data set holds ({n_records}).",
             )
+        if test.compares == TRAINED_MODELS:
+            recommendation = replace(recommendation, note=recommendation.note + _ANOTHER_QUESTION)
         recommendations.append(recommendation)
     names = ", ".join(test.label for test, _ in planned)
     which_designs = (
@@ -212,6 +223,7 @@ def plan_from_components(
         pilot=pilot,
         metric=metric,
         table=table,
+        n_records=n_records,
     )
 
 
@@ -240,7 +252,9 @@ def _recommend(
                 "it ignores part of the correlation between folds and rejects too often, so "
                 "this power is not a fair comparison and the design is not recommended."
             )
-        return Recommendation(test.name, test.label, design, value, note, size, level)
+        return Recommendation(
+            test.name, test.label, design, value, note, size, level, test.compares
+        )
     where = "any design searched" if searched else "any of the given designs"
     best, best_design = ceiling
     note = f"{test.label}: no design reaches power {target:g}; the best on {where} is {best:.3f}"
@@ -267,7 +281,7 @@ def _recommend(
             f"with unlimited {more} the power cannot exceed {limit:.3f}. Detect a larger "
             "difference, or use a larger data set."
         )
-    return Recommendation(test.name, test.label, None, best, note, size, level)
+    return Recommendation(test.name, test.label, None, best, note, size, level, test.compares)
 
 
 def _trainings(design: CandidateDesign) -> str:

@@ -1,0 +1,116 @@
+"""Round seven (b) of reading cvreport as a new user: the text around the tests.
+
+Each test reads what a user reads (a plan, a report, a notebook, an error, the
+README) on a scenario where the earlier text said more than the numbers
+support: McNemar's test crowned beside algorithm comparisons, the records of a
+repeated hold-out table shown as the data set's size, unpaired effect sizes
+over data sets, the overlap audit of K-fold replications, an error that did
+not say how to read one hold-out set. "Was:" says what the reader met before.
+The numbers the text must carry are recomputed here (numpy, scipy), never
+copied from the output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cvreport
+
+LOSS_FORMULA = "loss ~ model | replication + fold"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def kfold_losses(
+    *, records: int = 300, folds: int = 10, replications: int = 10, seed: int = 5
+) -> pd.DataFrame:
+    """0/1 losses of models A and B on ``replications`` × ``folds`` CV of ``records`` records.
+
+    Columns ``replication, fold, model, record, loss``; B errs about 2 points more often.
+    """
+    rng = np.random.default_rng(seed)
+    hard = rng.random(records)
+    frames = []
+    for replication in range(1, replications + 1):
+        fold = rng.permutation(np.arange(records) % folds) + 1
+        for model, shift in (("A", 0.0), ("B", 0.02)):
+            loss = (rng.random(records) < np.clip(hard * 0.2 + shift, 0, 1)).astype(int)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "replication": replication,
+                        "fold": fold,
+                        "model": model,
+                        "record": np.arange(records),
+                        "loss": loss,
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------------------
+# N4: the plan crowned McNemar's test on a hold-out set larger than the data set
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_effect_plan():
+    frame = kfold_losses()
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
+    return cvreport.plan(table, "A", "B", effect=0.01), frame.record.nunique()
+
+
+def test_a_plan_crowning_mcnemar_says_it_answers_another_question(small_effect_plan):
+    """Was: "McNemar's test (continuity-corrected) on hold-out set of 2917 records reaches
+    the power." as the whole headline, beside corrected t tests limited by the common
+    component, for a data set of 569 records."""
+    res, records = small_effect_plan
+    best = res.best
+    assert best.test == "mcnemar"  # no cross-validated design reaches 0.8 for 0.01
+    algorithms = [r for r in res.recommendations if r.test != "mcnemar"]
+    assert algorithms and all(r.design is None or not r.holds_level for r in algorithms)
+    size = best.design.n_validation
+    assert size > records
+    headline = _one_line(res.summary().interpretation)
+    assert not headline.startswith(f"{best.label} on {best.design.label} reaches the power.")
+    assert headline.startswith(
+        "No cross-validated design reaches the wanted power for comparing the algorithms"
+    )
+    assert "answers another question" in headline
+    assert "trained once, differ on that test set" in headline
+    assert "not whether algorithm A beats B" in headline
+    assert f"its type I error of {best.type_i_error:.3f} holds under that model only" in headline
+    assert f"It needs {size} new records, more than the pilot's data set holds ({records})" in (
+        headline
+    )
+    # the rows say what each kind of test compares, and Dietterich is cited for it
+    text = _one_line(res.summary().as_text())
+    assert "the CV tests compare the algorithms (training sets vary)" in text
+    assert "McNemar's test compares 2 models trained once, on 1 test set" in text
+    assert any(r.startswith("Dietterich, T. G. (1998)") for r in res.references())
+    note = _one_line(best.note)
+    assert "not whether algorithm A beats B when trained again" in note
+    assert {r.compares for r in res.recommendations} == {"algorithms", "trained models"}
+
+
+def test_a_cheaper_mcnemar_beside_a_cv_choice_is_said_to_answer_another_question():
+    """Was: "... reaches it with one model trained per algorithm, but on a new hold-out set of
+    273 records set aside from training; it is the choice only when no cross-validated
+    design reaches the power." — as if the two answered one question."""
+    pilot = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    res = cvreport.plan(pilot, "logistic_regression", "decision_tree", effect=0.05)
+    assert res.best.compares == "algorithms"
+    mcnemar = next(r for r in res.recommendations if r.test == "mcnemar")
+    assert mcnemar.design.trainings < res.best.design.trainings
+    headline = _one_line(res.summary().interpretation)
+    sentence = headline.split(f"{mcnemar.label} reaches it", 1)[1]
+    assert mcnemar.design.label in sentence
+    assert "answers another question" in sentence
+    assert "not whether the algorithms differ" in sentence
+    assert mcnemar.design.n_validation < res.n_records  # so no "more records" sentence
+    assert "more than the pilot's data set holds" not in headline
