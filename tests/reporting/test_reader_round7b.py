@@ -114,3 +114,74 @@ def test_a_cheaper_mcnemar_beside_a_cv_choice_is_said_to_answer_another_question
     assert "not whether the algorithms differ" in sentence
     assert mcnemar.design.n_validation < res.n_records  # so no "more records" sentence
     assert "more than the pilot's data set holds" not in headline
+
+
+# --------------------------------------------------------------------------------------
+# N8: the records of repeated hold-out splits were shown as the data set's size
+# --------------------------------------------------------------------------------------
+
+
+def holdout_splits(
+    *, records: int = 200, splits: int = 10, validated: int = 20, seed: int = 3
+) -> pd.DataFrame:
+    """0/1 losses of A and B on ``splits`` random hold-out splits (ShuffleSplit): each split
+    validates ``validated`` of the ``records`` records; the table lists only those."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for split in range(1, splits + 1):
+        chosen = rng.choice(records, validated, replace=False)
+        for model, rate in (("A", 0.1), ("B", 0.2)):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "replication": split,
+                        "fold": 1,
+                        "model": model,
+                        "record": chosen,
+                        "loss": (rng.random(validated) < rate).astype(int),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _row(markdown: str, name: str) -> str:
+    return next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
+
+
+def test_repeated_hold_out_records_are_said_to_be_those_validated_not_the_data_set():
+    """Was: "Design | repeated hold-out validation (J = 10 splits, n = 379 records, ...)" and
+    "Records | 379" for a data set of 569, from which n2/n1 was then inferred."""
+    frame = holdout_splits()
+    union = frame.record.nunique()
+    assert union < 200  # ten splits of 10 % leave records no split validated
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
+    text = cvreport.Report(table, tests=["corrected_resampled_ttest"]).to_markdown()
+    design = _row(text, "Design")
+    assert f"{union} records validated" in design
+    assert f"n = {union} records" not in design
+    assert "the data set's size is not in the table" in design
+    assert f"{union} records validated" in text.splitlines()[2]  # the line under the title
+    records = _row(text, "Records")
+    assert records.startswith(f"| Records | {union} validated by some split;")
+    assert "the data set's size is not in the table" in records
+    assert "test\\_train\\_ratio=" in records and "--test-train-ratio" in records
+    # the numbers stay as they are: n2/n1 is still inferred from the validated records
+    sizes = frame[frame.model == "A"].groupby("replication").size()
+    inferred = sizes.sum() / (union - sizes).sum()
+    result = cvreport.corrected_resampled_ttest(table, "A", "B")
+    assert f"n2/n1 = {inferred:.6g}" in " ".join(result.notes)
+
+
+def test_a_given_ratio_is_named_beside_the_validated_records():
+    frame = holdout_splits()
+    ratio = 20 / 180
+    table = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, frame, record="record", test_train_ratio=ratio
+    )
+    records = _row(cvreport.Report(table).to_markdown(), "Records")
+    assert f"(n2/n1 = {ratio:.6g}, as given)" in records
+    assert "--test-train-ratio" not in records
+    # K-fold and hold-out tables keep their plain row: their records are the data set
+    kfold = cvreport.ResultsTable.from_formula(LOSS_FORMULA, kfold_losses(), record="record")
+    assert _row(cvreport.Report(kfold).to_markdown(), "Records") == "| Records | 300 |"
