@@ -84,6 +84,11 @@ EFFECT_SIZE_REFERENCES = (
     "Romano, J., Kromrey, J. D., Coraggio, J., Skowronek, J. (2006). Appropriate statistics "
     "for ordinal level data. Annual meeting of the Florida Association of Institutional "
     "Research.",
+    "Lakens, D. (2013). Calculating and reporting effect sizes to facilitate cumulative "
+    "science: a practical primer for t-tests and ANOVAs. Frontiers in Psychology 4:863.",
+    "Cumming, G., Finch, S. (2001). A primer on the understanding, use, and calculation of "
+    "confidence intervals that are based on central and noncentral distributions. "
+    "Educational and Psychological Measurement 61(4):532–574.",
 )
 BERGMANN_HOMMEL_REFERENCE = (
     "Bergmann, B., Hommel, G. (1988). Improvements of general multiple test procedures for "
@@ -417,6 +422,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             "delta": _effect_text(
                 row.cliff_delta, row.delta_low, row.delta_high, row.delta_magnitude
             ),
+            "dz": _paired_text(row.d_z, row.dz_low, row.dz_high, row.dz_magnitude),
             # no effect (g = 0) favours neither model; pandas may hold it as None or NaN
             "favours": "neither" if _missing(row.favours) else str(row.favours),
         }
@@ -430,8 +436,15 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         f"{level} interval of Hedges and Olkin 1985) and Cliff's δ = P(A higher) − "
         f"P(B higher) over pairs of data-set means ({level} interval of Cliff 1993); "
         "positive when A's {metric} is higher. Words: negligible, small, medium, large "
-        "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. An effect "
-        "size describes; the tests above decide."
+        "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. Both treat "
+        "the two columns of data-set means as independent samples: they ignore that both "
+        "models ran on the same data sets, so the spread of difficulty between data sets "
+        "hides a difference every data set shows (a model better on every data set can get "
+        "a small g whose interval contains 0). The paired d_z keeps the pairing, as the "
+        "Wilcoxon test does: the mean of the per-data-set differences A − B over their "
+        f"standard deviation (Cohen 1988; Lakens 2013), {level} interval from the "
+        "noncentral t (Cumming and Finch 2001), words on Cohen's scale. An effect size "
+        "describes; the tests above decide."
     ).replace("{metric}", metric_words)
     order = friedman.average_ranks.sort_values(kind="mergesort")
     k, n = friedman.n_models, friedman.n_datasets
@@ -660,6 +673,15 @@ def _effect_text(value: float, low: float, high: float, words: str) -> str:
         else "(no interval: complete separation)"
     )
     return f"{value:.2f} {interval} {words}"
+
+
+def _paired_text(value: float, low: float, high: float, words: str) -> str:
+    """``-1.96 [-3.02, -0.87] large``; a d_z without spread is said in words."""
+    if math.isnan(value):
+        return "undefined (no difference on any data set)"
+    if not math.isfinite(value):
+        return "undefined (the same difference on every data set)"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}] {words}"
 
 
 def _at_most(error: float) -> str:

@@ -15,8 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize, stats
 
 import cvreport
+import cvreport.errors
+import cvreport.multi.effect_sizes
 
 LOSS_FORMULA = "loss ~ model | replication + fold"
 
@@ -185,3 +188,76 @@ def test_a_given_ratio_is_named_beside_the_validated_records():
     # K-fold and hold-out tables keep their plain row: their records are the data set
     kfold = cvreport.ResultsTable.from_formula(LOSS_FORMULA, kfold_losses(), record="record")
     assert _row(cvreport.Report(kfold).to_markdown(), "Records") == "| Records | 300 |"
+
+
+# --------------------------------------------------------------------------------------
+# N11: unpaired effect sizes over data sets called a 10-of-10 win "small"
+# --------------------------------------------------------------------------------------
+
+
+def _paired_d_by_hand(differences: np.ndarray, alpha: float = 0.05) -> tuple[float, ...]:
+    """d_z and its interval: the noncentral t's λ at which t is each tail's quantile."""
+    n = differences.size
+    d_z = differences.mean() / differences.std(ddof=1)
+    t = d_z * np.sqrt(n)
+    bounds = [
+        optimize.brentq(
+            lambda lam, level=level: stats.nct.cdf(t, n - 1, lam) - level, t - 8, t + 8
+        )
+        / np.sqrt(n)
+        for level in (1 - alpha / 2, alpha / 2)
+    ]
+    return d_z, *bounds
+
+
+def test_the_many_data_sets_report_gives_the_paired_effect_size_beside_the_unpaired():
+    """Was: "| logistic_regression | decision_tree | -0.40 [-1.29, 0.48] small | ..." beside
+    a Wilcoxon R+ = 0 over 10 data sets: the unpaired g, with nothing saying it ignores that
+    both models ran on the same data sets."""
+    frame = cvreport.load_example("multi")
+    table = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", frame
+    )
+    report = cvreport.DatasetsReport(table, baseline="logistic_regression")
+    # each data set's error rate: the mean over its folds, recomputed from the records
+    means = (
+        frame.groupby(["dataset", "replication", "fold", "model"])["loss"]
+        .mean()
+        .groupby(["dataset", "model"])
+        .mean()
+        .unstack()
+    )
+    differences = (means["logistic_regression"] - means["decision_tree"]).to_numpy()
+    assert (differences < 0).all() and differences.size == 10  # better on every data set
+    d_z, low, high = _paired_d_by_hand(differences)
+    assert d_z == pytest.approx(-1.96, abs=0.005)  # the reviewer's figure
+    assert high < 0  # the paired interval excludes 0 where g's did not
+    g = report.analysis.effect_sizes.set_index("b").loc["decision_tree"]
+    assert g.g_low < 0 < g.g_high and g.g_magnitude == "small"
+    assert (g.d_z, g.dz_low, g.dz_high) == pytest.approx((d_z, low, high), abs=1e-9)
+    assert cvreport.multi.effect_sizes.paired_d(
+        means["logistic_regression"], means["decision_tree"]
+    ) == pytest.approx((d_z, low, high), abs=1e-9)
+    markdown = report.to_markdown()
+    row = next(
+        line
+        for line in markdown.splitlines()
+        if line.startswith("| logistic\\_regression | decision\\_tree | -0.40 [")
+    )
+    assert f"| {d_z:.2f} [{low:.2f}, {high:.2f}] large |" in row
+    assert "paired d_z [interval] magnitude" in markdown
+    said = _one_line(markdown.split("### Effect sizes across data sets", 1)[1].split("|")[0])
+    assert "ignore that both models ran on the same data sets" in said
+    assert "The paired d\\_z keeps the pairing" in said
+    html = report.to_html()
+    assert f"{d_z:.2f} [{low:.2f}, {high:.2f}] large" in html
+    assert "Lakens, D. (2013)" in markdown
+
+
+def test_the_paired_effect_size_of_twin_models_is_said_in_words():
+    scores = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.1, 0.2, 0.3], "C": [0.2, 0.3, 0.4]})
+    frame = cvreport.multi.effect_sizes.pairwise_effect_sizes(scores, [("A", "B"), ("A", "C")])
+    assert np.isnan(frame.d_z.iloc[0]) and frame.d_z.iloc[1] == -np.inf
+    assert np.isnan(frame[["dz_low", "dz_high"]].to_numpy()).all()
+    with pytest.raises(cvreport.errors.CVReportError, match="one score of each model per"):
+        cvreport.multi.effect_sizes.paired_d([0.1, 0.2, 0.3], [0.1, 0.2])
