@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.design import Design
 from cvreport.data.examples import load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
@@ -62,11 +63,15 @@ def build(
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
     sep: str | None = None,
+    design: Design | None = None,
 ) -> Any:
     """Build the analysis notebook in memory (an ``nbformat.NotebookNode``, validated).
 
     Parameters are those of :func:`write`; ``data_reference`` is the path as the
-    notebook's code should spell it (default: ``data`` as given).
+    notebook's code should spell it (default: ``data`` as given). ``design`` is the
+    design of the data when it is known (:func:`write` reads it when it checks the
+    data): the text above the overlap audit then speaks of that design's overlaps;
+    without it, of every design the audit reads.
 
     Examples
     --------
@@ -240,12 +245,7 @@ def build(
         ),
         _markdown(
             "audit-intro",
-            "## How well were the partitions drawn?\n\n"
-            "The overlap audit compares the training sets of every pair of "
-            "replications. Random partitions make them share more or fewer records than "
-            "the n/4 that balanced and block-regularized designs keep; the audit says "
-            "whether this data's overlaps are typical of random partitioning, and which "
-            f"tests assume balance (Wang, Li & Li 2015).{audit_text}",
+            f"## How well were the partitions drawn?\n\n{_audit_intro(design)}{audit_text}",
         ),
         _code(
             "audit",
@@ -381,6 +381,7 @@ def write(
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
     reference: str | None = None
+    design: Design | None = None
     if not isinstance(data, (str, os.PathLike)):
         raise DataError(
             f"data= is the path of the CSV or Parquet file the notebook loads, got a "
@@ -394,7 +395,7 @@ def write(
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
     if check:
-        _check(
+        design = _check(
             data,
             formula,
             record,
@@ -416,6 +417,7 @@ def write(
         higher_is_better=higher_is_better,
         test_train_ratio=test_train_ratio,
         sep=sep,
+        design=design,
     )
     _write_atomically(target, nbformat.writes(notebook) + "\n", overwrite=overwrite)
     return target
@@ -511,6 +513,60 @@ def _check_score_options(
         )
 
 
+def _audit_intro(design: Design | None) -> str:
+    """What the overlap audit compares, in the words of the data's design when it is known.
+
+    Examples
+    --------
+    >>> from cvreport.data.design import Design
+    >>> kfold = Design(kind="repeated_kfold", m=10, K=10, n_records=569, per_record=True,
+    ...                complete=True, replications=tuple(range(10)), folds=tuple(range(10)),
+    ...                sizes=((57,) * 9 + (56,)) * 10)
+    >>> "n((K − 1)/K)² = 460.89 of the n = 569 records" in _audit_intro(kfold)
+    True
+    >>> "n/4" in _audit_intro(kfold)
+    False
+    """
+    source = "(Wang, Li & Li 2015)"
+    if design is None or not design.per_record or design.n_records is None:
+        return (
+            "The overlap audit compares the training sets of every pair of replications. "
+            "Under random partitioning two training sets share a random number of records "
+            "around its expectation: n/4 for the halves of m×2 cross-validation, "
+            "n((K − 1)/K)² for two training sets of K-fold cross-validation; balanced and "
+            "block-regularized m×2 designs keep every overlap at n/4. The audit says whether "
+            "this data's overlaps are typical of random partitioning, and which tests assume "
+            f"balance {source}."
+        )
+    n, K = int(design.n_records), int(design.K)
+    if design.m >= 2 and K == 2:
+        return (
+            "The overlap audit compares the training sets (halves) of every pair of "
+            f"replications. Random halves of these n = {n} records share n/4 = {n / 4:g} "
+            "records on average, more or fewer by chance; balanced and block-regularized "
+            "designs keep every overlap at n/4. The audit says whether this data's overlaps "
+            f"are typical of random partitioning, and which tests assume balance {source}."
+        )
+    if design.m >= 2 and K > 2:
+        expected = n * ((K - 1) / K) ** 2
+        return (
+            f"The overlap audit compares the training sets of every pair of replications. "
+            f"Each replication of {K}-fold cross-validation has {K} training sets, so two "
+            f"replications have K² = {K * K} pairs of them; under random partitioning two "
+            f"share about n((K − 1)/K)² = {expected:.2f} of the n = {n} records (exactly, "
+            "(n − a)(n − b)/n for folds of a and b records left out), more or fewer by "
+            "chance. For each pair of replications the audit takes the pair of training sets "
+            "furthest from its expectation and says whether these largest deviations are "
+            "typical of random K-fold partitioning (an extension of the m×2 audit of Wang, "
+            "Li & Li 2015). The corrected repeated K-fold t tests assume random partitions."
+        )
+    return (
+        f"The overlap audit compares the training sets of pairs of replications of 2-fold "
+        f"or K-fold cross-validation; this data's design ({design.describe()}) has none to "
+        f"compare, so the cell below says why the audit does not run {source}."
+    )
+
+
 def _check(
     data: str | os.PathLike[str],
     formula: str,
@@ -520,16 +576,17 @@ def _check(
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
     sep: str | None = None,
-) -> None:
+) -> Design:
+    """Build the table the notebook will build, so that bad input fails now; its design."""
     if str(data) == EXAMPLE:
         frame = load_example()
     else:
         frame = read_results(Path(data), sep=sep)
-    ResultsTable.from_formula(
+    return ResultsTable.from_formula(
         formula,
         frame,
         record=record,
         per_fold=per_fold,
         direction=None if higher_is_better is None else "higher" if higher_is_better else "lower",
         test_train_ratio=test_train_ratio,
-    )
+    ).design

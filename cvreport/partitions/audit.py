@@ -40,7 +40,7 @@ from cvreport.data.design import DesignKind
 from cvreport.data.table_input import as_table
 from cvreport.errors import DesignError
 from cvreport.option_values import check_alpha
-from cvreport.partitions.audit_summary import summary_tables
+from cvreport.partitions.audit_summary import kfold_pair_legend, summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.partitions.splits import block_regularized_signs
@@ -146,6 +146,10 @@ class OverlapAudit(HypothesisTestResult):
         gives the rows as :class:`PairOverlap` objects.
     alpha : float
         Threshold of the "poor" verdict.
+    pair_legend : str
+        What ``X``, ``E X``, ``Z`` and ``P(Z ≥ z)`` of a row of :attr:`pairs` are when
+        that is not one overlap of two training sets (K-fold: the most deviant of ``K²``);
+        empty for m×2 designs.
 
     Examples
     --------
@@ -170,6 +174,7 @@ class OverlapAudit(HypothesisTestResult):
     quantiles: tuple[int | float, int | float] | None = None
     pair_table: pd.DataFrame | None = None
     alpha: float = 0.1
+    pair_legend: str = ""
 
     @property
     def z_max(self) -> float:
@@ -656,6 +661,7 @@ def audit_overlap(
 
     quantiles = None
     expected_zmax = None
+    pair_legend = ""
     if K == 2:
         expected_overlap = n_records / 4
         if n_records % 4 == 0 and n_records >= 8 and not warnings_:
@@ -670,6 +676,8 @@ def audit_overlap(
             "K-fold cross-validation each pair's largest deviation is compared with "
             "simulated random partitions."
         )
+        pair_legend = kfold_pair_legend(K, design.sizes, _KFOLD_SIMULATIONS)
+        notes.append(pair_legend)
         method = "Overlap audit of repeated K-fold partitions (extension)"
         distribution = "Z_max under random partitioning (simulated, pairs independent)"
 
@@ -697,4 +705,5 @@ def audit_overlap(
         quantiles=quantiles,
         pair_table=pair_table,
         alpha=alpha,
+        pair_legend=pair_legend,
     )

@@ -375,6 +375,8 @@ def _audit_context(analysis: Analysis) -> dict[str, Any] | None:
         # one sentence, written by the audit itself
         "reading": str(getattr(audit, "meaning", "") or verdict or ""),
         "pairs": _audit_pairs(audit),
+        # what a row's X and Z are when not one overlap (K-fold: the worst of K² pairs)
+        "legend": str(getattr(audit, "pair_legend", "") or "") or None,
         "warnings": [str(w) for w in getattr(audit, "warnings", ())],
         "reference": str(getattr(audit, "reference", "") or references.OVERLAP_REFERENCE),
         "note": None,

@@ -19,6 +19,7 @@ from scipy import optimize, stats
 
 import cvreport
 import cvreport.errors
+import cvreport.jupyter.notebook
 import cvreport.multi.effect_sizes
 
 LOSS_FORMULA = "loss ~ model | replication + fold"
@@ -261,3 +262,80 @@ def test_the_paired_effect_size_of_twin_models_is_said_in_words():
     assert np.isnan(frame[["dz_low", "dz_high"]].to_numpy()).all()
     with pytest.raises(cvreport.errors.CVReportError, match="one score of each model per"):
         cvreport.multi.effect_sizes.paired_d([0.1, 0.2, 0.3], [0.1, 0.2])
+
+
+# --------------------------------------------------------------------------------------
+# N13, N5: the overlap audit of K-fold replications, and the notebook's text about it
+# --------------------------------------------------------------------------------------
+
+
+def _folds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each record's fold in each replication (records × replications)."""
+    one = frame[frame.model == "A"]
+    return one.pivot(index="record", columns="replication", values="fold")
+
+
+def test_the_kfold_audit_says_its_x_is_the_most_deviant_of_k_squared_training_set_pairs():
+    """Was: "Training-set overlap of the 10 pairs of replications with the largest Z" with
+    columns "X | E X | Z = |X − E X|" and no word that X is one of K² = 100 overlaps, nor why
+    E X is 460.71 in one row and 461.61 in the next."""
+    records, folds = 103, 10  # folds of 10 and 11 records
+    frame = kfold_losses(records=records, folds=folds, replications=3)
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
+    audit = cvreport.audit_overlap(table)
+    # recompute every row from the fold assignment: the worst of the K² training-set pairs
+    assignment = _folds(frame)
+    for row in audit.pairs.itertuples():
+        fi, fj = assignment[row.replication_a], assignment[row.replication_b]
+        worst = None
+        for a in range(1, folds + 1):
+            for b in range(1, folds + 1):
+                x = int(((fi != a) & (fj != b)).sum())
+                expected = (records - (fi == a).sum()) * (records - (fj == b).sum()) / records
+                if worst is None or abs(x - expected) > worst[2] + 1e-9:
+                    worst = (x, expected, abs(x - expected))
+        assert (row.overlap, row.expected, row.z) == pytest.approx(worst)
+    legend = _one_line(audit.pair_legend)
+    assert f"K² = {folds * folds} pairs of training sets" in legend
+    assert f"Z = |X − E X| is the largest of the {folds * folds} deviations" in legend
+    assert "E X = (n − a)(n − b)/n" in legend
+    assert "folds of 10–11 records" in legend  # why E X differs between rows
+    assert audit.pairs.expected.nunique() > 1
+    assert "20,000 random partitions" in legend
+    assert legend in _one_line(str(audit.summary()))
+    report = cvreport.Report(table)
+    markdown = _one_line(report.to_markdown())
+    assert legend.replace("|", "\\|") in markdown
+    assert legend in _one_line(report.to_html().replace("&#39;", "'"))
+
+
+def test_an_mx2_audit_keeps_its_one_overlap_per_pair_without_the_kfold_legend():
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    audit = cvreport.audit_overlap(table)
+    assert audit.K == 2 and audit.pair_legend == ""
+    assert "K² =" not in cvreport.Report(table).to_markdown()
+
+
+def test_the_notebooks_audit_text_follows_the_design(tmp_path):
+    """Was: "Random partitions make them share more or fewer records than the n/4 that
+    balanced and block-regularized designs keep" above the audit of 10-fold replications,
+    whose training sets share about n(9/10)² records, not n/4."""
+    import nbformat
+
+    frame = kfold_losses(records=300, folds=10, replications=3)
+    data = tmp_path / "kfold.csv"
+    frame.to_csv(data, index=False)
+    out = cvreport.jupyter.notebook.write(
+        tmp_path / "kfold.ipynb", data=data, formula=LOSS_FORMULA
+    )
+    cells = {c.id: c.source for c in nbformat.read(out, as_version=4).cells}
+    text = _one_line(cells["audit-intro"])
+    assert "n/4" not in text
+    assert f"n((K − 1)/K)² = {300 * 0.81:.2f} of the n = 300 records" in text
+    assert "K² = 100 pairs" in text
+    # m×2 data keep the n/4 of halves, with this data's n
+    example = cvreport.jupyter.notebook.write(tmp_path / "mx2.ipynb", data="example")
+    cells = {c.id: c.source for c in nbformat.read(example, as_version=4).cells}
+    n = cvreport.load_example().record.nunique()
+    assert f"share n/4 = {n / 4:g} records on average" in _one_line(cells["audit-intro"])
+
