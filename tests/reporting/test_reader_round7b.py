@@ -12,6 +12,9 @@ copied from the output.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -339,3 +342,88 @@ def test_the_notebooks_audit_text_follows_the_design(tmp_path):
     n = cvreport.load_example().record.nunique()
     assert f"share n/4 = {n / 4:g} records on average" in _one_line(cells["audit-intro"])
 
+
+# --------------------------------------------------------------------------------------
+# N2: README's test table; N6: the error for one hold-out set of predictions
+# --------------------------------------------------------------------------------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_design_rows() -> dict[str, str]:
+    text = README.read_text(encoding="utf-8")
+    table = text.split("| design | tests |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines()[2:] if line.startswith("|")]
+    return {design.strip(): tests for design, tests in rows}
+
+
+def _listed(cell: str) -> list[tuple[str, dict[str, str]]]:
+    """The tests of a README cell: each name in backticks, with the options it is given."""
+    listed = []
+    for code in re.findall(r"`([^`]+)`", cell):
+        name, _, arguments = code.partition("(")
+        options = dict(re.findall(r'(\w+)="([^"]+)"', arguments))
+        listed.append((name, options))
+    return listed
+
+
+def test_every_test_the_readme_lists_for_a_design_runs_on_it():
+    """Was: "K-fold and repeated K-fold | paired_ttest_kfold, wilcoxon_kfold, sign_test, ...,
+    mcnemar_kfold, cv_confidence_interval, ..." — five of which refuse repeated K-fold."""
+    d = holdout_splits()
+    tables = {
+        "K-fold (one run)": [kfold_losses(replications=1, folds=5)],
+        "K-fold and repeated K-fold": [
+            kfold_losses(replications=1, folds=5),
+            kfold_losses(replications=3, folds=5),
+        ],
+        "one hold-out set": [d[d.replication == 1]],
+        "repeated hold-out": [d],
+    }
+    rows = _readme_design_rows()
+    assert set(tables) <= set(rows)
+    for design, frames in tables.items():
+        listed = _listed(rows[design])
+        assert listed, design
+        for frame in frames:
+            formula = "loss ~ model" if frame.replication.nunique() == 1 and (
+                frame.fold.nunique() == 1
+            ) else LOSS_FORMULA
+            table = cvreport.ResultsTable.from_formula(formula, frame, record="record")
+            for name, options in listed:
+                result = getattr(cvreport, name)(table, "A", "B", **options)
+                assert 0 <= result.pvalue <= 1, (design, name)
+    # the row that says it refuses repeated K-fold is right about each of its tests
+    repeated = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, kfold_losses(replications=3, folds=5), record="record"
+    )
+    assert "refuse repeated K-fold" in rows["K-fold and repeated K-fold"]
+    for name, options in _listed(rows["K-fold (one run)"]):
+        with pytest.raises(cvreport.errors.DesignError):
+            getattr(cvreport, name)(repeated, "A", "B", **options)
+
+
+def test_predictions_of_one_hold_out_set_are_told_to_pass_replication_none_fold_none():
+    """Was: "missing replication column 'replication', fold column 'fold'; ... Name the columns
+    with ... replication=, fold= and record=." for one test set, where from_formula("y ~ clf")
+    needs no such columns."""
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 60)
+    frame = pd.concat(
+        [
+            pd.DataFrame(
+                {"clf": model, "idx": np.arange(60), "y": truth, "p1": rng.random(60)}
+            )
+            for model in ("logreg", "knn")
+        ]
+    )
+    with pytest.raises(cvreport.errors.DataError) as raised:
+        cvreport.ResultsTable.from_predictions(
+            frame, truth="y", score="p1", metric="roc_auc", model="clf", record="idx"
+        )
+    assert "for one hold-out set pass replication=None, fold=None" in str(raised.value)
+    table = cvreport.ResultsTable.from_predictions(
+        frame, truth="y", score="p1", metric="roc_auc", model="clf", record="idx",
+        replication=None, fold=None,
+    )
+    assert table.design.kind == "holdout"
