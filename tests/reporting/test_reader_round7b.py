@@ -427,3 +427,35 @@ def test_predictions_of_one_hold_out_set_are_told_to_pass_replication_none_fold_
         replication=None, fold=None,
     )
     assert table.design.kind == "holdout"
+
+
+def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_out(tmp_path, capsys):
+    """Was: "cvreport: error: --test-train-ratio applies to per-fold scores (--per-fold);
+    per-record tables know their fold sizes" for the repeated hold-out table whose report
+    asks for the ratio because its training sizes were inferred."""
+    from cvreport.cli import main
+
+    frame = holdout_splits()
+    data = tmp_path / "splits.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "splits.md"
+    ratio = 20 / 180
+    arguments = ["report", str(data), "-f", LOSS_FORMULA, "--record", "record", "-o", str(out)]
+    assert main([*arguments, "--test-train-ratio", f"{ratio:.6g}"]) == 0
+    capsys.readouterr()
+    given = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, frame, record="record", test_train_ratio=float(f"{ratio:.6g}")
+    )
+    expected = cvreport.corrected_resampled_ttest(given, "A", "B")
+    text = out.read_text(encoding="utf-8")
+    assert f"| {expected.statistic:.4f} | {expected.df:g} |" in text
+    assert "as given)" in _row(text, "Records")
+    # K-fold per-record tables still refuse it: their fold sizes give n2/n1
+    kfold = tmp_path / "kfold.csv"
+    kfold_losses(replications=2, folds=5).to_csv(kfold, index=False)
+    status = main(
+        ["report", str(kfold), "-f", LOSS_FORMULA, "--record", "record", "-o",
+         str(tmp_path / "k.md"), "--test-train-ratio", "0.25"]
+    )  # fmt: skip
+    assert status == 1
+    assert "per-record K-fold tables know their fold sizes" in capsys.readouterr().err
