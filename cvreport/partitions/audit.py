@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -474,6 +475,48 @@ def _expected_zmax(n: int, m: int) -> float:
     return float(values[0] + np.sum(np.diff(values) * sf))
 
 
+def _repeated_partitions(membership: np.ndarray, replications: Sequence[Any]) -> str:
+    """The sentence naming replications that repeat another's partition, or ``""``.
+
+    Two replications repeat one partition when, on the records both validate, each fold
+    of one is exactly one fold of the other (the same folds, perhaps under other labels):
+    the usual slip of a splitter re-used with the same seed. Their overlaps then lie as
+    far from random as they can, and the tests count the copies as new evidence.
+    """
+    complete = np.all(membership >= 0, axis=1)
+    if not complete.any():
+        return ""
+    columns = membership[complete]
+    canonical = np.empty_like(columns)
+    for c in range(columns.shape[1]):  # fold labels renumbered by first appearance
+        _, first, inverse = np.unique(columns[:, c], return_index=True, return_inverse=True)
+        canonical[:, c] = np.argsort(np.argsort(first))[inverse]
+    _, group = np.unique(canonical.T, axis=0, return_inverse=True)
+    group = np.asarray(group).ravel()
+    labels = list(replications)
+    repeats = []
+    for g in np.unique(group):
+        members = np.flatnonzero(group == g)
+        if members.size > 1:
+            copies = ", ".join(str(labels[i]) for i in members[1:])
+            repeats.append(
+                f"{copies} repeat{'s' if members.size == 2 else ''} replication "
+                f"{labels[members[0]]}'s"
+            )
+    if not repeats:
+        return ""
+    distinct = int(np.unique(group).size)
+    return (
+        f"Replication{'s' if len(repeats) > 1 or ',' in repeats[0] else ''} "
+        f"{'; '.join(repeats)} partition: the same folds, perhaps under other labels. The "
+        f"table holds {distinct} distinct partition{'s' if distinct != 1 else ''} for "
+        f"{len(labels)} replications: the copies' overlaps are as far from random as they can "
+        "be, and every test that counts replications takes the copies for new evidence and "
+        "overstates it. Keep one copy of each partition, or draw new ones (a splitter re-used "
+        "with the same seed repeats its partition)."
+    )
+
+
 def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> str:
     z_text = f"{z_max:g}" if float(z_max).is_integer() else format_number(z_max)
     share = "a quarter of the records" if K == 2 else "their expected n((K−1)/K)² records"
@@ -489,9 +532,10 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if design == "random":
             text += " The balance arose by chance rather than by design."
         return text
+    chance = f"{pvalue:.3f}" if pvalue >= 0.0005 else "below 0.001"
     common = (
         f"Z_max = {z_text}; random partitioning gives a Z_max at least this large with "
-        f"probability {pvalue:.3f}"
+        f"probability {chance}"
     )
     if K != 2:
         if verdict == "typical":
@@ -648,7 +692,8 @@ def audit_overlap(
     )
     # P(Z_max >= z_max) = 1 − Π P(Z_pair < z_max), pairs independent
     tails = measured.tails(z_max)
-    pvalue = 1.0 if tails.max() >= 1.0 else float(-np.expm1(np.log1p(-tails).sum()))
+    # max(0, ·): a product of tails that are all 1 within rounding gives -0.0, printed "-0.000"
+    pvalue = 1.0 if tails.max() >= 1.0 else max(0.0, float(-np.expm1(np.log1p(-tails).sum())))
 
     n_records = int(weights.sum())
     complete = np.all(membership >= 0, axis=1)
@@ -658,6 +703,7 @@ def audit_overlap(
         verdict = "balanced"
     else:
         verdict = "poor" if pvalue <= alpha else "typical"
+    copies = _repeated_partitions(membership, replications)
 
     quantiles = None
     expected_zmax = None
@@ -694,7 +740,7 @@ def audit_overlap(
         warnings=tuple(warnings_),
         notes=tuple(notes),
         verdict=verdict,
-        meaning=_meaning(verdict, recognised, z_max, pvalue, K),
+        meaning=copies or _meaning(verdict, recognised, z_max, pvalue, K),
         cv_design=design.describe(),
         cv_design_kind=design.kind,
         n_records=n_records,

@@ -205,9 +205,7 @@ def _paired_d_by_hand(differences: np.ndarray, alpha: float = 0.05) -> tuple[flo
     d_z = differences.mean() / differences.std(ddof=1)
     t = d_z * np.sqrt(n)
     bounds = [
-        optimize.brentq(
-            lambda lam, level=level: stats.nct.cdf(t, n - 1, lam) - level, t - 8, t + 8
-        )
+        optimize.brentq(lambda lam, level=level: stats.nct.cdf(t, n - 1, lam) - level, t - 8, t + 8)
         / np.sqrt(n)
         for level in (1 - alpha / 2, alpha / 2)
     ]
@@ -328,9 +326,7 @@ def test_the_notebooks_audit_text_follows_the_design(tmp_path):
     frame = kfold_losses(records=300, folds=10, replications=3)
     data = tmp_path / "kfold.csv"
     frame.to_csv(data, index=False)
-    out = cvreport.jupyter.notebook.write(
-        tmp_path / "kfold.ipynb", data=data, formula=LOSS_FORMULA
-    )
+    out = cvreport.jupyter.notebook.write(tmp_path / "kfold.ipynb", data=data, formula=LOSS_FORMULA)
     cells = {c.id: c.source for c in nbformat.read(out, as_version=4).cells}
     text = _one_line(cells["audit-intro"])
     assert "n/4" not in text
@@ -386,9 +382,11 @@ def test_every_test_the_readme_lists_for_a_design_runs_on_it():
         listed = _listed(rows[design])
         assert listed, design
         for frame in frames:
-            formula = "loss ~ model" if frame.replication.nunique() == 1 and (
-                frame.fold.nunique() == 1
-            ) else LOSS_FORMULA
+            formula = (
+                "loss ~ model"
+                if frame.replication.nunique() == 1 and (frame.fold.nunique() == 1)
+                else LOSS_FORMULA
+            )
             table = cvreport.ResultsTable.from_formula(formula, frame, record="record")
             for name, options in listed:
                 result = getattr(cvreport, name)(table, "A", "B", **options)
@@ -411,9 +409,7 @@ def test_predictions_of_one_hold_out_set_are_told_to_pass_replication_none_fold_
     truth = rng.integers(0, 2, 60)
     frame = pd.concat(
         [
-            pd.DataFrame(
-                {"clf": model, "idx": np.arange(60), "y": truth, "p1": rng.random(60)}
-            )
+            pd.DataFrame({"clf": model, "idx": np.arange(60), "y": truth, "p1": rng.random(60)})
             for model in ("logreg", "knn")
         ]
     )
@@ -423,13 +419,21 @@ def test_predictions_of_one_hold_out_set_are_told_to_pass_replication_none_fold_
         )
     assert "for one hold-out set pass replication=None, fold=None" in str(raised.value)
     table = cvreport.ResultsTable.from_predictions(
-        frame, truth="y", score="p1", metric="roc_auc", model="clf", record="idx",
-        replication=None, fold=None,
+        frame,
+        truth="y",
+        score="p1",
+        metric="roc_auc",
+        model="clf",
+        record="idx",
+        replication=None,
+        fold=None,
     )
     assert table.design.kind == "holdout"
 
 
-def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_out(tmp_path, capsys):
+def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_out(
+    tmp_path, capsys
+):
     """Was: "cvreport: error: --test-train-ratio applies to per-fold scores (--per-fold);
     per-record tables know their fold sizes" for the repeated hold-out table whose report
     asks for the ratio because its training sizes were inferred."""
@@ -459,3 +463,45 @@ def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_o
     )  # fmt: skip
     assert status == 1
     assert "per-record K-fold tables know their fold sizes" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# N21 (the audit's part): copies of one partition were called "unusually uneven"
+# --------------------------------------------------------------------------------------
+
+
+def test_replications_that_repeat_one_partition_are_named_as_copies():
+    """Was: ten copies of one 10-fold partition: "The training sets of different replications
+    overlap unusually unevenly (Z_max = 51.2900; random partitioning gives a Z_max at least
+    this large with probability -0.000)"."""
+    one = kfold_losses(records=200, folds=10, replications=1)
+    copies = pd.concat([one.assign(replication=r) for r in (1, 2, 3)])
+    # replication 3 relabels the folds: still the same partition
+    copies.loc[copies.replication == 3, "fold"] = 11 - copies.loc[copies.replication == 3, "fold"]
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, copies, record="record")
+    audit = cvreport.audit_overlap(table)
+    # every pair shares its whole training sets: X = n − fold size, far from n(9/10)²
+    assert (audit.pairs.overlap == 200 - 20).all()
+    assert audit.pvalue == 0.0 and str(audit.pvalue) == "0.0"  # not -0.0
+    meaning = _one_line(audit.meaning)
+    assert meaning.startswith("Replications 2, 3 repeat replication 1's partition")
+    assert "holds 1 distinct partition for 3 replications" in meaning
+    assert "-0.000" not in str(audit.summary()) and "unusually unevenly" not in meaning
+    # halves of an m×2 design swapped are the same partition too; the others stay random
+    example = cvreport.load_example()
+    first = example[example.replication == 1]
+    swapped = first.assign(replication=2, fold=3 - first.fold)
+    rest = example[example.replication >= 3]
+    audit = cvreport.audit_overlap(
+        cvreport.ResultsTable.from_formula(LOSS_FORMULA, pd.concat([first, swapped, rest]))
+    )
+    meaning = _one_line(audit.meaning)
+    assert meaning.startswith("Replication 2 repeats replication 1's partition")
+    assert "holds 4 distinct partitions for 5 replications" in meaning
+    # distinct random partitions keep the audit's usual sentence
+    assert (
+        "repeat"
+        not in cvreport.audit_overlap(
+            cvreport.ResultsTable.from_formula(LOSS_FORMULA, example)
+        ).meaning
+    )
