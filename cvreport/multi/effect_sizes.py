@@ -288,9 +288,7 @@ def cliffs_delta(a: Any, b: Any, *, alpha: float = 0.05) -> tuple[float, float, 
     return _cliff(x, y, np.sort(x), np.sort(y), t)
 
 
-def _noncentrality_bounds(
-    t: np.ndarray, df: float, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
+def _noncentrality_bounds(t: np.ndarray, df: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """The noncentrality λ at which the observed t is each tail's α/2 quantile (vectorised).
 
     λ_low solves P(T ≤ t | λ) = 1 − α/2 and λ_high solves P(T ≤ t | λ) = α/2, T

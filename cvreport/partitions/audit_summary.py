@@ -146,7 +146,7 @@ def summary_tables(audit: OverlapAudit) -> list[SummaryTable]:
 
     total = len(audit.pairs)
     shown = worst_pairs(audit)
-    what = "X" if audit.K == 2 else f"X of the most deviant of {audit.K ** 2} pairs"
+    what = "X" if audit.K == 2 else f"X of the most deviant of {audit.K**2} pairs"
     caption = (
         f"Training-set overlap {what} of every pair of replications"
         if total <= SHOWN_PAIRS

@@ -356,7 +356,7 @@ class PlanResult(SummaryDisplay):
         return " ".join(sentences)
 
     def _larger_than_data(self, rec: Recommendation) -> str:
-        """" It needs N records, more than the pilot's data set holds (n).", or nothing."""
+        """The sentence saying that a hold-out set needs more records than the data set has."""
         size = rec.design.n_validation if rec.design is not None else None
         if size is None or self.n_records is None or size <= self.n_records:
             return ""
