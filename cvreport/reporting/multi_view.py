@@ -424,7 +424,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             ),
             "dz": _paired_text(row.d_z, row.dz_low, row.dz_high, row.dz_magnitude),
             # no effect (g = 0) favours neither model; pandas may hold it as None or NaN
-            "favours": "neither" if _missing(row.favours) else str(row.favours),
+            "favours": _favours_text(row),
         }
         for row in (analysis.effect_sizes.itertuples() if analysis.effect_sizes is not None else ())
     ]
@@ -673,6 +673,22 @@ def _effect_text(value: float, low: float, high: float, words: str) -> str:
         else "(no interval: complete separation)"
     )
     return f"{value:.2f} {interval} {words}"
+
+
+def _favours_text(row: Any) -> str:
+    """The model the means favour; where Cliff's δ points the other way, that too.
+
+    g and d_z share the sign of the difference of the means; δ counts which model is
+    higher over pairs of data sets, and one data set far off can pull the means the
+    other way.
+    """
+    if _missing(row.favours):
+        return "neither"
+    favoured = str(row.favours)
+    if math.isfinite(row.cliff_delta) and row.cliff_delta * row.hedges_g < 0:
+        other = str(row.b) if favoured == str(row.a) else str(row.a)
+        return f"{favoured} by the means (g, d_z); {other} by Cliff's δ"
+    return favoured
 
 
 def _paired_text(value: float, low: float, high: float, words: str) -> str:

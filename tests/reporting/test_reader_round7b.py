@@ -13,6 +13,7 @@ copied from the output.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -528,3 +529,31 @@ def test_the_docs_name_the_distribution_the_clustered_test_uses():
     docs = (README.parent / "docs" / "methods.md").read_text(encoding="utf-8")
     row = next(line for line in docs.splitlines() if line.startswith("| `clustered_paired_test`"))
     assert "| N(0, 1) |" in row and "t(G − 1)" not in row
+
+
+def test_a_pair_whose_effect_sizes_point_opposite_ways_says_so_under_favours():
+    """Was: "| logreg | knn | 0.45 [...] small | -0.33 [...] medium | knn |": g says knn, Cliff's
+    δ says logreg, and "favours" named one side without a word."""
+    means = {"A": [0.60, 0.10, 0.20, 0.30], "B": [0.30, 0.15, 0.25, 0.35]}  # error rates
+    rows = [
+        (f"d{i}", 1, fold, model, values[i] + shift)
+        for model, values in means.items()
+        for i in range(4)
+        for fold, shift in ((1, 0.01), (2, -0.01), (3, 0.0))
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "replication", "fold", "model", "error"])
+    table = cvreport.DatasetsTable.from_formula(
+        "error ~ model | replication + fold | dataset", frame, per_fold=True, direction="lower"
+    )
+    a, b = np.array(means["A"]), np.array(means["B"])
+    assert (a - b).mean() > 0  # the means favour B (lower error) ...
+    wins = sum(np.sign(x - y) for x in a for y in b)
+    assert wins < 0  # ... while over pairs of data sets A is more often lower: δ < 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        markdown = cvreport.DatasetsReport(table).to_markdown()
+    section = markdown.split("### Effect sizes across data sets", 1)[1]
+    header, row = [line for line in section.splitlines() if line.startswith("| A | B |")][:2]
+    assert header.endswith("| favours |")
+    assert row.endswith("| B by the means (g, d\\_z); A by Cliff's δ |")
+    assert f"{wins / 16:.2f} [" in row
