@@ -29,8 +29,10 @@ from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = [
     "COLUMNS",
+    "DATA_SET_HOLDS",
     "HOLDOUT_WITHIN",
     "SIZE_TOLERANCE",
+    "SPLITS_VALIDATED",
     "PlanResult",
     "Recommendation",
     "holds_level",
@@ -38,6 +40,11 @@ __all__ = [
 
 #: What the summary says of the within-fold variance of a hold-out pilot (K = 1).
 HOLDOUT_WITHIN = "not estimable from one fold per split"
+
+#: What the pilot's record count is, in "more records than ..." ...
+DATA_SET_HOLDS = "the pilot's data set holds"
+#: ... and for repeated hold-out pilots, whose table lists only the validated records.
+SPLITS_VALIDATED = "the pilot's splits validated"
 
 #: Columns of :meth:`PlanResult.to_frame`.
 COLUMNS = (
@@ -124,6 +131,9 @@ class PlanResult(SummaryDisplay):
     n_records : int or None
         Records in the pilot's data set (None when not known): the headline says when a
         design needs more.
+    records_word : str
+        What ``n_records`` counts (:data:`DATA_SET_HOLDS`, or :data:`SPLITS_VALIDATED`
+        for repeated hold-out pilots).
 
     Examples
     --------
@@ -148,6 +158,7 @@ class PlanResult(SummaryDisplay):
     metric: str
     table: pd.DataFrame = field(compare=False)
     n_records: int | None = None
+    records_word: str = DATA_SET_HOLDS
 
     def to_frame(self) -> pd.DataFrame:
         """Every test on every design: the columns of :data:`COLUMNS`, one row each."""
@@ -360,10 +371,7 @@ class PlanResult(SummaryDisplay):
         size = rec.design.n_validation if rec.design is not None else None
         if size is None or self.n_records is None or size <= self.n_records:
             return ""
-        return (
-            f" It needs {size} new records, more than the pilot's data set holds "
-            f"({self.n_records})."
-        )
+        return f" It needs {size} new records, more than {self.records_word} ({self.n_records})."
 
     def __str__(self) -> str:
         return str(self.summary())

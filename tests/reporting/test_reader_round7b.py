@@ -557,3 +557,26 @@ def test_a_pair_whose_effect_sizes_point_opposite_ways_says_so_under_favours():
     assert header.endswith("| favours |")
     assert row.endswith("| B by the means (g, d\\_z); A by Cliff's δ |")
     assert f"{wins / 16:.2f} [" in row
+
+
+def test_a_repeated_hold_out_pilot_says_its_records_are_those_validated():
+    frame = holdout_splits()
+    union = frame.record.nunique()
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
+    res = cvreport.plan(table, "A", "B", effect=0.05)
+    notes = _one_line(str(res.summary()))
+    assert "n counts the records some split validated" in notes
+    sizes = frame[frame.model == "A"].groupby("replication").size()
+    inferred = sizes.sum() / (union - sizes).sum()
+    assert res.components.test_train_ratio == pytest.approx(inferred)
+    assert f"n2/n1 = {inferred:.4g} was inferred from the {union} records they validated" in (notes)
+    mcnemar = next(r for r in res.recommendations if r.test == "mcnemar")
+    assert mcnemar.design.n_validation > union
+    assert f"more records than the pilot's splits validated ({union})" in mcnemar.note
+    assert f"more than the pilot's splits validated ({union})" in _one_line(
+        res.summary().interpretation
+    )
+    given = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, frame, record="record", test_train_ratio=20 / 180
+    )
+    assert "was inferred from" not in cvreport.plan(given, "A", "B", effect=0.05).limits
