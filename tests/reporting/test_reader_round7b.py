@@ -580,3 +580,26 @@ def test_a_repeated_hold_out_pilot_says_its_records_are_those_validated():
         LOSS_FORMULA, frame, record="record", test_train_ratio=20 / 180
     )
     assert "was inferred from" not in cvreport.plan(given, "A", "B", effect=0.05).limits
+
+
+def test_the_readme_names_every_test_that_is_one_sided_by_default():
+    """Was: "A test with a one-sided form takes alternative="greater" ... or "less"", read
+    as two-sided by default, while the CV interval and the one-model tests are one-sided."""
+    import inspect
+
+    from cvreport.methods.registry import SPECS
+
+    one_sided = sorted(
+        spec.name
+        for spec in SPECS
+        if hasattr(cvreport, spec.name)
+        and inspect.signature(getattr(cvreport, spec.name)).parameters.get("alternative")
+        is not None
+        and inspect.signature(getattr(cvreport, spec.name)).parameters["alternative"].default
+        != "two-sided"
+    )
+    assert one_sided  # the CV interval and the one-model tests
+    text = _one_line(README.read_text(encoding="utf-8"))
+    said = text.split("Every test is two-sided unless told otherwise, except", 1)[1][:400]
+    for name in one_sided:
+        assert f"`{name}`" in said, name
