@@ -166,7 +166,7 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
             # a win/tie/loss over every pair adjusts over more p-values and can differ
             f", p-values of a data set adjusted with {correction_name(per.correction)} over "
             f"its {others} comparison{'s' if others != 1 else ''} with {per.baseline}"
-            if per.correction
+            if per.correction and others > 1  # one comparison: nothing to adjust
             else ""
         )
         text = (

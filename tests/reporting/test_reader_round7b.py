@@ -603,3 +603,17 @@ def test_the_readme_names_every_test_that_is_one_sided_by_default():
     said = text.split("Every test is two-sided unless told otherwise, except", 1)[1][:400]
     for name in one_sided:
         assert f"`{name}`" in said, name
+
+
+def test_one_comparison_per_data_set_is_not_said_to_be_adjusted():
+    """Was: "p-values of a data set adjusted with Holm's step-down procedure over its 1
+    comparison with logreg": one p-value has nothing to be adjusted against."""
+    frame = cvreport.load_example("multi")
+    two = frame[frame.model.isin(["logistic_regression", "decision_tree"])]
+    table = cvreport.DatasetsTable.from_formula("loss ~ model | replication + fold | dataset", two)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        markdown = cvreport.DatasetsReport(table, baseline="logistic_regression").to_markdown()
+    legend = next(line for line in markdown.splitlines() if "significantly better / worse" in line)
+    assert "adjusted with" not in legend and "1 comparison" not in legend
+    assert "by the test its design calls for" in legend
