@@ -617,3 +617,16 @@ def test_one_comparison_per_data_set_is_not_said_to_be_adjusted():
     legend = next(line for line in markdown.splitlines() if "significantly better / worse" in line)
     assert "adjusted with" not in legend and "1 comparison" not in legend
     assert "by the test its design calls for" in legend
+
+
+def test_the_worked_notebook_calls_non_inferiority_one_one_sided_test():
+    """Was: "Two one-sided tests with the corrected variance: ..." above a non-inferiority call
+    whose own note says "tested against a margin by one one-sided test"."""
+    import nbformat
+
+    path = README.parent / "notebooks" / "05_beyond_the_test.ipynb"
+    cells = {c.id: c.source for c in nbformat.read(path, as_version=4).cells}
+    intro = _one_line(cells["margin-intro"])
+    assert "Two one-sided tests with" not in intro
+    assert "Non-inferiority is one one-sided test" in intro
+    assert 'alternative="non-inferior"' in cells["non-inferior"]
