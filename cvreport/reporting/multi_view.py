@@ -528,10 +528,15 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "wilcoxon_text": (
             f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
             "ranks where B is better, R−: where A is better; zero differences split evenly), "
-            f"p-values adjusted with {correction_name(analysis.wilcoxon_correction)}."
+            + (
+                f"p-values adjusted with {correction_name(analysis.wilcoxon_correction)}."
+                if len(analysis.wilcoxon) > 1
+                else "one pair, so its p-value has nothing to be adjusted against."
+            )
             + (
                 f" Groups of models, consecutive in rank, that no adjusted Wilcoxon test "
-                f"separates: {wilcoxon_groups}."
+                f"separates (Benavoli, Corani and Mangili 2016 prefer such pairwise tests to "
+                f"mean-rank cliques): {wilcoxon_groups}."
                 if wilcoxon_groups
                 else ""
             )
@@ -561,11 +566,19 @@ def _references(analysis: DatasetsAnalysis) -> list[str]:
     """Every paper the report cites: the methods across data sets, the effect sizes, the
     Wilcoxon tests' correction and the test each data set's design called for."""
     cited = list(REFERENCES)
+    per = analysis.per_dataset
+    # a data set's family is k − 1 comparisons with a baseline, k(k − 1)/2 pairs without
+    holm = (analysis.wilcoxon_correction == "holm" and len(analysis.wilcoxon) > 1) or (
+        per is not None and per.correction == "holm" and len(analysis.models) > 2
+    )
+    if not holm:  # one p-value, or another correction: Holm is cited nowhere
+        cited = [c for c in cited if not c.startswith("Holm, S.")]
+    if not analysis.wilcoxon_cliques:  # the groups' sentence is the one that cites it
+        cited = [c for c in cited if not c.startswith("Benavoli, A., Corani, G., Mangili")]
     if analysis.effect_sizes is not None:
         cited += EFFECT_SIZE_REFERENCES
     if analysis.wilcoxon_correction == "bergmann-hommel":
         cited.append(BERGMANN_HOMMEL_REFERENCE)
-    per = analysis.per_dataset
     if per is not None:
         for test in per.comparisons["test"].dropna().unique():
             if test:

@@ -630,3 +630,28 @@ def test_the_worked_notebook_calls_non_inferiority_one_one_sided_test():
     assert "Two one-sided tests with" not in intro
     assert "Non-inferiority is one one-sided test" in intro
     assert 'alternative="non-inferior"' in cells["non-inferior"]
+
+
+def test_the_many_data_sets_references_are_the_papers_its_text_cites():
+    """Was: a report of two models listed Holm (1979) and Benavoli, Corani & Mangili (2016),
+    which its text never cited, and said its one p-value was adjusted with Holm's procedure."""
+    frame = cvreport.load_example("multi")
+    formula = "loss ~ model | replication + fold | dataset"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = cvreport.DatasetsReport(
+            cvreport.DatasetsTable.from_formula(
+                formula, frame[frame.model.isin(["logistic_regression", "decision_tree"])]
+            )
+        ).to_markdown()
+        five = cvreport.DatasetsReport(
+            cvreport.DatasetsTable.from_formula(formula, frame)
+        ).to_markdown()
+    for text in (two, five):
+        body, references = text.split("## References", 1)
+        cites_holm = "Holm" in body
+        assert ("Holm, S. (1979)" in references) == cites_holm
+        cites_groups = "Benavoli, Corani and Mangili 2016" in body
+        assert ("Benavoli, A., Corani, G., Mangili, F. (2016)" in references) == cites_groups
+    assert "one pair, so its p-value has nothing to be adjusted against" in two
+    assert "Holm" in five.split("## References")[0]
