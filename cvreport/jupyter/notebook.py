@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cvreport.data.design import Design
+from cvreport.data.design import Design, DesignKind
 from cvreport.data.examples import load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
@@ -89,6 +89,8 @@ def build(
     _check_tests(tests_value)
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
+    if design is not None:
+        _check_ratio_design(per_fold, test_train_ratio, design)
     direction_given = higher_is_better is not None
     if per_fold and higher_is_better is None:
         higher_is_better = True  # as ResultsTable.from_formula(..., per_fold=True)
@@ -141,8 +143,20 @@ def build(
         setup.append(
             f"RECORD = {record!r}  # the column identifying a record (row of the data set)"
         )
+        ratio_argument = ""
+        if test_train_ratio is not None:  # repeated hold-out splits: the table cannot tell it
+            setup.append(
+                f"TEST_TRAIN_RATIO = {test_train_ratio!r}  # validation / training size (n2/n1) "
+                "of the splits"
+            )
+            ratio_argument = ", test_train_ratio=TEST_TRAIN_RATIO"
         if higher_is_better is None:
-            build_table = "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)"
+            build_table = (
+                "table = cvreport.ResultsTable.from_formula(\n"
+                f"    FORMULA, df, record=RECORD{ratio_argument}\n)"
+                if ratio_argument
+                else "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)"
+            )
         else:
             setup.append(
                 f"HIGHER_IS_BETTER = {higher_is_better!r}  "
@@ -155,7 +169,9 @@ def build(
             build_table = (
                 "table = cvreport.ResultsTable.from_formula(\n"
                 "    FORMULA, df, record=RECORD,\n"
-                '    direction="higher" if HIGHER_IS_BETTER else "lower",\n)'
+                '    direction="higher" if HIGHER_IS_BETTER else "lower",\n'
+                + ("    test_train_ratio=TEST_TRAIN_RATIO,\n" if ratio_argument else "")
+                + ")"
             )
     setup += [
         f"TESTS = {tests_value!r}  # 'recommended', 'all' or a list of test names",
@@ -394,16 +410,23 @@ def write(
         if not source.is_file():
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
-    if check:
-        design = _check(
-            data,
-            formula,
-            record,
-            per_fold=per_fold,
-            higher_is_better=higher_is_better,
-            test_train_ratio=test_train_ratio,
-            sep=sep,
-        )
+    records_ratio = test_train_ratio is not None and not per_fold
+    if check or records_ratio:  # a ratio for per-record losses needs the design
+        try:
+            design = _check(
+                data,
+                formula,
+                record,
+                per_fold=per_fold,
+                higher_is_better=higher_is_better,
+                test_train_ratio=test_train_ratio,
+                sep=sep,
+            )
+        except CVReportError as error:
+            if records_ratio:
+                raise CVReportError(_RATIO_REFUSAL) from error
+            raise
+    _check_ratio_design(per_fold, test_train_ratio, design)
     notebook = build(
         data=data,
         formula=formula,
@@ -496,11 +519,6 @@ def _check_score_options(
         raise CVReportError(f"higher_is_better is True, False or None, got {higher_is_better!r}")
     if test_train_ratio is None:
         return
-    if not per_fold:
-        raise CVReportError(
-            "test_train_ratio applies to per-fold scores (per_fold=True); per-record tables "
-            "know their fold sizes"
-        )
     if (
         isinstance(test_train_ratio, bool)
         or not isinstance(test_train_ratio, (int, float))
@@ -513,12 +531,29 @@ def _check_score_options(
         )
 
 
+#: Where a ratio n2/n1 may be given: the table cannot tell it (per-fold scores carry no
+#: sizes; repeated hold-out tables list only the records the splits validated).
+_RATIO_REFUSAL = (
+    "test_train_ratio (--test-train-ratio) applies to per-fold scores (per_fold=True, "
+    "--per-fold) and to per-record losses of repeated hold-out splits, whose table holds only "
+    "the records the splits validated; per-record K-fold tables know their fold sizes"
+)
+
+
+def _check_ratio_design(per_fold: bool, test_train_ratio: float | None, design: Any) -> None:
+    """Refuse a ratio for per-record losses unless they are repeated hold-out splits."""
+    if test_train_ratio is None or per_fold:
+        return
+    if design is None or design.kind is not DesignKind.REPEATED_HOLDOUT:
+        raise CVReportError(_RATIO_REFUSAL)
+
+
 def _audit_intro(design: Design | None) -> str:
     """What the overlap audit compares, in the words of the data's design when it is known.
 
     Examples
     --------
-    >>> from cvreport.data.design import Design
+    >>> from cvreport.data.design import Design, DesignKind
     >>> kfold = Design(kind="repeated_kfold", m=10, K=10, n_records=569, per_record=True,
     ...                complete=True, replications=tuple(range(10)), folds=tuple(range(10)),
     ...                sizes=((57,) * 9 + (56,)) * 10)

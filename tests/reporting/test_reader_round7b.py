@@ -655,3 +655,33 @@ def test_the_many_data_sets_references_are_the_papers_its_text_cites():
         assert ("Benavoli, A., Corani, G., Mangili, F. (2016)" in references) == cites_groups
     assert "one pair, so its p-value has nothing to be adjusted against" in two
     assert "Holm" in five.split("## References")[0]
+
+
+def test_the_notebook_takes_the_ratio_of_repeated_hold_out_splits(tmp_path):
+    import nbformat
+
+    frame = holdout_splits()
+    data = tmp_path / "splits.csv"
+    frame.to_csv(data, index=False)
+    ratio = 20 / 180
+    out = cvreport.jupyter.notebook.write(
+        tmp_path / "splits.ipynb", data=data, formula=LOSS_FORMULA, test_train_ratio=ratio
+    )
+    notebook = nbformat.read(out, as_version=4)
+    cells = {c.id: c.source for c in notebook.cells}
+    assert f"TEST_TRAIN_RATIO = {ratio!r}" in cells["setup"]
+    assert "test_train_ratio=TEST_TRAIN_RATIO" in cells["build-table"]
+    # the cell builds the table the API builds with that ratio
+    namespace: dict = {}
+    exec(cells["setup"], namespace)
+    exec("df = __import__('pandas').read_csv(" + repr(str(data)) + ")", namespace)
+    exec(cells["build-table"].split("\nprint(")[0], namespace)
+    assert namespace["table"].test_train_ratio == pytest.approx(ratio)
+    # K-fold per-record losses still refuse it, before any file is written
+    kfold = tmp_path / "kfold.csv"
+    kfold_losses(replications=2, folds=5).to_csv(kfold, index=False)
+    with pytest.raises(cvreport.errors.CVReportError, match="K-fold tables know their fold"):
+        cvreport.jupyter.notebook.write(
+            tmp_path / "k.ipynb", data=kfold, formula=LOSS_FORMULA, test_train_ratio=0.25
+        )
+    assert not (tmp_path / "k.ipynb").exists()
