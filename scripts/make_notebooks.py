@@ -483,8 +483,9 @@ def beyond_the_test():
         md(
             "margin-intro",
             "## 2. Not worse by more than a margin\n\n"
-            "Two one-sided tests with the corrected variance: is logistic regression's error "
-            "rate at most half a point above naive Bayes'?",
+            "A test against a margin with the corrected variance: is logistic regression's "
+            "error rate at most half a point above naive Bayes'? Non-inferiority is one "
+            "one-sided test; the equivalence test below is two (Schuirmann 1987).",
         ),
         code(
             "non-inferior",

@@ -52,6 +52,8 @@ _HOW_TO_NAME_PREDICTIONS = (
     "Name the columns with truth=, prediction= (labels) or score= (probabilities), model=, "
     "replication=, fold= and record=."
 )
+# predictions of one test set have no replication or fold column to name
+_ONE_HOLD_OUT_SET = "; for one hold-out set pass replication=None, fold=None."
 
 
 def _require_record(record: Any) -> None:
@@ -416,7 +418,12 @@ class Roles:
         columns is."""
         formula = self.parsed.text if self.parsed is not None else self.formula
         if formula is None:
-            return _HOW_TO_NAME_PREDICTIONS if self.outcome in _PREDICTED else HOW_TO_NAME
+            if self.outcome not in _PREDICTED:
+                return HOW_TO_NAME
+            blocks = (self.replication, self.fold)
+            if any(c is not None and c not in set(columns) for c in blocks):
+                return _HOW_TO_NAME_PREDICTIONS.removesuffix(".") + _ONE_HOLD_OUT_SET
+            return _HOW_TO_NAME_PREDICTIONS
         if self.dataset is not None:  # the data set's term, split off before the roles
             formula = f"{formula} | {self.dataset}"
         present = set(columns)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cvreport.data.design import Design, DesignKind
 from cvreport.data.examples import load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import data_format, read_results
@@ -62,11 +63,15 @@ def build(
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
     sep: str | None = None,
+    design: Design | None = None,
 ) -> Any:
     """Build the analysis notebook in memory (an ``nbformat.NotebookNode``, validated).
 
     Parameters are those of :func:`write`; ``data_reference`` is the path as the
-    notebook's code should spell it (default: ``data`` as given).
+    notebook's code should spell it (default: ``data`` as given). ``design`` is the
+    design of the data when it is known (:func:`write` reads it when it checks the
+    data): the text above the overlap audit then speaks of that design's overlaps;
+    without it, of every design the audit reads.
 
     Examples
     --------
@@ -84,6 +89,8 @@ def build(
     _check_tests(tests_value)
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
+    if design is not None:
+        _check_ratio_design(per_fold, test_train_ratio, design)
     direction_given = higher_is_better is not None
     if per_fold and higher_is_better is None:
         higher_is_better = True  # as ResultsTable.from_formula(..., per_fold=True)
@@ -136,8 +143,20 @@ def build(
         setup.append(
             f"RECORD = {record!r}  # the column identifying a record (row of the data set)"
         )
+        ratio_argument = ""
+        if test_train_ratio is not None:  # repeated hold-out splits: the table cannot tell it
+            setup.append(
+                f"TEST_TRAIN_RATIO = {test_train_ratio!r}  # validation / training size (n2/n1) "
+                "of the splits"
+            )
+            ratio_argument = ", test_train_ratio=TEST_TRAIN_RATIO"
         if higher_is_better is None:
-            build_table = "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)"
+            build_table = (
+                "table = cvreport.ResultsTable.from_formula(\n"
+                f"    FORMULA, df, record=RECORD{ratio_argument}\n)"
+                if ratio_argument
+                else "table = cvreport.ResultsTable.from_formula(FORMULA, df, record=RECORD)"
+            )
         else:
             setup.append(
                 f"HIGHER_IS_BETTER = {higher_is_better!r}  "
@@ -150,7 +169,9 @@ def build(
             build_table = (
                 "table = cvreport.ResultsTable.from_formula(\n"
                 "    FORMULA, df, record=RECORD,\n"
-                '    direction="higher" if HIGHER_IS_BETTER else "lower",\n)'
+                '    direction="higher" if HIGHER_IS_BETTER else "lower",\n'
+                + ("    test_train_ratio=TEST_TRAIN_RATIO,\n" if ratio_argument else "")
+                + ")"
             )
     setup += [
         f"TESTS = {tests_value!r}  # 'recommended', 'all' or a list of test names",
@@ -240,12 +261,7 @@ def build(
         ),
         _markdown(
             "audit-intro",
-            "## How well were the partitions drawn?\n\n"
-            "The overlap audit compares the training sets of every pair of "
-            "replications. Random partitions make them share more or fewer records than "
-            "the n/4 that balanced and block-regularized designs keep; the audit says "
-            "whether this data's overlaps are typical of random partitioning, and which "
-            f"tests assume balance (Wang, Li & Li 2015).{audit_text}",
+            f"## How well were the partitions drawn?\n\n{_audit_intro(design)}{audit_text}",
         ),
         _code(
             "audit",
@@ -381,6 +397,7 @@ def write(
     _check_correction(correction)
     _check_score_options(per_fold, higher_is_better, test_train_ratio)
     reference: str | None = None
+    design: Design | None = None
     if not isinstance(data, (str, os.PathLike)):
         raise DataError(
             f"data= is the path of the CSV or Parquet file the notebook loads, got a "
@@ -393,16 +410,23 @@ def write(
         if not source.is_file():
             raise DataError(f"data file {str(source)!r} not found; pass a CSV or Parquet file")
         reference = _relative_to_notebook(source, target)
-    if check:
-        _check(
-            data,
-            formula,
-            record,
-            per_fold=per_fold,
-            higher_is_better=higher_is_better,
-            test_train_ratio=test_train_ratio,
-            sep=sep,
-        )
+    records_ratio = test_train_ratio is not None and not per_fold
+    if check or records_ratio:  # a ratio for per-record losses needs the design
+        try:
+            design = _check(
+                data,
+                formula,
+                record,
+                per_fold=per_fold,
+                higher_is_better=higher_is_better,
+                test_train_ratio=test_train_ratio,
+                sep=sep,
+            )
+        except CVReportError as error:
+            if records_ratio:
+                raise CVReportError(_RATIO_REFUSAL) from error
+            raise
+    _check_ratio_design(per_fold, test_train_ratio, design)
     notebook = build(
         data=data,
         formula=formula,
@@ -416,6 +440,7 @@ def write(
         higher_is_better=higher_is_better,
         test_train_ratio=test_train_ratio,
         sep=sep,
+        design=design,
     )
     _write_atomically(target, nbformat.writes(notebook) + "\n", overwrite=overwrite)
     return target
@@ -494,11 +519,6 @@ def _check_score_options(
         raise CVReportError(f"higher_is_better is True, False or None, got {higher_is_better!r}")
     if test_train_ratio is None:
         return
-    if not per_fold:
-        raise CVReportError(
-            "test_train_ratio applies to per-fold scores (per_fold=True); per-record tables "
-            "know their fold sizes"
-        )
     if (
         isinstance(test_train_ratio, bool)
         or not isinstance(test_train_ratio, (int, float))
@@ -511,6 +531,77 @@ def _check_score_options(
         )
 
 
+#: Where a ratio n2/n1 may be given: the table cannot tell it (per-fold scores carry no
+#: sizes; repeated hold-out tables list only the records the splits validated).
+_RATIO_REFUSAL = (
+    "test_train_ratio (--test-train-ratio) applies to per-fold scores (per_fold=True, "
+    "--per-fold) and to per-record losses of repeated hold-out splits, whose table holds only "
+    "the records the splits validated; per-record K-fold tables know their fold sizes"
+)
+
+
+def _check_ratio_design(per_fold: bool, test_train_ratio: float | None, design: Any) -> None:
+    """Refuse a ratio for per-record losses unless they are repeated hold-out splits."""
+    if test_train_ratio is None or per_fold:
+        return
+    if design is None or design.kind is not DesignKind.REPEATED_HOLDOUT:
+        raise CVReportError(_RATIO_REFUSAL)
+
+
+def _audit_intro(design: Design | None) -> str:
+    """What the overlap audit compares, in the words of the data's design when it is known.
+
+    Examples
+    --------
+    >>> from cvreport.data.design import Design, DesignKind
+    >>> kfold = Design(kind="repeated_kfold", m=10, K=10, n_records=569, per_record=True,
+    ...                complete=True, replications=tuple(range(10)), folds=tuple(range(10)),
+    ...                sizes=((57,) * 9 + (56,)) * 10)
+    >>> "n((K − 1)/K)² = 460.89 of the n = 569 records" in _audit_intro(kfold)
+    True
+    >>> "n/4" in _audit_intro(kfold)
+    False
+    """
+    source = "(Wang, Li & Li 2015)"
+    if design is None or not design.per_record or design.n_records is None:
+        return (
+            "The overlap audit compares the training sets of every pair of replications. "
+            "Under random partitioning two training sets share a random number of records "
+            "around its expectation: n/4 for the halves of m×2 cross-validation, "
+            "n((K − 1)/K)² for two training sets of K-fold cross-validation; balanced and "
+            "block-regularized m×2 designs keep every overlap at n/4. The audit says whether "
+            "this data's overlaps are typical of random partitioning, and which tests assume "
+            f"balance {source}."
+        )
+    n, K = int(design.n_records), int(design.K)
+    if design.m >= 2 and K == 2:
+        return (
+            "The overlap audit compares the training sets (halves) of every pair of "
+            f"replications. Random halves of these n = {n} records share n/4 = {n / 4:g} "
+            "records on average, more or fewer by chance; balanced and block-regularized "
+            "designs keep every overlap at n/4. The audit says whether this data's overlaps "
+            f"are typical of random partitioning, and which tests assume balance {source}."
+        )
+    if design.m >= 2 and K > 2:
+        expected = n * ((K - 1) / K) ** 2
+        return (
+            f"The overlap audit compares the training sets of every pair of replications. "
+            f"Each replication of {K}-fold cross-validation has {K} training sets, so two "
+            f"replications have K² = {K * K} pairs of them; under random partitioning two "
+            f"share about n((K − 1)/K)² = {expected:.2f} of the n = {n} records (exactly, "
+            "(n − a)(n − b)/n for folds of a and b records left out), more or fewer by "
+            "chance. For each pair of replications the audit takes the pair of training sets "
+            "furthest from its expectation and says whether these largest deviations are "
+            "typical of random K-fold partitioning (an extension of the m×2 audit of Wang, "
+            "Li & Li 2015). The corrected repeated K-fold t tests assume random partitions."
+        )
+    return (
+        f"The overlap audit compares the training sets of pairs of replications of 2-fold "
+        f"or K-fold cross-validation; this data's design ({design.describe()}) has none to "
+        f"compare, so the cell below says why the audit does not run {source}."
+    )
+
+
 def _check(
     data: str | os.PathLike[str],
     formula: str,
@@ -520,16 +611,17 @@ def _check(
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
     sep: str | None = None,
-) -> None:
+) -> Design:
+    """Build the table the notebook will build, so that bad input fails now; its design."""
     if str(data) == EXAMPLE:
         frame = load_example()
     else:
         frame = read_results(Path(data), sep=sep)
-    ResultsTable.from_formula(
+    return ResultsTable.from_formula(
         formula,
         frame,
         record=record,
         per_fold=per_fold,
         direction=None if higher_is_better is None else "higher" if higher_is_better else "lower",
         test_train_ratio=test_train_ratio,
-    )
+    ).design

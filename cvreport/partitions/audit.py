@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,7 @@ from cvreport.data.design import DesignKind
 from cvreport.data.table_input import as_table
 from cvreport.errors import DesignError
 from cvreport.option_values import check_alpha
-from cvreport.partitions.audit_summary import summary_tables
+from cvreport.partitions.audit_summary import kfold_pair_legend, summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.partitions.splits import block_regularized_signs
@@ -146,6 +147,10 @@ class OverlapAudit(HypothesisTestResult):
         gives the rows as :class:`PairOverlap` objects.
     alpha : float
         Threshold of the "poor" verdict.
+    pair_legend : str
+        What ``X``, ``E X``, ``Z`` and ``P(Z ≥ z)`` of a row of :attr:`pairs` are when
+        that is not one overlap of two training sets (K-fold: the most deviant of ``K²``);
+        empty for m×2 designs.
 
     Examples
     --------
@@ -170,6 +175,7 @@ class OverlapAudit(HypothesisTestResult):
     quantiles: tuple[int | float, int | float] | None = None
     pair_table: pd.DataFrame | None = None
     alpha: float = 0.1
+    pair_legend: str = ""
 
     @property
     def z_max(self) -> float:
@@ -469,6 +475,48 @@ def _expected_zmax(n: int, m: int) -> float:
     return float(values[0] + np.sum(np.diff(values) * sf))
 
 
+def _repeated_partitions(membership: np.ndarray, replications: Sequence[Any]) -> str:
+    """The sentence naming replications that repeat another's partition, or ``""``.
+
+    Two replications repeat one partition when, on the records both validate, each fold
+    of one is exactly one fold of the other (the same folds, perhaps under other labels):
+    the usual slip of a splitter re-used with the same seed. Their overlaps then lie as
+    far from random as they can, and the tests count the copies as new evidence.
+    """
+    complete = np.all(membership >= 0, axis=1)
+    if not complete.any():
+        return ""
+    columns = membership[complete]
+    canonical = np.empty_like(columns)
+    for c in range(columns.shape[1]):  # fold labels renumbered by first appearance
+        _, first, inverse = np.unique(columns[:, c], return_index=True, return_inverse=True)
+        canonical[:, c] = np.argsort(np.argsort(first))[inverse]
+    _, group = np.unique(canonical.T, axis=0, return_inverse=True)
+    group = np.asarray(group).ravel()
+    labels = list(replications)
+    repeats = []
+    for g in np.unique(group):
+        members = np.flatnonzero(group == g)
+        if members.size > 1:
+            copies = ", ".join(str(labels[i]) for i in members[1:])
+            repeats.append(
+                f"{copies} repeat{'s' if members.size == 2 else ''} replication "
+                f"{labels[members[0]]}'s"
+            )
+    if not repeats:
+        return ""
+    distinct = int(np.unique(group).size)
+    return (
+        f"Replication{'s' if len(repeats) > 1 or ',' in repeats[0] else ''} "
+        f"{'; '.join(repeats)} partition: the same folds, perhaps under other labels. The "
+        f"table holds {distinct} distinct partition{'s' if distinct != 1 else ''} for "
+        f"{len(labels)} replications: the copies' overlaps are as far from random as they can "
+        "be, and every test that counts replications takes the copies for new evidence and "
+        "overstates it. Keep one copy of each partition, or draw new ones (a splitter re-used "
+        "with the same seed repeats its partition)."
+    )
+
+
 def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> str:
     z_text = f"{z_max:g}" if float(z_max).is_integer() else format_number(z_max)
     share = "a quarter of the records" if K == 2 else "their expected n((K−1)/K)² records"
@@ -484,9 +532,10 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if design == "random":
             text += " The balance arose by chance rather than by design."
         return text
+    chance = f"{pvalue:.3f}" if pvalue >= 0.0005 else "below 0.001"
     common = (
         f"Z_max = {z_text}; random partitioning gives a Z_max at least this large with "
-        f"probability {pvalue:.3f}"
+        f"probability {chance}"
     )
     if K != 2:
         if verdict == "typical":
@@ -505,7 +554,7 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
     if verdict == "typical":
         return (
             f"The overlaps vary as random partitioning usually makes them ({common}). Wang, Li "
-            "& Li (2015) shows that such imbalance is common and that it moves the 5×2 tests a "
+            "& Li (2015) show that such imbalance is common and that it moves the 5×2 tests a "
             "little: in its Example 2 (n = 200) the 5×2cv F test's type I error was 0.037 with "
             "every overlap at n/4 and 0.055 with a largest overlap of n/4 + 9. The partitions "
             "are not balanced, so the calibrated tests, which assume balance, are not "
@@ -643,7 +692,8 @@ def audit_overlap(
     )
     # P(Z_max >= z_max) = 1 − Π P(Z_pair < z_max), pairs independent
     tails = measured.tails(z_max)
-    pvalue = 1.0 if tails.max() >= 1.0 else float(-np.expm1(np.log1p(-tails).sum()))
+    # max(0, ·): a product of tails that are all 1 within rounding gives -0.0, printed "-0.000"
+    pvalue = 1.0 if tails.max() >= 1.0 else max(0.0, float(-np.expm1(np.log1p(-tails).sum())))
 
     n_records = int(weights.sum())
     complete = np.all(membership >= 0, axis=1)
@@ -653,9 +703,11 @@ def audit_overlap(
         verdict = "balanced"
     else:
         verdict = "poor" if pvalue <= alpha else "typical"
+    copies = _repeated_partitions(membership, replications)
 
     quantiles = None
     expected_zmax = None
+    pair_legend = ""
     if K == 2:
         expected_overlap = n_records / 4
         if n_records % 4 == 0 and n_records >= 8 and not warnings_:
@@ -670,6 +722,8 @@ def audit_overlap(
             "K-fold cross-validation each pair's largest deviation is compared with "
             "simulated random partitions."
         )
+        pair_legend = kfold_pair_legend(K, design.sizes, _KFOLD_SIMULATIONS)
+        notes.append(pair_legend)
         method = "Overlap audit of repeated K-fold partitions (extension)"
         distribution = "Z_max under random partitioning (simulated, pairs independent)"
 
@@ -686,7 +740,7 @@ def audit_overlap(
         warnings=tuple(warnings_),
         notes=tuple(notes),
         verdict=verdict,
-        meaning=_meaning(verdict, recognised, z_max, pvalue, K),
+        meaning=copies or _meaning(verdict, recognised, z_max, pvalue, K),
         cv_design=design.describe(),
         cv_design_kind=design.kind,
         n_records=n_records,
@@ -697,4 +751,5 @@ def audit_overlap(
         quantiles=quantiles,
         pair_table=pair_table,
         alpha=alpha,
+        pair_legend=pair_legend,
     )

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -25,7 +26,7 @@ import pandas as pd
 
 from cvreport.summary_data import SummaryTable
 
-__all__ = ["SHOWN_PAIRS", "histogram", "summary_tables", "worst_pairs"]
+__all__ = ["SHOWN_PAIRS", "histogram", "kfold_pair_legend", "summary_tables", "worst_pairs"]
 
 SHOWN_PAIRS = 10
 """Pairs of replications listed in a report; more are summarised by the histogram."""
@@ -91,12 +92,61 @@ def histogram(audit: OverlapAudit | pd.DataFrame, bins: int = _HISTOGRAM_BINS) -
     )
 
 
+def kfold_pair_legend(K: int, fold_sizes: Sequence[int] | None, simulations: int) -> str:
+    """What ``X``, ``E X``, ``Z`` and ``P(Z ≥ z)`` of a K-fold audit's pair table are.
+
+    Two replications of K-fold cross-validation have ``K²`` pairs of training sets,
+    not one: a row of the pair table shows the most deviant of them, so its ``Z`` is a
+    largest deviation, and ``E X`` depends on the sizes of the two folds left out.
+
+    Parameters
+    ----------
+    K : int
+        Folds per replication (K > 2).
+    fold_sizes : sequence of int or None
+        Records per validation fold (None when unknown).
+    simulations : int
+        Random partitions drawn for the law of a pair's ``Z``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> text = kfold_pair_legend(10, [57, 57, 56], 20_000)
+    >>> "the largest of the 100 deviations" in text, "folds of 56–57 records" in text
+    (True, True)
+    """
+    pairs = K * K
+    sizes = sorted({int(v) for v in fold_sizes}) if fold_sizes else []
+    if len(sizes) > 1:
+        why = (
+            f"; it differs between rows because the folds differ in size (folds of "
+            f"{sizes[0]}–{sizes[-1]} records)"
+        )
+    elif sizes:
+        why = f"; every fold holds {sizes[0]} records, so it is the same in every row"
+    else:
+        why = ""
+    return (
+        f"Two replications of {K}-fold cross-validation have K² = {pairs} pairs of training "
+        "sets (all folds but fold i of one replication, all but fold j of the other), not "
+        "one. Each row shows the pair furthest from its expectation: X is its overlap and "
+        "E X = (n − a)(n − b)/n its expectation under random partitioning, for folds i and "
+        f"j of a and b records{why}. Z = |X − E X| is the largest of the {pairs} "
+        "deviations, not the deviation of one overlap, so it is larger than one overlap's "
+        "spread would suggest; P(Z ≥ z) is the chance of so large a largest deviation under "
+        f"random {K}-fold partitioning, simulated ({simulations:,} random partitions)."
+    )
+
+
 def summary_tables(audit: OverlapAudit) -> list[SummaryTable]:
     """The tables of :meth:`OverlapAudit.summary`: the worst pairs, and a histogram when many."""
 
     total = len(audit.pairs)
     shown = worst_pairs(audit)
-    what = "X" if audit.K == 2 else "largest deviation"
+    what = "X" if audit.K == 2 else f"X of the most deviant of {audit.K**2} pairs"
     caption = (
         f"Training-set overlap {what} of every pair of replications"
         if total <= SHOWN_PAIRS

@@ -33,8 +33,10 @@ from cvreport.planning.power import (
 )
 
 __all__ = [
+    "ALGORITHMS",
     "NULL_EFFECT",
     "PLANNED_TESTS",
+    "TRAINED_MODELS",
     "CandidateDesign",
     "PlannedTest",
     "parse_design",
@@ -43,6 +45,11 @@ __all__ = [
 
 #: The difference at which a test's power is its type I error under the model.
 NULL_EFFECT = 1e-300
+
+#: What a planned test compares: the algorithms (training sets and test records vary) ...
+ALGORITHMS = "algorithms"
+#: ... or the two models trained once, on one test set (its records the only randomness).
+TRAINED_MODELS = "trained models"
 
 
 @dataclass(frozen=True, order=True)
@@ -162,7 +169,12 @@ class PlannedTest:
     """A test the plan computes the power of: its name, method of power and reference.
 
     Its :attr:`label` is the name the reports give it (the registry's ``method``),
-    so that a test has one name everywhere.
+    so that a test has one name everywhere. :attr:`compares` says which question
+    its power answers: :data:`ALGORITHMS` when training sets and test records both
+    vary (does algorithm A beat B when trained again on data of this kind), or
+    :data:`TRAINED_MODELS` when one model per algorithm is trained once and the
+    records of one test set are the only randomness (Dietterich 1998: McNemar's
+    test ignores the variation of the training set).
     """
 
     name: str
@@ -170,6 +182,7 @@ class PlannedTest:
     reference: str
     applies: Callable[[CandidateDesign], bool]
     power: Callable[[float, VarianceComponents | float, CandidateDesign, float], float]
+    compares: str = ALGORITHMS
 
     @property
     def label(self) -> str:
@@ -231,5 +244,6 @@ PLANNED_TESTS: tuple[PlannedTest, ...] = (
         REFERENCE_CONNOR,
         lambda d: d.holdout_set,
         _mcnemar_power,
+        TRAINED_MODELS,
     ),
 )

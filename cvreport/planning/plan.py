@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from cvreport.data.design import DesignKind
 from cvreport.errors import DesignError
 from cvreport.option_values import check_alpha
 from cvreport.planning.components import (
@@ -30,6 +31,7 @@ from cvreport.planning.components import (
 from cvreport.planning.designs import (
     NULL_EFFECT,
     PLANNED_TESTS,
+    TRAINED_MODELS,
     CandidateDesign,
     PlannedTest,
     parse_designs,
@@ -38,6 +40,8 @@ from cvreport.planning.limits import describe_limits, limit_power
 from cvreport.planning.power import check_effect, check_power
 from cvreport.planning.result import (
     COLUMNS,
+    DATA_SET_HOLDS,
+    SPLITS_VALIDATED,
     PlanResult,
     Recommendation,
     holds_level,
@@ -48,6 +52,14 @@ if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
 __all__ = ["PlanResult", "Recommendation", "plan", "plan_from_components"]
+
+#: What the power of a test on one hold-out set answers, said in its note (Dietterich 1998).
+_ANOTHER_QUESTION = (
+    " Its power and type I error take the records of one test set as the only randomness "
+    "(one model trained per algorithm, once): it answers whether those two trained models "
+    "differ on that test set, not whether algorithm A beats B when trained again, which the "
+    "variation of the training sets also decides (Dietterich 1998)."
+)
 
 
 def _planned_tests(
@@ -85,6 +97,7 @@ def plan_from_components(
     pilot: str = "given variance components",
     metric: str = "loss",
     n_records: int | None = None,
+    records_word: str = DATA_SET_HOLDS,
 ) -> PlanResult:
     """:func:`plan` from known variance components (and/or a discordance rate ψ).
 
@@ -100,6 +113,11 @@ def plan_from_components(
         Labels for the summary.
     n_records : int, optional
         Records in the pilot's data set (a hold-out set larger than it is flagged).
+    records_word : str
+        What ``n_records`` counts, in the sentence that flags a larger hold-out set:
+        :data:`~cvreport.planning.result.DATA_SET_HOLDS`, or
+        :data:`~cvreport.planning.result.SPLITS_VALIDATED` for repeated hold-out
+        pilots, whose table lists only the records some split validated.
 
     Returns
     -------
@@ -175,8 +193,10 @@ def plan_from_components(
             recommendation = replace(
                 recommendation,
                 note=recommendation.note
-                + f" That is more records than the pilot's data set holds ({n_records}).",
+                + f" That is more records than {records_word} ({n_records}).",
             )
+        if test.compares == TRAINED_MODELS:
+            recommendation = replace(recommendation, note=recommendation.note + _ANOTHER_QUESTION)
         recommendations.append(recommendation)
     names = ", ".join(test.label for test, _ in planned)
     which_designs = (
@@ -212,6 +232,8 @@ def plan_from_components(
         pilot=pilot,
         metric=metric,
         table=table,
+        n_records=n_records,
+        records_word=records_word,
     )
 
 
@@ -240,7 +262,9 @@ def _recommend(
                 "it ignores part of the correlation between folds and rejects too often, so "
                 "this power is not a fair comparison and the design is not recommended."
             )
-        return Recommendation(test.name, test.label, design, value, note, size, level)
+        return Recommendation(
+            test.name, test.label, design, value, note, size, level, test.compares
+        )
     where = "any design searched" if searched else "any of the given designs"
     best, best_design = ceiling
     note = f"{test.label}: no design reaches power {target:g}; the best on {where} is {best:.3f}"
@@ -267,7 +291,7 @@ def _recommend(
             f"with unlimited {more} the power cannot exceed {limit:.3f}. Detect a larger "
             "difference, or use a larger data set."
         )
-    return Recommendation(test.name, test.label, None, best, note, size, level)
+    return Recommendation(test.name, test.label, None, best, note, size, level, test.compares)
 
 
 def _trainings(design: CandidateDesign) -> str:
@@ -384,7 +408,9 @@ def plan(
         components = None
     else:
         components = estimate_components(table, *pair)
-    return plan_from_components(
+    # repeated hold-out splits list only the records some split validated, not the data set
+    validated_only = design.kind is DesignKind.REPEATED_HOLDOUT and design.per_record
+    result = plan_from_components(
         components,
         discordance,
         effect=effect,
@@ -392,7 +418,23 @@ def plan(
         alpha=alpha,
         designs=designs,
         models=pair,
-        pilot=design.describe(),
+        pilot=design.describe()
+        + (
+            "; n counts the records some split validated: the data set's size is not in the table"
+            if validated_only
+            else ""
+        ),
         n_records=design.n_records,
         metric=table.metric.name,
+        records_word=SPLITS_VALIDATED if validated_only else DATA_SET_HOLDS,
     )
+    if validated_only and table.test_train_ratio is None and components is not None:
+        result = replace(
+            result,
+            limits=result.limits
+            + f" The splits' n2/n1 = {components.test_train_ratio:.4g} was inferred from the "
+            f"{design.n_records} records they validated, as if no other record had trained "
+            "the models; pass test_train_ratio= to the table (--test-train-ratio) when the "
+            "training sets were larger.",
+        )
+    return result

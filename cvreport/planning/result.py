@@ -9,13 +9,18 @@ from typing import Any
 import pandas as pd
 
 from cvreport.data.metrics import reader_name
-from cvreport.methods.resampled_t import REFERENCE_NADEAU_BENGIO
+from cvreport.methods.resampled_t import REFERENCE_NADEAU_BENGIO, REFERENCE_RESAMPLED
 from cvreport.planning.components import (
     REFERENCE_BENGIO_GRANDVALET,
     Discordance,
     VarianceComponents,
 )
-from cvreport.planning.designs import PLANNED_TESTS, CandidateDesign
+from cvreport.planning.designs import (
+    ALGORITHMS,
+    PLANNED_TESTS,
+    TRAINED_MODELS,
+    CandidateDesign,
+)
 from cvreport.planning.power import SIZE_TOLERANCE, holds_level
 from cvreport.references import bibliography
 from cvreport.rendering.display import SummaryDisplay
@@ -24,8 +29,10 @@ from cvreport.summary_data import SummaryRow, SummaryTable
 
 __all__ = [
     "COLUMNS",
+    "DATA_SET_HOLDS",
     "HOLDOUT_WITHIN",
     "SIZE_TOLERANCE",
+    "SPLITS_VALIDATED",
     "PlanResult",
     "Recommendation",
     "holds_level",
@@ -33,6 +40,11 @@ __all__ = [
 
 #: What the summary says of the within-fold variance of a hold-out pilot (K = 1).
 HOLDOUT_WITHIN = "not estimable from one fold per split"
+
+#: What the pilot's record count is, in "more records than ..." ...
+DATA_SET_HOLDS = "the pilot's data set holds"
+#: ... and for repeated hold-out pilots, whose table lists only the validated records.
+SPLITS_VALIDATED = "the pilot's splits validated"
 
 #: Columns of :meth:`PlanResult.to_frame`.
 COLUMNS = (
@@ -73,6 +85,10 @@ class Recommendation:
         False when that type I error exceeds ``SIZE_TOLERANCE`` × α: the design reaches
         the power (or its best power) only by rejecting too often, so it is shown but not
         recommended.
+    compares : str
+        The question the power answers: ``"algorithms"`` (training sets and test records
+        vary: does algorithm A beat B when trained again) or ``"trained models"`` (McNemar's
+        test on one hold-out set: do the two models, trained once, differ on that test set).
     """
 
     test: str
@@ -82,6 +98,7 @@ class Recommendation:
     note: str
     type_i_error: float = math.nan
     holds_level: bool = True
+    compares: str = ALGORITHMS
 
 
 def _holds_words(level: bool) -> str:
@@ -111,6 +128,12 @@ class PlanResult(SummaryDisplay):
         The pilot's design, in words.
     metric : str
         The metric's name.
+    n_records : int or None
+        Records in the pilot's data set (None when not known): the headline says when a
+        design needs more.
+    records_word : str
+        What ``n_records`` counts (:data:`DATA_SET_HOLDS`, or :data:`SPLITS_VALIDATED`
+        for repeated hold-out pilots).
 
     Examples
     --------
@@ -134,6 +157,8 @@ class PlanResult(SummaryDisplay):
     pilot: str
     metric: str
     table: pd.DataFrame = field(compare=False)
+    n_records: int | None = None
+    records_word: str = DATA_SET_HOLDS
 
     def to_frame(self) -> pd.DataFrame:
         """Every test on every design: the columns of :data:`COLUMNS`, one row each."""
@@ -180,6 +205,7 @@ class PlanResult(SummaryDisplay):
             rows.append(
                 SummaryRow("discordant records ψ", self.discordance.rate, "number"),
             )
+        rows += self._questions()
         best = self.best
         recommended = SummaryTable(
             "Smallest design reaching the power, per test",
@@ -260,8 +286,27 @@ class PlanResult(SummaryDisplay):
             if self.components is not None
             else ()
         )
-        tests = (planned[r.test] for r in self.recommendations if r.test in planned)
+        tests = [planned[r.test] for r in self.recommendations if r.test in planned]
+        if any(r.compares == TRAINED_MODELS for r in self.recommendations):
+            tests.append(REFERENCE_RESAMPLED)  # Dietterich: what McNemar's test ignores
         return tuple(bibliography((*model, *tests)))  # a paper once, without its equations
+
+    def _questions(self) -> list[SummaryRow]:
+        """What each kind of row compares, when a test on one hold-out set is planned."""
+        trained = [r for r in self.recommendations if r.compares == TRAINED_MODELS]
+        if not trained:
+            return []
+        rows = []
+        if any(r.compares == ALGORITHMS for r in self.recommendations):
+            rows.append(
+                SummaryRow("the CV tests compare", "the algorithms (training sets vary)", "text")
+            )
+        for r in trained:
+            name = r.label.split(" (")[0]  # "McNemar's test (continuity-corrected)"
+            rows.append(
+                SummaryRow(f"{name} compares", "2 models trained once, on 1 test set", "text")
+            )
+        return rows
 
     def _interpretation(self, best: Recommendation | None) -> str:
         """Which design is chosen, and why the tests that train fewer models are not."""
@@ -275,6 +320,8 @@ class PlanResult(SummaryDisplay):
                 + f" {'reaches' if len(too_often) == 1 else 'reach'} it only by rejecting a "
                 f"true null more often than {SIZE_TOLERANCE:g} α; see the notes."
             )
+        if best.compares == TRAINED_MODELS:
+            return self._trained_models_only(best)
         sentences = [f"{best.label} on {best.design.label} reaches the power."]
         cheaper = [
             r
@@ -290,14 +337,41 @@ class PlanResult(SummaryDisplay):
                 f"than {SIZE_TOLERANCE:g} α there, so "
                 f"{'it is' if len(too_often) == 1 else 'they are'} not recommended."
             )
-        holdout = [r for r in cheaper if r.holds_level and r.design.holdout_set]  # type: ignore[union-attr]
+        holdout = [r for r in cheaper if r.holds_level and r.compares == TRAINED_MODELS]
         for r in holdout:
             sentences.append(
-                f"{r.label} reaches it with one model trained per algorithm, but on a new "
-                f"{r.design.label} set aside from training; it is the choice only when no "  # type: ignore[union-attr]
-                "cross-validated design reaches the power."
+                f"{r.label} reaches it with one model trained per algorithm, on a new "
+                f"{r.design.label} set aside from training, but it answers another "  # type: ignore[union-attr]
+                "question: whether those two trained models differ on that test set, its "
+                "records the only randomness, not whether the algorithms differ."
+                + self._larger_than_data(r)
             )
         return " ".join(sentences)
+
+    def _trained_models_only(self, best: Recommendation) -> str:
+        """The headline when only a test on one new hold-out set reaches the power."""
+        assert best.design is not None
+        sentences = []
+        if any(r.compares == ALGORITHMS for r in self.recommendations):
+            sentences.append(
+                "No cross-validated design reaches the wanted power for comparing the "
+                "algorithms; see the notes."
+            )
+        sentences.append(
+            f"{best.label} on a new {best.design.label} reaches it, but answers another "
+            "question: whether the two models, trained once, differ on that test set, its "
+            "records the only randomness; not whether algorithm A beats B when trained again "
+            f"(Dietterich 1998); its type I error of {best.type_i_error:.3f} holds under that "
+            "model only." + self._larger_than_data(best)
+        )
+        return " ".join(sentences)
+
+    def _larger_than_data(self, rec: Recommendation) -> str:
+        """The sentence saying that a hold-out set needs more records than the data set has."""
+        size = rec.design.n_validation if rec.design is not None else None
+        if size is None or self.n_records is None or size <= self.n_records:
+            return ""
+        return f" It needs {size} new records, more than {self.records_word} ({self.n_records})."
 
     def __str__(self) -> str:
         return str(self.summary())

@@ -84,6 +84,11 @@ EFFECT_SIZE_REFERENCES = (
     "Romano, J., Kromrey, J. D., Coraggio, J., Skowronek, J. (2006). Appropriate statistics "
     "for ordinal level data. Annual meeting of the Florida Association of Institutional "
     "Research.",
+    "Lakens, D. (2013). Calculating and reporting effect sizes to facilitate cumulative "
+    "science: a practical primer for t-tests and ANOVAs. Frontiers in Psychology 4:863.",
+    "Cumming, G., Finch, S. (2001). A primer on the understanding, use, and calculation of "
+    "confidence intervals that are based on central and noncentral distributions. "
+    "Educational and Psychological Measurement 61(4):532–574.",
 )
 BERGMANN_HOMMEL_REFERENCE = (
     "Bergmann, B., Hommel, G. (1988). Improvements of general multiple test procedures for "
@@ -161,7 +166,7 @@ def _legend(analysis: DatasetsAnalysis) -> tuple[list[str], list[str]]:
             # a win/tie/loss over every pair adjusts over more p-values and can differ
             f", p-values of a data set adjusted with {correction_name(per.correction)} over "
             f"its {others} comparison{'s' if others != 1 else ''} with {per.baseline}"
-            if per.correction
+            if per.correction and others > 1  # one comparison: nothing to adjust
             else ""
         )
         text = (
@@ -417,8 +422,9 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
             "delta": _effect_text(
                 row.cliff_delta, row.delta_low, row.delta_high, row.delta_magnitude
             ),
+            "dz": _paired_text(row.d_z, row.dz_low, row.dz_high, row.dz_magnitude),
             # no effect (g = 0) favours neither model; pandas may hold it as None or NaN
-            "favours": "neither" if _missing(row.favours) else str(row.favours),
+            "favours": _favours_text(row),
         }
         for row in (analysis.effect_sizes.itertuples() if analysis.effect_sizes is not None else ())
     ]
@@ -430,8 +436,15 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         f"{level} interval of Hedges and Olkin 1985) and Cliff's δ = P(A higher) − "
         f"P(B higher) over pairs of data-set means ({level} interval of Cliff 1993); "
         "positive when A's {metric} is higher. Words: negligible, small, medium, large "
-        "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. An effect "
-        "size describes; the tests above decide."
+        "(Cohen 1988 for g; Romano et al. 2006 for δ), as autorank reports them. Both treat "
+        "the two columns of data-set means as independent samples: they ignore that both "
+        "models ran on the same data sets, so the spread of difficulty between data sets "
+        "hides a difference every data set shows (a model better on every data set can get "
+        "a small g whose interval contains 0). The paired d_z keeps the pairing, as the "
+        "Wilcoxon test does: the mean of the per-data-set differences A − B over their "
+        f"standard deviation (Cohen 1988; Lakens 2013), {level} interval from the "
+        "noncentral t (Cumming and Finch 2001), words on Cohen's scale. An effect size "
+        "describes; the tests above decide."
     ).replace("{metric}", metric_words)
     order = friedman.average_ranks.sort_values(kind="mergesort")
     k, n = friedman.n_models, friedman.n_datasets
@@ -515,10 +528,15 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         "wilcoxon_text": (
             f"Wilcoxon signed-rank test of each pair over the {n} data sets (R+: sum of "
             "ranks where B is better, R−: where A is better; zero differences split evenly), "
-            f"p-values adjusted with {correction_name(analysis.wilcoxon_correction)}."
+            + (
+                f"p-values adjusted with {correction_name(analysis.wilcoxon_correction)}."
+                if len(analysis.wilcoxon) > 1
+                else "one pair, so its p-value has nothing to be adjusted against."
+            )
             + (
                 f" Groups of models, consecutive in rank, that no adjusted Wilcoxon test "
-                f"separates: {wilcoxon_groups}."
+                f"separates (Benavoli, Corani and Mangili 2016 prefer such pairwise tests to "
+                f"mean-rank cliques): {wilcoxon_groups}."
                 if wilcoxon_groups
                 else ""
             )
@@ -548,11 +566,19 @@ def _references(analysis: DatasetsAnalysis) -> list[str]:
     """Every paper the report cites: the methods across data sets, the effect sizes, the
     Wilcoxon tests' correction and the test each data set's design called for."""
     cited = list(REFERENCES)
+    per = analysis.per_dataset
+    # a data set's family is k − 1 comparisons with a baseline, k(k − 1)/2 pairs without
+    holm = (analysis.wilcoxon_correction == "holm" and len(analysis.wilcoxon) > 1) or (
+        per is not None and per.correction == "holm" and len(analysis.models) > 2
+    )
+    if not holm:  # one p-value, or another correction: Holm is cited nowhere
+        cited = [c for c in cited if not c.startswith("Holm, S.")]
+    if not analysis.wilcoxon_cliques:  # the groups' sentence is the one that cites it
+        cited = [c for c in cited if not c.startswith("Benavoli, A., Corani, G., Mangili")]
     if analysis.effect_sizes is not None:
         cited += EFFECT_SIZE_REFERENCES
     if analysis.wilcoxon_correction == "bergmann-hommel":
         cited.append(BERGMANN_HOMMEL_REFERENCE)
-    per = analysis.per_dataset
     if per is not None:
         for test in per.comparisons["test"].dropna().unique():
             if test:
@@ -660,6 +686,31 @@ def _effect_text(value: float, low: float, high: float, words: str) -> str:
         else "(no interval: complete separation)"
     )
     return f"{value:.2f} {interval} {words}"
+
+
+def _favours_text(row: Any) -> str:
+    """The model the means favour; where Cliff's δ points the other way, that too.
+
+    g and d_z share the sign of the difference of the means; δ counts which model is
+    higher over pairs of data sets, and one data set far off can pull the means the
+    other way.
+    """
+    if _missing(row.favours):
+        return "neither"
+    favoured = str(row.favours)
+    if math.isfinite(row.cliff_delta) and row.cliff_delta * row.hedges_g < 0:
+        other = str(row.b) if favoured == str(row.a) else str(row.a)
+        return f"{favoured} by the means (g, d_z); {other} by Cliff's δ"
+    return favoured
+
+
+def _paired_text(value: float, low: float, high: float, words: str) -> str:
+    """``-1.96 [-3.02, -0.87] large``; a d_z without spread is said in words."""
+    if math.isnan(value):
+        return "undefined (no difference on any data set)"
+    if not math.isfinite(value):
+        return "undefined (the same difference on every data set)"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}] {words}"
 
 
 def _at_most(error: float) -> str:

@@ -18,7 +18,8 @@ import pandas as pd
 
 from cvreport import references
 from cvreport._version import __version__
-from cvreport.data.design import DesignKind
+from cvreport.data.design import DesignKind, size_range
+from cvreport.data.direction import Provenance
 from cvreport.data.metrics import reader_name
 from cvreport.methods.registry import SPECS, get_spec
 from cvreport.partitions import audit_summary
@@ -202,6 +203,37 @@ def _test_name(analysis: Analysis, name: str) -> str:
     return next(methods, get_spec(name).method)
 
 
+def _validated_only(design: Any) -> bool:
+    """Repeated hold-out records: the table holds the records some split validated, which
+    need not be the data set (10 splits of 10 % validate about 65 % of it)."""
+    return design.kind is DesignKind.REPEATED_HOLDOUT and design.per_record and bool(design.sizes)
+
+
+def _design_line(design: Any) -> str:
+    """The design in words; for repeated hold-out, the records as what they are."""
+    if not _validated_only(design):
+        return design.describe()
+    return (
+        f"{design.kind.title(m=design.m, K=design.K)} (J = {design.m} splits, "
+        f"{design.n_records} records validated, validation sets of {size_range(design.sizes)}; "
+        "the data set's size is not in the table)"
+    )
+
+
+def _records_note(design: Any, ratio: Any) -> str | None:
+    """What the Records row's number is when it is not the data set's size."""
+    if not _validated_only(design):
+        return None
+    note = "validated by some split; the data set's size is not in the table"
+    if ratio is not None and ratio.source is Provenance.GIVEN:
+        return f"{note} (n2/n1 = {ratio.value:.6g}, as given)"
+    return (
+        f"{note}, so the training sizes and n2/n1 are inferred from these records: pass "
+        "test_train_ratio= (--test-train-ratio) with the validation size over the training "
+        "size if the training sets were larger"
+    )
+
+
 def _data_context(analysis: Analysis) -> dict[str, Any]:
     facts = analysis.facts
     design = analysis.design
@@ -240,7 +272,8 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         "models": [str(m) for m in facts.models],
         "n_models": len(compared),
         "models_text": models_text,
-        "design": design.describe(),
+        "design": _design_line(design),
+        "records_note": _records_note(design, facts.test_train_ratio),
         "kind": design.kind,
         "kind_text": _kind_words(design.kind),
         "m": int(design.m),
@@ -342,6 +375,8 @@ def _audit_context(analysis: Analysis) -> dict[str, Any] | None:
         # one sentence, written by the audit itself
         "reading": str(getattr(audit, "meaning", "") or verdict or ""),
         "pairs": _audit_pairs(audit),
+        # what a row's X and Z are when not one overlap (K-fold: the worst of K² pairs)
+        "legend": str(getattr(audit, "pair_legend", "") or "") or None,
         "warnings": [str(w) for w in getattr(audit, "warnings", ())],
         "reference": str(getattr(audit, "reference", "") or references.OVERLAP_REFERENCE),
         "note": None,
