@@ -35,6 +35,7 @@ from cvreport.errors import (
     FormulaError,
     IntervalUndefinedError,
     PartitionWarning,
+    RepeatedPartitionWarning,
     UnusedOptionsWarning,
 )
 from cvreport.methods import delong_tests_per_fold
@@ -79,6 +80,7 @@ __all__ = [
     "OverlapAudit",
     "PartitionWarning",
     "RandomMx2CV",
+    "RepeatedPartitionWarning",
     "Report",
     "ReportExistsError",
     "ResultsTable",

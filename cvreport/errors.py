@@ -19,6 +19,7 @@ __all__ = [
     "FormulaError",
     "IntervalUndefinedError",
     "PartitionWarning",
+    "RepeatedPartitionWarning",
     "describe_keys",
     "user_stacklevel",
 ]
@@ -58,6 +59,10 @@ class DegenerateStatisticWarning(UserWarning):
 
 class PartitionWarning(UserWarning):
     """The partitions do not satisfy an assumption of the method (e.g. balance)."""
+
+
+class RepeatedPartitionWarning(PartitionWarning):
+    """Some replications repeat another replication's partition instead of drawing a new one."""
 
 
 class UnusedOptionsWarning(UserWarning):

@@ -376,8 +376,26 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
                 f"The recommended {said} ({interpret.join_methods(missing)}) could not run "
                 f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
             )
-        lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
+        shown_text = " ".join([text, *posteriors, *_audit_warning(analysis)])
+        lines.append({"pair": comparison.label, "text": shown_text})
     return lines
+
+
+def _audit_warning(analysis: Analysis) -> list[str]:
+    """The overlap audit's bad news, repeated beside each decision it weakens."""
+    audit = analysis.audit
+    if audit is None or getattr(audit, "verdict", None) != "poor":
+        return []
+    repeats = str(getattr(audit, "repeated_partitions_text", "") or "")
+    if repeats:
+        return [
+            f"The decision rests on repeated partitions ({repeats}); the test counts every "
+            "replication as a fresh one (see the overlap audit)."
+        ]
+    return [
+        "The overlap audit's verdict on the partitions is poor: read the decision with "
+        "caution (see the overlap audit)."
+    ]
 
 
 def _recommended_not_run(analysis: Analysis, comparison: Comparison) -> list[str]:

@@ -1,0 +1,148 @@
+"""Round seven (c) of reading cvreport's output as a new user.
+
+Each test reads what a user meets (a report, a warning, a caveat, a CLI answer)
+on a scenario a demanding new user tried: replications that repeat one partition,
+more than ten models, a score of the wrong class, an FDR correction, one hold-out
+split, F tests asked for a one-sided answer, repeated hold-out from the command
+line and from ``cvreport.collect``. "Was:" says what the reader met before.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import cvreport
+from cvreport.rendering.formatting import format_probability
+
+LOSS_FORMULA = "loss ~ model | replication + fold"
+
+
+# --------------------------------------------------------------------------
+# N21: replications that repeat one partition
+# --------------------------------------------------------------------------
+def one_kfold_replication(records: int = 300, folds: int = 10, seed: int = 3) -> pd.DataFrame:
+    """One K-fold CV of two models' 0/1 losses, model A a little better."""
+    rng = np.random.default_rng(seed)
+    fold = rng.permutation(np.arange(records) % folds) + 1
+    rows = []
+    for model, error in (("A", 0.12), ("B", 0.17)):
+        loss = (rng.random(records) < error).astype(int)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "replication": 1,
+                    "fold": fold,
+                    "model": model,
+                    "record": np.arange(records),
+                    "loss": loss,
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def copies(one: pd.DataFrame, m: int, *, relabel: bool = False) -> pd.DataFrame:
+    """``m`` replications that re-use ``one``'s partition (the folds renamed if ``relabel``)."""
+    out = []
+    for r in range(1, m + 1):
+        part = one.assign(replication=r)
+        if relabel:  # the same split, its folds numbered in another order
+            part = part.assign(fold=(part["fold"] + r) % part["fold"].max() + 1)
+        out.append(part)
+    return pd.concat(out, ignore_index=True)
+
+
+def report_markdown(table: cvreport.ResultsTable, **options) -> tuple[str, list]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = cvreport.Report(table, **options).to_markdown()
+    return text, caught
+
+
+def in_short(markdown: str) -> str:
+    start = markdown.index("## In short")
+    return markdown[start : markdown.index("\n## ", start + 5)]
+
+
+def test_ten_copies_of_one_kfold_partition_are_named_and_warned_about():
+    table = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, copies(one_kfold_replication(), 10, relabel=True)
+    )
+    with pytest.warns(cvreport.RepeatedPartitionWarning, match="Replications 2–10 repeat"):
+        audit = cvreport.audit_overlap(table)
+    assert audit.repeated_partitions == tuple((r, 1) for r in range(2, 11))
+    assert audit.verdict == "poor"
+    assert "Replications 2–10 repeat replication 1's partition" in audit.meaning
+    assert "one 10-fold cross-validation" in audit.meaning
+    # was: "overlap unusually unevenly ... with probability -0.000"
+    assert "unevenly" not in audit.meaning
+    assert math.copysign(1.0, audit.pvalue) == 1.0
+
+
+def test_the_in_short_line_says_the_decision_rests_on_repeated_partitions():
+    one = one_kfold_replication()
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, copies(one, 10))
+    markdown, caught = report_markdown(table)
+    assert any(issubclass(w.category, cvreport.RepeatedPartitionWarning) for w in caught)
+    short = in_short(markdown)
+    assert "The decision rests on repeated partitions" in short
+    assert "replications 2–10 repeat replication 1's partition" in short
+    assert "-0.000" not in markdown
+    # the decision itself is the repeated-CV test's on all 100 folds; the distinct partition
+    # alone gives the corrected t of one 10-fold CV (Nadeau & Bengio 2003), by hand:
+    single = cvreport.ResultsTable.from_formula(LOSS_FORMULA, one)
+    result = cvreport.corrected_repeated_kfold_ttest(single, "A", "B")
+    per_fold = one.pivot_table(index="fold", columns="model", values="loss", aggfunc="mean")
+    d = (per_fold["A"] - per_fold["B"]).to_numpy()
+    t = d.mean() / math.sqrt((1 / 10 + 1 / 9) * d.var(ddof=1))
+    assert result.statistic == pytest.approx(t, rel=1e-9)
+    assert result.pvalue == pytest.approx(2 * stats.t.sf(abs(t), 9), rel=1e-9)
+
+
+def test_five_copies_of_one_5x2_replication_are_named():
+    example = cvreport.load_example()
+    first = example[example["replication"] == 1]
+    table = cvreport.ResultsTable.from_formula(
+        LOSS_FORMULA, pd.concat([first.assign(replication=r) for r in range(1, 6)])
+    )
+    markdown, caught = report_markdown(table)
+    assert any(issubclass(w.category, cvreport.RepeatedPartitionWarning) for w in caught)
+    assert "replications 2–5 repeat replication 1's partition" in in_short(markdown)
+
+
+def test_distinct_random_partitions_are_not_called_repeats():
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cvreport.RepeatedPartitionWarning)
+        audit = cvreport.audit_overlap(table)
+    assert audit.repeated_partitions == ()
+    assert audit.verdict == "typical"
+
+
+def test_a_poor_audit_verdict_is_echoed_in_the_in_short_line():
+    # replication 2 is replication 1 with 6 records moved: nearly identical, not a repeat
+    example = cvreport.load_example()
+    first = example[example["replication"] == 1]
+    second = first.assign(replication=2)
+    moved = second["record"].isin(sorted(second["record"].unique())[:6])
+    second.loc[moved, "fold"] = 3 - second.loc[moved, "fold"]
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, pd.concat([first, second]))
+    markdown, caught = report_markdown(table)
+    audit = cvreport.audit_overlap(table)
+    assert audit.verdict == "poor" and audit.repeated_partitions == ()
+    assert "overlap audit's verdict on the partitions is poor" in in_short(markdown)
+    assert not any(issubclass(w.category, cvreport.RepeatedPartitionWarning) for w in caught)
+
+
+def test_negative_zero_probability_prints_as_zero():
+    assert format_probability(-0.0) == "0.0000"
+    assert format_probability(-1e-17) == "0.0000"
+    assert not re.search(r"-0\.0+\b", format_probability(-0.0, digits=3))
+
