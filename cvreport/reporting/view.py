@@ -230,6 +230,8 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         else:
             fold_sizes = None  # per-fold scores: the sizes are unknown
     compared = {m for pair in analysis.pairs for m in pair}
+    if analysis.overview is not None:  # every pair is compared in the all-pairs section
+        compared |= {*analysis.overview["a"], *analysis.overview["b"]}
     n_table = len(facts.models)
     models_text = (
         f"{n_table} models"

@@ -146,3 +146,62 @@ def test_negative_zero_probability_prints_as_zero():
     assert format_probability(-1e-17) == "0.0000"
     assert not re.search(r"-0\.0+\b", format_probability(-0.0, digits=3))
 
+
+# --------------------------------------------------------------------------
+# N18: more than ten models, one adjusted p per pair
+# --------------------------------------------------------------------------
+def many_model_scores(models: int = 12, seed: int = 5) -> pd.DataFrame:
+    """Per-fold accuracies of ``models`` models on 10×10 CV (true means 0.800 + 0.004 i)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for replication in range(1, 11):
+        shift = rng.normal(0, 0.01, 10)
+        for fold in range(1, 11):
+            for i in range(models):
+                accuracy = min(1.0, 0.80 + 0.004 * i + shift[fold - 1] + rng.normal(0, 0.012))
+                rows.append(
+                    {"rep": replication, "fold": fold, "model": f"m{i:02d}", "accuracy": accuracy}
+                )
+    return pd.DataFrame(rows)
+
+
+def test_many_models_decide_each_pair_with_the_all_pairs_adjustment():
+    table = cvreport.ResultsTable.from_fold_scores(
+        many_model_scores(), score="accuracy", replication="rep"
+    )
+    report = cvreport.Report(table)
+    markdown = report.to_markdown()
+    frame = report.overview
+    assert len(frame) == 66
+    # Holm over all 66 pairs, recomputed with statsmodels from the overview's raw p-values
+    from statsmodels.stats.multitest import multipletests
+
+    holm = multipletests(frame["pvalue"].to_numpy(), method="holm")[1]
+    np.testing.assert_allclose(frame["adjusted"].to_numpy(), holm)
+    adjusted = {frozenset((a, b)): p for a, b, p in zip(frame["a"], frame["b"], holm)}
+    short = in_short(markdown)
+    detailed = [c for c in report.analysis.comparisons]
+    assert len(detailed) == 9
+    for comparison in detailed:
+        outcome = comparison.recommended[0]
+        expected = adjusted[frozenset((comparison.a, comparison.b))]
+        # was: Holm over the 9 detailed pairs chosen by the data (m11 vs m06: 0.008 vs 0.063)
+        assert outcome.adjusted == pytest.approx(expected, rel=1e-12)
+        assert outcome.reject == (expected <= 0.05)
+        verdict = "Significant" if expected <= 0.05 else "No significant"
+        line = next(
+            row for row in short.splitlines() if f"**{comparison.a} vs {comparison.b}**" in row
+        )
+        assert f"{verdict} difference" in line
+    assert "after adjusting for 66 comparisons" in markdown
+    assert "after adjusting for 9 comparisons" not in markdown
+
+
+def test_many_models_title_counts_every_model_compared():
+    table = cvreport.ResultsTable.from_fold_scores(
+        many_model_scores(), score="accuracy", replication="rep"
+    )
+    markdown = cvreport.Report(table).to_markdown()
+    # was: "# Comparison of 10 models" and "10 of the table's 12 models compared"
+    assert markdown.startswith("# Comparison of 12 models")
+    assert "of the table's 12 models compared" not in markdown
