@@ -32,6 +32,7 @@ from cvreport.results import MARGIN_ALTERNATIVES, level_text
 
 __all__ = [
     "bayesian_sentence",
+    "correction_guarantee",
     "correction_name",
     "decision_sentence",
     "direction_sentence",
@@ -81,6 +82,58 @@ def correction_name(method: str) -> str:
     "Holm's step-down method"
     """
     return _CORRECTION_NAMES.get(method, f"the {method!r} correction")
+
+
+_FAMILY_WISE = "the chance of any false alarm among the pairs stays at most α"
+_FALSE_DISCOVERIES = (
+    "on average at most a share α of the differences called significant are false alarms "
+    "(the false discovery rate)"
+)
+_CORRECTION_GUARANTEES = {
+    # family-wise error rate (Holm 1979; Bonferroni): any dependence between the tests
+    "holm": f"{_FAMILY_WISE}, whatever the dependence between the tests",
+    "bonferroni": f"{_FAMILY_WISE}, whatever the dependence between the tests",
+    # Šidák (1967), Hochberg (1988), Hommel (1988): independent or positively dependent tests
+    "sidak": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "holm-sidak": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "simes-hochberg": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "hommel": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    # false discovery rate (Benjamini & Hochberg 1995; Benjamini & Yekutieli 2001)
+    "fdr_bh": (
+        f"{_FALSE_DISCOVERIES} when the tests are independent or positively dependent; "
+        "the chance of at least one false alarm can exceed α"
+    ),
+    "fdr_by": (
+        f"{_FALSE_DISCOVERIES} whatever the dependence between the tests; the chance of at "
+        "least one false alarm can exceed α"
+    ),
+    "fdr_tsbh": (
+        f"{_FALSE_DISCOVERIES}, estimated in two stages; the chance of at least one false "
+        "alarm can exceed α"
+    ),
+    "fdr_tsbky": (
+        f"{_FALSE_DISCOVERIES}, estimated in two stages; the chance of at least one false "
+        "alarm can exceed α"
+    ),
+}
+
+
+def correction_guarantee(method: str) -> str:
+    """What a multiplicity correction controls, as the end of a sentence.
+
+    Holm, Bonferroni, Šidák, Hochberg and Hommel bound the family-wise error rate (the
+    chance of any false alarm); Benjamini–Hochberg and Benjamini–Yekutieli bound the
+    false discovery rate (Benjamini & Hochberg 1995), the expected share of false alarms
+    among the rejections, which lets the chance of some false alarm exceed α.
+
+    >>> correction_guarantee("holm")
+    'the chance of any false alarm among the pairs stays at most α, whatever the dependence between the tests'
+    >>> correction_guarantee("fdr_bh").split(";")[0]
+    'on average at most a share α of the differences called significant are false alarms (the false discovery rate) when the tests are independent or positively dependent'
+    """
+    return _CORRECTION_GUARANTEES.get(
+        method, f"the error rate {correction_name(method)} controls stays at most α"
+    )
 
 
 def p_equals(p: float, name: str = "p") -> str:
@@ -874,7 +927,7 @@ def general_caveats(
             caveats.append(
                 f"{n_pairs} pairs of models are compared; each test's p-values are adjusted "
                 f"across the pairs with {correction_name(correction)}, and the decisions use "
-                "the adjusted p-values, so that the chance of any false alarm stays near α."
+                f"the adjusted p-values, so that {correction_guarantee(correction)}."
             )
         else:
             caveats.append(

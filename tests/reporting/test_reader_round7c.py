@@ -205,3 +205,24 @@ def test_many_models_title_counts_every_model_compared():
     # was: "# Comparison of 10 models" and "10 of the table's 12 models compared"
     assert markdown.startswith("# Comparison of 12 models")
     assert "of the table's 12 models compared" not in markdown
+
+
+# --------------------------------------------------------------------------
+# N20: the multiplicity caveat follows the correction
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "correction",
+    [c for c in cvreport.reporting.analyse.CORRECTIONS if c != "none"],
+)
+def test_the_correction_caveat_says_what_the_correction_controls(correction):
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    markdown = cvreport.Report(table, correction=correction).to_markdown()
+    caveat = next(line for line in markdown.splitlines() if "pairs of models are compared" in line)
+    if correction.startswith("fdr"):
+        # was: "so that the chance of any false alarm stays near α" for Benjamini–Hochberg
+        assert "false discovery rate" in caveat
+        assert "the chance of at least one false alarm can exceed α" in caveat
+        assert "any false alarm among the pairs stays" not in caveat
+    else:
+        assert "the chance of any false alarm among the pairs stays at most α" in caveat
+        assert "false discovery" not in caveat
