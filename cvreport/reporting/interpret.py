@@ -903,11 +903,23 @@ def general_caveats(
     difference = bool(sides & {None, "one-sided"})
     scope = "" if sides <= {None, "one-sided"} else "For a test of a difference, a"
     caveats = []
-    if difference:
-        caveats += [
+    if difference and single_split:
+        # one split: the two fitted models are fixed, training is not repeated (Dietterich 1998)
+        caveats.append(
+            f"{scope or 'A'} significant difference on one hold-out split says the two trained "
+            "models differ on records drawn like this test set. The models were trained once, "
+            "so the variation from training (another training set, another seed) is not in the "
+            "p-value (Dietterich 1998): retraining either algorithm on other data may change "
+            "the result, and the test does not compare the two learning algorithms."
+        )
+    elif difference:
+        caveats.append(
             f"{scope or 'A'} significant difference says the two learning algorithms differ on "
             "data of this size drawn like this data set; it does not promise the same ranking "
-            "on other data sets.",
+            "on other data sets."
+        )
+    if difference:
+        caveats += [
             f"{scope or 'A'} p-value above α is not evidence that the models are equally good; "
             "it means the data cannot tell them apart at this level.",
         ]

@@ -226,3 +226,51 @@ def test_the_correction_caveat_says_what_the_correction_controls(correction):
     else:
         assert "the chance of any false alarm among the pairs stays at most α" in caveat
         assert "false discovery" not in caveat
+
+
+# --------------------------------------------------------------------------
+# N17: one hold-out split compares two trained models, not two algorithms
+# --------------------------------------------------------------------------
+def holdout_probabilities(records: int = 300, seed: int = 7) -> pd.DataFrame:
+    """One test set: the truth and two models' probabilities of class 1."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, records)
+    rows = []
+    for model, noise in (("logreg", 0.8), ("knn", 1.4)):
+        logit = (2 * y - 1) * 2.0 + rng.normal(0, noise * 2, records)
+        rows.append(
+            pd.DataFrame(
+                {"clf": model, "idx": np.arange(records), "y": y, "p1": 1 / (1 + np.exp(-logit))}
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def caveats_of(markdown: str) -> str:
+    start = markdown.index("## Caveats")
+    return markdown[start : markdown.index("\n## ", start + 5)]
+
+
+def test_a_holdout_report_speaks_of_two_trained_models():
+    table = cvreport.ResultsTable.from_predictions(
+        holdout_probabilities(),
+        truth="y",
+        score="p1",
+        metric="roc_auc",
+        model="clf",
+        record="idx",
+        replication=None,
+        fold=None,
+    )
+    caveats = caveats_of(cvreport.Report(table).to_markdown())
+    # was: "A significant difference says the two learning algorithms differ ..."
+    assert "the two learning algorithms differ" not in caveats
+    assert "the two trained models differ on records drawn like this test set" in caveats
+    assert "(Dietterich 1998)" in caveats
+
+
+def test_a_cross_validation_report_still_speaks_of_learning_algorithms():
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    caveats = caveats_of(cvreport.Report(table).to_markdown())
+    assert "the two learning algorithms differ" in caveats
+    assert "trained models" not in caveats
