@@ -380,7 +380,7 @@ def decision_sentence(
     ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
     McNemar's test: at α = 0.05 the data do not show a difference between A and B (p = 0.080).
     That is not proof that they perform equally well. B has the lower mean loss, by 0.0800
-    (A − B = 0.0800). A difference of that size cannot be ruled out with these data.
+    (A − B = 0.0800).
     """
     metric = metric or Metric("loss", "lower")
     if alternative in MARGIN_ALTERNATIVES and margin is not None:
@@ -427,7 +427,8 @@ def decision_sentence(
                 else "; it is the single point 0 because the two models never differ here, "
                 "not a measure of how precisely the difference is known."
                 if interval[0] == 0 == interval[1]
-                else "; it includes 0, so either model could be the better one."
+                else "; it includes 0, so either model could be the better one, and any "
+                "difference inside it cannot be ruled out with these data."
             )
         )
     caveat = DEGENERATE_SENTENCE if degenerate else ""
@@ -443,9 +444,8 @@ def decision_sentence(
             )
         return text + interval_text + caveat
     if estimate is not None and math.isfinite(estimate) and estimate != 0:
+        # the range that cannot be ruled out is the interval's, said with it (none: nothing)
         tail = f" That is not proof that they perform equally well. {direction}"
-        if estimate_label == "mean difference":
-            tail += " A difference of that size cannot be ruled out with these data."
     else:
         tail = f" {direction}"
     return (

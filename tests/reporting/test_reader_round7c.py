@@ -20,6 +20,7 @@ from scipy import stats
 
 import cvreport
 from cvreport.rendering.formatting import format_probability
+from cvreport.reporting.analyse import CORRECTIONS
 
 LOSS_FORMULA = "loss ~ model | replication + fold"
 
@@ -212,7 +213,7 @@ def test_many_models_title_counts_every_model_compared():
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "correction",
-    [c for c in cvreport.reporting.analyse.CORRECTIONS if c != "none"],
+    [c for c in CORRECTIONS if c != "none"],
 )
 def test_the_correction_caveat_says_what_the_correction_controls(correction):
     table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
@@ -274,3 +275,37 @@ def test_a_cross_validation_report_still_speaks_of_learning_algorithms():
     caveats = caveats_of(cvreport.Report(table).to_markdown())
     assert "the two learning algorithms differ" in caveats
     assert "trained models" not in caveats
+
+
+# --------------------------------------------------------------------------
+# N15: the range that cannot be ruled out, or nothing
+# --------------------------------------------------------------------------
+def test_a_non_significant_f_test_says_no_empty_ruled_out_sentence():
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    markdown = cvreport.Report(table).to_markdown()
+    assert "data do not show a difference" in markdown
+    # was: "A difference of that size cannot be ruled out with these data." (no interval)
+    assert "A difference of that size cannot be ruled out" not in markdown
+    assert "cannot be ruled out" not in markdown
+
+
+def test_a_non_significant_test_with_an_interval_names_the_range():
+    one = one_kfold_replication(seed=2)
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, one)
+    result = cvreport.corrected_repeated_kfold_ttest(table, "A", "B")
+    assert result.pvalue > 0.05
+    # the corrected t interval by hand (Nadeau & Bengio 2003): mean ± t(0.975, 9) · SE
+    per_fold = one.pivot_table(index="fold", columns="model", values="loss", aggfunc="mean")
+    d = (per_fold["A"] - per_fold["B"]).to_numpy()
+    half = stats.t.ppf(0.975, 9) * math.sqrt((1 / 10 + 1 / 9) * d.var(ddof=1))
+    low, high = d.mean() - half, d.mean() + half
+    assert low < 0 < high
+    markdown = cvreport.Report(table).to_markdown()
+    sentence = next(
+        line
+        for line in markdown.splitlines()
+        if line.startswith("- Corrected") and "the data do not show a difference" in line
+    )
+    assert f"{low:.4f}, {high:.4f}\\]" in sentence  # Markdown escapes the brackets
+    assert "any difference inside it cannot be ruled out with these data" in sentence
+    assert "A difference of that size" not in sentence
