@@ -643,7 +643,8 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     facts = analysis.facts
     caveats = interpret.general_caveats(
         n_models=len(facts.models),
-        n_pairs=len(analysis.comparisons),
+        # with an all-pairs overview the decisions are adjusted over every pair
+        n_pairs=len(analysis.comparisons) if analysis.overview is None else len(analysis.overview),
         correction=analysis.correction,
         metric=analysis.metric,
         direction=facts.direction,

@@ -196,6 +196,10 @@ def test_many_models_decide_each_pair_with_the_all_pairs_adjustment():
         assert f"{verdict} difference" in line
     assert "after adjusting for 66 comparisons" in markdown
     assert "after adjusting for 9 comparisons" not in markdown
+    # was: "(their adjusted p-values are over those pairs only)", "9 pairs of models are compared"
+    assert "decided with the adjusted p-values over all 66 pairs" in markdown
+    assert "- 66 pairs of models are compared" in markdown
+    assert "over those pairs only" not in markdown
 
 
 def test_many_models_title_counts_every_model_compared():
