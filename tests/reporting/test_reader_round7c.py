@@ -313,3 +313,35 @@ def test_a_non_significant_test_with_an_interval_names_the_range():
     assert f"{low:.4f}, {high:.4f}\\]" in sentence  # Markdown escapes the brackets
     assert "any difference inside it cannot be ruled out with these data" in sentence
     assert "A difference of that size" not in sentence
+
+
+# --------------------------------------------------------------------------
+# N16: a two-sided test says why it refuses alternative= and what to use instead
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "function", [cvreport.combined_ftest_5x2cv, cvreport.calibrated_ftest_5x2cv]
+)
+def test_the_f_tests_say_they_are_two_sided_and_name_a_one_sided_test(function):
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    with pytest.raises(cvreport.ArgumentError) as caught:
+        function(table, "logistic_regression", "decision_tree", alternative="less")
+    message = str(caught.value)
+    # was: "... has no option 'alternative'. Its options are: table, a, b, data"
+    assert "two-sided by construction" in message
+    assert "squared differences" in message
+    assert "corrected_repeated_kfold_ttest" in message
+    # the named test does take a one-sided alternative on this 5×2 table; by hand, its
+    # one-sided p is half the two-sided one when the difference lies on the asked side
+    one = cvreport.corrected_repeated_kfold_ttest(
+        table, "logistic_regression", "decision_tree", alternative="less"
+    )
+    two = cvreport.corrected_repeated_kfold_ttest(table, "logistic_regression", "decision_tree")
+    assert two.statistic < 0
+    assert one.pvalue == pytest.approx(stats.t.cdf(two.statistic, two.df), rel=1e-9)
+    assert one.pvalue == pytest.approx(two.pvalue / 2, rel=1e-9)
+
+
+def test_mcnemar_says_why_it_is_two_sided():
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    with pytest.raises(cvreport.ArgumentError, match="two-sided by construction"):
+        cvreport.mcnemar_5x2bcv(table, "logistic_regression", "decision_tree", alternative="less")
