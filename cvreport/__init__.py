@@ -36,6 +36,7 @@ from cvreport.errors import (
     IntervalUndefinedError,
     PartitionWarning,
     RepeatedPartitionWarning,
+    ReversedScoreWarning,
     UnusedOptionsWarning,
 )
 from cvreport.methods import delong_tests_per_fold
@@ -84,6 +85,7 @@ __all__ = [
     "Report",
     "ReportExistsError",
     "ResultsTable",
+    "ReversedScoreWarning",
     "Summary",
     "TestResult",
     "UnusedOptionsWarning",

@@ -20,6 +20,7 @@ __all__ = [
     "IntervalUndefinedError",
     "PartitionWarning",
     "RepeatedPartitionWarning",
+    "ReversedScoreWarning",
     "describe_keys",
     "user_stacklevel",
 ]
@@ -63,6 +64,10 @@ class PartitionWarning(UserWarning):
 
 class RepeatedPartitionWarning(PartitionWarning):
     """Some replications repeat another replication's partition instead of drawing a new one."""
+
+
+class ReversedScoreWarning(UserWarning):
+    """The scores look like another class's: every model ranks the records backwards."""
 
 
 class UnusedOptionsWarning(UserWarning):

@@ -378,7 +378,15 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
                 f"The recommended {said} ({interpret.join_methods(missing)}) could not run "
                 f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
             )
-        shown_text = " ".join([text, *posteriors, *_audit_warning(analysis)])
+        reversed_scores = (
+            [
+                "Every model ranks the records backwards: the scores look like the other class's "
+                "(see the caveats)."
+            ]
+            if _reversed_scores(analysis)
+            else []
+        )
+        shown_text = " ".join([text, *posteriors, *_audit_warning(analysis), *reversed_scores])
         lines.append({"pair": comparison.label, "text": shown_text})
     return lines
 
@@ -660,6 +668,9 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         caveats.insert(0, audit["reading"])
     if facts.clusters_leak:  # the data layer's warning, in the report too
         caveats.insert(0, f"{_sentence_case(facts.clusters_leak)}.")
+    reversed_scores = _reversed_scores(analysis)
+    if reversed_scores:  # the data layer's warning, in the report too
+        caveats.insert(0, f"{_sentence_case(reversed_scores)}.")
     if analysis.partitions in ("balanced", "block-regularized") and analysis.design.kind == "mx2":
         caveats.append(
             "The calibrated F test and the BCV McNemar test are built for balanced or "
@@ -670,6 +681,12 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     if not analysis.recommendation.names:
         caveats.append(analysis.recommendation.reason)
     return caveats
+
+
+def _reversed_scores(analysis: Analysis) -> str | None:
+    """Why the scores look like another class's (every model's AUC far below 0.5), or None."""
+    kept = getattr(analysis.table, "_record_predictions", None)
+    return None if kept is None else kept.reversed_scores("the score")
 
 
 def _random_draws(analysis: Analysis) -> list[str]:

@@ -345,3 +345,50 @@ def test_mcnemar_says_why_it_is_two_sided():
     table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
     with pytest.raises(cvreport.ArgumentError, match="two-sided by construction"):
         cvreport.mcnemar_5x2bcv(table, "logistic_regression", "decision_tree", alternative="less")
+
+
+# --------------------------------------------------------------------------
+# N22: a score of the wrong class
+# --------------------------------------------------------------------------
+def holdout_table(frame: pd.DataFrame, score: str, metric: str = "roc_auc", **options):
+    return cvreport.ResultsTable.from_predictions(
+        frame,
+        truth="y",
+        score=score,
+        metric=metric,
+        model="clf",
+        record="idx",
+        replication=None,
+        fold=None,
+        **options,
+    )
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision"])
+def test_a_score_of_the_other_class_is_warned_about(metric):
+    from sklearn.metrics import roc_auc_score
+
+    frame = holdout_probabilities().assign(p0=lambda d: 1 - d["p1"])  # predict_proba[:, 0]
+    with pytest.warns(cvreport.ReversedScoreWarning) as caught:
+        table = holdout_table(frame, "p0", metric)
+    message = str(caught[0].message)
+    for model, rows in frame.groupby("clf"):
+        auc = roc_auc_score(rows["y"], rows["p0"])  # what the wrong column gives
+        assert auc < 0.3
+        assert f"{model} {auc:.4f}" in message
+    assert "column 'p0' looks like the probability of class 0" in message
+    assert "positive class 1" in message and "pos_label=0" in message
+    markdown = cvreport.Report(table).to_markdown()
+    # was: no word; "knn has the higher AUC" presented as a finding
+    assert "looks like the probability of class 0" in caveats_of(markdown)
+    assert "ranks the records backwards" in in_short(markdown)
+
+
+def test_the_right_score_or_the_right_positive_class_passes_quietly():
+    frame = holdout_probabilities().assign(p0=lambda d: 1 - d["p1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cvreport.ReversedScoreWarning)
+        right = holdout_table(frame, "p1")
+        holdout_table(frame, "p0", pos_label=0)
+    assert "backwards" not in cvreport.Report(right).to_markdown()
+
