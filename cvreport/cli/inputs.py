@@ -262,7 +262,10 @@ def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
         "--test-train-ratio",
         type=float,
         metavar="R",
-        help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
+        help=(
+            "validation size / training size (e.g. 0.111 for 10-fold CV): needed for per-fold "
+            "scores, and for repeated hold-out, whose table does not hold the training sets"
+        ),
     )
 
 
@@ -339,15 +342,13 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
 
 
 def score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
-    """``--per-fold`` and ``--test-train-ratio``, checked together."""
-    per_fold = bool(args.per_fold)
-    ratio = args.test_train_ratio
-    if ratio is not None and not per_fold:
-        raise CommandError(
-            "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables "
-            "know their fold sizes"
-        )
-    return per_fold, ratio
+    """``--per-fold`` and ``--test-train-ratio``.
+
+    The ratio is taken for per-record tables too, as the API takes it: a repeated
+    hold-out table lists only the records some split validated, so the training sizes
+    it would infer from them are too small (the true ones are not in the table).
+    """
+    return bool(args.per_fold), args.test_train_ratio
 
 
 # -- the data -------------------------------------------------------------------

@@ -392,3 +392,79 @@ def test_the_right_score_or_the_right_positive_class_passes_quietly():
         holdout_table(frame, "p0", pos_label=0)
     assert "backwards" not in cvreport.Report(right).to_markdown()
 
+
+# --------------------------------------------------------------------------
+# N8 (addenda): repeated hold-out training sizes from the command line and from collect
+# --------------------------------------------------------------------------
+def repeated_holdout_losses(
+    n: int = 300, splits: int = 10, validation: int = 30, seed: int = 9
+) -> pd.DataFrame:
+    """``splits`` random hold-out splits of ``validation`` of ``n`` records (ShuffleSplit)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for split in range(1, splits + 1):
+        test = rng.choice(n, validation, replace=False)
+        for model, error in (("A", 0.10), ("B", 0.16)):
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "replication": split,
+                        "fold": 1,
+                        "model": model,
+                        "record": test,
+                        "loss": (rng.random(validation) < error).astype(int),
+                    }
+                )
+            )
+    return pd.concat(rows, ignore_index=True)
+
+
+def corrected_resampled_t_by_hand(frame: pd.DataFrame, ratio: float) -> tuple[float, float]:
+    """Nadeau & Bengio's (2003) corrected resampled t on the per-split mean differences."""
+    means = frame.pivot_table(index="replication", columns="model", values="loss", aggfunc="mean")
+    d = (means["A"] - means["B"]).to_numpy()
+    t = d.mean() / math.sqrt((1 / len(d) + ratio) * d.var(ddof=1))
+    return t, 2 * stats.t.sf(abs(t), len(d) - 1)
+
+
+def test_the_command_line_takes_the_test_train_ratio_of_a_repeated_holdout_table(tmp_path, capsys):
+    from cvreport.cli import main
+
+    frame = repeated_holdout_losses()
+    data = tmp_path / "holdout.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "r.md"
+    ratio = 30 / 270  # every model was trained on the other 270 of the 300 records
+    status = main(
+        ["report", str(data), "-f", LOSS_FORMULA, "-o", str(out), "--test-train-ratio", str(ratio)]
+    )
+    stderr = capsys.readouterr().err
+    # was: "--test-train-ratio applies to per-fold scores (--per-fold); per-record tables
+    # know their fold sizes"
+    assert status == 0, stderr
+    t, p = corrected_resampled_t_by_hand(frame, ratio)
+    text = out.read_text(encoding="utf-8")
+    assert f"| {t:.4f} | 9 | {p:.3f} |" in text
+    assert f"n2/n1 = {ratio:.6g}, as given" in text
+
+
+def test_collect_records_the_training_sizes_of_shufflesplit():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import ShuffleSplit
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    models = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=2, random_state=0)}
+    table = cvreport.collect(models, X, y, cv=ShuffleSplit(10, test_size=0.1, random_state=0))
+    # was: "n = 382 records" and n2/n1 = 570 / 3250 = 0.175, inferred from the validated records
+    assert "n = 569 records" in table.design.describe()
+    sizes = table.train_sizes()
+    assert (sizes["n_train"] == 512).all() and (sizes["n_test"] == 57).all()
+    result = cvreport.corrected_resampled_ttest(table, "nb", "tree")
+    errors = table.fold_errors()
+    frame = errors.replace({"model": {"nb": "A", "tree": "B"}})
+    t, p = corrected_resampled_t_by_hand(frame, 570 / 5120)
+    assert result.statistic == pytest.approx(t, rel=1e-9)
+    assert result.pvalue == pytest.approx(p, rel=1e-9)
+    assert "from the training sets collect fitted" in " ".join(result.notes)
