@@ -468,3 +468,23 @@ def test_collect_records_the_training_sizes_of_shufflesplit():
     assert result.statistic == pytest.approx(t, rel=1e-9)
     assert result.pvalue == pytest.approx(p, rel=1e-9)
     assert "from the training sets collect fitted" in " ".join(result.notes)
+
+
+# --------------------------------------------------------------------------
+# C2, C3, C4: the Bayesian table's width, LaTeX captions, Z_max in running text
+# --------------------------------------------------------------------------
+def example_report(**options) -> cvreport.Report:
+    table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, cvreport.load_example())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cvreport.Report(table, **options)
+
+
+def test_the_bayesian_posterior_table_has_short_headers():
+    html = example_report(tests="all").to_html()
+    table = re.search(r'<table class="cvr-table cvr-bayes".*?</table>', html, flags=re.S)[0]
+    header = re.search(r"<thead>.*?</thead>", table, flags=re.S)[0]
+    # was: "Region of practical equivalence ± (error rate)" pushed the table past 1152 px
+    assert "Region of practical equivalence" not in header
+    assert '<abbr title="region of practical equivalence">ROPE</abbr> ±' in header
+    assert "table.cvr-bayes thead th { white-space: normal" in html
