@@ -480,6 +480,19 @@ def example_report(**options) -> cvreport.Report:
         return cvreport.Report(table, **options)
 
 
+def test_z_max_is_set_as_in_the_tables_in_running_text():
+    report = example_report(tests="all")
+    html = report.to_html()
+    latex = report.to_latex()
+    z_max = cvreport.audit_overlap(report.table).z_max
+    # was: "(Z_max = 9.7504; ..." beside Z<sub>max</sub> in the table (HTML), and
+    # "Z\_max" beside $Z_{\max}$ (LaTeX)
+    assert f"(Z<sub>max</sub> = {z_max:.4f};" in html
+    assert "Z_max" not in html
+    assert f"($Z_{{\\max}}$ = {z_max:.4f};" in latex
+    assert "Z\\_max" not in latex
+
+
 def test_the_bayesian_posterior_table_has_short_headers():
     html = example_report(tests="all").to_html()
     table = re.search(r'<table class="cvr-table cvr-bayes".*?</table>', html, flags=re.S)[0]
