@@ -493,6 +493,16 @@ def test_z_max_is_set_as_in_the_tables_in_running_text():
     assert "Z\\_max" not in latex
 
 
+def test_latex_captions_above_tables_stand_clear_of_the_top_rule():
+    latex = example_report(tests="all").to_latex()
+    tables = re.findall(r"\\begin\{table\}.*?\\end\{table\}", latex, flags=re.S)
+    captioned = [t for t in tables if re.search(r"\\caption\{.*?\\toprule", t, flags=re.S)]
+    assert len(captioned) >= 3
+    for table in captioned:
+        # was: \caption{...} directly on \toprule (booktabs' \abovetopsep is 0 by default)
+        assert re.search(r"\\setlength\{\\abovetopsep\}\{[^}]+\}.*?\\toprule", table, re.S)
+
+
 def test_the_bayesian_posterior_table_has_short_headers():
     html = example_report(tests="all").to_html()
     table = re.search(r'<table class="cvr-table cvr-bayes".*?</table>', html, flags=re.S)[0]
