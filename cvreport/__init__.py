@@ -36,6 +36,8 @@ from cvreport.errors import (
     FormulaError,
     IntervalUndefinedError,
     PartitionWarning,
+    RepeatedPartitionWarning,
+    ReversedScoreWarning,
     UnusedOptionsWarning,
 )
 from cvreport.methods import delong_tests_per_fold
@@ -81,9 +83,11 @@ __all__ = [
     "OverlapAudit",
     "PartitionWarning",
     "RandomMx2CV",
+    "RepeatedPartitionWarning",
     "Report",
     "ReportExistsError",
     "ResultsTable",
+    "ReversedScoreWarning",
     "Summary",
     "TestResult",
     "UnusedOptionsWarning",

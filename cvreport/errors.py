@@ -20,6 +20,8 @@ __all__ = [
     "FormulaError",
     "IntervalUndefinedError",
     "PartitionWarning",
+    "RepeatedPartitionWarning",
+    "ReversedScoreWarning",
     "describe_keys",
     "user_stacklevel",
 ]
@@ -63,6 +65,12 @@ class PartitionWarning(UserWarning):
 
 class AssumedDirectionWarning(UserWarning):
     """Which way is better was neither given nor told by the metric's name, so it was assumed."""
+class RepeatedPartitionWarning(PartitionWarning):
+    """Some replications repeat another replication's partition instead of drawing a new one."""
+
+
+class ReversedScoreWarning(UserWarning):
+    """The scores look like another class's: every model ranks the records backwards."""
 
 
 class UnusedOptionsWarning(UserWarning):

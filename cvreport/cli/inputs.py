@@ -42,13 +42,12 @@ from cvreport.cli.checks import CommandError
 from cvreport.data import examples
 from cvreport.data.backends import formula_label_columns
 from cvreport.data.datasets import DatasetsTable, split_dataset_term
-from cvreport.data.design import DesignKind
 from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import check_regular_file, data_format, read_results
 from cvreport.data.metrics import resolve_metric
 from cvreport.data.table import ResultsTable
-from cvreport.errors import CVReportError, DataError, FormulaError
+from cvreport.errors import DataError, FormulaError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -264,7 +263,10 @@ def _add_score_arguments(parser: argparse.ArgumentParser) -> None:
         "--test-train-ratio",
         type=float,
         metavar="R",
-        help="validation size / training size, for per-fold scores (e.g. 0.111 for 10-fold CV)",
+        help=(
+            "validation size / training size (e.g. 0.111 for 10-fold CV): needed for per-fold "
+            "scores, and for repeated hold-out, whose table does not hold the training sets"
+        ),
     )
 
 
@@ -341,12 +343,13 @@ def input_formula(args: argparse.Namespace, formula: str | None = None) -> str:
 
 
 def score_options(args: argparse.Namespace) -> tuple[bool, float | None]:
-    """``--per-fold`` and ``--test-train-ratio``, checked together."""
-    per_fold = bool(args.per_fold)
-    ratio = args.test_train_ratio
-    if ratio is not None and not per_fold and not getattr(args, "split_records", False):
-        raise CommandError(_RATIO_REFUSAL)
-    return per_fold, ratio
+    """``--per-fold`` and ``--test-train-ratio``.
+
+    The ratio is taken for per-record tables too, as the API takes it: a repeated
+    hold-out table lists only the records some split validated, so the training sizes
+    it would infer from them are too small (the true ones are not in the table).
+    """
+    return bool(args.per_fold), args.test_train_ratio
 
 
 # -- the data -------------------------------------------------------------------
@@ -493,28 +496,7 @@ def table_from_args(args: argparse.Namespace) -> ResultsTable:
         check_example(args)
         formula = input_formula(args) if args.formula else None
         return example_table(args.example, formula, args.record)
-    if args.test_train_ratio is not None and not args.per_fold:
-        return _splits_with_ratio(args)
     return load_table(args)
-
-
-_RATIO_REFUSAL = (
-    "--test-train-ratio applies to per-fold scores (--per-fold) and to per-record losses of "
-    "repeated hold-out splits, whose table holds only the records the splits validated; "
-    "per-record K-fold tables know their fold sizes"
-)
-
-
-def _splits_with_ratio(args: argparse.Namespace) -> ResultsTable:
-    """Per-record losses with ``--test-train-ratio``: repeated hold-out splits only, where
-    the training sizes cannot be read from the table (it lists the validated records)."""
-    try:
-        table = load_table(argparse.Namespace(**vars(args), split_records=True))
-    except (CVReportError, CommandError) as error:
-        raise CommandError(_RATIO_REFUSAL) from error
-    if table.design.kind is not DesignKind.REPEATED_HOLDOUT:
-        raise CommandError(_RATIO_REFUSAL)
-    return table
 
 
 def _looks_like_data(name: str) -> bool:

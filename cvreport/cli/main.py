@@ -12,7 +12,7 @@
     INPUT FLAGS (the same for every command, :mod:`cvreport.cli.inputs`):
         [--sep CHAR] [--record COLUMN] [--example [NAME]] [--engine pandas|duckdb|polars]
         [--metric NAME (--prediction COLUMN | --score COLUMNS) [--truth COLUMN]]
-        [--cluster COLUMN] [--direction lower|higher] [--per-fold [--test-train-ratio R]]
+        [--cluster COLUMN] [--direction lower|higher] [--per-fold] [--test-train-ratio R]
 
 DATA is a CSV or Parquet file in long format: one row per replication, fold,
 model and record holding a loss, or a prediction (with ``--metric``), or one

@@ -73,7 +73,7 @@ def run_notebook(args: argparse.Namespace) -> int:
     output = Path(args.output)
     check_outputs({"-o": output}, overwrite=args.overwrite, inputs=input_paths(args))
     # a ratio for per-record losses: notebook.write keeps it for repeated hold-out splits
-    per_fold, ratio = score_options(argparse.Namespace(**vars(args), split_records=True))
+    per_fold, ratio = score_options(args)
     if args.engine not in (None, "pandas"):
         raise CommandError(
             f"--engine {args.engine}: a notebook reads DATA with pandas; leave out --engine "

@@ -13,12 +13,14 @@ predictions, scores and clusters are kept for the tests that need the records
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 from cvreport.data.build import (
     ClusterRows,
@@ -43,7 +45,13 @@ from cvreport.data.metrics import (
 from cvreport.data.roles import MetricCall, Roles, metric_call
 from cvreport.data.sufficient import membership_patterns
 from cvreport.data.validation import require_columns
-from cvreport.errors import DataError, DesignError, describe_keys
+from cvreport.errors import (
+    DataError,
+    DesignError,
+    ReversedScoreWarning,
+    describe_keys,
+    user_stacklevel,
+)
 
 ResultsTable = TypeVar("ResultsTable")
 """The table class of :mod:`cvreport.data.table`, which passes itself in as ``cls``."""
@@ -57,6 +65,10 @@ __all__ = [
     "record_pairs",
     "refuse_labels_of_two_kinds",
 ]
+
+
+REVERSED_AUC = 0.3
+"""Every model's AUC below this (0.5 is chance) reads as a score of the other class."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,46 @@ class RecordPredictions:
     def score_columns(self) -> list[str]:
         """The score columns of :attr:`frame` (empty when there are none)."""
         return [c for c in self.frame.columns if c == "score" or c.startswith("score_")]
+
+    def reversed_scores(self, holder: str = "the score") -> str | None:
+        """Why the scores look like another class's, or None.
+
+        When every model's AUC, pooled over its records, is below
+        :data:`REVERSED_AUC` (0.5 is chance), the one score column almost surely holds
+        the probability of the other class (``predict_proba(X)[:, 0]``): its AUC and
+        average precision, and the ranking of the models, are reversed. The AUC is the
+        Mann–Whitney statistic (Hanley & McNeil 1982). Only a ranking metric on a
+        single score column of two classes is checked.
+        """
+        if self.spec.kind != "rank" or len(self.classes) != 2 or "score" not in self.frame:
+            return None
+        aucs = {}
+        for model, rows in self.frame.groupby("model", sort=False):
+            positive = rows["truth"].to_numpy() == self.positive
+            n1, n0 = int(positive.sum()), int((~positive).sum())
+            if n1 == 0 or n0 == 0:
+                return None
+            ranks = rankdata(rows["score"].to_numpy(dtype=np.float64))
+            aucs[model] = (ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0)
+        if not aucs or max(aucs.values()) >= REVERSED_AUC:
+            return None
+        shown = ", ".join(f"{model} {auc:.4f}" for model, auc in aucs.items())
+        labels = [v.item() if isinstance(v, np.generic) else v for v in self.classes]
+        positive_label, other = labels[self.positive], labels[1 - self.positive]
+        how = (
+            "given as pos_label"
+            if self.positive_source is Provenance.GIVEN
+            else "inferred: the larger of the two sorted labels"
+        )
+        return (
+            f"every model's AUC is far below 0.5 ({shown}, pooled over the records): "
+            f"{holder} looks like the probability of class {other!r}, not of the positive "
+            f"class {positive_label!r} ({how}), which reverses the AUC, the average "
+            "precision and the ranking of the models. Give the positive class's probability "
+            f"as the score (predict_proba(X)[:, {self.positive}] for class {positive_label!r}, "
+            "the classes in sorted order), or pass "
+            f"pos_label={other!r} if the scores are for class {other!r}"
+        )
 
 
 def refuse_labels_of_two_kinds(
@@ -312,6 +364,22 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
     if cluster is not None:
         membership = (layout.records.to_numpy(), layout.membership)
         clusters = ClusterRows(data, record, cluster, membership)
+    kept = RecordPredictions(
+        spec=spec,
+        classes=classes,
+        positive=positive,
+        frame=_record_frame(
+            data, model, replication, fold, record, truth_codes, prediction_codes, scores, cluster
+        ),
+        positive_source=Provenance.LARGER_LABEL if roles.pos_label is None else Provenance.GIVEN,
+    )
+    reversed_note = kept.reversed_scores(f"column {score!r}") if isinstance(score, str) else None
+    if reversed_note:
+        warnings.warn(
+            reversed_note[:1].upper() + reversed_note[1:],
+            ReversedScoreWarning,
+            stacklevel=user_stacklevel(),
+        )
     return replace(
         contents,
         formula=roles.formula,
@@ -322,25 +390,7 @@ def metric_contents(data: pd.DataFrame, roles: Roles) -> TableContents:
             if prediction is None
             else _kept_columns(data, model, replication, fold, record, truth, prediction, cluster)
         ),
-        record_predictions=RecordPredictions(
-            spec=spec,
-            classes=classes,
-            positive=positive,
-            frame=_record_frame(
-                data,
-                model,
-                replication,
-                fold,
-                record,
-                truth_codes,
-                prediction_codes,
-                scores,
-                cluster,
-            ),
-            positive_source=(
-                Provenance.LARGER_LABEL if roles.pos_label is None else Provenance.GIVEN
-            ),
-        ),
+        record_predictions=kept,
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from cvreport.errors import ArgumentError
 
-__all__ = ["LEVEL_HINT", "SYNONYMS", "option_error", "public_function"]
+__all__ = ["LEVEL_HINT", "SYNONYMS", "TWO_SIDED_ONLY", "option_error", "public_function"]
 
 #: What a keyword often given by mistake stands for (the closest name is found otherwise).
 SYNONYMS = {
@@ -51,6 +51,52 @@ LEVEL_HINT = (
     "(res.summary(alpha=...), res.conf_int(alpha), res.reject(alpha)) or to the report "
     "(Report(..., alpha=...))"
 )
+
+_SQUARES = "so it measures how far the two models are apart, never which one is better"
+_ON_5X2 = (
+    "For a one-sided question on a 5×2 design use corrected_repeated_kfold_ttest(table, a, b, "
+    "alternative='less') or combined_ttest_5x2cv(..., alternative=...)"
+)
+
+#: Why a test takes no ``alternative`` and which test on its design does.
+TWO_SIDED_ONLY = {
+    "combined_ftest_5x2cv": (
+        "Alpaydın's F statistic sums the squared differences of the 2m folds (Alpaydın 1999), "
+        f"{_SQUARES}",
+        _ON_5X2,
+    ),
+    "calibrated_ftest_5x2cv": (
+        "the calibrated F statistic sums the squared differences of the 2m folds (Wang, Li & "
+        f"Li 2017), {_SQUARES}",
+        _ON_5X2,
+    ),
+    "mcnemar_5x2bcv": (
+        f"its χ² statistic squares the difference of the discordant counts, {_SQUARES}",
+        _ON_5X2,
+    ),
+    "mcnemar_kfold": (
+        f"its χ² statistics square the difference of the discordant counts, {_SQUARES}",
+        "For a one-sided question on a K-fold design use paired_ttest_kfold, wilcoxon_kfold "
+        "or sign_test (..., alternative=...)",
+    ),
+    "mcnemar": (
+        f"its χ² statistic squares the difference of the discordant counts, {_SQUARES}",
+        "For a one-sided question on one hold-out set, the exact McNemar test is a binomial "
+        "test of the discordant counts n01 and n10 of table.contingency(a, b): "
+        "scipy.stats.binomtest(n01, n01 + n10, alternative=...); delong_test takes "
+        "alternative= for AUC",
+    ),
+}
+
+
+def _two_sided_hint(function: str) -> str | None:
+    """Why ``function`` (as the user called it) takes no ``alternative``, or None."""
+    known = TWO_SIDED_ONLY.get(function.rsplit(".", 1)[-1])
+    if known is None:
+        return None
+    why, instead = known
+    return f"the test is two-sided by construction: {why}. {instead}."
+
 
 #: The wrapper of each (function, public name), made once.
 _PUBLIC: dict[tuple[Callable[..., Any], str], Callable[..., Any]] = {}
@@ -78,7 +124,10 @@ def option_error(function: str, name: str, accepted: Iterable[str]) -> ArgumentE
     if synonym is not None and synonym.split()[0] not in accepted:
         synonym = None
     hint = synonym or (close[0] if close else None)
-    if hint:
+    two_sided = _two_sided_hint(function) if name == "alternative" else None
+    if two_sided:
+        suggestion = f"; {two_sided}"
+    elif hint:
         suggestion = f"; did you mean {hint}?"
     elif name.lower() == "alpha":
         suggestion = f"; {LEVEL_HINT}."

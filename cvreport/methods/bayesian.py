@@ -234,19 +234,24 @@ class BayesianCorrelatedTTestResult(TestResult):
         """A sentence: which of the three regions holds at least ``level`` posterior probability."""
         a, b = self.models if self.models else ("A", "B")
         better = f"{self.direction} {self.loss_name}"
+        # 0.0 + : a probability of −0.0 (a difference of equal tails) prints as 0.000
+        p_a, p_eq, p_b = (
+            0.0 + max(p, 0.0)
+            for p in (self.prob_a_better, self.prob_equivalent, self.prob_b_better)
+        )
         if self.prob_a_better >= level:
-            return f"{a} has {better} than {b} with posterior probability {self.prob_a_better:.3f}."
+            return f"{a} has {better} than {b} with posterior probability {p_a:.3f}."
         if self.prob_b_better >= level:
-            return f"{b} has {better} than {a} with posterior probability {self.prob_b_better:.3f}."
+            return f"{b} has {better} than {a} with posterior probability {p_b:.3f}."
         if self.prob_equivalent >= level:
             return (
                 f"{a} and {b} are practically equivalent (|δ| ≤ {self.rope:g}) with posterior "
-                f"probability {self.prob_equivalent:.3f}."
+                f"probability {p_eq:.3f}."
             )
         return (
             f"No region reaches posterior probability {level:g}: P({a} better) = "
-            f"{self.prob_a_better:.3f}, P(equivalent) = {self.prob_equivalent:.3f}, "
-            f"P({b} better) = {self.prob_b_better:.3f}."
+            f"{p_a:.3f}, P(equivalent) = {p_eq:.3f}, "
+            f"P({b} better) = {p_b:.3f}."
         )
 
     def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:

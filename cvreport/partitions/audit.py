@@ -30,7 +30,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +39,13 @@ import pandas as pd
 
 from cvreport.data.design import DesignKind
 from cvreport.data.table_input import as_table
-from cvreport.errors import DesignError
+from cvreport.errors import DesignError, RepeatedPartitionWarning, user_stacklevel
 from cvreport.option_values import check_alpha
 from cvreport.partitions.audit_summary import kfold_pair_legend, summary_tables
 from cvreport.partitions.overlap import REFERENCE as OVERLAP_REFERENCE
 from cvreport.partitions.overlap import overlap_distribution, overlap_quantile, zmax_sf
 from cvreport.partitions.splits import block_regularized_signs
-from cvreport.rendering.formatting import format_number
+from cvreport.rendering.formatting import format_number, format_pvalue
 from cvreport.results import HypothesisTestResult
 from cvreport.summary_data import SummaryRow, SummaryTable
 
@@ -176,6 +176,18 @@ class OverlapAudit(HypothesisTestResult):
     pair_table: pd.DataFrame | None = None
     alpha: float = 0.1
     pair_legend: str = ""
+    repeated_partitions: tuple[tuple[Any, Any], ...] = ()
+
+    @property
+    def repeats_partitions(self) -> bool:
+        """Whether some replication repeats the partition of an earlier one."""
+        return bool(self.repeated_partitions)
+
+    @property
+    def repeated_partitions_text(self) -> str:
+        """The repeats in words, e.g. ``"replications 2–10 repeat replication 1's partition"``
+        (empty when every replication has its own partition)."""
+        return describe_repeats(self.repeated_partitions, self.m)
 
     @property
     def z_max(self) -> float:
@@ -248,6 +260,8 @@ class OverlapAudit(HypothesisTestResult):
             rows.append(
                 SummaryRow("Wang, Li & Li (2015) quantile k(P > 0.1)", self.quantiles[1], "value")
             )
+        if self.repeated_partitions:
+            rows.append(SummaryRow("repeated partitions", self.repeated_partitions_text, "text"))
         rows.append(SummaryRow("verdict", self.verdict, "text"))
         return rows
 
@@ -267,6 +281,80 @@ class OverlapAudit(HypothesisTestResult):
 # --------------------------------------------------------------------------
 # pieces
 # --------------------------------------------------------------------------
+def _label_runs(labels: list[Any]) -> str:
+    """Labels in words, runs of consecutive integers as ranges: ``"2–10"``, ``"2, 4 and 7–9"``."""
+    parts: list[str] = []
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in labels):
+        values = sorted(int(v) for v in labels)
+        start = previous = values[0]
+        for value in [*values[1:], None]:
+            if value is not None and value == previous + 1:
+                previous = value
+                continue
+            parts.append(f"{start}" if start == previous else f"{start}–{previous}")
+            if value is not None:
+                start = previous = value
+    else:
+        parts = [str(v) for v in labels]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def describe_repeats(repeats: tuple[tuple[Any, Any], ...], m: int | None = None) -> str:
+    """The repeated partitions in words.
+
+    ``repeats`` pairs each replication with the earlier replication whose partition it
+    repeats.
+
+    >>> describe_repeats(tuple((r, 1) for r in range(2, 11)), 10)
+    "replications 2–10 repeat replication 1's partition: the table holds 1 distinct partition of the records, not 10"
+    >>> describe_repeats((("b", "a"),))
+    "replication b repeats replication a's partition"
+    """
+    if not repeats:
+        return ""
+    originals: dict[Any, list[Any]] = {}
+    for repeat, original in repeats:
+        originals.setdefault(original, []).append(repeat)
+    clauses = []
+    for original, copies in originals.items():
+        verb = "repeats" if len(copies) == 1 else "repeat"
+        noun = "replication" if len(copies) == 1 else "replications"
+        clauses.append(f"{noun} {_label_runs(copies)} {verb} replication {original}'s partition")
+    text = "; ".join(clauses)
+    if m is not None:
+        distinct = m - len(repeats)
+        noun = "partition" if distinct == 1 else "partitions"
+        text += f": the table holds {distinct} distinct {noun} of the records, not {m}"
+    return text
+
+
+def _repeated_partitions(
+    membership: np.ndarray, replications: list[Any]
+) -> tuple[tuple[Any, Any], ...]:
+    """Each replication whose partition repeats an earlier one's, with that earlier one.
+
+    Two replications repeat one partition when their folds hold the same records,
+    whatever the folds are called: the largest overlap two partitions can have. The
+    folds are relabelled in the order the records first meet them, so equal partitions
+    give equal columns. Only records every replication validates are compared.
+    """
+    complete = np.all(membership >= 0, axis=1)
+    rows = membership[complete]
+    if len(rows) < 2:
+        return ()
+    first_seen: dict[bytes, Any] = {}
+    repeats: list[tuple[Any, Any]] = []
+    for column, label in enumerate(replications):
+        _, first, inverse = np.unique(rows[:, column], return_index=True, return_inverse=True)
+        order = np.argsort(np.argsort(first))
+        key = order[inverse.ravel()].astype(np.int64).tobytes()
+        if key in first_seen:
+            repeats.append((label, first_seen[key]))
+        else:
+            first_seen[key] = label
+    return tuple(repeats)
+
+
 def _pair_table(fi: np.ndarray, fj: np.ndarray, K: int, weights: np.ndarray) -> np.ndarray:
     """``(K, K)`` counts of records by fold in replication i (rows) and j (columns)."""
     table = np.zeros(K * K, dtype=np.int64)
@@ -468,6 +556,12 @@ def _recognise(signs: np.ndarray, z_max: float, K: int, weights: np.ndarray | No
     return "block-regularized"
 
 
+def _probability_words(p: float) -> str:
+    """``0.693``, or ``below 0.001`` where three decimals would print 0 (never ``-0.000``)."""
+    text = format_pvalue(p)
+    return f"below {text[1:]}" if text.startswith("<") else text
+
+
 def _expected_zmax(n: int, m: int) -> float:
     """``E Z_max = Σ (v_{i+1} − v_i) P(Z_max > v_i)`` over the support ``v`` of ``Z``."""
     values = overlap_distribution(n).values
@@ -475,50 +569,30 @@ def _expected_zmax(n: int, m: int) -> float:
     return float(values[0] + np.sum(np.diff(values) * sf))
 
 
-def _repeated_partitions(membership: np.ndarray, replications: Sequence[Any]) -> str:
-    """The sentence naming replications that repeat another's partition, or ``""``.
-
-    Two replications repeat one partition when, on the records both validate, each fold
-    of one is exactly one fold of the other (the same folds, perhaps under other labels):
-    the usual slip of a splitter re-used with the same seed. Their overlaps then lie as
-    far from random as they can, and the tests count the copies as new evidence.
-    """
-    complete = np.all(membership >= 0, axis=1)
-    if not complete.any():
-        return ""
-    columns = membership[complete]
-    canonical = np.empty_like(columns)
-    for c in range(columns.shape[1]):  # fold labels renumbered by first appearance
-        _, first, inverse = np.unique(columns[:, c], return_index=True, return_inverse=True)
-        canonical[:, c] = np.argsort(np.argsort(first))[inverse]
-    _, group = np.unique(canonical.T, axis=0, return_inverse=True)
-    group = np.asarray(group).ravel()
-    labels = list(replications)
-    repeats = []
-    for g in np.unique(group):
-        members = np.flatnonzero(group == g)
-        if members.size > 1:
-            copies = ", ".join(str(labels[i]) for i in members[1:])
-            repeats.append(
-                f"{copies} repeat{'s' if members.size == 2 else ''} replication "
-                f"{labels[members[0]]}'s"
-            )
-    if not repeats:
-        return ""
-    distinct = int(np.unique(group).size)
-    return (
-        f"Replication{'s' if len(repeats) > 1 or ',' in repeats[0] else ''} "
-        f"{'; '.join(repeats)} partition: the same folds, perhaps under other labels. The "
-        f"table holds {distinct} distinct partition{'s' if distinct != 1 else ''} for "
-        f"{len(labels)} replications: the copies' overlaps are as far from random as they can "
-        "be, and every test that counts replications takes the copies for new evidence and "
-        "overstates it. Keep one copy of each partition, or draw new ones (a splitter re-used "
-        "with the same seed repeats its partition)."
-    )
-
-
-def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> str:
+def _meaning(
+    verdict: str,
+    design: str,
+    z_max: float,
+    pvalue: float,
+    K: int,
+    *,
+    repeats: tuple[tuple[Any, Any], ...] = (),
+    m: int | None = None,
+) -> str:
     z_text = f"{z_max:g}" if float(z_max).is_integer() else format_number(z_max)
+    if repeats:
+        said = describe_repeats(repeats, m)
+        one = m is not None and m - len(repeats) == 1
+        return (
+            f"The replications do not draw fresh partitions. {said[:1].upper()}{said[1:]}"
+            f"{f' (this is one {K}-fold cross-validation)' if one else ''}. Identical partitions "
+            "have the largest overlap two partitions can have (Z_max = "
+            f"{z_text}). The tests for repeated cross-validation treat every replication as a "
+            "fresh random partition; repeats make them count the same split several times, "
+            "which shrinks the variance of the mean difference and the p-values. Test the "
+            "distinct partitions only (keep one replication of each), or rerun the experiment "
+            "with a new random partition for every replication."
+        )
     share = "a quarter of the records" if K == 2 else "their expected n((K−1)/K)² records"
     if verdict == "balanced":
         text = (
@@ -532,10 +606,9 @@ def _meaning(verdict: str, design: str, z_max: float, pvalue: float, K: int) -> 
         if design == "random":
             text += " The balance arose by chance rather than by design."
         return text
-    chance = f"{pvalue:.3f}" if pvalue >= 0.0005 else "below 0.001"
     common = (
         f"Z_max = {z_text}; random partitioning gives a Z_max at least this large with "
-        f"probability {chance}"
+        f"probability {_probability_words(pvalue)}"
     )
     if K != 2:
         if verdict == "typical":
@@ -694,6 +767,7 @@ def audit_overlap(
     tails = measured.tails(z_max)
     # max(0, ·): a product of tails that are all 1 within rounding gives -0.0, printed "-0.000"
     pvalue = 1.0 if tails.max() >= 1.0 else max(0.0, float(-np.expm1(np.log1p(-tails).sum())))
+    repeats = _repeated_partitions(membership, replications)
 
     n_records = int(weights.sum())
     complete = np.all(membership >= 0, axis=1)
@@ -702,8 +776,18 @@ def audit_overlap(
     if recognised in ("balanced", "block-regularized"):
         verdict = "balanced"
     else:
-        verdict = "poor" if pvalue <= alpha else "typical"
-    copies = _repeated_partitions(membership, replications)
+        verdict = "poor" if pvalue <= alpha or repeats else "typical"
+    if repeats:
+        said = describe_repeats(repeats, m)
+        warnings_.append(f"{said[:1].upper()}{said[1:]}.")
+        warnings.warn(
+            f"{said[:1].upper()}{said[1:]}. The tests for repeated cross-validation treat "
+            "every replication as a fresh random partition, so repeats shrink their variance "
+            "and their p-values; test the distinct partitions only (keep one replication of "
+            "each) or draw a new random partition for every replication.",
+            RepeatedPartitionWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     quantiles = None
     expected_zmax = None
@@ -740,7 +824,7 @@ def audit_overlap(
         warnings=tuple(warnings_),
         notes=tuple(notes),
         verdict=verdict,
-        meaning=copies or _meaning(verdict, recognised, z_max, pvalue, K),
+        meaning=_meaning(verdict, recognised, z_max, pvalue, K, repeats=repeats, m=m),
         cv_design=design.describe(),
         cv_design_kind=design.kind,
         n_records=n_records,
@@ -752,4 +836,5 @@ def audit_overlap(
         pair_table=pair_table,
         alpha=alpha,
         pair_legend=pair_legend,
+        repeated_partitions=repeats,
     )

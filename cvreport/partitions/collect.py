@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.datasets import DatasetsTable
+from cvreport.data.design import DesignKind
 from cvreport.data.metrics import resolve_metric
 from cvreport.data.predictions import positive_code
 from cvreport.data.table import ResultsTable
@@ -327,7 +328,7 @@ def _collect_one(
     """The table of one data set."""
     clone, check_cv = _sklearn()
     spec = _check_scores(estimators, metric)
-    data, columns, positive = _collect_frame(
+    data, columns, positive, fitted = _collect_frame(
         clone,
         check_cv,
         estimators,
@@ -338,7 +339,46 @@ def _collect_one(
         n_jobs=n_jobs,
         groups=groups,
     )
-    return _table(data, columns, positive, spec, metric, pos_label)
+    return _table(data, columns, positive, spec, metric, pos_label, fitted)
+
+
+@dataclass(frozen=True)
+class _FittedSizes:
+    """What collect knows and a table of validation records cannot: the data set's size
+    and the size of every training set it fitted."""
+
+    n: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+def _with_fitted_sizes(table: ResultsTable, fitted: _FittedSizes) -> ResultsTable:
+    """A hold-out table with the data set's size and n2/n1 from the fitted training sets.
+
+    A repeated hold-out table lists only the records some split validated (ten splits of
+    10 % leave about a third out), so the data set's size and the training sizes it would
+    infer from them are too small (Nadeau & Bengio 2003's n2/n1 then too large). K-fold
+    and m×2 tables validate every record once per replication and infer both exactly.
+    """
+    design = table.design
+    if design.kind not in (DesignKind.HOLDOUT, DesignKind.REPEATED_HOLDOUT):
+        return table
+    train = int(fitted.train.sum())
+    ratio = float(fitted.test.sum()) / train
+    low, high = int(fitted.train.min()), int(fitted.train.max())
+    sizes = f"{low}" if low == high else f"{low} to {high}"
+    contents = replace(
+        table._contents,
+        design=replace(design, n_records=fitted.n),
+        test_train_ratio=ratio,
+        test_train_ratio_note=(
+            f"from the training sets collect fitted ({int(fitted.test.sum())} validation "
+            f"over {train} training records; {sizes} of the {fitted.n} records each)"
+        ),
+    )
+    table._adopt_contents(contents)
+    table.__dict__.pop("_train_sizes", None)
+    return table
 
 
 def _checked_cv(cv: Any) -> Any:
@@ -364,10 +404,11 @@ def _collect_frame(
     pos_label: Any,
     n_jobs: int | None,
     groups: Any,
-) -> tuple[pd.DataFrame, list[str], int]:
+) -> tuple[pd.DataFrame, list[str], int, _FittedSizes]:
     """One row per (replication, fold, model, record): truth, prediction and scores.
 
-    Also the score columns (one per class) and the position of the positive class.
+    Also the score columns (one per class), the position of the positive class and the
+    sizes of the data set and of every training and validation set.
     """
     names = list(estimators)
     n = len(y) if not hasattr(y, "shape") else int(y.shape[0])
@@ -426,7 +467,12 @@ def _collect_frame(
             frame[column] = values
         frames.append(frame)
     data = pd.concat(frames, ignore_index=True)
-    return data, score_names, positive
+    fitted = _FittedSizes(
+        n=n,
+        train=np.array([len(train) for train, _ in splits], dtype=np.int64),
+        test=np.array([len(test) for _, test in splits], dtype=np.int64),
+    )
+    return data, score_names, positive, fitted
 
 
 def _table(
@@ -436,6 +482,7 @@ def _table(
     spec: MetricSpec | None,
     metric: Any,
     pos_label: Any,
+    fitted: _FittedSizes,
 ) -> ResultsTable:
     if spec is None:
         table = ResultsTable.from_predictions(data, truth="truth", prediction="prediction")
@@ -448,6 +495,7 @@ def _table(
             metric=metric,
             pos_label=pos_label,
         )
+    table = _with_fitted_sizes(table, fitted)
     # keep every record's scores beside the truth and the prediction, for any later metric
     kept = dict(table._prediction_columns or {})
     for column in columns:

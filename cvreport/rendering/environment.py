@@ -61,6 +61,20 @@ def _environment(**options: Any) -> jinja2.Environment:
     return env
 
 
+# prose that names the audit's statistic writes Z_max; tables set it as Z with "max" below
+_Z_MAX = "Z_max"
+
+
+def _html_prose(text: Any) -> markupsafe.Markup:
+    """Escaped prose with ``Z_max`` set as in the tables, Z<sub>max</sub>."""
+    return markupsafe.Markup(str(markupsafe.escape(text)).replace(_Z_MAX, "Z<sub>max</sub>"))
+
+
+def _latex_prose(text: Any) -> str:
+    r"""Escaped prose with ``Z_max`` set as in the tables, ``$Z_{\max}$``."""
+    return formatting.escape_latex(text).replace(r"Z\_max", r"$Z_{\max}$")
+
+
 def _yes_no(value: Any) -> str:
     """``yes``/``no`` for a decision, ``—`` when there is none."""
     if value is None:
@@ -102,6 +116,7 @@ def html_environment() -> jinja2.Environment:
         finalize=_without_bidi_controls,
     )
     env.template_class = HtmlTemplate
+    env.filters["prose"] = _html_prose
     return env
 
 
@@ -129,6 +144,7 @@ def latex_environment() -> jinja2.Environment:
     )
     env.filters["e"] = formatting.escape_latex
     env.filters["escape"] = formatting.escape_latex
+    env.filters["prose"] = _latex_prose
     # after an escaped underscore a long name may break across lines
     env.filters["breakable"] = lambda text: str(text).replace(r"\_", r"\_\allowbreak{}")
     # a negative number's sign is a minus, not a hyphen

@@ -102,6 +102,8 @@ def format_probability(
     if math.isnan(value):
         return "nan"
     step = 10.0**-digits
+    if -step / 2 < value <= 0.0:
+        value = 0.0  # −0.0 or a rounding error below 0 prints as 0, never "-0.0000"
     if 0.0 < value < step / 2:
         return f"{less_than}{step:.{digits}f}"
     if 1.0 - step / 2 <= value < 1.0:

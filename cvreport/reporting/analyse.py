@@ -317,8 +317,12 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     _warn_unused_options(test_options, (*specs, *advice.fallback_tests))
     # many models: every pair in one overview, details for the best model's pairs
     frame = None
+    family: dict[Any, dict[frozenset[Any], float]] = {}
     if plan.pairs is None and len(pairs) > overview.DETAIL_LIMIT and advice.tests:
         frame = overview.pair_overview(table, advice.tests[0], alpha=alpha, correction=correction)
+        # the detailed pairs are chosen by the data (the best model against the next):
+        # their decisions use the adjustment over every pair, as the overview's do
+        family[advice.tests[0]] = overview.adjusted_by_pair(frame)
         pairs = overview.detailed_pairs(table)
     measure = interpret.measure_words(
         metric,
@@ -336,6 +340,8 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
         test_options=test_options,
         metric=metric,
         measure=measure,
+        family=family,
+        family_size=None if frame is None else len(frame),
     )
     holdout = getattr(design, "kind", None) == "holdout"
     return Analysis(

@@ -224,6 +224,8 @@ def compare_pairs(
     test_options: Mapping[str, Mapping[str, Any]],
     metric: Metric,
     measure: str,
+    family: Mapping[TestSpec, Mapping[frozenset[Any], float]] | None = None,
+    family_size: int | None = None,
 ) -> tuple[Comparison, ...]:
     """Run the tests for every pair, adjust across pairs and read each result.
 
@@ -243,11 +245,22 @@ def compare_pairs(
     metric : Metric
     measure : str
         What the report compares, in words.
+    family, family_size : optional
+        Adjusted p-values of a test over a larger family of pairs (every pair of many
+        models, keyed by the pair's two models) and that family's size: those tests take
+        their adjusted p-values from it, so a pair has one adjusted p per report.
     """
     runner = _Runner(table, specs, recommendation, fallback, alpha, test_options)
     built = [runner.compare(a, b) for a, b in pairs]
     return _adjust_and_interpret(
-        built, [*specs, *recommendation.fallback_tests], alpha, correction, metric, measure
+        built,
+        [*specs, *recommendation.fallback_tests],
+        alpha,
+        correction,
+        metric,
+        measure,
+        family or {},
+        family_size,
     )
 
 
@@ -512,13 +525,25 @@ def _adjust_and_interpret(
     correction: str | None,
     metric: Metric,
     measure: str,
+    family: Mapping[TestSpec, Mapping[frozenset[Any], float]],
+    family_size: int | None,
 ) -> tuple[Comparison, ...]:
     adjusted: dict[tuple[int, int], float] = {}
     n_pairs = len(comparisons)
+    in_family: set[tuple[int, int]] = set()
+    if correction is not None:
+        for i, c in enumerate(comparisons):
+            for j, o in enumerate(c.outcomes):
+                value = family.get(o.spec, {}).get(frozenset((c.a, c.b)))
+                if value is not None and o.has_pvalue:
+                    adjusted[(i, j)] = float(value)
+                    in_family.add((i, j))
     if n_pairs > 1 and correction is not None:
         from statsmodels.stats.multitest import multipletests
 
         for spec in dict.fromkeys(specs):
+            if spec in family:
+                continue
             where = [
                 (i, j)
                 for i, c in enumerate(comparisons)
@@ -534,7 +559,15 @@ def _adjust_and_interpret(
     read: list[Comparison] = []
     for i, comparison in enumerate(comparisons):
         updated = tuple(
-            _read(outcome, adjusted.get((i, j)), n_pairs, alpha, correction, metric, measure)
+            _read(
+                outcome,
+                adjusted.get((i, j)),
+                family_size if (i, j) in in_family and family_size else n_pairs,
+                alpha,
+                correction,
+                metric,
+                measure,
+            )
             for j, outcome in enumerate(comparison.outcomes)
         )
         comparison = replace(comparison, outcomes=updated)

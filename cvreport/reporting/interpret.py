@@ -32,6 +32,7 @@ from cvreport.results import MARGIN_ALTERNATIVES, level_text
 
 __all__ = [
     "bayesian_sentence",
+    "correction_guarantee",
     "correction_name",
     "decision_sentence",
     "direction_sentence",
@@ -81,6 +82,58 @@ def correction_name(method: str) -> str:
     "Holm's step-down method"
     """
     return _CORRECTION_NAMES.get(method, f"the {method!r} correction")
+
+
+_FAMILY_WISE = "the chance of any false alarm among the pairs stays at most α"
+_FALSE_DISCOVERIES = (
+    "on average at most a share α of the differences called significant are false alarms "
+    "(the false discovery rate)"
+)
+_CORRECTION_GUARANTEES = {
+    # family-wise error rate (Holm 1979; Bonferroni): any dependence between the tests
+    "holm": f"{_FAMILY_WISE}, whatever the dependence between the tests",
+    "bonferroni": f"{_FAMILY_WISE}, whatever the dependence between the tests",
+    # Šidák (1967), Hochberg (1988), Hommel (1988): independent or positively dependent tests
+    "sidak": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "holm-sidak": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "simes-hochberg": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    "hommel": f"{_FAMILY_WISE} when the tests are independent or positively dependent",
+    # false discovery rate (Benjamini & Hochberg 1995; Benjamini & Yekutieli 2001)
+    "fdr_bh": (
+        f"{_FALSE_DISCOVERIES} when the tests are independent or positively dependent; "
+        "the chance of at least one false alarm can exceed α"
+    ),
+    "fdr_by": (
+        f"{_FALSE_DISCOVERIES} whatever the dependence between the tests; the chance of at "
+        "least one false alarm can exceed α"
+    ),
+    "fdr_tsbh": (
+        f"{_FALSE_DISCOVERIES}, estimated in two stages; the chance of at least one false "
+        "alarm can exceed α"
+    ),
+    "fdr_tsbky": (
+        f"{_FALSE_DISCOVERIES}, estimated in two stages; the chance of at least one false "
+        "alarm can exceed α"
+    ),
+}
+
+
+def correction_guarantee(method: str) -> str:
+    """What a multiplicity correction controls, as the end of a sentence.
+
+    Holm, Bonferroni, Šidák, Hochberg and Hommel bound the family-wise error rate (the
+    chance of any false alarm); Benjamini–Hochberg and Benjamini–Yekutieli bound the
+    false discovery rate (Benjamini & Hochberg 1995), the expected share of false alarms
+    among the rejections, which lets the chance of some false alarm exceed α.
+
+    >>> correction_guarantee("holm")
+    'the chance of any false alarm among the pairs stays at most α, whatever the dependence between the tests'
+    >>> correction_guarantee("fdr_bh").split(";")[0]
+    'on average at most a share α of the differences called significant are false alarms (the false discovery rate) when the tests are independent or positively dependent'
+    """
+    return _CORRECTION_GUARANTEES.get(
+        method, f"the error rate {correction_name(method)} controls stays at most α"
+    )
 
 
 def p_equals(p: float, name: str = "p") -> str:
@@ -327,7 +380,7 @@ def decision_sentence(
     ...                     reject=False, estimate=0.08))  # doctest: +NORMALIZE_WHITESPACE
     McNemar's test: at α = 0.05 the data do not show a difference between A and B (p = 0.080).
     That is not proof that they perform equally well. B has the lower mean loss, by 0.0800
-    (A − B = 0.0800). A difference of that size cannot be ruled out with these data.
+    (A − B = 0.0800).
     """
     metric = metric or Metric("loss", "lower")
     if alternative in MARGIN_ALTERNATIVES and margin is not None:
@@ -374,7 +427,8 @@ def decision_sentence(
                 else "; it is the single point 0 because the two models never differ here, "
                 "not a measure of how precisely the difference is known."
                 if interval[0] == 0 == interval[1]
-                else "; it includes 0, so either model could be the better one."
+                else "; it includes 0, so either model could be the better one, and any "
+                "difference inside it cannot be ruled out with these data."
             )
         )
     caveat = DEGENERATE_SENTENCE if degenerate else ""
@@ -390,9 +444,8 @@ def decision_sentence(
             )
         return text + interval_text + caveat
     if estimate is not None and math.isfinite(estimate) and estimate != 0:
+        # the range that cannot be ruled out is the interval's, said with it (none: nothing)
         tail = f" That is not proof that they perform equally well. {direction}"
-        if estimate_label == "mean difference":
-            tail += " A difference of that size cannot be ruled out with these data."
     else:
         tail = f" {direction}"
     return (
@@ -850,11 +903,23 @@ def general_caveats(
     difference = bool(sides & {None, "one-sided"})
     scope = "" if sides <= {None, "one-sided"} else "For a test of a difference, a"
     caveats = []
-    if difference:
-        caveats += [
+    if difference and single_split:
+        # one split: the two fitted models are fixed, training is not repeated (Dietterich 1998)
+        caveats.append(
+            f"{scope or 'A'} significant difference on one hold-out split says the two trained "
+            "models differ on records drawn like this test set. The models were trained once, "
+            "so the variation from training (another training set, another seed) is not in the "
+            "p-value (Dietterich 1998): retraining either algorithm on other data may change "
+            "the result, and the test does not compare the two learning algorithms."
+        )
+    elif difference:
+        caveats.append(
             f"{scope or 'A'} significant difference says the two learning algorithms differ on "
             "data of this size drawn like this data set; it does not promise the same ranking "
-            "on other data sets.",
+            "on other data sets."
+        )
+    if difference:
+        caveats += [
             f"{scope or 'A'} p-value above α is not evidence that the models are equally good; "
             "it means the data cannot tell them apart at this level.",
         ]
@@ -874,7 +939,7 @@ def general_caveats(
             caveats.append(
                 f"{n_pairs} pairs of models are compared; each test's p-values are adjusted "
                 f"across the pairs with {correction_name(correction)}, and the decisions use "
-                "the adjusted p-values, so that the chance of any false alarm stays near α."
+                f"the adjusted p-values, so that {correction_guarantee(correction)}."
             )
         else:
             caveats.append(

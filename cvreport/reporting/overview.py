@@ -52,7 +52,13 @@ from cvreport.reporting import analysis, interpret
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
-__all__ = ["DETAILED_PAIRS", "DETAIL_LIMIT", "detailed_pairs", "pair_overview"]
+__all__ = [
+    "DETAILED_PAIRS",
+    "DETAIL_LIMIT",
+    "adjusted_by_pair",
+    "detailed_pairs",
+    "pair_overview",
+]
 
 DETAIL_LIMIT = 45
 """Most pairs a report details one by one (all pairs of 10 models); above it, an overview."""
@@ -191,6 +197,16 @@ def pair_overview(
         },
         columns=list(COLUMNS),
     )
+
+
+def adjusted_by_pair(frame: pd.DataFrame) -> dict[frozenset[Any], float]:
+    """The overview's adjusted p-value of each pair, keyed by the pair's two models (either
+    order), for the detailed sections to decide with the same family."""
+    return {
+        frozenset((a, b)): float(p)
+        for a, b, p in zip(frame["a"], frame["b"], frame["adjusted"])
+        if np.isfinite(p)
+    }
 
 
 def detailed_pairs(table: ResultsTable, count: int = DETAILED_PAIRS) -> list[tuple[Any, Any]]:

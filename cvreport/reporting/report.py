@@ -189,7 +189,7 @@ class Report(ReportDisplay):
             plan = Plan(pairs, tests, alpha, correction, test_options)
             analysis = analyse(table, plan)
         self.analysis = analysis
-        self.title = title or _default_title(analysis.pairs)
+        self.title = title or _default_title(analysis.pairs, analysis.overview)
         self._context_cache: dict[str, Any] | None = None
         key = repr((self.title, list(analysis.pairs), analysis.test_names, analysis.alpha))
         self.figure_prefix = "cvr" + hashlib.sha1(key.encode()).hexdigest()[:6]
@@ -439,10 +439,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _default_title(pairs: Sequence[tuple[Any, Any]]) -> str:
+def _default_title(pairs: Sequence[tuple[Any, Any]], every_pair: Any = None) -> str:
     if len(pairs) == 1:
         return f"Comparison of {pairs[0][0]} and {pairs[0][1]}"
     models = {m for pair in pairs for m in pair}
+    if every_pair is not None:  # the all-pairs overview compares every model
+        models |= {*every_pair["a"], *every_pair["b"]}
     return f"Comparison of {len(models)} models"
 
 

@@ -262,6 +262,8 @@ def _data_context(analysis: Analysis) -> dict[str, Any]:
         else:
             fold_sizes = None  # per-fold scores: the sizes are unknown
     compared = {m for pair in analysis.pairs for m in pair}
+    if analysis.overview is not None:  # every pair is compared in the all-pairs section
+        compared |= {*analysis.overview["a"], *analysis.overview["b"]}
     n_table = len(facts.models)
     models_text = (
         f"{n_table} models"
@@ -411,8 +413,34 @@ def _bottom_line(analysis: Analysis) -> list[dict[str, Any]]:
                 f"The recommended {said} ({interpret.join_methods(missing)}) could not run "
                 f"(see below); no test decides. The other tests: {text[:1].lower()}{text[1:]}"
             )
-        lines.append({"pair": comparison.label, "text": " ".join([text, *posteriors])})
+        reversed_scores = (
+            [
+                "Every model ranks the records backwards: the scores look like the other class's "
+                "(see the caveats)."
+            ]
+            if _reversed_scores(analysis)
+            else []
+        )
+        shown_text = " ".join([text, *posteriors, *_audit_warning(analysis), *reversed_scores])
+        lines.append({"pair": comparison.label, "text": shown_text})
     return lines
+
+
+def _audit_warning(analysis: Analysis) -> list[str]:
+    """The overlap audit's bad news, repeated beside each decision it weakens."""
+    audit = analysis.audit
+    if audit is None or getattr(audit, "verdict", None) != "poor":
+        return []
+    repeats = str(getattr(audit, "repeated_partitions_text", "") or "")
+    if repeats:
+        return [
+            f"The decision rests on repeated partitions ({repeats}); the test counts every "
+            "replication as a fresh one (see the overlap audit)."
+        ]
+    return [
+        "The overlap audit's verdict on the partitions is poor: read the decision with "
+        "caution (see the overlap audit)."
+    ]
 
 
 def _recommended_not_run(analysis: Analysis, comparison: Comparison) -> list[str]:
@@ -658,7 +686,8 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     facts = analysis.facts
     caveats = interpret.general_caveats(
         n_models=len(facts.models),
-        n_pairs=len(analysis.comparisons),
+        # with an all-pairs overview the decisions are adjusted over every pair
+        n_pairs=len(analysis.comparisons) if analysis.overview is None else len(analysis.overview),
         correction=analysis.correction,
         metric=analysis.metric,
         direction=facts.direction,
@@ -674,6 +703,9 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
         caveats.insert(0, audit["reading"])
     if facts.clusters_leak:  # the data layer's warning, in the report too
         caveats.insert(0, f"{_sentence_case(facts.clusters_leak)}.")
+    reversed_scores = _reversed_scores(analysis)
+    if reversed_scores:  # the data layer's warning, in the report too
+        caveats.insert(0, f"{_sentence_case(reversed_scores)}.")
     if analysis.partitions in ("balanced", "block-regularized") and analysis.design.kind == "mx2":
         caveats.append(
             "The calibrated F test and the BCV McNemar test are built for balanced or "
@@ -684,6 +716,12 @@ def _caveats(analysis: Analysis, audit: dict[str, Any] | None) -> list[str]:
     if not analysis.recommendation.names:
         caveats.append(analysis.recommendation.reason)
     return caveats
+
+
+def _reversed_scores(analysis: Analysis) -> str | None:
+    """Why the scores look like another class's (every model's AUC far below 0.5), or None."""
+    kept = getattr(analysis.table, "_record_predictions", None)
+    return None if kept is None else kept.reversed_scores("the score")
 
 
 def _random_draws(analysis: Analysis) -> list[str]:

@@ -107,7 +107,7 @@ def test_the_plans_within_variance_is_that_of_the_fold_accuracies_by_numpy(
         ["--metric", "roc_auc"],
         ["--metric", "roc_auc", "--score", "proba", "--prediction", "pred"],
         ["--metric", "roc_auc", "--score", "proba", "--truth", "pred"],
-        ["--test-train-ratio", "0.5"],
+        ["--test-train-ratio", "-1"],  # a ratio is taken (repeated hold-out needs it), not < 0
         ["--metric", "accuracy", "--prediction", "no_such_column"],
         ["--example", "nope"],
     ],

@@ -455,15 +455,23 @@ def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_o
     text = out.read_text(encoding="utf-8")
     assert f"| {expected.statistic:.4f} | {expected.df:g} |" in text
     assert "as given)" in _row(text, "Records")
-    # K-fold per-record tables still refuse it: their fold sizes give n2/n1
+    # a K-fold per-record table takes it as the API does: the same number on both routes
     kfold = tmp_path / "kfold.csv"
-    kfold_losses(replications=2, folds=5).to_csv(kfold, index=False)
+    kfold_frame = kfold_losses(replications=2, folds=5)
+    kfold_frame.to_csv(kfold, index=False)
     status = main(
         ["report", str(kfold), "-f", LOSS_FORMULA, "--record", "record", "-o",
          str(tmp_path / "k.md"), "--test-train-ratio", "0.25"]
     )  # fmt: skip
-    assert status == 1
-    assert "per-record K-fold tables know their fold sizes" in capsys.readouterr().err
+    assert status == 0
+    api = cvreport.corrected_repeated_kfold_ttest(
+        cvreport.ResultsTable.from_formula(
+            LOSS_FORMULA, kfold_frame, record="record", test_train_ratio=0.25
+        ),
+        "A",
+        "B",
+    )
+    assert f"| {api.statistic:.4f} |" in (tmp_path / "k.md").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------------------
@@ -480,25 +488,27 @@ def test_replications_that_repeat_one_partition_are_named_as_copies():
     # replication 3 relabels the folds: still the same partition
     copies.loc[copies.replication == 3, "fold"] = 11 - copies.loc[copies.replication == 3, "fold"]
     table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, copies, record="record")
-    audit = cvreport.audit_overlap(table)
+    with pytest.warns(cvreport.RepeatedPartitionWarning):
+        audit = cvreport.audit_overlap(table)
     # every pair shares its whole training sets: X = n − fold size, far from n(9/10)²
     assert (audit.pairs.overlap == 200 - 20).all()
     assert audit.pvalue == 0.0 and str(audit.pvalue) == "0.0"  # not -0.0
     meaning = _one_line(audit.meaning)
-    assert meaning.startswith("Replications 2, 3 repeat replication 1's partition")
-    assert "holds 1 distinct partition for 3 replications" in meaning
+    assert "Replications 2–3 repeat replication 1's partition" in meaning
+    assert "holds 1 distinct partition of the records, not 3" in meaning
     assert "-0.000" not in str(audit.summary()) and "unusually unevenly" not in meaning
     # halves of an m×2 design swapped are the same partition too; the others stay random
     example = cvreport.load_example()
     first = example[example.replication == 1]
     swapped = first.assign(replication=2, fold=3 - first.fold)
     rest = example[example.replication >= 3]
-    audit = cvreport.audit_overlap(
-        cvreport.ResultsTable.from_formula(LOSS_FORMULA, pd.concat([first, swapped, rest]))
-    )
+    with pytest.warns(cvreport.RepeatedPartitionWarning):
+        audit = cvreport.audit_overlap(
+            cvreport.ResultsTable.from_formula(LOSS_FORMULA, pd.concat([first, swapped, rest]))
+        )
     meaning = _one_line(audit.meaning)
-    assert meaning.startswith("Replication 2 repeats replication 1's partition")
-    assert "holds 4 distinct partitions for 5 replications" in meaning
+    assert "Replication 2 repeats replication 1's partition" in meaning
+    assert "holds 4 distinct partitions of the records, not 5" in meaning
     # distinct random partitions keep the audit's usual sentence
     assert (
         "repeat"
