@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from cvreport.data.validation import check_magnitude
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
@@ -162,6 +163,7 @@ def as_array(
             f"{describe_keys(tuple(int(i) for i in idx) for idx in bad)}; "
             "drop or fill the missing folds first"
         )
+    check_magnitude(array.reshape(-1), name)  # as a table's losses: squares stay in float64
     return array
 
 

@@ -1,0 +1,100 @@
+"""Hostile input of round seven: extreme magnitudes, odd levels, contradictory flags.
+
+Each test holds inputs that once gave a wrong number without a word, a report
+that said something untrue, or a command that did what it was not asked; the
+expected behaviour is a typed error that says what is wrong and what to do, the
+same on every route, or numbers checked against an independent computation
+(scipy or numpy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import cvreport
+from cvreport import arrays
+from cvreport.errors import DataError
+from tests._engines import need
+
+ENGINES = [None, "duckdb", "polars"]
+
+
+def _kfold_losses(scale: float = 1.0, seed: int = 0) -> pd.DataFrame:
+    """Real-valued losses of two models on 10-fold CV of 200 records, times ``scale``."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (fold, model, 100 * fold + record, scale * rng.random())
+        for fold in range(1, 11)
+        for record in range(20)
+        for model in ("A", "B")
+    ]
+    return pd.DataFrame(rows, columns=["fold", "model", "record", "loss"])
+
+
+# -- magnitudes whose squares leave float64 ---------------------------------------------
+_DIFFERENCES = np.array([0.01, 0.02, -0.01, 0.03, 0.00, 0.02, 0.01, 0.04, 0.02, 0.01])
+_SPLITS = np.array([[0.02, -0.01], [0.03, 0.00], [0.01, 0.02], [-0.02, 0.01], [0.04, 0.00]])
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-160, 1e-300, 1e-310])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: arrays.paired_ttest_kfold(_DIFFERENCES * s),
+        lambda s: arrays.corrected_repeated_kfold_ttest(_DIFFERENCES * s, 0.11),
+        lambda s: arrays.corrected_resampled_ttest(_DIFFERENCES * s, 0.25),
+        lambda s: arrays.bayesian_correlated_ttest(_DIFFERENCES * s, 0.11),
+        lambda s: arrays.paired_ttest_resampled(_DIFFERENCES * s),
+        lambda s: arrays.combined_ttest_5x2cv(_SPLITS * s),
+        lambda s: arrays.paired_ttest_5x2cv(_SPLITS * s),
+        lambda s: arrays.combined_ftest_5x2cv(_SPLITS * s),
+        lambda s: arrays.calibrated_ftest_5x2cv(_SPLITS * s),
+        lambda s: arrays.blocked_ttest_3x2cv(_SPLITS[:3] * s),
+        lambda s: arrays.cv_confidence_interval(_DIFFERENCES * s, np.arange(10) % 5),
+        lambda s: arrays.clustered_paired_test(_DIFFERENCES * s, np.arange(10) % 5),
+    ],
+)
+def test_differences_whose_squares_leave_float64_are_refused(call, scale) -> None:
+    """Old: differences of 1e160 gave t = 0 and p = 1 (F: NaN) without a word, and
+    differences of 1e-300 gave t = ±inf, p = 0 and a warning that the variance is 0,
+    though the t statistic does not depend on the scale (it is 3.31 at scale 1)."""
+    with pytest.raises(DataError, match=r"in absolute value, so its .*rescale"):
+        call(scale)
+
+
+@pytest.mark.parametrize("scale", [1e-90, 1e150])
+def test_differences_inside_float64s_range_keep_the_t_of_scipy(scale) -> None:
+    """The refusal stops short of magnitudes that still compute: the t of scipy, scaled."""
+    expected = stats.ttest_1samp(_DIFFERENCES, 0.0)
+    got = arrays.paired_ttest_kfold(_DIFFERENCES * scale)
+    assert got.statistic == pytest.approx(expected.statistic, rel=1e-9)
+    assert got.pvalue == pytest.approx(expected.pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_table_of_tiny_losses_is_refused_on_every_engine_as_huge_ones_are(engine) -> None:
+    """Old: losses of 1e-200 gave a K-fold t of inf and p = 0 (the squared spread of the
+    fold differences fell to 0) where the same losses times 1e200 give t = 1.21; losses
+    of 1e200 were already refused in words on every route."""
+    if engine:
+        need(engine)
+    for scale, words in ((1e-200, "squares fall below the smallest float"), (1e200, "overflow")):
+        frame = _kfold_losses(scale)
+        with pytest.raises(DataError, match=words):
+            cvreport.ResultsTable(frame, replication=None, engine=engine)
+    # the same losses at a plain scale give scipy's paired t over the fold means
+    frame = _kfold_losses()
+    means = frame.pivot_table(index="fold", columns="model", values="loss")
+    expected = stats.ttest_rel(means["A"], means["B"])
+    table = cvreport.ResultsTable(frame, replication=None, engine=engine)
+    assert cvreport.paired_ttest_kfold(table).statistic == pytest.approx(expected.statistic)
+
+
+def test_per_fold_scores_too_small_to_square_are_refused() -> None:
+    """Old: per-fold values of 1e-200 gave a K-fold t of inf and p = 0."""
+    frame = _kfold_losses(1e-200).groupby(["fold", "model"], as_index=False)["loss"].mean()
+    with pytest.raises(DataError, match="squares fall below the smallest float"):
+        cvreport.ResultsTable.from_formula("loss ~ model | fold", frame, per_fold=True)
