@@ -98,3 +98,29 @@ def test_per_fold_scores_too_small_to_square_are_refused() -> None:
     frame = _kfold_losses(1e-200).groupby(["fold", "model"], as_index=False)["loss"].mean()
     with pytest.raises(DataError, match="squares fall below the smallest float"):
         cvreport.ResultsTable.from_formula("loss ~ model | fold", frame, per_fold=True)
+
+
+# -- levels near 1 ---------------------------------------------------------------------
+def test_a_tiny_alpha_gives_an_interval_named_by_its_own_level() -> None:
+    """Old: at α = 1e-7 (a five-sigma level) the summary and the report printed a
+    '100% interval' beside finite bounds; it is the 99.99999% interval of scipy."""
+    alpha = 1e-7
+    result = arrays.paired_ttest_kfold(_DIFFERENCES)
+    expected = stats.ttest_1samp(_DIFFERENCES, 0.0).confidence_interval(1 - alpha)
+    assert result.conf_int(alpha) == pytest.approx((expected.low, expected.high))
+    text = str(result.summary(alpha=alpha))
+    assert "99.99999% interval" in text and "100% interval" not in text
+    report = cvreport.Report(
+        cvreport.ResultsTable(_kfold_losses(), replication=None), alpha=alpha
+    ).to_markdown()
+    assert "99.99999%" in report and "100%" not in report
+
+
+def test_the_many_data_sets_report_names_a_tiny_alpha_by_its_level() -> None:
+    """Old: the effect-size paragraph of the many-data-sets report formatted its own
+    level and printed '100% interval' at α = 1e-7."""
+    table = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    text = cvreport.DatasetsReport(table, alpha=1e-7).to_markdown()
+    assert "99.99999% interval" in text and "100% interval" not in text
