@@ -16,10 +16,12 @@ from scipy import stats
 
 import cvreport
 from cvreport import arrays
-from cvreport.errors import DataError
+from cvreport.cli import main
+from cvreport.errors import CVReportError, DataError
 from tests._engines import need
 
 ENGINES = [None, "duckdb", "polars"]
+FORMULA = "loss ~ model | replication + fold"
 
 
 def _kfold_losses(scale: float = 1.0, seed: int = 0) -> pd.DataFrame:
@@ -124,3 +126,80 @@ def test_the_many_data_sets_report_names_a_tiny_alpha_by_its_level() -> None:
     )
     text = cvreport.DatasetsReport(table, alpha=1e-7).to_markdown()
     assert "99.99999% interval" in text and "100% interval" not in text
+
+
+# -- outputs the command line was not asked for -------------------------------------------
+def _example_csv(tmp_path) -> str:
+    data = tmp_path / "data.csv"
+    cvreport.load_example().to_csv(data, index=False)
+    return str(data)
+
+
+def _folder(tmp_path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+
+@pytest.mark.parametrize(
+    ("out", "fmt", "words"),
+    [
+        ("r.html", "md", "--format md asks for Markdown, but the file name r.html ends in .html"),
+        ("r.md", "tex", "--format tex asks for LaTeX, but the file name r.md ends in .md"),
+        ("r.tex", "html", "--format html asks for HTML, but the file name r.tex ends in .tex"),
+    ],
+)
+def test_a_format_that_contradicts_the_suffix_is_refused(tmp_path, capsys, out, fmt, words):
+    """Old: ``-o r.html --format md`` wrote Markdown into r.html, which a browser shows
+    as one line of text."""
+    data = _example_csv(tmp_path)
+    before = _folder(tmp_path)
+    assert main(["report", data, "-f", FORMULA, "-o", str(tmp_path / out), "--format", fmt]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cvreport: error: ") and words in err
+    assert _folder(tmp_path) == before
+
+
+def test_a_format_for_a_file_of_another_suffix_is_still_written(tmp_path, capsys) -> None:
+    """--format names the format of a file whose suffix names none (notes.txt, r.htm)."""
+    data = _example_csv(tmp_path)
+    expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example()))
+    for out, fmt, kind in (("notes.txt", "md", "md"), ("r.htm", "html", "html")):
+        argv = ["report", data, "-f", FORMULA, "-o", str(tmp_path / out), "--format", fmt]
+        assert main(argv) == 0, capsys.readouterr().err
+        written = (tmp_path / out).read_text()
+        assert written.startswith("<!DOCTYPE html>" if kind == "html" else "# Comparison")
+    md = (tmp_path / "notes.txt").read_text()
+    assert md == expected.to_markdown()
+
+
+def test_report_save_refuses_a_format_that_contradicts_the_suffix(tmp_path) -> None:
+    """Old: ``Report.save("r.html", format="md")`` wrote Markdown into r.html."""
+    report = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example()))
+    with pytest.raises(CVReportError, match=r"format='md' asks for Markdown, .* r\.html"):
+        report.save(tmp_path / "r.html", format="md")
+    assert not (tmp_path / "r.html").exists()
+    report.save(tmp_path / "r.txt", format="md")
+    assert (tmp_path / "r.txt").read_text() == report.to_markdown()
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [
+        (["report", "--format", "md", "-o"], "-o"),
+        (["report", "-o", "r.md", "--pairs-csv"], "--pairs-csv"),
+        (["report", "-o", "r.md", "--audit-csv"], "--audit-csv"),
+        (["plan", "--effect", "0.01", "logistic_regression", "decision_tree", "--csv"], "--csv"),
+        (["plan", "--effect", "0.01", "logistic_regression", "decision_tree", "--svg"], "--svg"),
+    ],
+)
+def test_an_output_named_dash_is_refused_not_written_as_a_file(
+    tmp_path, capsys, monkeypatch, command, flag
+):
+    """Old: ``-o - --format md`` (and ``--pairs-csv -``, plan's ``--csv -``) wrote a file
+    named '-' into the working folder where '-' reads as the standard output."""
+    data = _example_csv(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = _folder(tmp_path)
+    assert main([command[0], data, "-f", FORMULA, *command[1:], "-"]) == 1
+    err = capsys.readouterr().err
+    assert f"{flag} - would write a file named '-'" in err
+    assert _folder(tmp_path) == before
