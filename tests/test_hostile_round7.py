@@ -67,15 +67,6 @@ def test_differences_whose_squares_leave_float64_are_refused(call, scale) -> Non
         call(scale)
 
 
-@pytest.mark.parametrize("scale", [1e-90, 1e150])
-def test_differences_inside_float64s_range_keep_the_t_of_scipy(scale) -> None:
-    """The refusal stops short of magnitudes that still compute: the t of scipy, scaled."""
-    expected = stats.ttest_1samp(_DIFFERENCES, 0.0)
-    got = arrays.paired_ttest_kfold(_DIFFERENCES * scale)
-    assert got.statistic == pytest.approx(expected.statistic, rel=1e-9)
-    assert got.pvalue == pytest.approx(expected.pvalue, rel=1e-9)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_table_of_tiny_losses_is_refused_on_every_engine_as_huge_ones_are(engine) -> None:
     """Old: losses of 1e-200 gave a K-fold t of inf and p = 0 (the squared spread of the
@@ -93,6 +84,11 @@ def test_a_table_of_tiny_losses_is_refused_on_every_engine_as_huge_ones_are(engi
     expected = stats.ttest_rel(means["A"], means["B"])
     table = cvreport.ResultsTable(frame, replication=None, engine=engine)
     assert cvreport.paired_ttest_kfold(table).statistic == pytest.approx(expected.statistic)
+    # and the refusal stops short of magnitudes that still compute: scipy's t at any scale
+    for scale in (1e-90, 1e150):
+        scaled = arrays.paired_ttest_kfold((means["A"] - means["B"]).to_numpy() * scale)
+        assert scaled.statistic == pytest.approx(expected.statistic, rel=1e-9)
+        assert scaled.pvalue == pytest.approx(expected.pvalue, rel=1e-9)
 
 
 def test_per_fold_scores_too_small_to_square_are_refused() -> None:
@@ -158,27 +154,29 @@ def test_a_format_that_contradicts_the_suffix_is_refused(tmp_path, capsys, out, 
     assert _folder(tmp_path) == before
 
 
-def test_a_format_for_a_file_of_another_suffix_is_still_written(tmp_path, capsys) -> None:
-    """--format names the format of a file whose suffix names none (notes.txt, r.htm)."""
-    data = _example_csv(tmp_path)
-    expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example()))
-    for out, fmt, kind in (("notes.txt", "md", "md"), ("r.htm", "html", "html")):
-        argv = ["report", data, "-f", FORMULA, "-o", str(tmp_path / out), "--format", fmt]
-        assert main(argv) == 0, capsys.readouterr().err
-        written = (tmp_path / out).read_text()
-        assert written.startswith("<!DOCTYPE html>" if kind == "html" else "# Comparison")
-    md = (tmp_path / "notes.txt").read_text()
-    assert md == expected.to_markdown()
-
-
 def test_report_save_refuses_a_format_that_contradicts_the_suffix(tmp_path) -> None:
     """Old: ``Report.save("r.html", format="md")`` wrote Markdown into r.html."""
     report = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example()))
     with pytest.raises(CVReportError, match=r"format='md' asks for Markdown, .* r\.html"):
         report.save(tmp_path / "r.html", format="md")
     assert not (tmp_path / "r.html").exists()
+    # a format still names the format of a file whose suffix names none, or the same one
     report.save(tmp_path / "r.txt", format="md")
     assert (tmp_path / "r.txt").read_text() == report.to_markdown()
+    report.save(tmp_path / "r.htm", format="html")
+    assert (tmp_path / "r.htm").read_text() == report.to_html()
+
+
+def test_the_command_line_writes_a_format_into_a_file_of_another_suffix(tmp_path, capsys):
+    """With a contradicting --format refused, one for notes.txt still writes it there, and
+    --format md beside r.html says how the two disagree."""
+    data = _example_csv(tmp_path)
+    expected = cvreport.Report(cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example()))
+    argv = ["report", data, "-f", FORMULA, "--format", "md", "-o"]
+    assert main([*argv, str(tmp_path / "notes.txt")]) == 0, capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == expected.to_markdown()
+    assert main([*argv, str(tmp_path / "r.html")]) == 1
+    assert "(HTML); name the file for the format you want (e.g. r.md)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
