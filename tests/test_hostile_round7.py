@@ -9,6 +9,8 @@ same on every route, or numbers checked against an independent computation
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +19,7 @@ from scipy import stats
 import cvreport
 from cvreport import arrays
 from cvreport.cli import main
-from cvreport.errors import CVReportError, DataError
+from cvreport.errors import CVReportError, DataError, DesignError
 from tests._engines import need
 
 ENGINES = [None, "duckdb", "polars"]
@@ -201,3 +203,38 @@ def test_an_output_named_dash_is_refused_not_written_as_a_file(
     err = capsys.readouterr().err
     assert f"{flag} - would write a file named '-'" in err
     assert _folder(tmp_path) == before
+
+
+# -- plans of designs the pilot cannot run -------------------------------------------------
+def _pilot() -> cvreport.ResultsTable:
+    return cvreport.ResultsTable.from_formula(FORMULA, cvreport.load_example())
+
+
+def test_the_ceiling_of_the_corrected_t_is_never_below_the_power_of_a_given_design() -> None:
+    """Old: on a given 1000×500 CV the note said 'the best on any of the given designs is
+    0.090' and then 'even with unlimited replications the power cannot exceed 0.089': the
+    ceiling was taken over 2, 5 and 10 folds only, not over the folds of the given design."""
+    result = cvreport.plan(
+        _pilot(), "logistic_regression", "decision_tree", effect=0.01, designs=["1000x500"]
+    )
+    (note,) = [r.note for r in result.recommendations if r.test.startswith("corrected")]
+    best = float(re.search(r"the best on any of the given designs is (\d+\.\d+)", note)[1])
+    ceiling = float(re.search(r"the power cannot exceed (\d+\.\d+)", note)[1])
+    assert best == pytest.approx(result.to_frame()["power"].max(), abs=5e-4)
+    assert ceiling >= best
+
+
+@pytest.mark.parametrize("design", ["1000-fold", "10x600"])
+def test_a_design_of_more_folds_than_records_is_refused(design) -> None:
+    """Old: a 1000-fold CV of the example's 569 records got a power (0.035) like any design,
+    though a fold needs at least one record and the plan scales the pilot's variance to
+    folds of n/K records."""
+    with pytest.raises(DesignError, match=r"needs at least \d+ records .* holds 569; plan at most"):
+        cvreport.plan(
+            _pilot(), "logistic_regression", "decision_tree", effect=0.01, designs=[design]
+        )
+    # as many folds as records (leave-one-out) is a design
+    loo = cvreport.plan(
+        _pilot(), "logistic_regression", "decision_tree", effect=0.01, designs=["569-fold"]
+    )
+    assert loo.to_frame()["K"].tolist() == [569]
