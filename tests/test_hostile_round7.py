@@ -10,6 +10,7 @@ same on every route, or numbers checked against an independent computation
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -238,3 +239,28 @@ def test_a_design_of_more_folds_than_records_is_refused(design) -> None:
         _pilot(), "logistic_regression", "decision_tree", effect=0.01, designs=["569-fold"]
     )
     assert loo.to_frame()["K"].tolist() == [569]
+
+
+# -- a margin is a number like every other option ------------------------------------------
+@pytest.mark.parametrize("margin", [np.array(0.05), Decimal("0.05")])
+def test_a_margin_of_numpy_or_decimal_is_the_margin_of_its_float(margin) -> None:
+    """Old: margin=np.array(0.05) and margin=Decimal('0.05') were refused as 'not a
+    positive number', while rope=, test_train_ratio= and alpha= read them as numbers."""
+    ratio = 0.11
+    got = arrays.corrected_repeated_kfold_ttest(
+        _DIFFERENCES, ratio, alternative="non-inferior", margin=margin
+    )
+    # Nadeau and Bengio's corrected variance, one-sided against the margin, by hand
+    k = _DIFFERENCES.size
+    se = np.sqrt((1 / k + ratio) * _DIFFERENCES.var(ddof=1))
+    t = (_DIFFERENCES.mean() - float(margin)) / se
+    assert got.statistic == pytest.approx(t, rel=1e-6)
+    assert got.pvalue == pytest.approx(stats.t.cdf(t, k - 1), rel=1e-6)
+    folds = np.arange(k) % 5
+    interval = arrays.cv_confidence_interval(
+        _DIFFERENCES, folds, alternative="equivalent", margin=margin
+    )
+    plain = arrays.cv_confidence_interval(
+        _DIFFERENCES, folds, alternative="equivalent", margin=0.05
+    )
+    assert interval.pvalue == pytest.approx(plain.pvalue, rel=1e-6)
