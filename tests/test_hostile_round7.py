@@ -264,3 +264,43 @@ def test_a_margin_of_numpy_or_decimal_is_the_margin_of_its_float(margin) -> None
         _DIFFERENCES, folds, alternative="equivalent", margin=0.05
     )
     assert interval.pvalue == pytest.approx(plain.pvalue, rel=1e-6)
+
+
+# -- many data sets at any scale -----------------------------------------------------------
+def _scores() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    means = np.array([0.70, 0.75, 0.80])
+    return pd.DataFrame(rng.normal(0, 0.02, (10, 3)) + means, columns=["A", "B", "C"])
+
+
+@pytest.mark.parametrize("scale", [1e-14, 1e-50])
+def test_many_data_sets_give_the_friedman_and_wilcoxon_of_scipy_at_any_scale(scale) -> None:
+    """Old: scores were rounded to twelve decimals before ranking, so losses of 1e-14 (or
+    1e-50) were all tied: Friedman χ² = 0 and every Wilcoxon p = 1 where scipy gives 20.0
+    and 0.002."""
+    scores = _scores()
+    scaled = cvreport.compare_datasets(scores * scale, direction="higher")
+    expected = stats.friedmanchisquare(*scores.to_numpy().T)
+    assert scaled.friedman.statistic == pytest.approx(expected.statistic)
+    assert scaled.friedman.pvalue == pytest.approx(expected.pvalue)
+    wilcoxon = stats.wilcoxon(scores["A"], scores["B"])
+    row = scaled.wilcoxon.set_index(["a", "b"]).loc[("A", "B")]
+    assert row["pvalue"] == pytest.approx(wilcoxon.pvalue)
+    plain = cvreport.compare_datasets(scores, direction="higher")
+    np.testing.assert_allclose(
+        scaled.effect_sizes["hedges_g"], plain.effect_sizes["hedges_g"], rtol=1e-9
+    )
+
+
+@pytest.mark.parametrize(("scale", "words"), [(1e-300, "squares fall below"), (1e300, "overflow")])
+def test_many_data_sets_refuse_scores_whose_squares_leave_float64(scale, words) -> None:
+    """Old: scores of 1e300 gave Hedges' g of -0.0 and a Friedman χ² of 0, and scores of
+    1e-300 gave Hedges' g of -inf with a NaN interval, without a word."""
+    with pytest.raises(DataError, match=f"the table of scores reaches .*{words}"):
+        cvreport.compare_datasets(_scores() * scale, direction="higher")
+
+
+def test_a_number_of_draws_beyond_memory_is_refused_in_words() -> None:
+    """Old: n_samples=1e9 raised numpy's raw MemoryError (88 GB of Dirichlet weights)."""
+    with pytest.raises(CVReportError, match=r"n_samples=1000000000 draws .* pass at most \d+"):
+        cvreport.compare_datasets(_scores(), direction="higher", n_samples=1e9)
