@@ -304,3 +304,45 @@ def test_a_number_of_draws_beyond_memory_is_refused_in_words() -> None:
     """Old: n_samples=1e9 raised numpy's raw MemoryError (88 GB of Dirichlet weights)."""
     with pytest.raises(CVReportError, match=r"n_samples=1000000000 draws .* pass at most \d+"):
         cvreport.compare_datasets(_scores(), direction="higher", n_samples=1e9)
+
+
+# -- a switch that is no switch ------------------------------------------------------------
+def _savers(tmp_path):
+    table = _pilot()
+    data = _example_csv(tmp_path)
+    multi = cvreport.DatasetsTable.from_formula(
+        "loss ~ model | replication + fold | dataset", cvreport.load_example("multi")
+    )
+    curve = cvreport.power_curve(
+        table, "logistic_regression", "decision_tree", effect=0.05, replications=range(1, 4)
+    )
+    return {
+        "r.md": lambda path, o: cvreport.Report(table).save(path, overwrite=o),
+        "d.md": lambda path, o: cvreport.DatasetsReport(multi).save(path, overwrite=o),
+        "cd.svg": lambda path, o: cvreport.DatasetsReport(multi).save_cd(path, overwrite=o),
+        "curve.svg": lambda path, o: curve.save(path, overwrite=o),
+        "n.ipynb": lambda path, o: cvreport.notebook.write(path, data=data, overwrite=o),
+    }
+
+
+def test_overwrite_given_as_text_is_refused_and_the_file_kept(tmp_path) -> None:
+    """Old: ``save(path, overwrite="no")`` replaced an existing file (any text but '' is
+    true), and ``overwrite=1`` did too, where every other switch refuses them in words."""
+    for name, save in _savers(tmp_path).items():
+        path = tmp_path / name
+        path.write_text("kept")
+        for value in ("no", "False", 1):
+            with pytest.raises(CVReportError, match="overwrite must be True or False"):
+                save(path, value)
+            assert path.read_text() == "kept", (name, value)
+        save(path, np.bool_(True))  # a numpy bool is a switch
+        assert path.read_text() != "kept", name
+
+
+def test_saving_a_report_to_a_folder_says_it_is_a_folder(tmp_path) -> None:
+    """Old: ``Report.save(folder)`` said 'cannot tell the report format' of the folder's
+    name, and only ``format=`` reached the message that it is a folder."""
+    report = cvreport.Report(_pilot())
+    with pytest.raises(CVReportError, match=r"is a folder; give a file name inside it, e\.g\. "):
+        report.save(tmp_path)
+    assert list(tmp_path.iterdir()) == []

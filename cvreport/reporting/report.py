@@ -381,12 +381,12 @@ class Report(ReportDisplay):
             When the folder does not exist or is not writable.
         """
         target = output_path(path)
-        kind = report_format(target, format)
-        if target.is_dir():
+        if target.is_dir():  # said before its suffix-less name is blamed for the format
             raise CVReportError(
                 f"{target} is a folder; give a file name inside it, e.g. "
-                f"{target / _DEFAULT_NAMES[kind]}"
+                f"{target / _DEFAULT_NAMES['html' if format is None else _format_kind(format)]}"
             )
+        kind = report_format(target, format)
         refuse_existing(target, overwrite=overwrite, exists_error=ReportExistsError)
         _write_atomically(target, self.render(kind, **options), overwrite=overwrite)
         return target
