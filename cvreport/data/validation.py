@@ -238,19 +238,19 @@ def nonfinite_error(
 SMALLEST_MAGNITUDE = 1e-100
 
 
-def check_magnitude(values: np.ndarray, what: str) -> None:
+def check_magnitude(values: np.ndarray, what: str, *, tiny: bool = True) -> None:
     """Raise :class:`DataError` when sums of squared values would overflow or underflow float64.
 
     The tests square losses and their differences and sum them over many records;
     losses near 1e154 or beyond would turn those sums into inf and the statistics
     into NaN without a word, and losses all below :data:`SMALLEST_MAGNITUDE` would
     square to 0 and turn a t statistic into ±inf; both are refused with a request
-    to rescale.
+    to rescale (the small ones only with ``tiny``).
     """
     if values.shape[0] == 0:
         return
     largest = float(max(abs(float(values.max())), abs(float(values.min()))))
-    if 0 < largest < SMALLEST_MAGNITUDE:
+    if tiny and 0 < largest < SMALLEST_MAGNITUDE:
         raise DataError(
             f"{what} reaches at most {largest:.3g} in absolute value, so its squares fall "
             "below the smallest float and a variance would read 0; rescale the values (e.g. "
