@@ -21,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 import cvreport
 from cvreport import arrays
 from cvreport.cli import main
-from cvreport.errors import CVReportError, DataError, DesignError
+from cvreport.errors import ArgumentError, CVReportError, DataError, DesignError
 from tests._engines import need
 
 ENGINES = [None, "duckdb", "polars"]
@@ -393,3 +393,17 @@ def test_masked_labels_scores_clusters_and_folds_are_refused(call, name) -> None
     # without masked values a masked array is its values: DeLong's AUCs are sklearn's
     result = arrays.delong_test(truth, np.ma.masked_array(a), b)
     assert result.estimate == pytest.approx(roc_auc_score(truth, a) - roc_auc_score(truth, b))
+
+
+def test_a_misspelt_test_option_is_named_with_the_options_the_test_takes() -> None:
+    """Old: ``test_options={"bayesian_correlated_ttest": {"rop": 0.02}}`` ran the audit and
+    the other tests, then said '_bayesian() got an unexpected keyword argument', naming an
+    internal function and not the options."""
+    for tests in ("all", ["bayesian_correlated_ttest"]):
+        with pytest.raises(ArgumentError) as raised:
+            cvreport.Report(
+                _pilot(), tests=tests, test_options={"bayesian_correlated_ttest": {"rop": 0.02}}
+            )
+        message = str(raised.value)
+        assert "has no option 'rop'; did you mean rope?" in message
+        assert "rope, test_train_ratio, alternative" in message and "_bayesian" not in message
