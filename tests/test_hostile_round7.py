@@ -407,3 +407,19 @@ def test_a_misspelt_test_option_is_named_with_the_options_the_test_takes() -> No
         message = str(raised.value)
         assert "has no option 'rop'; did you mean rope?" in message
         assert "rope, test_train_ratio, alternative" in message and "_bayesian" not in message
+
+
+# -- the explorer reads options as the report reads them ---------------------------------
+def test_the_explorer_reads_corrections_and_test_names_in_any_case_as_the_report_does():
+    """Old: ``explore(table, correction="HOLM")`` and ``tests="ALL"`` or
+    ``tests="Combined_Ftest_5x2cv"`` were refused as unknown, though ``Report`` reads
+    the same words (case and spaces aside) since round six."""
+    pytest.importorskip("ipywidgets")
+    table = _pilot()
+    a, b = "logistic_regression", "decision_tree"
+    app = cvreport.explore(table, a=a, b=b, correction=" HOLM ", tests="Combined_Ftest_5x2cv")
+    assert app.correction.value == "holm"
+    assert list(app.chosen_tests) == ["combined_ftest_5x2cv"]
+    result = app.build_report().results[0]
+    assert result.pvalue == pytest.approx(cvreport.combined_ftest_5x2cv(table, a, b).pvalue)
+    assert cvreport.explore(table, tests="ALL").chosen_tests == "all"

@@ -62,7 +62,7 @@ from cvreport.results import TestResult
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
-__all__ = ["CORRECTIONS", "Analysis", "Plan", "TableFacts", "analyse"]
+__all__ = ["CORRECTIONS", "Analysis", "Plan", "TableFacts", "analyse", "normalise_tests"]
 
 CORRECTIONS = (
     "holm",
@@ -298,7 +298,7 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     alpha = check_alpha(plan.alpha)
     correction = _check_correction(plan.correction)
     pairs = _resolve_pairs(table, plan.pairs)
-    tests = _normalise_tests(plan.tests)
+    tests = normalise_tests(plan.tests)
     given_options = plan.test_options or {}
     if not isinstance(given_options, Mapping) or not all(
         isinstance(v, Mapping) for v in given_options.values()
@@ -465,8 +465,13 @@ def _resolve_pairs(
     return resolved
 
 
-def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
-    # as metric names: case and surrounding spaces aside, in a text or in a list
+def normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
+    """``"recommended"``, ``"all"`` or the test names asked for, as metric names are read:
+    case and surrounding spaces aside, in a text (comma-separated) or in a list.
+
+    >>> normalise_tests(" All "), normalise_tests("Sign_Test, wilcoxon_kfold")
+    ('all', ('sign_test', 'wilcoxon_kfold'))
+    """
     if isinstance(tests, str):
         if tests.strip().lower() in ("recommended", "all"):
             return tests.strip().lower()
