@@ -423,3 +423,24 @@ def test_the_explorer_reads_corrections_and_test_names_in_any_case_as_the_report
     result = app.build_report().results[0]
     assert result.pvalue == pytest.approx(cvreport.combined_ftest_5x2cv(table, a, b).pvalue)
     assert cvreport.explore(table, tests="ALL").chosen_tests == "all"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "--example", "multi", "-o", "r.md"],
+        ["notebook", "--example", "multi", "-o", "n.ipynb"],
+        ["plan", "--example", "multi", "--effect", "0.01", "logistic_regression", "knn"],
+    ],
+)
+def test_the_many_data_sets_example_sends_one_data_set_commands_to_datasets(
+    tmp_path, capsys, monkeypatch, command
+):
+    """Old: ``cvreport report --example multi`` read the ten data sets as one table and
+    said 'replications have different numbers of folds', which is not what is wrong."""
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 1
+    err = capsys.readouterr().err
+    assert "the 'multi' example holds many data sets" in err
+    assert "cvreport datasets --example multi" in err and "different numbers" not in err
+    assert list(tmp_path.iterdir()) == []
