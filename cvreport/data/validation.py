@@ -238,14 +238,15 @@ def nonfinite_error(
 SMALLEST_MAGNITUDE = 1e-100
 
 
-def check_magnitude(values: np.ndarray, what: str, *, tiny: bool = True) -> None:
+def check_magnitude(values: np.ndarray, what: str, *, tiny: bool = False) -> None:
     """Raise :class:`DataError` when sums of squared values would overflow or underflow float64.
 
     The tests square losses and their differences and sum them over many records;
     losses near 1e154 or beyond would turn those sums into inf and the statistics
-    into NaN without a word, and losses all below :data:`SMALLEST_MAGNITUDE` would
-    square to 0 and turn a t statistic into ±inf; both are refused with a request
-    to rescale (the small ones only with ``tiny``).
+    into NaN without a word, so they are refused with a request to rescale. With
+    ``tiny``, values all below :data:`SMALLEST_MAGNITUDE`, whose squares fall to 0,
+    are refused too (the summary scores of many data sets, whose effect sizes divide
+    by their spread).
     """
     if values.shape[0] == 0:
         return
@@ -254,7 +255,7 @@ def check_magnitude(values: np.ndarray, what: str, *, tiny: bool = True) -> None
         raise DataError(
             f"{what} reaches at most {largest:.3g} in absolute value, so its squares fall "
             "below the smallest float and a variance would read 0; rescale the values (e.g. "
-            "multiply them by a power of ten; the t and F tests are unchanged by the scale)"
+            "multiply them by a power of ten; the tests are unchanged by the scale)"
         )
     with np.errstate(over="ignore"):
         total = np.float64(largest) ** 2 * np.float64(4 * values.shape[0])

@@ -161,7 +161,7 @@ def as_array(
         )
     # as a table's losses: sums of squares stay finite (the kernels give degenerate small
     # values their documented conventions)
-    check_magnitude(array.reshape(-1), name, tiny=False)
+    check_magnitude(array.reshape(-1), name)
     return array
 
 

@@ -129,7 +129,7 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
             "score on every data set"
         )
     # scores whose squares leave float64 would give Hedges' g of 0 or NaN without a word
-    check_magnitude(values.to_numpy().ravel(), f"the table of {what}")
+    check_magnitude(values.to_numpy().ravel(), f"the table of {what}", tiny=True)
     return values
 
 
