@@ -88,10 +88,21 @@ def _interval_hint(kind: DesignKind | None) -> str:
 def level_text(level: float) -> str:
     """A confidence level as a percentage with the digits it needs.
 
+    A level strictly between 0 and 1 never reads as 100% or 0%: it gets the
+    digits that tell it apart (1 − 10⁻⁷ is 99.99999%, not 100%).
+
     >>> level_text(0.95), level_text(0.99), level_text(0.975), level_text(0.9)
     ('95%', '99%', '97.5%', '90%')
+    >>> level_text(1 - 1e-7), level_text(1 - 2.5e-9)
+    ('99.99999%', '99.9999998%')
     """
-    return f"{round(100.0 * level, 6):g}%"
+    percent = 100.0 * level
+    decimals = 6
+    text = f"{round(percent, decimals):g}"
+    while 0 < level < 1 and float(text) in (0.0, 100.0) and decimals < 15:
+        decimals += 1
+        text = f"{round(percent, decimals):.{decimals}f}".rstrip("0").rstrip(".")
+    return f"{text}%"
 
 
 def check_alternative(alternative: str) -> str:

@@ -72,9 +72,10 @@ def check_outputs(
     Raises
     ------
     CommandError
-        Two outputs name one file, an output is an input, a folder is missing
-        or not writable, an output is a folder or not a regular file, or an
-        output exists without ``overwrite``.
+        Two outputs name one file, an output is an input, an output is ``-``
+        (which would be a file named ``-``, not the standard output), a folder is
+        missing or not writable, an output is a folder or not a regular file, or
+        an output exists without ``overwrite``.
     """
     named = [(flag, Path(path)) for flag, path in outputs.items() if path is not None]
     sources = [Path(p) for p in inputs]
@@ -96,6 +97,11 @@ def check_outputs(
 
 
 def _check_one(flag: str, path: Path, *, overwrite: bool) -> None:
+    if str(path) == "-":  # elsewhere the standard output; here it would be a file named '-'
+        raise CommandError(
+            f"{flag} - would write a file named '-'; cvreport writes its outputs to files: "
+            "give a file name"
+        )
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise CommandError(f"{flag} {path} is a folder; give a file name such as report.html")

@@ -515,6 +515,11 @@ def check_example(args: argparse.Namespace) -> None:
         raise CommandError(
             f"unknown example {args.example!r}; the examples are {', '.join(EXAMPLES)}"
         )
+    if args.example == "multi":  # read as one table, its data sets would mix their folds
+        raise CommandError(
+            "the 'multi' example holds many data sets: compare models over them with "
+            "'cvreport datasets --example multi'; this command reads one data set"
+        )
 
 
 def example_formula() -> str:

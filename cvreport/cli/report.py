@@ -17,10 +17,10 @@ from typing import Any
 
 from cvreport.cli.checks import CommandError, check_alpha, check_outputs
 from cvreport.cli.inputs import PROG, add_input_arguments, input_paths, parse_tests, table_from_args
-from cvreport.errors import UnusedOptionsWarning
+from cvreport.errors import CVReportError, UnusedOptionsWarning
 from cvreport.rendering.csv_export import csv_text
 from cvreport.rendering.writer import write_texts
-from cvreport.reporting.report import FORMATS, Report
+from cvreport.reporting.report import FORMATS, Report, report_format
 
 __all__ = ["add_report_command", "run_report"]
 
@@ -99,7 +99,10 @@ def run_report(args: argparse.Namespace) -> int:
             f"cannot tell the report format from {str(output)!r}: name it .html, .md or .tex, "
             "or pass --format html|md|tex"
         )
-    kind = fmt or FORMATS[output.suffix.lower()]
+    try:
+        kind = report_format(output, fmt, flag="--format ")
+    except CVReportError as error:
+        raise CommandError(str(error)) from None
     options: dict[str, Any] = {}
     if args.stars:
         if kind not in ("tex", "latex"):

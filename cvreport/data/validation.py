@@ -234,16 +234,31 @@ def nonfinite_error(
     )
 
 
-def check_magnitude(values: np.ndarray, what: str) -> None:
-    """Raise :class:`DataError` when sums of squared values would overflow float64.
+#: Values whose largest magnitude is below this (and above 0) are refused: squares of
+#: values under 1.5e-154 fall below float64's smallest normal number (2.2e-308), and the
+#: squared spread of values a little larger loses its digits; a variance would read 0.
+SMALLEST_MAGNITUDE = 1e-100
+
+
+def check_magnitude(values: np.ndarray, what: str, *, tiny: bool = False) -> None:
+    """Raise :class:`DataError` when sums of squared values would overflow or underflow float64.
 
     The tests square losses and their differences and sum them over many records;
     losses near 1e154 or beyond would turn those sums into inf and the statistics
-    into NaN without a word, so they are refused with a request to rescale.
+    into NaN without a word, so they are refused with a request to rescale. With
+    ``tiny``, values all below :data:`SMALLEST_MAGNITUDE`, whose squares fall to 0,
+    are refused too (the summary scores of many data sets, whose effect sizes divide
+    by their spread).
     """
     if values.shape[0] == 0:
         return
     largest = float(max(abs(float(values.max())), abs(float(values.min()))))
+    if tiny and 0 < largest < SMALLEST_MAGNITUDE:
+        raise DataError(
+            f"{what} reaches at most {largest:.3g} in absolute value, so its squares fall "
+            "below the smallest float and a variance would read 0; rescale the values (e.g. "
+            "multiply them by a power of ten; the tests are unchanged by the scale)"
+        )
     with np.errstate(over="ignore"):
         total = np.float64(largest) ** 2 * np.float64(4 * values.shape[0])
     if not np.isfinite(total):

@@ -24,6 +24,7 @@ from cvreport.data.table import ResultsTable
 from cvreport.errors import CVReportError, describe_keys
 from cvreport.methods.registry import specs_for
 from cvreport.option_values import check_alpha
+from cvreport.reporting.analyse import normalise_tests
 from cvreport.reporting.report import CORRECTIONS, Report
 
 if TYPE_CHECKING:
@@ -121,9 +122,12 @@ class Explorer:
                 f"output_format must be one of {tuple(FORMATS)}, got {output_format!r}"
             )
         alpha = check_alpha(alpha)
+        given = correction
+        if isinstance(correction, str):  # as the report reads it: case and spaces aside
+            correction = correction.strip().lower()
         if correction is not None and correction not in _corrections():
             raise CVReportError(
-                f"unknown correction {correction!r}; choose one of {', '.join(_corrections())}"
+                f"unknown correction {given!r}; choose one of {', '.join(_corrections())}"
             )
         if a is not None or b is not None:
             first, second = table.resolve_pair(a, b)
@@ -131,9 +135,8 @@ class Explorer:
             first, second = models[0], models[1]
 
         available = _available_tests(table)
-        if isinstance(tests, str) and tests not in ("recommended", "all"):
-            tests = [name.strip() for name in tests.split(",") if name.strip()]
-        chosen: tuple[str, ...] = () if isinstance(tests, str) else tuple(tests)
+        tests = normalise_tests(tests)  # read as the report reads them
+        chosen: tuple[str, ...] = () if isinstance(tests, str) else tests
         unknown = [t for t in chosen if t not in available]
         if unknown:
             raise CVReportError(

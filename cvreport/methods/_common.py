@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from cvreport.data.validation import check_magnitude
 from cvreport.errors import (
     DataError,
     DegenerateStatisticWarning,
@@ -64,6 +65,7 @@ __all__ = [
     "normal_pvalue",
     "pair_statistics",
     "partition_balance",
+    "refuse_masked",
     "safe_ratio",
     "sorted_contingency",
     "t_kernel",
@@ -116,12 +118,7 @@ def as_array(
         )
     if isinstance(values, Iterator):
         values = list(values)
-    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
-        raise DataError(
-            f"{name} is a masked array with {int(np.ma.count_masked(values))} masked value(s); "
-            "float64 would use the values under the mask: drop them first "
-            "(values.compressed()) or fill them (values.filled(...))"
-        )
+    refuse_masked(values, name)
     boolean = _first_of(values, (bool, np.bool_), "b")
     if boolean is not None:
         raise DataError(
@@ -162,7 +159,28 @@ def as_array(
             f"{describe_keys(tuple(int(i) for i in idx) for idx in bad)}; "
             "drop or fill the missing folds first"
         )
+    # as a table's losses: sums of squares stay finite (the kernels give degenerate small
+    # values their documented conventions)
+    check_magnitude(array.reshape(-1), name)
     return array
+
+
+def refuse_masked(values: Any, name: str) -> None:
+    """Raise :class:`DataError` for a masked array with masked values, which numpy would read
+    with the values under the mask (labels, scores, clusters and folds as well as numbers).
+
+    >>> refuse_masked(np.ma.masked_array([1.0, 2.0], mask=[False, False]), "scores")
+    >>> refuse_masked(np.ma.masked_array([1.0, 2.0], mask=[False, True]), "scores")
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.DataError: scores is a masked array with 1 masked value(s); ...
+    """
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        raise DataError(
+            f"{name} is a masked array with {int(np.ma.count_masked(values))} masked value(s); "
+            "numpy would use the values under the mask: drop them first "
+            "(values.compressed()) or fill them (values.filled(...))"
+        )
 
 
 def _shown(values: Any) -> str:

@@ -59,6 +59,7 @@ from cvreport.data.metrics import (
 )
 from cvreport.data.predictions import positive_code, refuse_labels_of_two_kinds
 from cvreport.errors import DataError
+from cvreport.methods._common import refuse_masked
 from cvreport.methods.delong import delong_components
 
 __all__ = [
@@ -560,6 +561,9 @@ def prepare_pair(
     clusters: ArrayLike | None,
 ) -> Prepared:
     spec = resolve_metric(metric)
+    given = {"truth": truth, "a": a, "b": b, "folds": folds, "clusters": clusters}
+    for name, values in given.items():  # numpy would read the values under a mask
+        refuse_masked(values, name)
     t, xa, xb, classes = _encode(truth, a, b, spec, pos_label)
     n = t.shape[0]
     if spec.binary_only and len(classes) > 2:  # as the table route says it

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -60,6 +59,7 @@ from cvreport.methods._common import (
     safe_ratio,
     t_pvalue,
 )
+from cvreport.option_values import real_option
 from cvreport.results import ALTERNATIVES, MARGIN_ALTERNATIVES, TestResult
 
 __all__ = [
@@ -120,11 +120,8 @@ def check_margin(alternative: str, margin: Any) -> float | None:
             "metric's units that does not matter (e.g. margin=0.005 for half a point of "
             "accuracy)"
         )
-    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise CVReportError(
-            f"margin must be a positive number in the metric's units, got {margin!r}"
-        )
-    value = float(margin)
+    # numpy scalars, 0-d arrays, fractions and decimals are numbers, as for every option
+    value = real_option(margin, "margin", "a positive number in the metric's units", finite=False)
     if not (math.isfinite(value) and value > 0):
         raise CVReportError(
             f"margin must be a positive finite number in the metric's units, got {margin!r}; "

@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,6 +55,7 @@ from cvreport.methods._common import (
     finish_result,
     loss_alternative,
     pair_statistics,
+    refuse_masked,
 )
 from cvreport.methods.equivalence import check_margin
 from cvreport.results import MARGIN_ALTERNATIVES, TestResult, check_alternative
@@ -198,6 +200,11 @@ def run_table(
 
 def run_arrays(spec: Any, *values: Any, alternative: str | None = None, **options: Any) -> Any:
     """Run the test of ``spec`` on the arrays a user gives (:mod:`cvreport.arrays`)."""
+    names = list(inspect.signature(spec.array_function).parameters) if spec.array_function else []
+    for index, value in enumerate(values):  # labels, scores, clusters as well as numbers
+        refuse_masked(value, names[index] if index < len(names) else f"argument {index + 1}")
+    for name, value in options.items():
+        refuse_masked(value, name)
     check_alternative_for(spec, alternative)
     if alternative is None or not spec.takes_alternative:
         alternative = spec.default_alternative

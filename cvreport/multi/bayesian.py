@@ -69,6 +69,9 @@ WORK_BUDGET = 120_000_000
 MIN_AUTOMATIC_SAMPLES = 2_000
 """Fewest draws :func:`automatic_samples` chooses (Monte Carlo standard error ≤ 0.011)."""
 
+MAX_DRAW_VALUES = 125_000_000
+"""Most Dirichlet weights (draws × (N + 1)) held at once: 1 GB of float64."""
+
 TIE_TOLERANCE = 1e-12
 """Posterior masses closer than this are a tie for the largest (the draw's vote is shared)."""
 
@@ -224,7 +227,17 @@ def _check_options(rope: Any, prior_strength: Any, n_samples: Any, seed: Any) ->
 
 
 def _draws(n_datasets: int, prior_strength: float, n_samples: int, seed: int | None) -> np.ndarray:
-    """(n_samples, N + 1) Dirichlet(s, 1, …, 1) weights; the pseudo-observation first."""
+    """(n_samples, N + 1) Dirichlet(s, 1, …, 1) weights; the pseudo-observation first.
+
+    Refused in words (:class:`CVReportError`) beyond :data:`MAX_DRAW_VALUES` weights.
+    """
+    if int(n_samples) * (n_datasets + 1) > MAX_DRAW_VALUES:
+        most = MAX_DRAW_VALUES // (n_datasets + 1)
+        raise CVReportError(
+            f"n_samples={int(n_samples)} draws of {n_datasets + 1} weights would hold "
+            f"{8 * int(n_samples) * (n_datasets + 1) / 1e9:.1f} GB at once; pass at most "
+            f"{most} (their Monte Carlo standard error is at most {0.5 / math.sqrt(most):.5f})"
+        )
     weights = np.ones(n_datasets + 1)
     weights[0] = float(prior_strength)
     return np.random.default_rng(seed).dirichlet(weights, int(n_samples))

@@ -44,7 +44,7 @@ from cvreport.data.metric import Direction
 from cvreport.distributions import WILCOXON, Distribution
 from cvreport.errors import CVReportError, DataError, describe_keys
 from cvreport.methods.wilcoxon import sign_flip_pvalues
-from cvreport.multi.ranks import TIE_DECIMALS, _check_direction, score_matrix
+from cvreport.multi.ranks import _check_direction, score_matrix, tie_rounded
 from cvreport.results import HypothesisTestResult
 from cvreport.summary_data import SummaryRow
 
@@ -174,7 +174,8 @@ def paired_scores(first: Any, second: Any, models: Sequence[Any]) -> tuple[np.nd
 def _advantage(first: np.ndarray, second: np.ndarray, direction: Direction) -> np.ndarray:
     """How much better the second model is on each data set, in the metric's units."""
     difference = second - first if direction == "higher" else first - second
-    return np.round(difference, TIE_DECIMALS)
+    scale = float(max(np.max(np.abs(first), initial=0.0), np.max(np.abs(second), initial=0.0)))
+    return tie_rounded(difference, scale)  # rounded in the unit of the scores, not of A − B
 
 
 PERMUTATION_MAX_DATASETS = 13

@@ -5,8 +5,9 @@ metric's direction, ties sharing the average of the ranks they span. The
 average rank of a model over the N data sets is what the Friedman test, the
 Nemenyi critical difference and the CD diagram use.
 
-Scores equal to twelve decimal places are ties: a mean of fold scores computed
-in two orders can differ in the last bit, and such noise must not break a tie.
+Scores equal to twelve decimal places are ties (of their unit: see
+:func:`tie_rounded`): a mean of fold scores computed in two orders can differ in
+the last bit, and such noise must not break a tie.
 
 References
 ----------
@@ -16,18 +17,44 @@ sets. Journal of Machine Learning Research 7:1–30.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cvreport.data.metric import Direction
+from cvreport.data.validation import check_magnitude
 from cvreport.errors import DataError, describe_keys
 
-__all__ = ["TIE_DECIMALS", "average_ranks", "rank_scores", "score_matrix"]
+__all__ = ["TIE_DECIMALS", "average_ranks", "rank_scores", "score_matrix", "tie_rounded"]
 
 TIE_DECIMALS = 12
 """Scores (and differences of scores) equal to this many decimals count as ties."""
+
+
+def tie_rounded(values: Any, scale: float | None = None) -> np.ndarray:
+    """``values`` rounded to :data:`TIE_DECIMALS` decimals of the scores' unit, for ties.
+
+    The unit is 1 for scores whose largest magnitude (``scale``, by default that of
+    ``values``) lies in [0.001, 1000), so accuracies and AUCs round to twelve
+    decimals; beyond, it is the power of ten of the largest magnitude, so that
+    losses of 1e-20 keep their differences instead of all rounding to a tie at 0
+    and scores of 1e300 do not overflow to NaN.
+
+    Examples
+    --------
+    >>> tie_rounded([0.1 + 0.2, 0.3]).tolist()
+    [0.3, 0.3]
+    >>> tie_rounded([1e-20, 2e-20, 2e-20 + 1e-36]).tolist()
+    [1e-20, 2e-20, 2e-20]
+    """
+    x = np.asarray(values, dtype=np.float64)
+    largest = (float(np.max(np.abs(x))) if x.size else 0.0) if scale is None else scale
+    if not (0 < largest < math.inf) or 1e-3 <= largest < 1e3:
+        return np.round(x, TIE_DECIMALS)
+    unit = 10.0 ** math.floor(math.log10(largest))
+    return np.round(x / unit, TIE_DECIMALS) * unit
 
 
 def _check_direction(direction: Any) -> Direction:
@@ -52,8 +79,9 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
     Raises
     ------
     DataError
-        Fewer than two models or two data sets, or a missing, infinite or
-        non-numeric score (the message names the data set and the model).
+        Fewer than two models or two data sets, a missing, infinite or
+        non-numeric score (the message names the data set and the model), or
+        scores whose squares overflow or underflow float64.
 
     Examples
     --------
@@ -100,6 +128,8 @@ def score_matrix(scores: Any, *, what: str = "scores") -> pd.DataFrame:
             f"{values.index[row]!r} for model {values.columns[col]!r}; every model needs a "
             "score on every data set"
         )
+    # scores whose squares leave float64 would give Hedges' g of 0 or NaN without a word
+    check_magnitude(values.to_numpy().ravel(), f"the table of {what}", tiny=True)
     return values
 
 
@@ -157,7 +187,7 @@ def rank_scores(scores: Any, direction: Direction) -> pd.DataFrame:
 
     _check_direction(direction)
     values = score_matrix(scores)
-    rounded = np.round(values.to_numpy(), TIE_DECIMALS)
+    rounded = tie_rounded(values.to_numpy())
     keyed = -rounded if direction == "higher" else rounded
     ranks = rankdata(keyed, method="average", axis=1)
     return pd.DataFrame(ranks, index=values.index, columns=values.columns)

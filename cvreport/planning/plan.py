@@ -140,6 +140,12 @@ def plan_from_components(
             "0/1 per-record losses for McNemar's test"
         )
     given = None if designs is None else parse_designs(designs)
+    too_many = [d for d in given or () if n_records is not None and d.K > n_records]
+    if too_many:  # the within variance is scaled to folds of n/K records: at least 1 each
+        raise DesignError(
+            f"{too_many[0].label} needs at least {too_many[0].K} records (one per fold), but "
+            f"the pilot's data set holds {n_records}; plan at most {n_records} folds"
+        )
     rows: list[dict[str, Any]] = []
     recommendations: list[Recommendation] = []
     for test, inputs in planned:
@@ -283,6 +289,8 @@ def _recommend(
         )
     if test.name.startswith("corrected") and isinstance(inputs, VarianceComponents):
         folds = [inputs.K] if inputs.K == 1 else sorted({*DEFAULT_FOLDS, inputs.K})
+        if best_design is not None and inputs.K >= 2:  # a given design may have other folds
+            folds = sorted({*folds, best_design.K})
         limit = max(limit_power(inputs, k, effect, alpha) for k in folds)
         more, every = ("splits", "split") if inputs.K == 1 else ("replications", "fold")
         note += (
@@ -371,7 +379,8 @@ def plan(
         do not vary.
     DesignError
         The pilot cannot estimate a variance (a single split without 0/1 losses),
-        or a design cannot be read.
+        a design cannot be read, or a design has more folds than the pilot's data
+        set has records.
 
     References
     ----------

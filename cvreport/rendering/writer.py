@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from cvreport.errors import CVReportError
+from cvreport.option_values import bool_option
 
 __all__ = [
     "MissingFolderError",
@@ -153,6 +154,8 @@ def refuse_existing(
     ------
     OutputExistsError
         When ``path`` exists and ``overwrite`` is False.
+    CVReportError
+        When ``overwrite`` is not True or False (``"no"`` would read as true).
 
     Examples
     --------
@@ -167,7 +170,8 @@ def refuse_existing(
     cvreport.rendering.writer.OutputExistsError: ... exists; pass overwrite=True ...
     """
     target = output_path(path)
-    if target.exists() and not overwrite:
+    replace = bool_option(overwrite, "overwrite")  # "no" would read as true and replace it
+    if target.exists() and not replace:
         raise _exists(target, exists_error)
     return target
 
@@ -372,6 +376,7 @@ def write_texts(
     >>> sorted(p.name for p in folder.iterdir()), (folder / "b.txt").read_text()
     (['b.txt'], 'old')
     """
+    overwrite = bool_option(overwrite, "overwrite")  # "no" would read as true
     targets = [Path(p) for p, _ in texts]
     for target in targets:  # the checks of write_text, before any byte is written
         folder = target.parent if str(target.parent) else Path(".")

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from cvreport.data.design import Design
 from cvreport.data.direction import Provenance, Setting
 from cvreport.data.metric import Metric
 from cvreport.errors import CVReportError, DataError, UnusedOptionsWarning, describe_keys
+from cvreport.methods.arguments import option_error
 from cvreport.methods.recommendation import Recommendation, recommendation_for
 from cvreport.methods.registry import get_spec, specs_for
 from cvreport.methods.spec import TestSpec
@@ -60,7 +62,7 @@ from cvreport.results import TestResult
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
-__all__ = ["CORRECTIONS", "Analysis", "Plan", "TableFacts", "analyse"]
+__all__ = ["CORRECTIONS", "Analysis", "Plan", "TableFacts", "analyse", "normalise_tests"]
 
 CORRECTIONS = (
     "holm",
@@ -296,7 +298,7 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     alpha = check_alpha(plan.alpha)
     correction = _check_correction(plan.correction)
     pairs = _resolve_pairs(table, plan.pairs)
-    tests = _normalise_tests(plan.tests)
+    tests = normalise_tests(plan.tests)
     given_options = plan.test_options or {}
     if not isinstance(given_options, Mapping) or not all(
         isinstance(v, Mapping) for v in given_options.values()
@@ -315,6 +317,8 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     advice = recommendation_for(table, partitions=getattr(audit, "design", None))
     specs = _resolve_tests(table, tests, advice)
     _warn_unused_options(test_options, (*specs, *advice.fallback_tests))
+    for spec in (*specs, *advice.fallback_tests):  # the options of the tests that run
+        _check_option_names(spec, test_options.get(spec.name, {}))
     # many models: every pair in one overview, details for the best model's pairs
     frame = None
     family: dict[Any, dict[frozenset[Any], float]] = {}
@@ -369,6 +373,20 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
 
 
 # -- the plan, checked ----------------------------------------------------------------
+def _check_option_names(spec: TestSpec, given: Mapping[str, Any]) -> None:
+    """Refuse an option the test's public function does not take, named as the user calls
+    the test (``rope`` of ``bayesian_correlated_ttest``), not as an internal builder."""
+    parameters = inspect.signature(spec.function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return  # the test checks its own options
+    # every test runs two-sided when asked, whether or not it takes the keyword
+    accepted = [n for n in parameters if n not in ("table", "a", "b", "data")]
+    accepted += [] if "alternative" in accepted else ["alternative"]
+    for option in given:
+        if option not in accepted:
+            raise option_error(f"test_options for {spec.name!r}: {spec.name}", option, accepted)
+
+
 def _warn_unused_options(test_options: Mapping[str, Any], runnable: Sequence[TestSpec]) -> None:
     """Options for a test the report will not run change nothing: say so, once."""
     names = list(dict.fromkeys(spec.name for spec in runnable))
@@ -453,8 +471,13 @@ def _resolve_pairs(
     return resolved
 
 
-def _normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
-    # as metric names: case and surrounding spaces aside, in a text or in a list
+def normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
+    """``"recommended"``, ``"all"`` or the test names asked for, as metric names are read:
+    case and surrounding spaces aside, in a text (comma-separated) or in a list.
+
+    >>> normalise_tests(" All "), normalise_tests("Sign_Test, wilcoxon_kfold")
+    ('all', ('sign_test', 'wilcoxon_kfold'))
+    """
     if isinstance(tests, str):
         if tests.strip().lower() in ("recommended", "all"):
             return tests.strip().lower()

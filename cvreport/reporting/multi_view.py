@@ -40,6 +40,7 @@ from cvreport.rendering.cd_tikz import cd_text as draw_cd_text
 from cvreport.rendering.cd_tikz import cd_tikz as draw_cd_tikz
 from cvreport.rendering.simplex import simplex_plot
 from cvreport.reporting.interpret import in_sentence, p_equals
+from cvreport.results import level_text
 
 __all__ = [
     "BETTER",
@@ -428,7 +429,7 @@ def build_context(analysis: DatasetsAnalysis, *, title: str, digits: int = 3) ->
         }
         for row in (analysis.effect_sizes.itertuples() if analysis.effect_sizes is not None else ())
     ]
-    level = f"{100 * (1 - analysis.alpha):g}%"
+    level = level_text(1 - analysis.alpha)
     effect_text = (
         f"How large each difference is across the {len(analysis.datasets)} data sets, on "
         "scales free of the metric's units: Hedges' g (Cohen's d with the small-sample "

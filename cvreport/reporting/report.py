@@ -85,6 +85,7 @@ __all__ = [
     "SkippedTest",
     "TestOutcome",
     "report",
+    "report_format",
 ]
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".tex": "latex"}
@@ -380,17 +381,12 @@ class Report(ReportDisplay):
             When the folder does not exist or is not writable.
         """
         target = output_path(path)
-        if format is None:
-            kind = format_from_suffix(
-                target, FORMATS, or_else=" or pass format='html', 'md' or 'tex'"
-            )
-        else:
-            kind = _format_kind(format)
-        if target.is_dir():
+        if target.is_dir():  # said before its suffix-less name is blamed for the format
             raise CVReportError(
                 f"{target} is a folder; give a file name inside it, e.g. "
-                f"{target / _DEFAULT_NAMES[kind]}"
+                f"{target / _DEFAULT_NAMES['html' if format is None else _format_kind(format)]}"
             )
+        kind = report_format(target, format)
         refuse_existing(target, overwrite=overwrite, exists_error=ReportExistsError)
         _write_atomically(target, self.render(kind, **options), overwrite=overwrite)
         return target
@@ -458,6 +454,60 @@ _RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
     "latex": ("standalone", "stars"),
 }
 _DEFAULT_NAMES = {"html": "report.html", "markdown": "report.md", "latex": "report.tex"}
+
+
+def report_format(target: Path, format: str | None = None, *, flag: str = "format=") -> str:
+    """The format of a report written to ``target``: ``format``, else its suffix's.
+
+    A ``format`` that contradicts a suffix of :data:`FORMATS` is refused: Markdown
+    in a file named ``.html`` opens in a browser as one line of text.
+
+    Parameters
+    ----------
+    target : pathlib.Path
+        The file the report goes to.
+    format : str, optional
+        ``"html"``, ``"md"``/``"markdown"`` or ``"tex"``/``"latex"``.
+    flag : str
+        How a message names the option (``"--format "`` on the command line).
+
+    Returns
+    -------
+    str
+        ``"html"``, ``"markdown"`` or ``"latex"``.
+
+    Raises
+    ------
+    CVReportError
+        For an unknown format, a suffix no format has (without ``format``), or a
+        format and a suffix that name two formats.
+
+    Examples
+    --------
+    >>> report_format(Path("r.md")), report_format(Path("notes.txt"), "md")
+    ('markdown', 'markdown')
+    >>> report_format(Path("r.html"), "md")
+    Traceback (most recent call last):
+    ...
+    cvreport.errors.CVReportError: format='md' asks for Markdown, but the file name r.html ...
+    """
+    if format is None:
+        return format_from_suffix(target, FORMATS, or_else=" or pass format='html', 'md' or 'tex'")
+    kind = _format_kind(format)
+    named = FORMATS.get(target.suffix.lower())
+    if named is not None and named != kind:
+        given = f"{flag}{format!r}" if flag.endswith("=") else f"{flag}{format}"
+        raise CVReportError(
+            f"{given} asks for {_FORMAT_NAMES[kind]}, but the file name {target.name} ends in "
+            f"{target.suffix} ({_FORMAT_NAMES[named]}); name the file for the format you want "
+            f"(e.g. {target.with_suffix(_SUFFIXES[kind]).name}) or leave the format out"
+        )
+    return kind
+
+
+#: What a reader calls each format, and the suffix of a file of that format.
+_FORMAT_NAMES = {"html": "HTML", "markdown": "Markdown", "latex": "LaTeX"}
+_SUFFIXES = {"html": ".html", "markdown": ".md", "latex": ".tex"}
 
 
 def _format_kind(format: str) -> str:
