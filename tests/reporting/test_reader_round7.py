@@ -9,6 +9,7 @@ against scikit-learn, scipy or statsmodels. "Was:" says what the reader met befo
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -244,3 +245,37 @@ def test_balanced_mx2_decides_with_one_test_and_reads_the_other_as_a_check(
     # the paper is named with its year
     assert "(Yang, Wang, Song and Li 2023)" in bcv_report.recommendation.reason
 
+
+# -- N1: the CV interval's one-sided test shows the bound that decides ----------------------------
+def test_the_cv_interval_summary_shows_the_one_sided_bound_of_its_one_sided_test() -> None:
+    """Was: "alternative less", "p-value 0.027", "95% interval (-0.0305, 0.0002)", "reject H0
+    at α = 0.05 yes", without a word that the test is one-sided."""
+    table = TABLES["kfold"]
+    result = cvreport.cv_confidence_interval(table, "A", "B")
+    frame = losses_frame("kfold")
+    wide = frame.pivot(index="record", columns="model", values="loss")
+    h = (wide["A"] - wide["B"]).to_numpy(dtype=float)
+    se = h.std(ddof=0) / math.sqrt(h.size)  # Bayle et al.'s σ̂_out / √n
+    assert result.estimate == pytest.approx(h.mean(), rel=1e-12)
+    assert result.pvalue == pytest.approx(stats.norm.cdf(h.mean() / se), rel=1e-9)
+    for alpha in (0.01, 0.05, 0.1):
+        bound = (-math.inf, h.mean() + stats.norm.ppf(1 - alpha) * se)
+        text = result.summary(alpha).as_text()
+        level = f"{100 * (1 - alpha):g}%"
+        row = next(r for r in result.summary(alpha).rows if "one-sided bound" in r.label)
+        assert row.label == f"{level} one-sided bound (the test's)"
+        assert row.value == pytest.approx(bound)
+        assert result.reject(alpha) == (bound[1] < 0)  # the bound decides as the test does
+        flat = " ".join(text.split())
+        assert "less: one-sided, H1: A − B < 0 (A has the lower " in flat
+        assert ", A better)" in flat
+        assert "One-sided test" in text
+        framed = result.to_frame(alpha).iloc[0]
+        assert (framed["one_sided_low"], framed["one_sided_high"]) == pytest.approx(bound)
+        # the paper's two-sided interval stays conf_int(), as documented
+        two = (h.mean() - stats.norm.ppf(1 - alpha / 2) * se, h.mean() + stats.norm.ppf(
+            1 - alpha / 2) * se)  # fmt: skip
+        assert result.conf_int(alpha) == pytest.approx(two)
+    two_sided = cvreport.cv_confidence_interval(table, "A", "B", alternative="two-sided")
+    assert "one-sided" not in two_sided.summary().as_text()
+    assert math.isnan(two_sided.to_frame().iloc[0]["one_sided_low"])
