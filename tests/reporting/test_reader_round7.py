@@ -279,3 +279,50 @@ def test_the_cv_interval_summary_shows_the_one_sided_bound_of_its_one_sided_test
     two_sided = cvreport.cv_confidence_interval(table, "A", "B", alternative="two-sided")
     assert "one-sided" not in two_sided.summary().as_text()
     assert math.isnan(two_sided.to_frame().iloc[0]["one_sided_low"])
+
+
+# -- N7: how many resamples, and which seed ----------------------------------------------------
+def test_resampling_results_say_how_many_draws_and_which_seed(holdout: pd.DataFrame) -> None:
+    """Was: two calls gave p = 0.0348 and p = 0.0325 while the report said p = 0.033 with the
+    seed 0, and summary() said neither that the draws were unseeded nor which seed."""
+    table = _predictions(holdout, "roc_auc")
+    options = {"n_resamples": 199}
+    unseeded = cvreport.paired_bootstrap_test(table, "logreg", "knn", **options)
+    text = " ".join(unseeded.summary().as_text().split())
+    assert "resamples 199" in text
+    assert "unseeded: another run gives another p-value and interval; pass random_state=" in text
+    seeded = cvreport.paired_bootstrap_test(table, "logreg", "knn", random_state=0, **options)
+    again = cvreport.paired_bootstrap_test(table, "logreg", "knn", random_state=0, **options)
+    assert seeded.pvalue == again.pvalue and seeded.seed == "seed 0"
+    assert "random draws seed 0" in " ".join(seeded.summary().as_text().split())
+    row = seeded.to_frame().iloc[0]
+    assert (row["n_resamples"], row["seed"]) == (199, "seed 0")
+    # scipy draws the same resamples for the same seed: its standard error is the result's
+    scores, truth = _wide(holdout, "p1"), _wide(holdout, "y")["logreg"].to_numpy()
+    from sklearn.metrics import roc_auc_score
+
+    def difference(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+        return roc_auc_score(y, a) - roc_auc_score(y, b)
+
+    peer = stats.bootstrap(
+        (truth, scores["logreg"].to_numpy(), scores["knn"].to_numpy()),
+        difference,
+        paired=True,
+        vectorized=False,
+        n_resamples=199,
+        method="percentile",
+        rng=0,
+    )
+    assert seeded.standard_error == pytest.approx(peer.standard_error, rel=1e-9)
+    permutation = cvreport.paired_permutation_test(
+        table, "logreg", "knn", random_state=3, n_resamples=499
+    )
+    assert permutation.seed == "seed 3" and permutation.n_resamples == 499
+    # the report seeds 0 and says so in the result it shows
+    report = _quiet(
+        cvreport.Report,
+        table,
+        tests=["paired_bootstrap_test"],
+        test_options={"paired_bootstrap_test": {"n_resamples": 499}},
+    )
+    assert report.outcomes[0].result.seed == "seed 0"
