@@ -10,6 +10,7 @@ against scikit-learn, scipy or statsmodels. "Was:" says what the reader met befo
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any
 
@@ -326,3 +327,41 @@ def test_resampling_results_say_how_many_draws_and_which_seed(holdout: pd.DataFr
         test_options={"paired_bootstrap_test": {"n_resamples": 499}},
     )
     assert report.outcomes[0].result.seed == "seed 0"
+
+
+# -- N9: McNemar's χ² on few discordant records -------------------------------------------------
+def test_mcnemar_on_few_discordant_records_names_them_and_the_exact_p_value(
+    holdout: pd.DataFrame,
+) -> None:
+    """Was: "McNemar's test (continuity-corrected; recommended) | 0.4444 | 1 | 0.505" on
+    b + c = 9 discordant records, without a word, though docs/methods.md advises the exact or
+    mid-p variant for small b + c."""
+    from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
+
+    table = cvreport.ResultsTable.from_formula("{yhat != y} ~ clf", holdout, record="idx")
+    wrong = _wide(holdout, "yhat").ne(_wide(holdout, "y"))
+    b = int((wrong["logreg"] & ~wrong["knn"]).sum())
+    c = int((~wrong["logreg"] & wrong["knn"]).sum())
+    assert (b, c) == (3, 6)
+    counts = [[0, b], [c, 0]]
+    chi2 = statsmodels_mcnemar(counts, exact=False, correction=True)
+    exact = statsmodels_mcnemar(counts, exact=True)
+    midp = exact.pvalue - stats.binom.pmf(min(b, c), b + c, 0.5)
+    result = cvreport.mcnemar(table, "logreg", "knn")
+    assert (result.statistic, result.pvalue) == pytest.approx((chi2.statistic, chi2.pvalue))
+    [note] = [n for n in result.notes if "b + c" in n]
+    shown = re.fullmatch(
+        r"the χ² approximation rests on b \+ c = 9 discordant records \(fewer than 25\): the "
+        r"exact binomial test gives p = ([0-9.]+) \(method='exact'\) and its mid-p variant "
+        r"p = ([0-9.]+) \(method='midp'\); prefer one of them with so few",
+        note,
+    )
+    assert shown is not None, note
+    assert float(shown[1]) == pytest.approx(exact.pvalue, abs=1e-4)  # 4 digits printed
+    assert float(shown[2]) == pytest.approx(midp, abs=1e-4)
+    assert "b + c = 9" in " ".join(result.summary().as_text().split())
+    markdown = _quiet(cvreport.Report, table).to_markdown()
+    assert "b + c = 9 discordant records" in markdown
+    # the exact variant needs no such note, nor does the χ² test on many discordant records
+    assert not any("b + c" in n for n in cvreport.mcnemar(table, method="exact").notes)
+    assert not any("b + c" in n for n in cvreport.arrays.mcnemar(30, 12).notes)
