@@ -365,3 +365,34 @@ def test_mcnemar_on_few_discordant_records_names_them_and_the_exact_p_value(
     # the exact variant needs no such note, nor does the χ² test on many discordant records
     assert not any("b + c" in n for n in cvreport.mcnemar(table, method="exact").notes)
     assert not any("b + c" in n for n in cvreport.arrays.mcnemar(30, 12).notes)
+
+
+# -- N3: one name for the metric -----------------------------------------------------------------
+def test_results_name_the_metric_as_the_table_and_the_report_do(holdout: pd.DataFrame) -> None:
+    """Was: "estimate (mean yhat != y A − B)", "better  lower yhat != y" and to_frame()'s metric
+    "yhat != y", where the table and the report say "error rate"."""
+    folds = holdout.assign(fold=holdout["idx"] % 5, rep=1)
+    table = cvreport.ResultsTable.from_formula(
+        "{yhat != y} ~ clf | rep + fold", folds, record="idx"
+    )
+    assert table.metric.name == "error rate"
+    results = [
+        cvreport.corrected_repeated_kfold_ttest(table, "logreg", "knn"),
+        cvreport.cv_confidence_interval(table, "logreg", "knn"),
+        cvreport.paired_ttest_kfold(table, "logreg", "knn"),
+    ]
+    for result in results:
+        text = " ".join(result.summary().as_text().split())
+        assert "yhat != y" not in text, result.test
+        assert "mean error rate A − B" in text and "better lower error rate" in text
+        assert result.to_frame()["metric"].item() == "error rate"
+    # the per-fold error rates by hand: the paired t of scipy on them
+    wrong = folds.assign(e=lambda f: (f["yhat"] != f["y"]).astype(float))
+    per_fold = wrong.groupby(["fold", "clf"])["e"].mean().unstack()
+    expected = stats.ttest_rel(per_fold["logreg"], per_fold["knn"])
+    assert results[2].statistic == pytest.approx(expected.statistic, rel=1e-9)
+    assert "A has the lower error rate, A better" in " ".join(
+        results[1].summary().as_text().split()
+    )
+    report = _quiet(cvreport.Report, table).to_markdown()
+    assert "yhat != y A" not in report and "mean error rate" in report
