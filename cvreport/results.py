@@ -187,7 +187,7 @@ class Result(SummaryDisplay):
             rows=tuple(self._summary_rows(alpha)),
             tables=tuple(self._summary_tables(alpha)),
             warnings=self.warnings,
-            notes=self.notes,
+            notes=self._summary_notes(alpha),
             reference=self.reference or None,
             interpretation=self._interpretation(),
         )
@@ -200,6 +200,10 @@ class Result(SummaryDisplay):
 
     def _summary_tables(self, alpha: float = 0.05) -> list[SummaryTable]:
         return []
+
+    def _summary_notes(self, alpha: float = 0.05) -> tuple[str, ...]:
+        """The notes the summary at ``alpha`` shows (a member may add one about its level)."""
+        return self.notes
 
     def _interpretation(self) -> str | None:
         return None

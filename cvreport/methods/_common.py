@@ -393,6 +393,13 @@ def loss_alternative(table: ResultsTable, alternative: str) -> str:
     return mirrored_alternative(alternative) if table.higher_is_better else alternative
 
 
+def metric_name(table: ResultsTable) -> str:
+    """The table's metric as its report names it: ``"error rate"`` for ``{yhat != y}`` or a
+    0/1 column ``loss``, else the column or metric name (``table.loss_name``)."""
+    metric = getattr(table, "metric", None)
+    return str(getattr(metric, "name", None) or table.loss_name)
+
+
 def finish_result(
     result: R,
     table: ResultsTable,
@@ -420,7 +427,7 @@ def finish_result(
     changes: dict[str, Any] = {
         "design": table.design.describe(),
         "design_kind": table.design.kind,
-        "loss_name": "error rate" if one_model_of_hits else table.loss_name,
+        "loss_name": "error rate" if one_model_of_hits else metric_name(table),
         "direction": "higher" if score and not one_model_of_hits else "lower",
         "notes": tuple(result.notes) + tuple(extra_notes),
         "warnings": tuple(result.warnings) + tuple(extra_warnings),

@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from cvreport.data.clusters import record_clusters
 from cvreport.errors import DataError, DesignError
-from cvreport.methods._common import ZERO_SPREAD_RTOL, as_array, normal_pvalue
+from cvreport.methods._common import ZERO_SPREAD_RTOL, as_array, metric_name, normal_pvalue
 from cvreport.methods.spec import TestSpec, record_spec
 from cvreport.option_values import bool_option
 from cvreport.results import NormalTestResult, check_alternative
@@ -231,7 +231,7 @@ def _finish(result: ClusteredTestResult, table: ResultsTable, pair: Any, *_: Any
         result,
         models=(str(pair[0]), str(pair[1])),
         design=table.design.describe(),
-        loss_name=table.loss_name,
+        loss_name=metric_name(table),
         direction="higher" if table.higher_is_better else "lower",
     )
 

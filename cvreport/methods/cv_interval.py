@@ -23,7 +23,10 @@ same width, centred on a less partition-dependent estimate. By default a
 repeated design raises :class:`~cvreport.errors.DesignError`.
 
 :meth:`CVIntervalResult.conf_int` always returns the paper's two-sided
-interval, whatever the ``alternative`` of the test.
+interval, whatever the ``alternative`` of the test. A one-sided test's
+``summary()`` and ``to_frame()`` show, beside it, the one-sided bound that
+matches the test at the same α (``one_sided_low``/``one_sided_high``), and
+the summary says that the test is one-sided and which H1 it takes.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from cvreport.data.metrics import reader_name
+from cvreport.distributions import normal_interval
 from cvreport.errors import CVReportError, DataError, DesignError, describe_keys
 from cvreport.methods._common import (
     ZERO_OVER_ZERO,
@@ -48,7 +53,8 @@ from cvreport.methods._common import (
 from cvreport.methods.docstrings import fill_doc
 from cvreport.methods.equivalence import margin_or_base
 from cvreport.methods.spec import TestSpec, kfold_record_differences
-from cvreport.results import TestResult, check_alternative
+from cvreport.option_values import check_alpha
+from cvreport.results import TestResult, check_alternative, level_text
 from cvreport.summary_data import SummaryRow
 
 if TYPE_CHECKING:
@@ -205,7 +211,24 @@ class CVIntervalResult(TestResult):
     -----
     :meth:`conf_int` returns the two-sided interval ``R̂ ± z_{1−α/2} σ̂/√n`` of the
     paper whatever the ``alternative`` (at ``1 − 2α`` against a margin); the one-sided test at level α rejects
-    exactly when the upper end of the two-sided ``1 − 2α`` interval is below 0.
+    exactly when the upper end of the two-sided ``1 − 2α`` interval is below 0, that is
+    when the one-sided bound :meth:`one_sided_interval` excludes 0. A one-sided
+    result's ``summary(alpha)`` and ``to_frame(alpha)`` show that bound beside the
+    two-sided interval, and the summary names the test's H1.
+
+    Examples
+    --------
+    >>> h = [1, 0, 0, -1, 0, 1, 1, 0, 0, 0, -1, 1]
+    >>> res = cv_confidence_interval_array(h, [1] * 4 + [2] * 4 + [3] * 4)
+    >>> res.alternative, [round(x, 4) for x in res.one_sided_interval(0.05)]
+    ('less', [-inf, 0.493])
+    >>> print(res.summary().as_text())  # doctest: +ELLIPSIS
+    =...
+    alternative ... less: one-sided, H1: A − B < 0 (A has the lower loss, A better)
+    ...
+    95% interval ... (-0.2221, 0.5555)
+    95% one-sided bound (the test's) ... (-inf, 0.4930)
+    ...
     """
 
     std_dev: float = math.nan
@@ -224,6 +247,69 @@ class CVIntervalResult(TestResult):
             return None
         half = float(special.ndtri(1.0 - alpha / 2.0)) * self.std_error
         return (self.estimate - half, self.estimate + half)
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether the test is one-sided (the paper's default, or "less"/"greater" given)."""
+        return self.alternative in ("less", "greater")
+
+    def one_sided_interval(self, alpha: float = 0.05) -> tuple[float, float] | None:
+        """The one-sided ``1 − alpha`` bound that matches a one-sided test at ``alpha``.
+
+        ``(−inf, R̂ + z_{1−α} σ̂/√n)`` for "less", ``(R̂ − z_{1−α} σ̂/√n, inf)`` for
+        "greater": the test rejects exactly when it excludes 0. None for a two-sided
+        test or a test against a margin (their interval is :meth:`conf_int`).
+        """
+        if not self.one_sided or self.estimate is None:
+            return None
+        return normal_interval(self.estimate, self.std_error, check_alpha(alpha), self.alternative)
+
+    def _h1_words(self) -> str:
+        """The one-sided H1 in words: ``A − B < 0 (A has the lower error rate, A better)``."""
+        lower = self.alternative == "less"
+        better = lower == (self.direction == "lower")
+        return (
+            f"A − B {'<' if lower else '>'} 0 (A has the {'lower' if lower else 'higher'} "
+            f"{reader_name(self.loss_name)}, A {'better' if better else 'worse'})"
+        )
+
+    def _summary_rows(self, alpha: float = 0.05) -> list[SummaryRow]:
+        rows = super()._summary_rows(alpha)
+        bound = self.one_sided_interval(alpha)
+        if bound is None:
+            return rows
+        level = level_text(1.0 - alpha)
+        shown: list[SummaryRow] = []
+        for row in rows:
+            if row.label == "alternative":
+                row = SummaryRow(
+                    "alternative", f"{self.alternative}: one-sided, H1: {self._h1_words()}", "text"
+                )
+            shown.append(row)
+            if row.label == f"{level} interval":  # the paper's two-sided, then the test's bound
+                shown.append(SummaryRow(f"{level} one-sided bound (the test's)", bound, "value"))
+        return shown
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        row = super()._frame_row(alpha)
+        bound = self.one_sided_interval(alpha)
+        low, high = bound if bound is not None else (math.nan, math.nan)
+        row["one_sided_low"], row["one_sided_high"] = low, high
+        return row
+
+    def _summary_notes(self, alpha: float = 0.05) -> tuple[str, ...]:
+        """The notes, and for a one-sided test a note saying so and which bound decides."""
+        if not self.one_sided or self.estimate is None:
+            return self.notes
+        level = level_text(1.0 - alpha)
+        note = (
+            f"One-sided test, H1: {self._h1_words()}; Bayle et al.'s test by default. It "
+            f"rejects at α = {alpha:g} exactly when the {level} one-sided bound excludes 0; "
+            f"the {level} interval above it is the paper's two-sided interval. With the models in "
+            "the other order it tests the other direction; pass alternative='two-sided' for a "
+            "test of any difference."
+        )
+        return (*self.notes, note)
 
     def _extra_rows(self) -> list[SummaryRow]:
         extra = [

@@ -265,12 +265,41 @@ def _check_method(method: str) -> None:
         raise CVReportError(f"method must be one of {MCNEMAR_METHODS}, got {method!r}")
 
 
+#: Below this many discordant records the χ² approximation of McNemar's statistic is
+#: rough and the summary gives the exact and mid-p p-values beside it (docs/methods.md).
+FEW_DISCORDANT = 25
+
+
+def small_count_note(b: float, c: float) -> str | None:
+    """For the χ² variants: a note naming b + c and the exact and mid-p p-values when b + c
+    is below :data:`FEW_DISCORDANT` (and not 0, which warns on its own); None otherwise.
+
+    >>> print(small_count_note(3, 6))  # doctest: +NORMALIZE_WHITESPACE
+    the χ² approximation rests on b + c = 9 discordant records (fewer than 25): the exact
+    binomial test gives p = 0.5078 (method='exact') and its mid-p variant p = 0.3438
+    (method='midp'); prefer one of them with so few
+    """
+    discordant = b + c
+    if not 0 < discordant < FEW_DISCORDANT:
+        return None
+    exact = float(mcnemar_kernel(b, c, "exact").pvalue)
+    midp = float(mcnemar_kernel(b, c, "midp").pvalue)
+    return (
+        f"the χ² approximation rests on b + c = {discordant:g} discordant records (fewer than "
+        f"{FEW_DISCORDANT}): the exact binomial test gives p = {exact:.4g} (method='exact') and "
+        f"its mid-p variant p = {midp:.4g} (method='midp'); prefer one of them with so few"
+    )
+
+
 def _mcnemar(
     b: float, c: float, n: float | None = None, *, method: str = "corrected"
 ) -> McNemarResult:
     k = mcnemar_kernel(b, c, method)  # refuses an unknown method
     chi2 = method in ("corrected", "uncorrected")
     fields = kernel_fields(MCNEMAR, k, "two-sided", numerator="")
+    note = small_count_note(b, c) if chi2 else None
+    if note is not None:
+        fields["notes"] = (*fields.get("notes", ()), note)
     return McNemarResult(
         **(fields | {"method": _METHOD_NAMES[method]}),
         df=1.0 if chi2 else None,

@@ -7,19 +7,25 @@ partitions, the losses (0/1 or real, per record or per fold) and the metric
 follows the literature:
 
 - balanced or block-regularized 5×2 partitions: the calibrated 5×2cv F test
-  (Wang, Li and Li 2017) and, for 0/1 losses, the 5×2 BCV McNemar test
-  (Yang, Wang, Song and Li);
+  (Wang, Li and Li 2017) decides; for 0/1 losses the 5×2 BCV McNemar test
+  (Yang, Wang, Song and Li 2023) is run beside it as a secondary check, which
+  does not decide (one deciding test keeps the chance of a false difference at α);
 - random 5×2 partitions: Alpaydın's combined 5×2cv F test (Alpaydın 1999);
 - K-fold and repeated K-fold: the corrected repeated K-fold t test
   (Bouckaert and Frank 2004; Nadeau and Bengio 2003);
 - repeated hold-out: the corrected resampled t test (Nadeau and Bengio 2003);
-- one hold-out split: McNemar's test (Dietterich 1998).
+- one hold-out split: McNemar's test for 0/1 losses (Dietterich 1998); the
+  paired bootstrap for a per-record loss that is not 0/1 (log loss, Brier
+  score), when the table keeps each record's prediction or score.
 
 The metric changes the advice:
 
 * a metric that is a **mean of per-record values** (0/1 error, accuracy, log
   loss, Brier score) keeps the design's usual tests: they are built on exactly
-  such means;
+  such means; on one test set, where McNemar's test needs 0/1 losses, a loss
+  that is not 0/1 is compared by the paired bootstrap over the records
+  (Koehn 2004; Berg-Kirkpatrick et al. 2012), with the paired permutation test
+  as its fallback;
 * a metric that is **not** (AUC, F1, MCC, balanced accuracy, ...) has no
   per-record value to average. Within cross-validation it is computed once per
   fold, and the fold-level test of the design decides (the corrected t tests
@@ -37,8 +43,8 @@ design it is recommended for.
 Examples
 --------
 >>> advice = recommendation("mx2", partitions="balanced", binary=True, per_record=True)
->>> [spec.name for spec in advice.tests]
-['calibrated_ftest_5x2cv', 'mcnemar_5x2bcv']
+>>> [spec.name for spec in advice.tests], advice.secondaries
+(['calibrated_ftest_5x2cv'], ('mcnemar_5x2bcv',))
 >>> recommendation("holdout", binary=False, per_record=False, metric="roc_auc",
 ...                decomposable=False).names
 ('delong_test',)
@@ -61,13 +67,19 @@ from cvreport.methods.kfold import PAIRED_T_KFOLD
 from cvreport.methods.mcnemar import MCNEMAR
 from cvreport.methods.mcnemar_bcv import MCNEMAR_5X2BCV
 from cvreport.methods.mx2_ftest import CALIBRATED_F_5X2CV, COMBINED_F_5X2CV
-from cvreport.methods.resampling import PAIRED_BOOTSTRAP
+from cvreport.methods.resampling import PAIRED_BOOTSTRAP, PAIRED_PERMUTATION
 from cvreport.methods.spec import DESIGN_KINDS, TestSpec
 
 if TYPE_CHECKING:
     from cvreport.data.table import ResultsTable
 
-__all__ = ["Recommendation", "recommendation", "recommendation_for", "recommended_names"]
+__all__ = [
+    "Recommendation",
+    "recommendation",
+    "recommendation_for",
+    "recommended_names",
+    "record_tests_for",
+]
 
 
 @dataclass(frozen=True)
@@ -83,11 +95,16 @@ class Recommendation:
     fallback_tests : tuple of TestSpec
         Tried, in order, when a recommended test cannot run on the table (e.g.
         per-fold scores without training-set sizes).
+    secondary_tests : tuple of TestSpec
+        Run beside the recommended tests as a check that also fits the design, but
+        never deciding: deciding with whichever of two tests finds a difference would
+        raise the chance of a false difference above α.
     """
 
     tests: tuple[TestSpec, ...]
     reason: str
     fallback_tests: tuple[TestSpec, ...] = ()
+    secondary_tests: tuple[TestSpec, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -98,6 +115,11 @@ class Recommendation:
     def fallbacks(self) -> tuple[str, ...]:
         """The fallbacks' function names (for display)."""
         return tuple(spec.name for spec in self.fallback_tests)
+
+    @property
+    def secondaries(self) -> tuple[str, ...]:
+        """The secondary checks' function names (for display)."""
+        return tuple(spec.name for spec in self.secondary_tests)
 
 
 def recommendation(
@@ -178,12 +200,23 @@ def recommendation(
             "(Miller 2024; Koehn 2004).",
         )
     if decomposable:
+        if one_test_set and per_record and not binary:
+            return Recommendation(
+                (PAIRED_BOOTSTRAP,),
+                f"{subject} is a mean of per-record values that are not 0/1, so on one test "
+                "set McNemar's test (which counts the records only one model gets wrong) does "
+                "not apply; the paired bootstrap resamples the records with both models' "
+                "values kept together and gives an interval of the difference (Koehn 2004; "
+                "Berg-Kirkpatrick et al. 2012).",
+                (PAIRED_PERMUTATION,),
+            )
         base = _design_recommendation(kind, partitions, binary=binary, per_record=per_record)
         return Recommendation(
             base.tests,
             f"{subject} is a mean of per-record values, so the design's usual tests apply. "
             + base.reason,
             base.fallback_tests,
+            base.secondary_tests,
         )
     if one_test_set:
         if metric == "roc_auc":
@@ -207,6 +240,7 @@ def recommendation(
         f"{subject} is not a mean of per-record values, so it is computed once per fold and the "
         "fold-level test of the design compares the per-fold values. " + base.reason,
         base.fallback_tests,
+        base.secondary_tests,
     )
 
 
@@ -236,13 +270,49 @@ def recommendation_for(table: ResultsTable, *, partitions: str | None = None) ->
     )
 
 
+@fill_doc
+def record_tests_for(table: ResultsTable) -> tuple[TestSpec, ...]:
+    """The tests on the records of one table that run on ``table`` and test its metric.
+
+    The design does not pick these tests (:func:`~cvreport.methods.registry.specs_for`
+    lists none of them), the table does: the paired bootstrap and permutation tests
+    run on any table that keeps each record's truth and prediction or score (within
+    the folds of a cross-validation design); DeLong's test on one test set of scores
+    when the metric is the AUC; the clustered paired test on one test set of
+    per-record values in clusters. ``Report(tests="all")`` runs them beside the
+    design's tests, so that "all" holds every test that runs on the table.
+
+    {examples_auc_scores}
+    >>> [spec.name for spec in record_tests_for(t)]
+    ['delong_test', 'paired_bootstrap_test', 'paired_permutation_test']
+    """
+    found: list[TestSpec] = []
+    kept = getattr(table, "_record_predictions", None)
+    design = table.design
+    one_test_set = design.kind is DesignKind.HOLDOUT
+    if (
+        kept is not None
+        and one_test_set
+        and kept.spec.name == "roc_auc"
+        and kept.score_columns
+        and len(kept.classes) == 2
+    ):
+        found.append(DELONG)
+    if kept is not None:
+        found.extend((PAIRED_BOOTSTRAP, PAIRED_PERMUTATION))
+    clustered = getattr(table, "_record_clusters", None) is not None
+    if clustered and one_test_set and bool(table.per_record):
+        found.append(CLUSTERED)
+    return tuple(found)
+
+
 def recommended_names(
     kind: DesignKind | str, *, partitions: str | None = None, binary: bool, per_record: bool
 ) -> tuple[str, ...]:
     """Names of the recommended tests (see :func:`recommendation`).
 
     >>> recommended_names("mx2", partitions="balanced", binary=True, per_record=True)
-    ('calibrated_ftest_5x2cv', 'mcnemar_5x2bcv')
+    ('calibrated_ftest_5x2cv',)
     """
     return recommendation(kind, partitions=partitions, binary=binary, per_record=per_record).names
 
@@ -253,21 +323,23 @@ def _design_recommendation(
     """The design's usual tests for a mean of per-record losses (or per-fold scores)."""
     if kind is DesignKind.MX2:
         if partitions in ("balanced", "block-regularized"):
-            tests = [CALIBRATED_F_5X2CV]
             reason = (
                 f"The partitions are {partitions}: every two training sets of different "
                 "replications share the same number of records, which is what the calibrated "
                 "5×2cv F test assumes when it corrects the degrees of freedom for the "
                 "correlation between replications (Wang, Li and Li 2017)"
             )
+            secondary: tuple[TestSpec, ...] = ()
             if binary and per_record:
-                tests.append(MCNEMAR_5X2BCV)
+                secondary = (MCNEMAR_5X2BCV,)
                 reason += (
-                    "; with 0/1 losses the 5×2 BCV McNemar test compresses the ten correlated "
-                    "2×2 tables into one effective table and keeps a small type I error with "
-                    "good power (Yang, Wang, Song and Li)"
+                    ". With 0/1 losses the 5×2 BCV McNemar test, which compresses the ten "
+                    "correlated 2×2 tables into one effective table (Yang, Wang, Song and Li "
+                    "2023), is shown beside it as a secondary check; the F test alone decides, "
+                    "since deciding with whichever of two tests finds a difference would raise "
+                    "the chance of a false difference above α"
                 )
-            return Recommendation(tuple(tests), reason + ".")
+            return Recommendation((CALIBRATED_F_5X2CV,), reason + ".", (), secondary)
         known = (
             "The partitions look random"
             if partitions == "random"
@@ -301,8 +373,18 @@ def _design_recommendation(
             "records on which exactly one model errs; it has a type I error close to α "
             "(Dietterich 1998).",
         )
+    if not per_record:
+        return Recommendation(
+            (),
+            "A single hold-out split with one value per model leaves no variability to test "
+            "with: keep the per-record values (losses, or each record's prediction or score), "
+            "or repeat the split.",
+        )
     return Recommendation(
         (),
-        "A single hold-out split of non-0/1 losses fits none of cvreport's tests; record "
-        "per-record 0/1 losses for McNemar's test, or repeat the split.",
+        "A single hold-out split of per-record losses that are not 0/1, given as losses, "
+        "fits none of cvreport's tests: McNemar's test needs 0/1 losses, and the paired "
+        "bootstrap and permutation tests need each record's truth and prediction or score "
+        "(build the table with ResultsTable.from_predictions(..., metric=...)); or repeat "
+        "the split.",
     )

@@ -156,6 +156,7 @@ def _run_bootstrap(
     method: str,
     alternative: str,
     rng: np.random.Generator,
+    seed: str,
     batch: int | None,
     progress: bool | None,
 ) -> BootstrapTestResult:
@@ -191,6 +192,7 @@ def _run_bootstrap(
         warnings=warnings,
         standard_error=float(np.std(dist, ddof=1)),
         n_resamples=n_resamples,
+        seed=seed,
         interval_method=used,
         bias_correction=z0,
         acceleration=a_hat,
@@ -284,11 +286,13 @@ def _run_permutation(
     n_resamples: int,
     alternative: str,
     rng: np.random.Generator,
+    seed: str,
     progress: bool | None,
 ) -> PermutationTestResult:
     n_units = prep.n_units
     if n_units < 63 and n_resamples >= 2**n_units:  # exact: every swap pattern
         null, pvalue = enumerated_permutation(prep, rng, n_resamples, alternative)
+        seed = "none: every swap pattern was enumerated (exact)"
     else:
         work = float(n_resamples) * prep.paired.n
         with progress_bar(n_resamples, progress, work, "paired permutation") as bar:
@@ -308,6 +312,7 @@ def _run_permutation(
         pvalue=pvalue,
         warnings=warnings,
         n_resamples=int(null.shape[0]),
+        seed=seed,
         null_distribution=null,
     )
 

@@ -28,6 +28,7 @@ __all__ = [
     "check_permutation_options",
     "options_checked",
     "random_generator",
+    "seed_words",
 ]
 
 
@@ -99,6 +100,27 @@ def random_generator(random_state: Any) -> np.random.Generator:
     )
 
 
+def seed_words(random_state: Any) -> str:
+    """Which random draws a resampling test made, in words, for its summary.
+
+    >>> seed_words(0), seed_words(None)[:9]
+    ('seed 0', 'unseeded:')
+    """
+    if random_state is None:
+        return (
+            "unseeded: another run gives another p-value and interval; pass random_state= "
+            "(e.g. 0) to repeat them"
+        )
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return f"seed {int(random_state)}"
+    if isinstance(random_state, np.random.SeedSequence):
+        return f"numpy SeedSequence with entropy {random_state.entropy}"
+    return (
+        f"the {type(random_state).__name__} given as random_state, in the state it had "
+        "(a second run with it continues from where this one stopped)"
+    )
+
+
 def check_bootstrap_options(
     n_resamples: Any = 9999,
     confidence_level: Any = 0.95,
@@ -122,6 +144,7 @@ def check_bootstrap_options(
         "method": "BCa" if method.lower() == "bca" else "percentile",
         "alternative": alternative,
         "rng": rng,
+        "seed": seed_words(random_state),
         "batch": size,
         "progress": progress,
     }
@@ -136,4 +159,10 @@ def check_permutation_options(
 ) -> dict[str, Any]:
     """The permutation test's options checked and normalised, or a :class:`CVReportError`."""
     n, _, rng = _check_common(alternative, n_resamples, batch, progress, random_state, 1)
-    return {"n_resamples": n, "alternative": alternative, "rng": rng, "progress": progress}
+    return {
+        "n_resamples": n,
+        "alternative": alternative,
+        "rng": rng,
+        "seed": seed_words(random_state),
+        "progress": progress,
+    }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -44,6 +45,9 @@ class BootstrapTestResult(_OneOrManyTestSets, TestResult):
     standard_error : float
         Standard deviation of the bootstrap distribution.
     n_resamples : int
+    seed : str
+        Which random draws were made, in words: ``"seed 0"``, or ``"unseeded: ..."``
+        when no ``random_state`` was given (another run then gives another p-value).
     interval_method : {"BCa", "percentile"}
     units : str
         What was resampled: ``"records"`` or ``"clusters"``.
@@ -58,6 +62,7 @@ class BootstrapTestResult(_OneOrManyTestSets, TestResult):
     metric_b: float = math.nan
     standard_error: float = math.nan
     n_resamples: int = 0
+    seed: str = ""
     interval_method: str = "BCa"
     units: str = "records"
     n_units: int = 0
@@ -97,9 +102,13 @@ class BootstrapTestResult(_OneOrManyTestSets, TestResult):
             SummaryRow("bootstrap standard error", self.standard_error, "number"),
             SummaryRow("interval", self.interval_method, "text"),
             SummaryRow("resamples", self.n_resamples, "value"),
+            SummaryRow("random draws", self.seed or None, "text"),
             SummaryRow(f"{self.units} resampled", self.n_units, "value"),
         ]
-        return extra
+        return [row for row in extra if row.value is not None]
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        return super()._frame_row(alpha) | {"n_resamples": self.n_resamples, "seed": self.seed}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
@@ -110,6 +119,9 @@ class PermutationTestResult(_OneOrManyTestSets, TestResult):
     ----------
     metric_a, metric_b : float
     n_resamples : int
+    seed : str
+        Which random swaps were drawn, in words (see :class:`BootstrapTestResult`), or
+        that every swap pattern was enumerated.
     units : str
         What was swapped between the models: ``"records"`` or ``"clusters"``.
     n_units : int
@@ -120,6 +132,7 @@ class PermutationTestResult(_OneOrManyTestSets, TestResult):
     metric_a: float = math.nan
     metric_b: float = math.nan
     n_resamples: int = 0
+    seed: str = ""
     units: str = "records"
     n_units: int = 0
     null_distribution: np.ndarray = dataclasses.field(
@@ -132,6 +145,10 @@ class PermutationTestResult(_OneOrManyTestSets, TestResult):
             SummaryRow(f"{reader_name(self.loss_name)} of A", self.metric_a, "number"),
             SummaryRow(f"{reader_name(self.loss_name)} of B", self.metric_b, "number"),
             SummaryRow("random swaps", self.n_resamples, "value"),
+            SummaryRow("random draws", self.seed or None, "text"),
             SummaryRow(f"{self.units} swapped", self.n_units, "value"),
         ]
-        return extra
+        return [row for row in extra if row.value is not None]
+
+    def _frame_row(self, alpha: float) -> dict[str, Any]:
+        return super()._frame_row(alpha) | {"n_resamples": self.n_resamples, "seed": self.seed}

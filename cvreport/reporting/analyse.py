@@ -44,7 +44,11 @@ from cvreport.data.direction import Provenance, Setting
 from cvreport.data.metric import Metric
 from cvreport.errors import CVReportError, DataError, UnusedOptionsWarning, describe_keys
 from cvreport.methods.arguments import option_error
-from cvreport.methods.recommendation import Recommendation, recommendation_for
+from cvreport.methods.recommendation import (
+    Recommendation,
+    recommendation_for,
+    record_tests_for,
+)
 from cvreport.methods.registry import get_spec, specs_for
 from cvreport.methods.spec import TestSpec
 from cvreport.option_values import check_alpha
@@ -89,7 +93,9 @@ class Plan:
         models first appear (above :data:`~cvreport.reporting.overview.DETAIL_LIMIT`
         pairs, an overview of all and details for the best model's pairs).
     tests : "recommended", "all" or sequence of str
-        ``"all"`` is always a superset of ``"recommended"`` (fallbacks included).
+        ``"recommended"``: the tests that decide, with the secondary checks shown beside
+        them; ``"all"`` is always a superset of ``"recommended"`` (fallbacks included)
+        and holds every test that runs on the table and tests its metric.
     alpha : float
         Significance level of the decisions.
     correction : str or None
@@ -282,8 +288,8 @@ def analyse(table: ResultsTable, plan: Plan | None = None, **options: Any) -> An
     >>> table = cvreport.ResultsTable.from_formula(
     ...     "loss ~ model | replication + fold", cvreport.load_example("bcv"))
     >>> result = analyse(table, pairs=[("logistic_regression", "naive_bayes")])
-    >>> result.partitions, [spec.name for spec in result.recommendation.tests]
-    ('block-regularized', ['calibrated_ftest_5x2cv', 'mcnemar_5x2bcv'])
+    >>> result.partitions, result.recommendation.names, result.recommendation.secondaries
+    ('block-regularized', ('calibrated_ftest_5x2cv',), ('mcnemar_5x2bcv',))
     """
     if plan is None:
         unknown = sorted(set(options) - set(Plan.__dataclass_fields__))
@@ -497,14 +503,25 @@ def normalise_tests(tests: str | Sequence[str]) -> str | tuple[str, ...]:
 def _resolve_tests(
     table: ResultsTable, tests: str | tuple[str, ...], advice: Recommendation
 ) -> list[TestSpec]:
-    if tests == "recommended":
-        return list(advice.tests)
+    if tests == "recommended":  # the deciding tests, then the checks shown beside them
+        return list(dict.fromkeys([*advice.tests, *advice.secondary_tests]))
     if tests == "all":
-        # every test "recommended" would run (its fallbacks included), then the rest
+        # every test "recommended" would run (its fallbacks included), then the rest: the
+        # design's tests and the tests on the table's records (bootstrap, permutation, ...)
         fitting = specs_for(
             table.design.kind, binary=bool(table.is_binary), per_record=bool(table.per_record)
         )
-        return list(dict.fromkeys([*advice.tests, *advice.fallback_tests, *fitting]))
+        return list(
+            dict.fromkeys(
+                [
+                    *advice.tests,
+                    *advice.secondary_tests,
+                    *advice.fallback_tests,
+                    *fitting,
+                    *record_tests_for(table),
+                ]
+            )
+        )
     specs: list[TestSpec] = []
     for name in tests:
         try:

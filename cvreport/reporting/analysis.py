@@ -107,6 +107,9 @@ class TestOutcome:
         What ``shown_estimate`` is: ``"mean difference"`` or, for Dietterich's t, p₁⁽¹⁾.
     shown_statistic : float or None
         The statistic as printed (never "-0").
+    secondary : bool
+        A check run beside the recommended test that fits the design but does not decide
+        (:attr:`~cvreport.methods.recommendation.Recommendation.secondary_tests`).
     """
 
     __test__ = False  # not a pytest test class
@@ -117,6 +120,7 @@ class TestOutcome:
     b: str
     result: TestResult
     recommended: bool = False
+    secondary: bool = False
     caution: str | None = None
     adjusted: float | None = None
     reject: bool | None = None
@@ -377,6 +381,7 @@ class _Runner:
                 b=b,
                 result=result,
                 recommended=recommended,
+                secondary=not recommended and spec in self.recommendation.secondary_tests,
                 caution=spec.caution,
                 interval=interval,
                 posterior=_posterior(result) if spec.bayesian else None,
@@ -580,6 +585,7 @@ def _adjust_and_interpret(
             not_rejecting=[o.method for o in decided if not o.reject],
             alpha=alpha,
             recommended=[o.method for o in decided if o.recommended],
+            secondary=[o.method for o in decided if o.secondary],
         )
         bayes_note = _bayes_versus_tests(comparison, alpha, correction, n_pairs)
         if bayes_note:

@@ -643,6 +643,7 @@ def disagreement_sentence(
     not_rejecting: Sequence[str],
     alpha: float,
     recommended: Sequence[str] = (),
+    secondary: Sequence[str] = (),
 ) -> str | None:
     """A sentence when some tests find a difference and others do not; None when they agree.
 
@@ -650,6 +651,11 @@ def disagreement_sentence(
     one side, the sentence points to them, and only tests not recommended for the
     design disagree, which does not make the evidence borderline; when they fall on
     both sides, or none of them gave a decision, it says the evidence is borderline.
+    ``secondary`` names the checks shown beside the recommended test that also fit
+    the design (the 5×2 BCV McNemar test beside the calibrated F test): when one
+    falls on the other side, the recommended test still decides (one deciding test
+    keeps the chance of a false difference at α), and the sentence says that the
+    evidence is borderline.
 
     >>> print(disagreement_sentence("A", "B", rejecting=["F test"], not_rejecting=["t test"],
     ...       alpha=0.05, recommended=["F test"]))  # doctest: +NORMALIZE_WHITESPACE
@@ -657,6 +663,16 @@ def disagreement_sentence(
     Tests answer slightly different questions and differ in how often they raise false alarms;
     rely on the recommended test (F test): only tests not recommended for this design
     disagree with it, so the disagreement does not make the evidence borderline.
+    >>> print(disagreement_sentence("A", "B", rejecting=["BCV McNemar test"],
+    ...       not_rejecting=["F test"], alpha=0.05, recommended=["F test"],
+    ...       secondary=["BCV McNemar test"]))  # doctest: +NORMALIZE_WHITESPACE
+    The tests disagree about A and B at α = 0.05: BCV McNemar test finds a difference, F test
+    does not. Tests answer slightly different questions and differ in how often they raise
+    false alarms; the recommended test (F test) decides, and BCV McNemar test is shown beside
+    it as a secondary check that also fits this design. Deciding with whichever of two tests
+    finds a difference would raise the chance of a false difference above α, so the decision
+    stays with the recommended test; but a valid second test on the other side of α marks the
+    evidence as borderline: a difference may exist, but these data do not establish it firmly.
     """
     if not rejecting or not not_rejecting:
         return None
@@ -669,6 +685,20 @@ def disagreement_sentence(
         "questions and differ in how often they raise false alarms; "
     )
     split = set(recommended) & set(rejecting) and set(recommended) & set(not_rejecting)
+    checks = [m for m in secondary if m in {*rejecting, *not_rejecting}]
+    sides = {m in rejecting for m in recommended if m in {*rejecting, *not_rejecting}}
+    if checks and len(sides) == 1 and any((m in rejecting) not in sides for m in checks):
+        one = len(recommended) == 1
+        return (
+            text + f"the recommended test{'' if one else 's'}"
+            f"{_aside(join_methods(recommended))} decide{'s' if one else ''}, and "
+            f"{join_methods(checks)} is shown beside {'it' if one else 'them'} as a secondary "
+            "check that also fits this design. Deciding with whichever of two tests finds a "
+            "difference would raise the chance of a false difference above α, so the decision "
+            f"stays with the recommended test{'' if one else 's'}; but a valid second test on "
+            "the other side of α marks the evidence as borderline: a difference may exist, but "
+            "these data do not establish it firmly."
+        )
     if split:
         return (
             text + "the recommended tests themselves disagree, so read the evidence as "
