@@ -628,7 +628,7 @@ def _meaning(
         return (
             f"The overlaps vary as random partitioning usually makes them ({common}). Wang, Li "
             "& Li (2015) show that such imbalance is common and that it moves the 5×2 tests a "
-            "little: in its Example 2 (n = 200) the 5×2cv F test's type I error was 0.037 with "
+            "little: in their Example 2 (n = 200) the 5×2cv F test's type I error was 0.037 with "
             "every overlap at n/4 and 0.055 with a largest overlap of n/4 + 9. The partitions "
             "are not balanced, so the calibrated tests, which assume balance, are not "
             "recommended here; Alpaydın's combined F test makes no such assumption. Designed "
