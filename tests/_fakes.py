@@ -308,3 +308,33 @@ def pdflatex_or_skip() -> str:
             pytest.fail("pdflatex is required (CVREPORT_REQUIRE_PDFLATEX=1) but not installed")
         pytest.skip("pdflatex is not installed")
     return exe
+
+
+def holdout_split_losses(
+    *,
+    records: int = 200,
+    splits: int = 10,
+    validated: int = 20,
+    rates: tuple[float, float] = (0.1, 0.2),
+    seed: int = 3,
+) -> pd.DataFrame:
+    """0/1 losses of models A and B on ``splits`` random hold-out splits (ShuffleSplit):
+    each split validates ``validated`` of the ``records`` records, and the table lists only
+    those, as a repeated hold-out table does. A's error rate is ``rates[0]``, B's ``rates[1]``."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for split in range(1, splits + 1):
+        chosen = rng.choice(records, validated, replace=False)
+        for model, rate in zip(("A", "B"), rates):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "replication": split,
+                        "fold": 1,
+                        "model": model,
+                        "record": chosen,
+                        "loss": (rng.random(validated) < rate).astype(int),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)

@@ -25,6 +25,7 @@ import cvreport
 import cvreport.errors
 import cvreport.jupyter.notebook
 import cvreport.multi.effect_sizes
+from tests._fakes import holdout_split_losses
 
 LOSS_FORMULA = "loss ~ model | replication + fold"
 
@@ -129,30 +130,6 @@ def test_a_cheaper_mcnemar_beside_a_cv_choice_is_said_to_answer_another_question
 # --------------------------------------------------------------------------------------
 
 
-def holdout_splits(
-    *, records: int = 200, splits: int = 10, validated: int = 20, seed: int = 3
-) -> pd.DataFrame:
-    """0/1 losses of A and B on ``splits`` random hold-out splits (ShuffleSplit): each split
-    validates ``validated`` of the ``records`` records; the table lists only those."""
-    rng = np.random.default_rng(seed)
-    frames = []
-    for split in range(1, splits + 1):
-        chosen = rng.choice(records, validated, replace=False)
-        for model, rate in (("A", 0.1), ("B", 0.2)):
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "replication": split,
-                        "fold": 1,
-                        "model": model,
-                        "record": chosen,
-                        "loss": (rng.random(validated) < rate).astype(int),
-                    }
-                )
-            )
-    return pd.concat(frames, ignore_index=True)
-
-
 def _row(markdown: str, name: str) -> str:
     return next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
 
@@ -160,7 +137,7 @@ def _row(markdown: str, name: str) -> str:
 def test_repeated_hold_out_records_are_said_to_be_those_validated_not_the_data_set():
     """Was: "Design | repeated hold-out validation (J = 10 splits, n = 379 records, ...)" and
     "Records | 379" for a data set of 569, from which n2/n1 was then inferred."""
-    frame = holdout_splits()
+    frame = holdout_split_losses()
     union = frame.record.nunique()
     assert union < 200  # ten splits of 10 % leave records no split validated
     table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
@@ -182,7 +159,7 @@ def test_repeated_hold_out_records_are_said_to_be_those_validated_not_the_data_s
 
 
 def test_a_given_ratio_is_named_beside_the_validated_records():
-    frame = holdout_splits()
+    frame = holdout_split_losses()
     ratio = 20 / 180
     table = cvreport.ResultsTable.from_formula(
         LOSS_FORMULA, frame, record="record", test_train_ratio=ratio
@@ -367,7 +344,7 @@ def _listed(cell: str) -> list[tuple[str, dict[str, str]]]:
 def test_every_test_the_readme_lists_for_a_design_runs_on_it():
     """Was: "K-fold and repeated K-fold | paired_ttest_kfold, wilcoxon_kfold, sign_test, ...,
     mcnemar_kfold, cv_confidence_interval, ..." — five of which refuse repeated K-fold."""
-    d = holdout_splits()
+    d = holdout_split_losses()
     tables = {
         "K-fold (one run)": [kfold_losses(replications=1, folds=5)],
         "K-fold and repeated K-fold": [
@@ -440,7 +417,7 @@ def test_the_command_line_takes_the_ratio_the_report_asks_for_on_repeated_hold_o
     asks for the ratio because its training sizes were inferred."""
     from cvreport.cli import main
 
-    frame = holdout_splits()
+    frame = holdout_split_losses()
     data = tmp_path / "splits.csv"
     frame.to_csv(data, index=False)
     out = tmp_path / "splits.md"
@@ -570,7 +547,7 @@ def test_a_pair_whose_effect_sizes_point_opposite_ways_says_so_under_favours():
 
 
 def test_a_repeated_hold_out_pilot_says_its_records_are_those_validated():
-    frame = holdout_splits()
+    frame = holdout_split_losses()
     union = frame.record.nunique()
     table = cvreport.ResultsTable.from_formula(LOSS_FORMULA, frame, record="record")
     res = cvreport.plan(table, "A", "B", effect=0.05)
@@ -670,7 +647,7 @@ def test_the_many_data_sets_references_are_the_papers_its_text_cites():
 def test_the_notebook_takes_the_ratio_of_repeated_hold_out_splits(tmp_path):
     import nbformat
 
-    frame = holdout_splits()
+    frame = holdout_split_losses()
     data = tmp_path / "splits.csv"
     frame.to_csv(data, index=False)
     ratio = 20 / 180

@@ -21,6 +21,7 @@ from scipy import stats
 import cvreport
 from cvreport.rendering.formatting import format_probability
 from cvreport.reporting.analyse import CORRECTIONS
+from tests._fakes import holdout_split_losses
 
 LOSS_FORMULA = "loss ~ model | replication + fold"
 
@@ -395,29 +396,6 @@ def test_the_right_score_or_the_right_positive_class_passes_quietly():
 # --------------------------------------------------------------------------
 # N8 (addenda): repeated hold-out training sizes from the command line and from collect
 # --------------------------------------------------------------------------
-def repeated_holdout_losses(
-    n: int = 300, splits: int = 10, validation: int = 30, seed: int = 9
-) -> pd.DataFrame:
-    """``splits`` random hold-out splits of ``validation`` of ``n`` records (ShuffleSplit)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for split in range(1, splits + 1):
-        test = rng.choice(n, validation, replace=False)
-        for model, error in (("A", 0.10), ("B", 0.16)):
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "replication": split,
-                        "fold": 1,
-                        "model": model,
-                        "record": test,
-                        "loss": (rng.random(validation) < error).astype(int),
-                    }
-                )
-            )
-    return pd.concat(rows, ignore_index=True)
-
-
 def corrected_resampled_t_by_hand(frame: pd.DataFrame, ratio: float) -> tuple[float, float]:
     """Nadeau & Bengio's (2003) corrected resampled t on the per-split mean differences."""
     means = frame.pivot_table(index="replication", columns="model", values="loss", aggfunc="mean")
@@ -429,7 +407,7 @@ def corrected_resampled_t_by_hand(frame: pd.DataFrame, ratio: float) -> tuple[fl
 def test_the_command_line_takes_the_test_train_ratio_of_a_repeated_holdout_table(tmp_path, capsys):
     from cvreport.cli import main
 
-    frame = repeated_holdout_losses()
+    frame = holdout_split_losses(records=300, validated=30, rates=(0.10, 0.16), seed=9)
     data = tmp_path / "holdout.csv"
     frame.to_csv(data, index=False)
     out = tmp_path / "r.md"
