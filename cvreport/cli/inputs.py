@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from cvreport.cli.checks import CommandError
 from cvreport.data import examples
-from cvreport.data.backends import formula_label_columns
+from cvreport.data.backends import MemoryBackend, formula_label_columns
 from cvreport.data.datasets import DatasetsTable, split_dataset_term
+from cvreport.data.engines import describe_paths
 from cvreport.data.examples import EXAMPLES, load_example
 from cvreport.data.formula import DEFAULT_FORMULA
 from cvreport.data.io import check_regular_file, data_format, read_results
@@ -422,6 +423,9 @@ def load_table(args: argparse.Namespace, *, example_formula: str = DEFAULT_FORMU
     formula = input_formula(args, require_data_and_formula(args, example_formula))
     per_fold, ratio = score_options(args)
     source = _source(args, formula_label_columns(formula, cluster=args.cluster))
+    if not isinstance(source, str):  # read into pandas, not scanned where it lies
+        # the report's source line names the file, as it does for a path given in Python
+        source = MemoryBackend(source, kind=f"{describe_paths(str(args.data))} (pandas)")
     return ResultsTable.from_formula(
         formula,
         source,

@@ -520,6 +520,30 @@ def names_csv_files(data: Any) -> bool:
     return _is_path(data) and _is_csv(_paths(data))
 
 
+def _files_text(files: Sequence[str], csv: bool) -> str:
+    """The files a table was read from, in words: ``"table of CSV files 'a.csv' and 2 more"``."""
+    return f"table of {'CSV' if csv else 'Parquet'} files {files[0]!r}" + (
+        f" and {len(files) - 1} more" if len(files) > 1 else ""
+    )
+
+
+def describe_paths(data: Any) -> str | None:
+    """The files a path or glob ``data`` names, in words, as a table's source line says
+    them; ``None`` when ``data`` is no path.
+
+    >>> describe_paths("results.csv")
+    "table of CSV files 'results.csv'"
+    """
+    if not _is_path(data):
+        return None
+    paths = _paths(data)
+    try:
+        files = _files(paths)
+    except DataError:
+        files = paths
+    return _files_text(files, _is_csv(list(files)))
+
+
 def _scan_paths(
     data: Any, engine: str, text: frozenset[str] = frozenset()
 ) -> pd.DataFrame | EngineSource:
@@ -531,9 +555,7 @@ def _scan_paths(
         order = _check_csv_files(files)
     else:
         schema = _check_parquet_files(files)
-    what = f"table of {'CSV' if csv else 'Parquet'} files {files[0]!r}" + (
-        f" and {len(files) - 1} more" if len(files) > 1 else ""
-    )
+    what = _files_text(files, csv)
     if engine == "auto":
         engine = "duckdb" if _importable("duckdb") else "polars" if _importable("polars") else ""
     if engine not in ("duckdb", "polars"):

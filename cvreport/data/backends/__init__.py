@@ -26,7 +26,13 @@ import pandas as pd
 from cvreport.data.backends.engine import EngineBackend
 from cvreport.data.backends.memory import MemoryBackend, label_columns
 from cvreport.data.build import TableContents
-from cvreport.data.engines import EngineSource, check_engine, names_csv_files, resolve_source
+from cvreport.data.engines import (
+    EngineSource,
+    check_engine,
+    describe_paths,
+    names_csv_files,
+    resolve_source,
+)
 from cvreport.data.roles import Roles
 from cvreport.errors import CVReportError
 
@@ -103,8 +109,12 @@ def backend_for(data: Any, engine: str | None = None) -> Backend:
     source = resolve_source(data, engine)
     if isinstance(source, EngineSource):
         return EngineBackend(source)
-    if isinstance(data, pd.DataFrame) or not names_csv_files(data):
+    files = describe_paths(data)
+    if files is None:
         return MemoryBackend(source)
+    read_from = f"{files} (pandas)"  # files read whole into pandas
+    if not names_csv_files(data):
+        return MemoryBackend(source, kind=read_from)
     cached: dict[frozenset[str], pd.DataFrame] = {}
 
     def reread(text: frozenset[str]) -> pd.DataFrame:
@@ -115,7 +125,7 @@ def backend_for(data: Any, engine: str | None = None) -> Backend:
             cached[text] = frame
         return cached[text]
 
-    return MemoryBackend(source, reread)
+    return MemoryBackend(source, reread, kind=read_from)
 
 
 def formula_label_columns(formula: str, *, cluster: str | None = None) -> list[str]:

@@ -80,14 +80,21 @@ class MemoryBackend:
         given as text (:meth:`with_text`).
     text : frozenset of str
         The columns read as text by ``reread`` already.
+    kind : str
+        What the rows are, for the table's source line: ``"DataFrame"``, or the file
+        they were read from (``"table of CSV file 'losses.csv' (pandas)"``).
     """
 
-    kind = "DataFrame"
-
     def __init__(
-        self, frame: pd.DataFrame, reread: Reread | None = None, text: frozenset[str] = frozenset()
+        self,
+        frame: pd.DataFrame,
+        reread: Reread | None = None,
+        text: frozenset[str] = frozenset(),
+        *,
+        kind: str = "DataFrame",
     ) -> None:
         self.frame = frame
+        self.kind = kind
         self._reread = reread
         self._text = text
         self._with_text: dict[frozenset[str], MemoryBackend] = {}
@@ -111,7 +118,9 @@ class MemoryBackend:
             return self
         text = self._text | wanted
         if text not in self._with_text:
-            self._with_text[text] = MemoryBackend(self._reread(text), self._reread, text)
+            self._with_text[text] = MemoryBackend(
+                self._reread(text), self._reread, text, kind=self.kind
+            )
         return self._with_text[text]
 
     @property
