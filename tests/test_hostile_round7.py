@@ -233,6 +233,21 @@ def test_a_design_of_more_folds_than_records_is_refused(design) -> None:
     assert loo.to_frame()["K"].tolist() == [569]
 
 
+def test_the_power_curve_refuses_more_folds_than_records_as_the_plan_does() -> None:
+    """Old: power_curve(folds=(1000,)) on the example's 569 records drew a curve that
+    cvreport.plan refuses to compute."""
+    pilot = _pilot()
+    with pytest.raises(DesignError, match=r"1000-fold .* needs at least 1000 records .* 569"):
+        cvreport.power_curve(
+            pilot, "logistic_regression", "decision_tree", effect=0.01, folds=(10, 1000)
+        )
+    curve = cvreport.power_curve(
+        pilot, "logistic_regression", "decision_tree", effect=0.01, folds=(569,),
+        replications=range(1, 3),
+    )  # fmt: skip
+    assert curve.to_frame()["K"].unique().tolist() == [569]
+
+
 # -- a margin is a number like every other option ------------------------------------------
 @pytest.mark.parametrize("margin", [np.array(0.05), Decimal("0.05")])
 def test_a_margin_of_numpy_or_decimal_is_the_margin_of_its_float(margin) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from cvreport.data.metrics import reader_name
+from cvreport.errors import DesignError
 from cvreport.methods.registry import get_spec
 from cvreport.option_values import check_alpha
 from cvreport.planning.components import (
@@ -117,7 +119,8 @@ def power_curve(
     CVReportError
         ``effect <= 0``, ``power`` or ``alpha`` outside (0, 1), or no test applies.
     DataError, DesignError
-        As :func:`cvreport.plan` for a pilot that cannot estimate a variance.
+        As :func:`cvreport.plan` for a pilot that cannot estimate a variance, or a fold
+        count above the pilot's number of records.
 
     References
     ----------
@@ -137,12 +140,23 @@ def power_curve(
     target = check_power(power)
     alpha = check_alpha(alpha)
     measure = None
+    folds = tuple(folds)  # read once: checked against the pilot, then drawn
     if isinstance(pilot_table, VarianceComponents):
         components = pilot_table
     else:
         table = as_pilot_table(pilot_table)
         components = estimate_components(table, *table.resolve_pair(a, b))
         measure = reader_name(table.metric.name)
+        # as cvreport.plan: the within variance is scaled to folds of n/K records, so a
+        # fold needs at least one of the pilot's records
+        n_records = table.design.n_records
+        too_many = [k for k in folds if isinstance(k, Integral) and n_records and k > n_records]
+        if too_many:
+            raise DesignError(
+                f"{max(too_many)}-fold cross-validation needs at least {max(too_many)} records "
+                f"(one per fold), but the pilot's data set holds {n_records}; draw at most "
+                f"{n_records} folds"
+            )
     frame = power_by_replications(
         components,
         effect=effect,
