@@ -239,6 +239,17 @@ def test_the_paired_effect_size_of_twin_models_is_said_in_words():
     frame = cvreport.multi.effect_sizes.pairwise_effect_sizes(scores, [("A", "B"), ("A", "C")])
     assert np.isnan(frame.d_z.iloc[0]) and frame.d_z.iloc[1] == -np.inf
     assert np.isnan(frame[["dz_low", "dz_high"]].to_numpy()).all()
+    # the report's cell says why there is no number, never "nan [nan, nan]"
+    from cvreport.reporting.multi_view import _paired_text
+
+    cells = [
+        _paired_text(row.d_z, row.dz_low, row.dz_high, row.dz_magnitude)
+        for row in frame.itertuples()
+    ]
+    assert cells == [
+        "undefined (no difference on any data set)",
+        "undefined (the same difference on every data set)",
+    ]
     with pytest.raises(cvreport.errors.CVReportError, match="one score of each model per"):
         cvreport.multi.effect_sizes.paired_d([0.1, 0.2, 0.3], [0.1, 0.2])
 
